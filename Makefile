@@ -1,0 +1,26 @@
+# dpmatrix: PGXS build. Every .c under src/ is part of the module.
+EXTENSION = dpmatrix
+EXTVERSION = 0.1
+
+MODULE_big = dpmatrix
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*/*.c)))
+
+DATA = sql/$(EXTENSION)--$(EXTVERSION).sql
+EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql
+
+TESTS = $(sort $(wildcard test/sql/*.sql))
+REGRESS = $(patsubst test/sql/%.sql,%,$(TESTS))
+REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
+
+PG_CONFIG ?= pg_config
+PG_CPPFLAGS = -I$(srcdir)/src -std=gnu11 -Wall -Wmissing-prototypes
+SHLIB_LINK = -lopenblas -lm
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# The install script is kept unversioned and copied to the versioned name at build time.
+sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
+	cp $< $@
+
+all: sql/$(EXTENSION)--$(EXTVERSION).sql

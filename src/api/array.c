@@ -1,0 +1,142 @@
+/*
+ * array.c -- float8[][] at the SQL boundary.
+ *
+ * SQL arrays are row-major (one query a row); Mat is column-major for LAPACK.
+ * This file is the only place the two layouts meet.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
+
+#include "api/array.h"
+
+static double *
+array_values(ArrayType *arr, const char *argname, int *count)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	double	   *v;
+
+	if (ARR_ELEMTYPE(arr) != FLOAT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s must be a float8 array", argname)));
+	deconstruct_array(arr, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &elems, &nulls, count);
+	v = palloc_extended(sizeof(double) * Max(*count, 1), MCXT_ALLOC_HUGE);
+	for (int i = 0; i < *count; i++)
+	{
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("%s must not contain NULL values", argname)));
+		v[i] = DatumGetFloat8(elems[i]);
+		if (!isfinite(v[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("%s must contain only finite values, found %g at position %d",
+							argname, v[i], i + 1)));
+	}
+	pfree(elems);
+	pfree(nulls);
+	return v;
+}
+
+Mat *
+array_to_mat(ArrayType *arr, const char *argname)
+{
+	int			ndim = ARR_NDIM(arr);
+	int			rows,
+				cols,
+				count;
+	double	   *v;
+	Mat		   *m;
+
+	if (ndim == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not be empty", argname)));
+	if (ndim > 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a matrix (float8[][]), not a %d-dimensional array",
+						argname, ndim)));
+	/* PostgreSQL arrays are always rectangular, so "ragged" input fails in array_in */
+	rows = ndim == 2 ? ARR_DIMS(arr)[0] : 1;
+	cols = ndim == 2 ? ARR_DIMS(arr)[1] : ARR_DIMS(arr)[0];
+	mat_check_size(rows, cols, argname);
+	v = array_values(arr, argname, &count);
+	m = mat_new(rows, cols);
+	for (int i = 0; i < rows; i++)
+		for (int j = 0; j < cols; j++)
+			MAT(m, i, j) = v[(size_t) i * cols + j];
+	pfree(v);
+	return m;
+}
+
+ArrayType *
+mat_to_array(const Mat *m)
+{
+	size_t		count = (size_t) m->rows * m->cols;
+	Datum	   *elems;
+	int			dims[2] = {m->rows, m->cols};
+	int			lbs[2] = {1, 1};
+	ArrayType  *arr;
+
+	if (count == 0)
+		return construct_empty_array(FLOAT8OID);
+	elems = palloc_extended(sizeof(Datum) * count, MCXT_ALLOC_HUGE);
+	for (int i = 0; i < m->rows; i++)
+		for (int j = 0; j < m->cols; j++)
+			elems[(size_t) i * m->cols + j] = Float8GetDatum(MAT(m, i, j));
+	arr = construct_md_array(elems, NULL, 2, dims, lbs, FLOAT8OID, sizeof(float8),
+							 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	pfree(elems);
+	return arr;
+}
+
+double *
+array_to_vec(ArrayType *arr, const char *argname, int *len)
+{
+	if (ARR_NDIM(arr) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not be empty", argname)));
+	if (ARR_NDIM(arr) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a one-dimensional array", argname)));
+	mat_check_size(1, ARR_DIMS(arr)[0], argname);
+	return array_values(arr, argname, len);
+}
+
+ArrayType *
+vec_to_array(const double *v, int len)
+{
+	Datum	   *elems = palloc_extended(sizeof(Datum) * Max(len, 1), MCXT_ALLOC_HUGE);
+	ArrayType  *arr;
+
+	for (int i = 0; i < len; i++)
+		elems[i] = Float8GetDatum(v[i]);
+	arr = construct_array(elems, len, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
+						  TYPALIGN_DOUBLE);
+	pfree(elems);
+	return arr;
+}
+
+void
+check_epsilon_delta(double epsilon, double delta)
+{
+	if (!(epsilon > 0) || !isfinite(epsilon))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon must be a positive finite number, got %g", epsilon)));
+	if (!(delta >= 0 && delta < 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("delta must be in [0, 1), got %g", delta)));
+}

@@ -1,0 +1,24 @@
+/*
+ * array.h -- conversion between SQL float8 arrays and Mat, with the checks
+ * every entry point needs (shape, NULLs, NaN/Inf, size).
+ */
+#ifndef DPM_API_ARRAY_H
+#define DPM_API_ARRAY_H
+
+#include "postgres.h"
+#include "utils/array.h"
+
+#include "linalg/linalg.h"
+
+/* float8[][] (or float8[], read as one row) -> Mat; argname appears in errors */
+extern Mat *array_to_mat(ArrayType *arr, const char *argname);
+extern ArrayType *mat_to_array(const Mat *m);
+
+/* float8[] -> C vector of *len elements */
+extern double *array_to_vec(ArrayType *arr, const char *argname, int *len);
+extern ArrayType *vec_to_array(const double *v, int len);
+
+/* common argument checks */
+extern void check_epsilon_delta(double epsilon, double delta);
+
+#endif

@@ -1,0 +1,371 @@
+/*
+ * linalg.c -- thin wrappers over BLAS-3 and LAPACK.
+ *
+ * Every O(n^3) operation in dpmatrix goes through one of these calls; the
+ * hand-written loops here are O(size of the matrix) only.
+ */
+#include "postgres.h"
+
+#include <float.h>
+#include <math.h>
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "linalg/lapack.h"
+#include "linalg/linalg.h"
+
+/* dpm.max_matrix_mb: refuse any single dense matrix larger than this */
+int			dpm_max_matrix_mb = 1024;
+
+void
+mat_check_size(double rows, double cols, const char *what)
+{
+	double		mb = rows * cols * sizeof(double) / (1024.0 * 1024.0);
+
+	if (rows > INT_MAX || cols > INT_MAX || mb > dpm_max_matrix_mb)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s of %.0f x %.0f needs %.0f MB, the limit is %d MB",
+						what, rows, cols, ceil(mb), dpm_max_matrix_mb),
+				 errhint("Use a smaller domain or workload, or raise dpm.max_matrix_mb.")));
+}
+
+static double *
+alloc_doubles(size_t count)
+{
+	return (double *) palloc_extended(Max(count, 1) * sizeof(double),
+									  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+}
+
+Mat *
+mat_new(int rows, int cols)
+{
+	Mat		   *m = palloc(sizeof(Mat));
+
+	Assert(rows >= 0 && cols >= 0);
+	mat_check_size(rows, cols, "matrix");
+	m->rows = rows;
+	m->cols = cols;
+	m->data = alloc_doubles((size_t) rows * cols);
+	return m;
+}
+
+Mat *
+mat_copy(const Mat *a)
+{
+	Mat		   *m = mat_new(a->rows, a->cols);
+
+	memcpy(m->data, a->data, sizeof(double) * (size_t) a->rows * a->cols);
+	return m;
+}
+
+Mat *
+mat_identity(int n)
+{
+	Mat		   *m = mat_new(n, n);
+
+	for (int i = 0; i < n; i++)
+		MAT(m, i, i) = 1.0;
+	return m;
+}
+
+void
+mat_free(Mat *a)
+{
+	if (a)
+	{
+		pfree(a->data);
+		pfree(a);
+	}
+}
+
+Mat *
+mat_mul(const Mat *a, bool ta, const Mat *b, bool tb)
+{
+	int			m = ta ? a->cols : a->rows;
+	int			k = ta ? a->rows : a->cols;
+	int			kb = tb ? b->cols : b->rows;
+	int			n = tb ? b->rows : b->cols;
+	double		one = 1.0,
+				zero = 0.0;
+	Mat		   *c;
+
+	if (k != kb)
+		elog(ERROR, "mat_mul: inner dimensions %d and %d differ", k, kb);
+	c = mat_new(m, n);
+	if (m > 0 && n > 0 && k > 0)
+		dgemm_(ta ? "T" : "N", tb ? "T" : "N", &m, &n, &k, &one,
+			   a->data, &(int){Max(a->rows, 1)}, b->data, &(int){Max(b->rows, 1)},
+			   &zero, c->data, &(int){Max(m, 1)}, 1, 1);
+	return c;
+}
+
+void
+mat_vec(const Mat *a, bool ta, const double *x, double *y)
+{
+	double		one = 1.0,
+				zero = 0.0;
+	int			inc = 1;
+
+	if (a->rows == 0 || a->cols == 0)
+	{
+		memset(y, 0, sizeof(double) * (ta ? a->cols : a->rows));
+		return;
+	}
+	dgemv_(ta ? "T" : "N", &a->rows, &a->cols, &one, a->data, &a->rows,
+		   x, &inc, &zero, y, &inc, 1);
+}
+
+Mat *
+mat_gram(const Mat *a)
+{
+	int			n = a->cols;
+	double		one = 1.0,
+				zero = 0.0;
+	Mat		   *g = mat_new(n, n);
+
+	if (n > 0 && a->rows > 0)
+		dsyrk_("U", "T", &n, &a->rows, &one, a->data, &a->rows, &zero,
+			   g->data, &n, 1, 1);
+	/* dsyrk fills one triangle; mirror it so callers see a full matrix */
+	for (int j = 0; j < n; j++)
+		for (int i = j + 1; i < n; i++)
+			MAT(g, i, j) = MAT(g, j, i);
+	return g;
+}
+
+Mat *
+mat_kron(const Mat *a, const Mat *b)
+{
+	Mat		   *c;
+
+	mat_check_size((double) a->rows * b->rows, (double) a->cols * b->cols, "matrix");
+	c = mat_new(a->rows * b->rows, a->cols * b->cols);
+	for (int ja = 0; ja < a->cols; ja++)
+		for (int ia = 0; ia < a->rows; ia++)
+		{
+			double		s = MAT(a, ia, ja);
+
+			if (s == 0.0)
+				continue;
+			for (int jb = 0; jb < b->cols; jb++)
+				for (int ib = 0; ib < b->rows; ib++)
+					MAT(c, ia * b->rows + ib, ja * b->cols + jb) = s * MAT(b, ib, jb);
+		}
+	return c;
+}
+
+Mat *
+mat_vstack(const Mat *a, const Mat *b)
+{
+	Mat		   *c;
+
+	if (a->cols != b->cols)
+		elog(ERROR, "mat_vstack: column counts %d and %d differ", a->cols, b->cols);
+	c = mat_new(a->rows + b->rows, a->cols);
+	for (int j = 0; j < a->cols; j++)
+	{
+		memcpy(&MAT(c, 0, j), &MAT(a, 0, j), sizeof(double) * a->rows);
+		memcpy(&MAT(c, a->rows, j), &MAT(b, 0, j), sizeof(double) * b->rows);
+	}
+	return c;
+}
+
+bool
+mat_cholesky(Mat *a)
+{
+	int			info;
+
+	Assert(a->rows == a->cols);
+	if (a->rows == 0)
+		return true;
+	dpotrf_("L", &a->rows, a->data, &a->rows, &info, 1);
+	if (info < 0)
+		elog(ERROR, "dpotrf: illegal argument %d", -info);
+	/* zero the strict upper triangle so the factor can be used as a plain matrix */
+	for (int j = 1; j < a->cols; j++)
+		for (int i = 0; i < j; i++)
+			MAT(a, i, j) = 0.0;
+	return info == 0;
+}
+
+void
+mat_sym_eig(Mat *a, double *w)
+{
+	int			n = a->rows;
+	int			info,
+				lwork = -1,
+				liwork = -1,
+				iwq;
+	double		wq;
+	double	   *work;
+	int		   *iwork;
+
+	Assert(a->rows == a->cols);
+	if (n == 0)
+		return;
+	/* divide and conquer: the fastest LAPACK driver when all eigenvectors are wanted */
+	dsyevd_("V", "U", &n, a->data, &n, w, &wq, &lwork, &iwq, &liwork, &info, 1, 1);
+	lwork = (int) wq;
+	liwork = iwq;
+	work = alloc_doubles(lwork);
+	iwork = palloc_extended(sizeof(int) * liwork, MCXT_ALLOC_HUGE);
+	dsyevd_("V", "U", &n, a->data, &n, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+	pfree(work);
+	pfree(iwork);
+	if (info != 0)
+		elog(ERROR, "dsyevd failed to converge (info %d)", info);
+}
+
+double
+svd_tolerance(const Svd *svd, int rows, int cols)
+{
+	double		smax = svd->r > 0 ? svd->s[0] : 0.0;
+
+	/* the numpy/MATLAB convention for rank decisions */
+	return smax * Max(rows, cols) * DBL_EPSILON;
+}
+
+Svd *
+mat_svd(const Mat *a, bool want_u)
+{
+	int			m = a->rows,
+				n = a->cols,
+				r = Min(m, n);
+	int			info,
+				lwork = -1;
+	double		wq;
+	double	   *work;
+	int		   *iwork;
+	Mat		   *acopy = mat_copy(a);
+	Mat		   *vt;
+	Svd		   *svd = palloc0(sizeof(Svd));
+
+	svd->r = r;
+	svd->s = alloc_doubles(r);
+	svd->u = mat_new(m, r);
+	vt = mat_new(r, n);
+	iwork = palloc_extended(sizeof(int) * 8 * (size_t) Max(r, 1), MCXT_ALLOC_HUGE);
+	if (r > 0)
+	{
+		dgesdd_("S", &m, &n, acopy->data, &m, svd->s, svd->u->data, &m,
+				vt->data, &r, &wq, &lwork, iwork, &info, 1);
+		lwork = (int) wq;
+		work = alloc_doubles(lwork);
+		dgesdd_("S", &m, &n, acopy->data, &m, svd->s, svd->u->data, &m,
+				vt->data, &r, work, &lwork, iwork, &info, 1);
+		pfree(work);
+		if (info != 0)
+			elog(ERROR, "dgesdd failed to converge (info %d)", info);
+	}
+	pfree(iwork);
+	mat_free(acopy);
+
+	/* V = (V^T)^T, n x r */
+	svd->v = mat_new(n, r);
+	for (int j = 0; j < r; j++)
+		for (int i = 0; i < n; i++)
+			MAT(svd->v, i, j) = MAT(vt, j, i);
+	mat_free(vt);
+	if (!want_u)
+	{
+		mat_free(svd->u);
+		svd->u = NULL;
+	}
+
+	{
+		double		tol = svd_tolerance(svd, m, n);
+
+		svd->rank = 0;
+		while (svd->rank < r && svd->s[svd->rank] > tol)
+			svd->rank++;
+	}
+	return svd;
+}
+
+double *
+mat_lstsq(const Mat *a, const double *b, int *rank)
+{
+	int			m = a->rows,
+				n = a->cols,
+				nrhs = 1,
+				ldb = Max(m, n);
+	int			info,
+				lwork = -1,
+				rk,
+				iwq;
+	double		rcond = -1.0,	/* machine precision */
+				wq;
+	double	   *work,
+			   *s,
+			   *x;
+	int		   *iwork;
+	Mat		   *acopy = mat_copy(a);
+
+	x = alloc_doubles(ldb);
+	memcpy(x, b, sizeof(double) * m);
+	s = alloc_doubles(Min(m, n));
+	if (m == 0 || n == 0)
+	{
+		*rank = 0;
+		return x;
+	}
+	/* SVD-based: stable for ill-conditioned strategies and minimum-norm if rank deficient */
+	dgelsd_(&m, &n, &nrhs, acopy->data, &m, x, &ldb, s, &rcond, &rk,
+			&wq, &lwork, &iwq, &info);
+	lwork = (int) wq;
+	work = alloc_doubles(lwork);
+	iwork = palloc_extended(sizeof(int) * Max(iwq, 1), MCXT_ALLOC_HUGE);
+	dgelsd_(&m, &n, &nrhs, acopy->data, &m, x, &ldb, s, &rcond, &rk,
+			work, &lwork, iwork, &info);
+	pfree(work);
+	pfree(iwork);
+	pfree(s);
+	mat_free(acopy);
+	if (info != 0)
+		elog(ERROR, "dgelsd failed to converge (info %d)", info);
+	if (rank)
+		*rank = rk;
+	return x;
+}
+
+Mat *
+mat_pinv(const Mat *a)
+{
+	Svd		   *svd = mat_svd(a, true);
+	Mat		   *vs = mat_new(a->cols, svd->rank);
+	Mat		   *ur = mat_new(a->rows, svd->rank);
+	Mat		   *p;
+
+	/* A^+ = V_r diag(1/s_r) U_r^T */
+	for (int j = 0; j < svd->rank; j++)
+	{
+		for (int i = 0; i < a->cols; i++)
+			MAT(vs, i, j) = MAT(svd->v, i, j) / svd->s[j];
+		memcpy(&MAT(ur, 0, j), &MAT(svd->u, 0, j), sizeof(double) * a->rows);
+	}
+	p = mat_mul(vs, false, ur, true);
+	mat_free(vs);
+	mat_free(ur);
+	return p;
+}
+
+double
+mat_max_col_norm(const Mat *a, int p)
+{
+	double		best = 0.0;
+
+	for (int j = 0; j < a->cols; j++)
+	{
+		double		s = 0.0;
+		const double *col = &MAT(a, 0, j);
+
+		for (int i = 0; i < a->rows; i++)
+			s += (p == 1) ? fabs(col[i]) : col[i] * col[i];
+		if (p == 2)
+			s = sqrt(s);
+		best = Max(best, s);
+	}
+	return best;
+}

@@ -1,0 +1,74 @@
+/*
+ * linalg.h -- dense matrices and the BLAS/LAPACK calls dpmatrix is built on.
+ *
+ * Matrices are column-major (LAPACK's layout) and palloc'd in the current
+ * memory context.  Nothing here knows about fmgr or SQL; failures of LAPACK
+ * routines are reported with elog(ERROR) because they indicate a bug or a
+ * numerically impossible input that the caller should have rejected.
+ */
+#ifndef DPM_LINALG_H
+#define DPM_LINALG_H
+
+#include <stddef.h>
+
+typedef struct Mat
+{
+	int			rows;
+	int			cols;
+	double	   *data;			/* column-major: element (i,j) at data[i + j*rows] */
+} Mat;
+
+#define MAT(M, i, j) ((M)->data[(size_t) (i) + (size_t) (j) * (size_t) (M)->rows])
+
+/* allocation (zero-filled); refuses sizes above dpm.max_matrix_mb */
+extern Mat *mat_new(int rows, int cols);
+extern Mat *mat_copy(const Mat *a);
+extern Mat *mat_identity(int n);
+extern void mat_free(Mat *a);
+extern void mat_check_size(double rows, double cols, const char *what);
+
+/* C = alpha * op(A) op(B), op = transpose when the flag is set (dgemm) */
+extern Mat *mat_mul(const Mat *a, bool ta, const Mat *b, bool tb);
+/* y = op(A) x (dgemv) */
+extern void mat_vec(const Mat *a, bool ta, const double *x, double *y);
+/* Gram matrix A^T A (dsyrk), full symmetric result */
+extern Mat *mat_gram(const Mat *a);
+/* Kronecker product */
+extern Mat *mat_kron(const Mat *a, const Mat *b);
+/* stack rows of b below a (union of query sets) */
+extern Mat *mat_vstack(const Mat *a, const Mat *b);
+
+/* Cholesky factor of a symmetric positive definite matrix, lower triangle; false if not PD */
+extern bool mat_cholesky(Mat *a);
+
+/* symmetric eigendecomposition: eigenvalues ascending in w, eigenvectors replace a (dsyevd) */
+extern void mat_sym_eig(Mat *a, double *w);
+
+/*
+ * Thin SVD A = U diag(s) V^T with r = min(m, n) (dgesdd).  U is m x r, V is
+ * n x r.  Either output may be NULL when not needed.
+ */
+typedef struct Svd
+{
+	Mat		   *u;
+	double	   *s;				/* descending, length r */
+	Mat		   *v;
+	int			r;
+	int			rank;			/* singular values above the tolerance */
+} Svd;
+
+extern Svd *mat_svd(const Mat *a, bool want_u);
+
+/* minimum-norm least squares solution of A x = b for one right-hand side (dgelsd) */
+extern double *mat_lstsq(const Mat *a, const double *b, int *rank);
+
+/* Moore-Penrose pseudo-inverse via SVD */
+extern Mat *mat_pinv(const Mat *a);
+
+/* column norms: max_j sum_i |a_ij| (p = 1) or max_j sqrt(sum_i a_ij^2) (p = 2) */
+extern double mat_max_col_norm(const Mat *a, int p);
+
+/* relative tolerance below which a singular value counts as zero */
+extern double svd_tolerance(const Svd *svd, int rows, int cols);
+
+#endif
