@@ -7,6 +7,7 @@
 #include "postgres.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 
 #include "miscadmin.h"
