@@ -1,10 +1,140 @@
-/* placeholder: the workload spec parser lands here */
+/*
+ * workload_api.c -- SQL entry point of the workload spec parser: converts the
+ * domain passed as flat arrays, calls workload_from_spec, and returns the
+ * matrix with one label per query.  Argument checks and conversion only.
+ */
 #include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "api/array.h"
+#include "workload/workload.h"
+
+/* the elements of a one-dimensional array without NULLs; *count may be 0 */
+static Datum *
+array_elements(ArrayType *arr, const char *argname, Oid type, int16 typlen,
+			   bool byval, char align, int *count)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a one-dimensional array", argname)));
+	Assert(ARR_ELEMTYPE(arr) == type);
+	deconstruct_array(arr, type, typlen, byval, align, &elems, &nulls, count);
+	for (int i = 0; i < *count; i++)
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("%s must not contain NULL values", argname)));
+	return elems;
+}
+
+static void
+check_length(const char *argname, int count, const char *per, int64 expected)
+{
+	if (count != expected)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must have one element per %s (" INT64_FORMAT "), not %d",
+						argname, per, expected, count)));
+}
 
 PG_FUNCTION_INFO_V1(dpm_workload_matrix);
 Datum
 dpm_workload_matrix(PG_FUNCTION_ARGS)
 {
-	elog(ERROR, "not implemented yet");
+	char	   *spec = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Datum	   *names,
+			   *sizes,
+			   *labels,
+			   *lo,
+			   *hi;
+	int			nnames,
+				nsizes,
+				nlabels,
+				nlo,
+				nhi;
+	int64		bins = 0;
+	int			first = 0;
+	WorkloadDomain dom;
+	Workload   *w;
+	Datum	   *label_datums;
+	TupleDesc	tupdesc;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	names = array_elements(PG_GETARG_ARRAYTYPE_P(1), "attr_names", TEXTOID, -1, false,
+						   TYPALIGN_INT, &nnames);
+	sizes = array_elements(PG_GETARG_ARRAYTYPE_P(2), "attr_sizes", INT4OID, sizeof(int32),
+						   true, TYPALIGN_INT, &nsizes);
+	labels = array_elements(PG_GETARG_ARRAYTYPE_P(3), "bin_labels", TEXTOID, -1, false,
+							TYPALIGN_INT, &nlabels);
+	/* NaN is allowed here: it marks bins that are not numeric intervals */
+	lo = array_elements(PG_GETARG_ARRAYTYPE_P(4), "bin_lo", FLOAT8OID, sizeof(float8),
+						FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &nlo);
+	hi = array_elements(PG_GETARG_ARRAYTYPE_P(5), "bin_hi", FLOAT8OID, sizeof(float8),
+						FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &nhi);
+
+	if (nnames == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("attr_names must not be empty")));
+	check_length("attr_sizes", nsizes, "attribute", nnames);
+	for (int a = 0; a < nsizes; a++)
+	{
+		/* checked here because the sizes slice the flat bin arrays */
+		if (DatumGetInt32(sizes[a]) < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("attr_sizes must be positive, got %d for attribute \"%s\"",
+							DatumGetInt32(sizes[a]), TextDatumGetCString(names[a]))));
+		bins += DatumGetInt32(sizes[a]);
+	}
+	check_length("bin_labels", nlabels, "bin", bins);
+	check_length("bin_lo", nlo, "bin", bins);
+	check_length("bin_hi", nhi, "bin", bins);
+
+	dom.nattrs = nnames;
+	dom.attrs = palloc0(sizeof(WorkloadAttr) * nnames);
+	for (int a = 0; a < nnames; a++)
+	{
+		WorkloadAttr *attr = &dom.attrs[a];
+
+		attr->name = TextDatumGetCString(names[a]);
+		attr->size = DatumGetInt32(sizes[a]);
+		attr->labels = palloc(sizeof(char *) * attr->size);
+		attr->lo = palloc(sizeof(double) * attr->size);
+		attr->hi = palloc(sizeof(double) * attr->size);
+		for (int j = 0; j < attr->size; j++)
+		{
+			attr->labels[j] = TextDatumGetCString(labels[first + j]);
+			attr->lo[j] = DatumGetFloat8(lo[first + j]);
+			attr->hi[j] = DatumGetFloat8(hi[first + j]);
+		}
+		first += attr->size;
+	}
+	workload_domain_check(&dom);
+
+	w = workload_from_spec(&dom, spec);
+
+	label_datums = palloc_extended(sizeof(Datum) * Max(w->matrix->rows, 1), MCXT_ALLOC_HUGE);
+	for (int r = 0; r < w->matrix->rows; r++)
+		label_datums[r] = CStringGetTextDatum(w->labels[r]);
+	values[0] = PointerGetDatum(mat_to_array(w->matrix));
+	values[1] = PointerGetDatum(construct_array(label_datums, w->matrix->rows, TEXTOID,
+												-1, false, TYPALIGN_INT));
+	tupdesc = BlessTupleDesc(tupdesc);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -1,0 +1,141 @@
+/*
+ * labels.c -- readable conditions for workload queries, such as
+ * "age in [20,30) and sex = F", and the number formatting they share with
+ * error messages.
+ */
+#include "postgres.h"
+
+#include "common/shortest_dec.h"
+
+#include "workload/workload.h"
+
+/* longest list shown in full in a hint */
+#define LIST_MAX 20
+
+/*
+ * Shortest text that reads back as the same double: "20" rather than
+ * "20.000000", yet exact where %g would round bounds such as 1234567.5.
+ */
+void
+append_number(StringInfo buf, double x)
+{
+	char		s[DOUBLE_SHORTEST_DECIMAL_LEN];
+
+	/* bounds are never meant as -0, and "-0" reads as a mistake */
+	if (x == 0)
+		x = 0;
+	double_to_shortest_decimal_buf(x, s);
+	appendStringInfoString(buf, s);
+}
+
+void
+append_interval(StringInfo buf, double lo, double hi)
+{
+	appendStringInfoChar(buf, '[');
+	append_number(buf, lo);
+	appendStringInfoChar(buf, ',');
+	append_number(buf, hi);
+	appendStringInfoChar(buf, ')');
+}
+
+/* "a, b, c", cut short for hints on attributes with many bins */
+void
+append_list(StringInfo buf, char *const *items, int count)
+{
+	for (int i = 0; i < count && i < LIST_MAX; i++)
+		appendStringInfo(buf, "%s%s", i > 0 ? ", " : "", items[i]);
+	if (count > LIST_MAX)
+		appendStringInfo(buf, ", ... (%d more)", count - LIST_MAX);
+}
+
+static int
+cmp_bins(const void *a, const void *b, void *arg)
+{
+	const WorkloadAttr *attr = arg;
+	int			i = *(const int *) a;
+	int			j = *(const int *) b;
+
+	if (attr->lo[i] != attr->lo[j])
+		return attr->lo[i] < attr->lo[j] ? -1 : 1;
+	if (attr->hi[i] != attr->hi[j])
+		return attr->hi[i] < attr->hi[j] ? -1 : 1;
+	return i - j;
+}
+
+/*
+ * Selected interval bins as the union of the value ranges they cover.
+ * Adjacent bins merge, so bins 20-30 and 30-40 read [20,40); bins with a
+ * gap between them stay apart, since values in the gap are not counted.
+ */
+static void
+append_interval_set(StringInfo buf, const WorkloadAttr *attr, int *sel, int count)
+{
+	StringInfoData runs;
+	int			nruns = 0;
+	double		lo = 0,
+				hi = 0;
+
+	qsort_arg(sel, count, sizeof(int), cmp_bins, (void *) attr);
+	initStringInfo(&runs);
+	for (int s = 0; s <= count; s++)
+	{
+		if (s < count && s > 0 && attr->lo[sel[s]] <= hi)
+		{
+			hi = Max(hi, attr->hi[sel[s]]);
+			continue;
+		}
+		if (s > 0)
+		{
+			if (nruns++ > 0)
+				appendStringInfoString(&runs, ", ");
+			append_interval(&runs, lo, hi);
+		}
+		if (s < count)
+		{
+			lo = attr->lo[sel[s]];
+			hi = attr->hi[sel[s]];
+		}
+	}
+	if (nruns == 1)
+		appendStringInfo(buf, " in %s", runs.data);
+	else
+		appendStringInfo(buf, " in (%s)", runs.data);
+	pfree(runs.data);
+}
+
+/*
+ * The condition one block row puts on its attribute, or NULL when the row
+ * selects every bin (no condition at all).
+ */
+char *
+block_row_condition(const WorkloadAttr *attr, const Mat *block, int row)
+{
+	int			k = attr->size;
+	int		   *sel = palloc(sizeof(int) * k);
+	int			count = 0;
+	StringInfoData buf;
+
+	for (int j = 0; j < k; j++)
+		if (MAT(block, row, j) != 0)
+			sel[count++] = j;
+	if (count == k)
+	{
+		pfree(sel);
+		return NULL;
+	}
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, attr->name);
+	if (attr->is_interval)
+		append_interval_set(&buf, attr, sel, count);
+	else if (count == 1)
+		appendStringInfo(&buf, " = %s", attr->labels[sel[0]]);
+	else
+	{
+		appendStringInfoString(&buf, " in (");
+		for (int s = 0; s < count; s++)
+			appendStringInfo(&buf, "%s%s", s > 0 ? ", " : "", attr->labels[sel[s]]);
+		appendStringInfoChar(&buf, ')');
+	}
+	pfree(sel);
+	return buf.data;
+}

@@ -1,0 +1,564 @@
+/*
+ * spec.c -- the workload spec algebra: a recursive-descent parser that turns
+ * text such as "AllRange(age) * Identity(sex) + Total(age)" into a list of
+ * product terms over the domain's attributes.
+ *
+ *   workload := term ('+' term)*
+ *   term     := factor ('*' factor)*
+ *   factor   := block | '(' workload ')'
+ *   block    := Identity(a) | Total(a) | Prefix(a) | AllRange(a)
+ *             | Hierarchical(a [, branching]) | Marginal(a, ...)
+ *             | Ranges(a, range, ...)
+ *   range    := '[' bound ',' bound ')' | 'label' [':' 'label']
+ *   bound    := ['+' | '-'] (number | inf | infinity)
+ *
+ * Block names are case-insensitive; attributes are written as named in the
+ * domain, in double quotes when they are not plain identifiers.  A product
+ * with a parenthesized union distributes over it, term by term.  Positions
+ * in messages count characters from 1.
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
+
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+
+#include "workload/workload.h"
+
+typedef enum TokenType
+{
+	TOK_END,
+	TOK_IDENT,					/* plain identifier */
+	TOK_QUOTED,					/* "identifier" */
+	TOK_STRING,					/* 'label' */
+	TOK_NUMBER,
+	TOK_CHAR					/* any other single character */
+} TokenType;
+
+typedef struct Token
+{
+	TokenType	type;
+	int			start;			/* byte offsets into the spec */
+	int			end;
+	char	   *text;			/* identifier or string, quotes removed */
+	double		number;
+} Token;
+
+typedef struct Parser
+{
+	const WorkloadDomain *dom;
+	const char *spec;
+	int			len;
+	int			next;			/* byte offset where scanning resumes */
+	Token		tok;			/* current token */
+} Parser;
+
+typedef enum BlockName
+{
+	NAME_IDENTITY,
+	NAME_TOTAL,
+	NAME_PREFIX,
+	NAME_ALLRANGE,
+	NAME_HIERARCHICAL,
+	NAME_RANGES,
+	NAME_MARGINAL
+} BlockName;
+
+static const char *const block_names[] = {
+	"Identity", "Total", "Prefix", "AllRange", "Hierarchical", "Ranges", "Marginal"
+};
+
+#define BLOCK_NAMES_HINT "Identity, Total, Prefix, AllRange, Hierarchical, Ranges, Marginal"
+
+static List *parse_workload(Parser *p);
+
+static int
+position(const Parser *p, int offset)
+{
+	return pg_mbstrlen_with_len(p->spec, offset) + 1;
+}
+
+static char *
+token_text(const Parser *p)
+{
+	return pnstrdup(p->spec + p->tok.start, p->tok.end - p->tok.start);
+}
+
+static void
+pg_attribute_noreturn()
+syntax_error(const Parser *p, const char *expected)
+{
+	if (p->tok.type == TOK_END)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("syntax error at end of workload spec"),
+				 errdetail("Expected %s.", expected)));
+	ereport(ERROR,
+			(errcode(ERRCODE_SYNTAX_ERROR),
+			 errmsg("syntax error at or near \"%s\" at position %d of workload spec",
+					token_text(p), position(p, p->tok.start)),
+			 errdetail("Expected %s.", expected)));
+}
+
+/* a quoted identifier or string; a doubled quote stands for itself */
+static void
+scan_quoted(Parser *p, char quote, const char *what)
+{
+	const char *s = p->spec;
+	int			i = p->next + 1;
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (;;)
+	{
+		if (i >= p->len)
+			ereport(ERROR,
+					(errcode(ERRCODE_SYNTAX_ERROR),
+					 errmsg("unterminated %s at position %d of workload spec",
+							what, position(p, p->next))));
+		if (s[i] == quote)
+		{
+			if (i + 1 < p->len && s[i + 1] == quote)
+			{
+				appendStringInfoChar(&buf, quote);
+				i += 2;
+				continue;
+			}
+			i++;
+			break;
+		}
+		appendStringInfoChar(&buf, s[i++]);
+	}
+	p->tok.text = buf.data;
+	p->next = i;
+}
+
+static void
+advance(Parser *p)
+{
+	const char *s = p->spec;
+	int			i = p->next;
+
+	while (i < p->len && isspace((unsigned char) s[i]))
+		i++;
+	p->tok.start = p->next = i;
+	p->tok.text = NULL;
+	if (i >= p->len)
+		p->tok.type = TOK_END;
+	else if (isalpha((unsigned char) s[i]) || s[i] == '_' || IS_HIGHBIT_SET(s[i]))
+	{
+		while (i < p->len && (isalnum((unsigned char) s[i]) || s[i] == '_' ||
+							  IS_HIGHBIT_SET(s[i])))
+			i++;
+		p->tok.type = TOK_IDENT;
+		p->tok.text = pnstrdup(s + p->next, i - p->next);
+		p->next = i;
+	}
+	else if (s[i] == '"' || s[i] == '\'')
+	{
+		p->tok.type = s[i] == '"' ? TOK_QUOTED : TOK_STRING;
+		scan_quoted(p, s[i], s[i] == '"' ? "quoted identifier" : "quoted bin label");
+	}
+	else if (isdigit((unsigned char) s[i]) ||
+			 (s[i] == '.' && i + 1 < p->len && isdigit((unsigned char) s[i + 1])))
+	{
+		/* digits, fraction, exponent; signs are the parser's business */
+		char	   *num;
+
+		while (i < p->len && isdigit((unsigned char) s[i]))
+			i++;
+		if (i < p->len && s[i] == '.')
+			for (i++; i < p->len && isdigit((unsigned char) s[i]); i++)
+				;
+		if (i < p->len && (s[i] == 'e' || s[i] == 'E'))
+		{
+			int			j = i + 1;
+
+			if (j < p->len && (s[j] == '+' || s[j] == '-'))
+				j++;
+			if (j < p->len && isdigit((unsigned char) s[j]))
+				for (i = j; i < p->len && isdigit((unsigned char) s[i]); i++)
+					;
+		}
+		num = pnstrdup(s + p->next, i - p->next);
+		p->tok.type = TOK_NUMBER;
+		p->tok.number = strtod(num, NULL);
+		p->next = i;
+	}
+	else
+	{
+		p->tok.type = TOK_CHAR;
+		p->next = i + pg_mblen(s + i);
+	}
+	p->tok.end = p->next;
+}
+
+static bool
+is_char(const Parser *p, char c)
+{
+	return p->tok.type == TOK_CHAR && p->spec[p->tok.start] == c;
+}
+
+static bool
+accept_char(Parser *p, char c)
+{
+	if (!is_char(p, c))
+		return false;
+	advance(p);
+	return true;
+}
+
+static void
+expect_char(Parser *p, char c, const char *expected)
+{
+	if (!accept_char(p, c))
+		syntax_error(p, expected);
+}
+
+static WorkloadTerm *
+term_new(const Parser *p)
+{
+	WorkloadTerm *t = palloc(sizeof(WorkloadTerm));
+
+	t->blocks = palloc0(sizeof(Block *) * p->dom->nattrs);
+	t->where = palloc0(sizeof(int) * p->dom->nattrs);
+	return t;
+}
+
+static void
+pg_attribute_noreturn()
+repeated(const Parser *p, int attr, int pos1, int pos2)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("attribute \"%s\" appears twice in one term, at positions %d and %d of workload spec",
+					p->dom->attrs[attr].name, Min(pos1, pos2), Max(pos1, pos2)),
+			 errhint("A term takes one block per attribute: list several ranges in one Ranges(...) block, or join terms with '+'.")));
+}
+
+/* an attribute name; returns its index */
+static int
+parse_attribute(Parser *p, int *where)
+{
+	const WorkloadDomain *dom = p->dom;
+
+	if (p->tok.type != TOK_IDENT && p->tok.type != TOK_QUOTED)
+		syntax_error(p, "an attribute name");
+	*where = position(p, p->tok.start);
+	for (int a = 0; a < dom->nattrs; a++)
+		if (strcmp(dom->attrs[a].name, p->tok.text) == 0)
+		{
+			advance(p);
+			return a;
+		}
+	{
+		StringInfoData list;
+		char	  **names = palloc(sizeof(char *) * dom->nattrs);
+
+		for (int a = 0; a < dom->nattrs; a++)
+			names[a] = dom->attrs[a].name;
+		initStringInfo(&list);
+		append_list(&list, names, dom->nattrs);
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("unknown attribute \"%s\" at position %d of workload spec",
+						p->tok.text, *where),
+				 errhint("The attributes of this domain are %s.", list.data)));
+	}
+	pg_unreachable();
+}
+
+/* a range bound: a number with an optional sign, or inf / infinity */
+static double
+parse_bound(Parser *p)
+{
+	double		sign = 1;
+	double		v;
+
+	if (accept_char(p, '-'))
+		sign = -1;
+	else
+		accept_char(p, '+');
+	if (p->tok.type == TOK_NUMBER)
+		v = p->tok.number;
+	else if (p->tok.type == TOK_IDENT &&
+			 (pg_strcasecmp(p->tok.text, "inf") == 0 ||
+			  pg_strcasecmp(p->tok.text, "infinity") == 0))
+		v = INFINITY;
+	else
+		syntax_error(p, "a number");
+	advance(p);
+	return sign * v;
+}
+
+/* one range of Ranges(a, ...), as a 0/1 row over the attribute's bins */
+static double *
+parse_range(Parser *p, const WorkloadAttr *attr)
+{
+	double	   *row = palloc0(sizeof(double) * attr->size);
+
+	if (accept_char(p, '['))
+	{
+		double		lo,
+					hi;
+
+		lo = parse_bound(p);
+		expect_char(p, ',', "\",\" between the bounds of a range");
+		hi = parse_bound(p);
+		if (is_char(p, ']'))
+		{
+			StringInfoData range;
+
+			initStringInfo(&range);
+			append_interval(&range, lo, hi);
+			ereport(ERROR,
+					(errcode(ERRCODE_SYNTAX_ERROR),
+					 errmsg("ranges must be half-open, but the range at position %d of workload spec ends with \"]\"",
+							position(p, p->tok.start)),
+					 errhint("Write %s for the values from lo up to but excluding hi.",
+							 range.data)));
+		}
+		expect_char(p, ')', "\")\" closing a half-open range [lo, hi)");
+		range_by_bounds(attr, lo, hi, row);
+	}
+	else if (p->tok.type == TOK_STRING)
+	{
+		char	   *first = p->tok.text;
+		char	   *last = first;
+
+		advance(p);
+		if (accept_char(p, ':'))
+		{
+			if (p->tok.type != TOK_STRING)
+				syntax_error(p, "a bin label in single quotes after \":\"");
+			last = p->tok.text;
+			advance(p);
+		}
+		range_by_labels(attr, first, last, row);
+	}
+	else
+		syntax_error(p, "a range [lo, hi) or a bin label in single quotes");
+	return row;
+}
+
+static int
+parse_branching(Parser *p)
+{
+	double		sign = 1;
+	double		v;
+	StringInfoData got;
+
+	if (accept_char(p, '-'))
+		sign = -1;
+	if (p->tok.type != TOK_NUMBER)
+		syntax_error(p, "a branching factor, an integer of at least 2");
+	v = sign * p->tok.number;
+	if (v != floor(v) || v < 2)
+	{
+		initStringInfo(&got);
+		append_number(&got, v);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("branching factor of Hierarchical must be an integer of at least 2, got %s",
+						got.data),
+				 errhint("Hierarchical(a) builds a binary tree; Hierarchical(a, 4) splits each node in four.")));
+	}
+	advance(p);
+	/* a factor above the bin count gives the same tree as the bin count */
+	return v > INT_MAX ? INT_MAX : (int) v;
+}
+
+/* a block: Name '(' arguments ')' */
+static WorkloadTerm *
+parse_block(Parser *p)
+{
+	const WorkloadDomain *dom = p->dom;
+	WorkloadTerm *t = term_new(p);
+	int			name = -1;
+	int			attr,
+				where;
+	int			branching = 2;
+
+	for (int i = 0; i < lengthof(block_names); i++)
+		if (pg_strcasecmp(p->tok.text, block_names[i]) == 0)
+			name = i;
+	if (name < 0)
+	{
+		bool		is_attr = false;
+
+		for (int a = 0; a < dom->nattrs; a++)
+			is_attr = is_attr || strcmp(dom->attrs[a].name, p->tok.text) == 0;
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("unknown workload block \"%s\" at position %d of workload spec",
+						p->tok.text, position(p, p->tok.start)),
+				 is_attr ?
+				 errhint("\"%s\" is an attribute: put a block around it, such as Identity(%s).",
+						 p->tok.text, p->tok.text) :
+				 errhint("The blocks are " BLOCK_NAMES_HINT ".")));
+	}
+	advance(p);
+	expect_char(p, '(', "\"(\" after the block name");
+	attr = parse_attribute(p, &where);
+	t->where[attr] = where;
+
+	switch ((BlockName) name)
+	{
+		case NAME_IDENTITY:
+		case NAME_TOTAL:
+		case NAME_PREFIX:
+		case NAME_ALLRANGE:
+			if (is_char(p, ','))
+				ereport(ERROR,
+						(errcode(ERRCODE_SYNTAX_ERROR),
+						 errmsg("%s takes one attribute, but more follow at position %d of workload spec",
+								block_names[name], position(p, p->tok.start)),
+						 errhint("Combine blocks of several attributes with '*', or use Marginal(a, b, ...) for their joint counts.")));
+			t->blocks[attr] = block_new(name == NAME_IDENTITY ? BLOCK_IDENTITY :
+										name == NAME_TOTAL ? BLOCK_TOTAL :
+										name == NAME_PREFIX ? BLOCK_PREFIX : BLOCK_ALLRANGE,
+										dom->attrs[attr].size, 0);
+			break;
+		case NAME_HIERARCHICAL:
+			if (accept_char(p, ','))
+				branching = parse_branching(p);
+			t->blocks[attr] = block_new(BLOCK_HIERARCHICAL, dom->attrs[attr].size, branching);
+			break;
+		case NAME_RANGES:
+			{
+				List	   *rows = NIL;
+
+				expect_char(p, ',', "\",\" and at least one range after the attribute");
+				do
+				{
+					CHECK_FOR_INTERRUPTS();
+					rows = lappend(rows, parse_range(p, &dom->attrs[attr]));
+				} while (accept_char(p, ','));
+				t->blocks[attr] = block_ranges(dom->attrs[attr].size, rows);
+				break;
+			}
+		case NAME_MARGINAL:
+			/* Identity on each listed attribute; the others get Total later */
+			t->blocks[attr] = block_new(BLOCK_IDENTITY, dom->attrs[attr].size, 0);
+			while (accept_char(p, ','))
+			{
+				attr = parse_attribute(p, &where);
+				if (t->blocks[attr])
+					repeated(p, attr, t->where[attr], where);
+				t->blocks[attr] = block_new(BLOCK_IDENTITY, dom->attrs[attr].size, 0);
+				t->where[attr] = where;
+			}
+			break;
+	}
+	expect_char(p, ')', "\")\" closing the block");
+	return t;
+}
+
+static List *
+parse_factor(Parser *p)
+{
+	check_stack_depth();
+	if (p->tok.type == TOK_NUMBER ||
+		(is_char(p, '-') && p->next < p->len && isdigit((unsigned char) p->spec[p->next])))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("weighted terms are not supported yet"),
+				 errdetail("Found a number at position %d of workload spec where a block was expected.",
+						   position(p, p->tok.start)),
+				 errhint("Write the term without a weight.")));
+	if (accept_char(p, '('))
+	{
+		List	   *w = parse_workload(p);
+
+		expect_char(p, ')', "\")\" closing the parenthesized workload");
+		return w;
+	}
+	if (p->tok.type != TOK_IDENT)
+		syntax_error(p, "a block (" BLOCK_NAMES_HINT ") or \"(\"");
+	return list_make1(parse_block(p));
+}
+
+/*
+ * left * right: every pair of terms, left major.  Each attribute may carry
+ * one block per term, since the term is one Kronecker factor per attribute.
+ */
+static List *
+product(Parser *p, List *left, List *right)
+{
+	List	   *out = NIL;
+	ListCell   *l,
+			   *r;
+
+	foreach(l, left)
+	{
+		WorkloadTerm *lt = lfirst(l);
+
+		foreach(r, right)
+		{
+			WorkloadTerm *rt = lfirst(r);
+			WorkloadTerm *t = term_new(p);
+
+			for (int a = 0; a < p->dom->nattrs; a++)
+			{
+				if (lt->blocks[a] && rt->blocks[a])
+					repeated(p, a, lt->where[a], rt->where[a]);
+				t->blocks[a] = lt->blocks[a] ? lt->blocks[a] : rt->blocks[a];
+				t->where[a] = lt->blocks[a] ? lt->where[a] : rt->where[a];
+			}
+			out = lappend(out, t);
+		}
+	}
+	/* distributing products over unions can multiply terms: stop early */
+	workload_check_size(p->dom, out);
+	return out;
+}
+
+static List *
+parse_term(Parser *p)
+{
+	List	   *t = parse_factor(p);
+
+	while (accept_char(p, '*'))
+		t = product(p, t, parse_factor(p));
+	return t;
+}
+
+static List *
+parse_workload(Parser *p)
+{
+	List	   *w = parse_term(p);
+
+	while (accept_char(p, '+'))
+		w = list_concat(w, parse_term(p));
+	return w;
+}
+
+List *
+workload_parse(const WorkloadDomain *dom, const char *spec)
+{
+	Parser		p;
+	List	   *terms;
+
+	p.dom = dom;
+	p.spec = spec;
+	p.len = strlen(spec);
+	p.next = 0;
+	advance(&p);
+	if (p.tok.type == TOK_END)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("workload spec is empty"),
+				 errhint("Write a union of products of blocks, such as Identity(%s) + Total(%s).",
+						 dom->attrs[0].name, dom->attrs[0].name)));
+	terms = parse_workload(&p);
+	if (p.tok.type != TOK_END)
+	{
+		if (is_char(&p, ')'))
+			syntax_error(&p, "end of workload spec, but found an unmatched \")\"");
+		syntax_error(&p, "\"+\", \"*\" or the end of workload spec");
+	}
+	return terms;
+}

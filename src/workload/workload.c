@@ -1,0 +1,231 @@
+/*
+ * workload.c -- from a parsed spec to the dense workload matrix and its
+ * labels, plus the consistency checks on the domain a spec is read against.
+ */
+#include "postgres.h"
+
+#include <limits.h>
+#include <math.h>
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "workload/workload.h"
+
+void
+workload_domain_check(WorkloadDomain *dom)
+{
+	double		cells = 1;
+
+	if (dom->nattrs < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a domain needs at least one attribute")));
+	for (int a = 0; a < dom->nattrs; a++)
+	{
+		WorkloadAttr *attr = &dom->attrs[a];
+
+		if (attr->name[0] == '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("attribute %d has an empty name", a + 1)));
+		for (int b = 0; b < a; b++)
+			if (strcmp(dom->attrs[b].name, attr->name) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_DUPLICATE_OBJECT),
+						 errmsg("attribute \"%s\" appears twice in the domain", attr->name),
+						 errhint("A spec names attributes, so each name must be unique.")));
+		if (attr->size < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("attribute \"%s\" must have at least one bin, got %d",
+							attr->name, attr->size)));
+		cells *= attr->size;
+
+		attr->is_interval = true;
+		for (int j = 0; j < attr->size; j++)
+		{
+			bool		lo_nan = isnan(attr->lo[j]);
+
+			if (lo_nan != isnan(attr->hi[j]))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("bin \"%s\" of attribute \"%s\" has only one bound",
+								attr->labels[j], attr->name),
+						 errhint("Give both bounds for an interval bin, or NaN for both otherwise.")));
+			if (lo_nan)
+				attr->is_interval = false;
+			else if (!(attr->lo[j] < attr->hi[j]))
+			{
+				StringInfoData bin;
+
+				initStringInfo(&bin);
+				append_interval(&bin, attr->lo[j], attr->hi[j]);
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("bin \"%s\" of attribute \"%s\" is the empty interval %s",
+								attr->labels[j], attr->name, bin.data)));
+			}
+		}
+	}
+	if (cells > INT_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("domain has %.0f cells, more than the %d a workload matrix can have",
+						cells, INT_MAX)));
+	dom->cells = (int) cells;
+}
+
+/* queries in the union of the terms, as a double so that it cannot overflow */
+double
+workload_rows(const WorkloadDomain *dom, List *terms)
+{
+	double		m = 0;
+	ListCell   *lc;
+
+	foreach(lc, terms)
+	{
+		WorkloadTerm *t = lfirst(lc);
+		double		rows = 1;
+
+		for (int a = 0; a < dom->nattrs; a++)
+			if (t->blocks[a])
+				rows *= t->blocks[a]->rows;
+		m += rows;
+	}
+	return m;
+}
+
+void
+workload_check_size(const WorkloadDomain *dom, List *terms)
+{
+	mat_check_size(workload_rows(dom, terms), dom->cells, "workload matrix");
+}
+
+/* "age in [20,30) and sex = F" from each attribute's condition, or "total" */
+static char *
+query_label(const WorkloadDomain *dom, char ***conds, const int *rows, int r)
+{
+	StringInfoData buf;
+	int		   *digit = palloc(sizeof(int) * dom->nattrs);
+	bool		any = false;
+
+	/* the row of a Kronecker product in mixed radix, last factor fastest */
+	for (int a = dom->nattrs - 1; a >= 0; a--)
+	{
+		digit[a] = r % rows[a];
+		r /= rows[a];
+	}
+	initStringInfo(&buf);
+	for (int a = 0; a < dom->nattrs; a++)
+	{
+		char	   *c = conds[a][digit[a]];
+
+		if (c == NULL)
+			continue;
+		if (any)
+			appendStringInfoString(&buf, " and ");
+		appendStringInfoString(&buf, c);
+		any = true;
+	}
+	if (!any)
+		appendStringInfoString(&buf, "total");
+	pfree(digit);
+	return buf.data;
+}
+
+/*
+ * The rows of each term are written straight into one preallocated matrix
+ * rather than stacked with mat_vstack: stacking term by term would copy the
+ * growing matrix once per term and hold two copies of it at the end.
+ */
+Workload *
+workload_build(const WorkloadDomain *dom, List *terms)
+{
+	int			d = dom->nattrs;
+	Workload   *w = palloc(sizeof(Workload));
+	Block	  **totals = palloc0(sizeof(Block *) * d);
+	int		   *rows = palloc(sizeof(int) * d);
+	char	 ***conds = palloc(sizeof(char **) * d);
+	int			m,
+				off = 0;
+	ListCell   *lc;
+
+	workload_check_size(dom, terms);
+	m = (int) workload_rows(dom, terms);
+	w->matrix = mat_new(m, dom->cells);
+	w->labels = palloc_extended(sizeof(char *) * Max(m, 1), MCXT_ALLOC_HUGE);
+
+	foreach(lc, terms)
+	{
+		WorkloadTerm *t = lfirst(lc);
+		Mat		   *term = NULL;
+		bool		owned = false;
+
+		for (int a = 0; a < d; a++)
+		{
+			Block	   *b = t->blocks[a];
+			Mat		   *bm;
+
+			/* attributes the term does not mention are summed over */
+			if (b == NULL)
+			{
+				if (totals[a] == NULL)
+					totals[a] = block_new(BLOCK_TOTAL, dom->attrs[a].size, 0);
+				b = totals[a];
+			}
+			bm = block_matrix(b);
+			rows[a] = bm->rows;
+			conds[a] = palloc(sizeof(char *) * bm->rows);
+			for (int r = 0; r < bm->rows; r++)
+				conds[a][r] = block_row_condition(&dom->attrs[a], bm, r);
+
+			CHECK_FOR_INTERRUPTS();
+			if (term == NULL)
+				term = bm;
+			else
+			{
+				Mat		   *next = mat_kron(term, bm);
+
+				if (owned)
+					mat_free(term);
+				term = next;
+				owned = true;
+			}
+		}
+		Assert(term->cols == dom->cells && off + term->rows <= m);
+
+		for (int j = 0; j < term->cols; j++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			memcpy(&MAT(w->matrix, off, j), &MAT(term, 0, j), sizeof(double) * term->rows);
+		}
+		for (int r = 0; r < term->rows; r++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			w->labels[off + r] = query_label(dom, conds, rows, r);
+		}
+		off += term->rows;
+
+		for (int a = 0; a < d; a++)
+		{
+			for (int r = 0; r < rows[a]; r++)
+				if (conds[a][r])
+					pfree(conds[a][r]);
+			pfree(conds[a]);
+		}
+		if (owned)
+			mat_free(term);
+	}
+	Assert(off == m);
+	pfree(totals);
+	pfree(rows);
+	pfree(conds);
+	return w;
+}
+
+Workload *
+workload_from_spec(const WorkloadDomain *dom, const char *spec)
+{
+	return workload_build(dom, workload_parse(dom, spec));
+}

@@ -1,0 +1,98 @@
+/*
+ * workload.h -- workloads over a domain: the spec algebra, the per-attribute
+ * query blocks it is built from, and a readable label for every query.
+ *
+ * A workload is a union of terms; a term is the Kronecker product of one
+ * block per domain attribute, in domain order (Total for the attributes a
+ * term does not mention), because cells are numbered in mixed radix with the
+ * last attribute varying fastest.  Plain C over linalg's Mat: nothing here
+ * knows fmgr.
+ */
+#ifndef DPM_WORKLOAD_H
+#define DPM_WORKLOAD_H
+
+#include "lib/stringinfo.h"
+#include "nodes/pg_list.h"
+
+#include "linalg/linalg.h"
+
+/* one attribute of a domain: its bins, in order */
+typedef struct WorkloadAttr
+{
+	char	   *name;
+	int			size;			/* number of bins, k >= 1 */
+	char	  **labels;			/* k bin labels */
+	double	   *lo;				/* k lower bounds; NaN for bins that are not intervals */
+	double	   *hi;				/* k exclusive upper bounds; NaN likewise */
+	bool		is_interval;	/* every bin is a numeric interval (set by the check) */
+} WorkloadAttr;
+
+typedef struct WorkloadDomain
+{
+	int			nattrs;
+	WorkloadAttr *attrs;
+	int			cells;			/* n = product of the sizes (set by the check) */
+} WorkloadDomain;
+
+typedef enum BlockKind
+{
+	BLOCK_IDENTITY,
+	BLOCK_TOTAL,
+	BLOCK_PREFIX,
+	BLOCK_ALLRANGE,
+	BLOCK_HIERARCHICAL,
+	BLOCK_RANGES
+} BlockKind;
+
+/*
+ * The queries of one term on one attribute.  The row count is known without
+ * building the matrix, so the size of a whole workload can be checked
+ * before anything large is allocated.
+ */
+typedef struct Block
+{
+	BlockKind	kind;
+	int			size;			/* k, the attribute's bins */
+	double		rows;			/* queries in the block */
+	int			branching;		/* BLOCK_HIERARCHICAL only */
+	Mat		   *matrix;			/* rows x k; built on first use, given for Ranges */
+} Block;
+
+/* a product term: one block per attribute, NULL meaning Total */
+typedef struct WorkloadTerm
+{
+	Block	  **blocks;
+	int		   *where;			/* spec position of each block, for error messages */
+} WorkloadTerm;
+
+typedef struct Workload
+{
+	Mat		   *matrix;			/* m x n, one query a row */
+	char	  **labels;			/* m labels */
+} Workload;
+
+/* workload.c */
+extern void workload_domain_check(WorkloadDomain *dom);
+extern Workload *workload_from_spec(const WorkloadDomain *dom, const char *spec);
+extern double workload_rows(const WorkloadDomain *dom, List *terms);
+extern void workload_check_size(const WorkloadDomain *dom, List *terms);
+extern Workload *workload_build(const WorkloadDomain *dom, List *terms);
+
+/* spec.c: parse a spec into a list of WorkloadTerm (blocks not yet built) */
+extern List *workload_parse(const WorkloadDomain *dom, const char *spec);
+
+/* blocks.c */
+extern Block *block_new(BlockKind kind, int size, int branching);
+extern Block *block_ranges(int size, List *rows);
+extern Mat *block_matrix(Block *b);
+extern void range_by_bounds(const WorkloadAttr *attr, double lo, double hi, double *row);
+extern void range_by_labels(const WorkloadAttr *attr, const char *first, const char *last,
+							double *row);
+
+/* labels.c */
+extern void append_number(StringInfo buf, double x);
+extern void append_interval(StringInfo buf, double lo, double hi);
+extern void append_list(StringInfo buf, char *const *items, int count);
+extern char *block_row_condition(const WorkloadAttr *attr, const Mat *block, int row);
+
+#endif

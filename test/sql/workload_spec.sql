@@ -1,0 +1,199 @@
+-- workload_spec: the workload spec algebra of dpm._workload_matrix.
+-- 0/1 matrices are printed one query a row as digit strings ('1100').
+
+-- one interval attribute x: k bins [0,10), [10,20), ...
+CREATE FUNCTION w1(spec text, k int, OUT matrix float8[], OUT labels text[])
+LANGUAGE sql AS $$
+  SELECT * FROM dpm._workload_matrix(spec, '{x}', ARRAY[k],
+    ARRAY(SELECT 'b' || i FROM generate_series(1, k) i),
+    ARRAY(SELECT 10 * (i - 1) FROM generate_series(1, k) i)::float8[],
+    ARRAY(SELECT 10 * i FROM generate_series(1, k) i)::float8[])
+$$;
+
+-- age: three decades (an interval attribute); sex: two values
+CREATE FUNCTION w2(spec text, OUT matrix float8[], OUT labels text[])
+LANGUAGE sql AS $$
+  SELECT * FROM dpm._workload_matrix(spec, '{age,sex}', '{3,2}',
+    '{20s,30s,40s,F,M}', '{20,30,40,NaN,NaN}', '{30,40,50,NaN,NaN}')
+$$;
+
+-- w2 plus region: three values
+CREATE FUNCTION w3(spec text, OUT matrix float8[], OUT labels text[])
+LANGUAGE sql AS $$
+  SELECT * FROM dpm._workload_matrix(spec, '{age,sex,region}', '{3,2,3}',
+    '{20s,30s,40s,F,M,north,south,east}',
+    '{20,30,40,NaN,NaN,NaN,NaN,NaN}', '{30,40,50,NaN,NaN,NaN,NaN,NaN}')
+$$;
+
+-- interval bins with a gap between 30 and 65 and an open end
+CREATE FUNCTION wgap(spec text, OUT matrix float8[], OUT labels text[])
+LANGUAGE sql AS $$
+  SELECT * FROM dpm._workload_matrix(spec, '{age}', '{3}',
+    '{young,mid,old}', '{0,18,65}', '{18,30,Infinity}')
+$$;
+
+CREATE FUNCTION bits(m float8[]) RETURNS text[]
+LANGUAGE sql AS $$
+  SELECT array_agg(r ORDER BY i) FROM (
+    SELECT i, string_agg(m[i][j]::int::text, '' ORDER BY j) AS r
+    FROM generate_subscripts(m, 1) i, generate_subscripts(m, 2) j
+    GROUP BY i) s
+$$;
+
+-- single blocks over four bins
+SELECT unnest(bits(matrix)) AS identity FROM w1('Identity(x)', 4);
+SELECT unnest(bits(matrix)) AS total FROM w1('Total(x)', 4);
+SELECT unnest(bits(matrix)) AS prefix FROM w1('Prefix(x)', 4);
+-- all k(k+1)/2 = 10 ranges, ordered by start then end
+SELECT unnest(bits(matrix)) AS allrange FROM w1('AllRange(x)', 4);
+SELECT array_length(matrix, 1) AS rows, array_length(matrix, 2) AS cols
+FROM w1('AllRange(x)', 4);
+
+-- hierarchical: the binary tree over 4 bins, level by level
+SELECT bits(matrix) = '{1111,1100,0011,1000,0100,0010,0001}' AS h4
+FROM w1('Hierarchical(x)', 4);
+SELECT bits(matrix) = bits((w1('Hierarchical(x, 2)', 4)).matrix) AS default_is_binary
+FROM w1('Hierarchical(x)', 4);
+-- not powers of two: larger parts first, single bins are not split again
+SELECT unnest(bits(matrix)) AS h5 FROM w1('Hierarchical(x)', 5);
+SELECT bits(matrix) = '{11111,11100,00011,11000,00100,00010,00001,10000,01000}' AS h5_ok
+FROM w1('Hierarchical(x)', 5);
+SELECT bits(matrix) = '{1111111,1111000,0000111,1100000,0011000,0000110,0000001,'
+                      '1000000,0100000,0010000,0001000,0000100,0000010}' AS h7_ok
+FROM w1('Hierarchical(x)', 7);
+-- branching 3 over 7 bins: parts of 3, 2, 2
+SELECT unnest(bits(matrix)) AS h7_b3 FROM w1('Hierarchical(x, 3)', 7);
+SELECT bits(matrix) = '{1111111,1110000,0001100,0000011,1000000,0100000,0010000,'
+                      '0001000,0000100,0000010,0000001}' AS h7_b3_ok
+FROM w1('Hierarchical(x, 3)', 7);
+SELECT array_length(matrix, 1) AS h9_b3_rows FROM w1('Hierarchical(x, 3)', 9);
+-- a branching factor above the bin count: the root, then the leaves
+SELECT unnest(bits(matrix)) AS h4_b10 FROM w1('Hierarchical(x, 10)', 4);
+SELECT unnest(bits(matrix)) AS h1 FROM w1('Hierarchical(x)', 1);
+
+-- the Kronecker product follows the domain order (age, then sex),
+-- whatever the order of the factors; cell = age bin * 2 + sex bin
+SELECT bits(matrix) = '{100000,010000,101000,010100,101010,010101,'
+                      '001000,000100,001010,000101,000010,000001}' AS kron_by_hand
+FROM w2('AllRange(age) * Identity(sex)');
+SELECT a.matrix = b.matrix AS factor_order_free
+FROM w2('AllRange(age) * Identity(sex)') a, w2('Identity(sex) * AllRange(age)') b;
+-- attributes a term leaves out are summed over
+SELECT unnest(bits(matrix)) AS prefix_age FROM w2('Prefix(age)');
+SELECT unnest(bits(matrix)) AS identity_sex FROM w2('Identity(sex)');
+
+-- union stacks the terms' rows in order
+SELECT unnest(bits(matrix)) AS union_rows FROM w2('Total(age) + Identity(sex) + Identity(age)*Identity(sex)');
+-- Marginal is shorthand for a product of Identity blocks
+SELECT a.matrix = b.matrix AS marginal
+FROM w3('Marginal(age, region)') a, w3('Identity(region) * Identity(age)') b;
+SELECT a.matrix = b.matrix AS marginal_one
+FROM w3('Marginal(sex)') a, w3('Identity(sex)') b;
+-- a product distributes over a parenthesized union
+SELECT a.matrix = b.matrix AS parentheses
+FROM w2('(Identity(age) + Total(age)) * Identity(sex)') a,
+     w2('Identity(age) * Identity(sex) + Total(age) * Identity(sex)') b;
+-- block names are case-insensitive, whitespace is free, names may be quoted
+SELECT a.matrix = b.matrix AS spelling
+FROM w2(E' allrange ( "age" )\n*\tIDENTITY(sex) ') a, w2('AllRange(age)*Identity(sex)') b;
+
+-- explicit ranges: by bounds, by one label, by labels inclusive
+SELECT unnest(bits(matrix)) AS ranges
+FROM w2('Ranges(age, [20, 40), [40,50), ''30s'', ''20s'':''40s'')');
+SELECT unnest(bits(matrix)) AS ranges_values
+FROM w3('Ranges(region, ''north'':''south'', ''east'')');
+-- bounds may be written with exponents, signs and inf
+SELECT unnest(labels) AS gap_labels
+FROM wgap('Ranges(age, [0, 30), [+18, inf), [1.8e1, 65), [65, Infinity), ''young'':''mid'')');
+
+-- labels
+SELECT unnest(labels) AS labels FROM w2('AllRange(age) * Identity(sex) + Total(sex)');
+SELECT unnest(labels) AS labels
+FROM w3('Ranges(region, ''north'':''south'', ''east'', ''north'':''east'') * Ranges(age, ''30s'')');
+SELECT labels[1:3] AS labels FROM w3('Marginal(age, sex, region)');
+SELECT unnest(labels) AS h4_labels FROM w1('Hierarchical(x)', 4);
+SELECT array_length(labels, 1) = array_length(matrix, 1) AS one_label_a_query
+FROM w3('AllRange(age) * Identity(region) + Marginal(sex, region) + Total(age)');
+
+-- errors: the spec
+SELECT * FROM w2('');
+SELECT * FROM w2('   ');
+SELECT * FROM w2('Foo(age)');
+SELECT * FROM w2('age');
+SELECT * FROM w2('Identity(agee)');
+SELECT * FROM w2('Identity(age) * Prefix(age)');
+SELECT * FROM w2('Marginal(age, sex) * Total(sex)');
+SELECT * FROM w2('Marginal(age, age)');
+SELECT * FROM w2('(Identity(age) + Total(sex)) * Identity(age)');
+SELECT * FROM w2('Identity(age, sex)');
+SELECT * FROM w2('Hierarchical(age, 1)');
+SELECT * FROM w2('Hierarchical(age, 2.5)');
+SELECT * FROM w2('Hierarchical(age, -3)');
+SELECT * FROM w2('Hierarchical(age, two)');
+SELECT * FROM w2('Ranges(age, [25, 40))');
+SELECT * FROM w2('Ranges(age, [20, 60))');
+SELECT * FROM w2('Ranges(age, [10, 30))');
+SELECT * FROM w2('Ranges(age, [30, 30))');
+SELECT * FROM w2('Ranges(age, [40, 30))');
+SELECT * FROM w2('Ranges(age, [20, 30])');
+SELECT * FROM w2('Ranges(age, ''40s'':''20s'')');
+SELECT * FROM w2('Ranges(age, ''50s'')');
+SELECT * FROM w2('Ranges(sex, [0, 1))');
+SELECT * FROM w2('Ranges(sex, F)');
+SELECT * FROM w2('Ranges(sex)');
+SELECT * FROM wgap('Ranges(age, [30, 65))');
+SELECT * FROM w2('Identity(age) Total(sex)');
+SELECT * FROM w2('Identity(age))');
+SELECT * FROM w2('Identity(age');
+SELECT * FROM w2('Identity(age) +');
+SELECT * FROM w2('Ranges(sex, ''F)');
+SELECT * FROM w2('Identity(age) # Total(sex)');
+SELECT * FROM w2('3 * Total(age)');
+SELECT * FROM w2('Total(age) * 0.5');
+
+-- errors: the domain arrays
+SELECT * FROM dpm._workload_matrix('Total(a)', '{a,b}', '{2}', '{x,y}', '{NaN,NaN}', '{NaN,NaN}');
+SELECT * FROM dpm._workload_matrix('Total(a)', '{a}', '{2}', '{x,y,z}', '{NaN,NaN}', '{NaN,NaN}');
+SELECT * FROM dpm._workload_matrix('Total(a)', '{a}', '{2}', '{x,y}', '{NaN}', '{NaN,NaN}');
+SELECT * FROM dpm._workload_matrix('Total(a)', '{a}', '{2}', '{x,y}', '{NaN,NaN}', '{NaN,NaN,NaN}');
+SELECT * FROM dpm._workload_matrix('Total(a)', '{}', '{}', '{}', '{}', '{}');
+SELECT * FROM dpm._workload_matrix('Total(a)', '{a}', '{0}', '{}', '{}', '{}');
+SELECT * FROM dpm._workload_matrix('Total(a)', '{a,a}', '{1,1}', '{x,y}', '{NaN,NaN}', '{NaN,NaN}');
+SELECT * FROM dpm._workload_matrix('Total(a)', '{{a}}', '{1}', '{x}', '{NaN}', '{NaN}');
+SELECT * FROM dpm._workload_matrix('Total(a)', '{a,NULL}', '{1,1}', '{x,y}', '{NaN,NaN}', '{NaN,NaN}');
+SELECT * FROM dpm._workload_matrix('Total(a)', '{a}', '{NULL}', '{x}', '{NaN}', '{NaN}');
+SELECT * FROM dpm._workload_matrix('Total(a)', '{a}', '{2}', '{x,NULL}', '{NaN,NaN}', '{NaN,NaN}');
+SELECT * FROM dpm._workload_matrix('Total(a)', '{a}', '{2}', '{x,y}', '{0,NULL}', '{1,2}');
+SELECT * FROM dpm._workload_matrix('Total(a)', '{a}', '{2}', '{x,y}', '{0,1}', '{1,NULL}');
+SELECT * FROM dpm._workload_matrix('Total(a)', '{a}', '{2}', '{x,y}', '{0,NaN}', '{1,2}');
+SELECT * FROM dpm._workload_matrix('Total(a)', '{a}', '{2}', '{x,y}', '{0,2}', '{1,2}');
+SELECT * FROM dpm._workload_matrix('Ranges(a, ''x'')', '{a}', '{2}', '{x,x}', '{NaN,NaN}', '{NaN,NaN}');
+
+-- the SQLSTATEs clients can branch on
+CREATE FUNCTION sqlstate_of(spec text) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM w2(spec);
+  RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+  RETURN SQLSTATE;
+END
+$$;
+SELECT spec, sqlstate_of(spec) FROM (VALUES
+  (''), ('Foo(age)'), ('Identity(agee)'), ('Ranges(age, ''50s'')'),
+  ('Identity(age) * Total(age)'), ('Hierarchical(age, 1)'), ('Ranges(age, [25, 40))'),
+  ('Ranges(age, [30, 30))'), ('Identity(age) x'), ('Identity(age'), ('2 * Total(age)'),
+  ('Total(age) + Total(sex)')) t(spec);
+
+-- a workload too large for dpm.max_matrix_mb fails before it is built
+SET dpm.max_matrix_mb = 1;
+SELECT array_length(matrix, 1) FROM w1('AllRange(x)', 1000);
+-- also when distributing a product over unions multiplies the terms
+SELECT array_length(matrix, 1)
+FROM dpm._workload_matrix('(Identity(a) + Total(a)) * (Identity(b) + Total(b))',
+                          '{a,b}', '{1000,1000}', array_fill('x'::text, ARRAY[2000]),
+                          array_fill('NaN'::float8, ARRAY[2000]),
+                          array_fill('NaN'::float8, ARRAY[2000]));
+RESET dpm.max_matrix_mb;
+
+DROP FUNCTION w1, w2, w3, wgap, bits, sqlstate_of;
