@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# demo.sh -- install what dpmatrix needs, build and install it (scripts/setup.sh), then run
+# scripts/demo.sql on a throw-away PostgreSQL 15 cluster (pg_virtualenv), which is dropped at the end.
+set -euo pipefail
+
+PGVERSION=15
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+scripts/setup.sh
+
+echo "demo: starting a throw-away PostgreSQL $PGVERSION cluster"
+# -t: a private cluster under /tmp even as root, so parallel runs and existing clusters do not clash.
+# psql reads demo.sql itself, so the server needs no access to this directory.
+pg_virtualenv -t -v "$PGVERSION" -c "--locale=C.UTF-8 --encoding=UTF8" \
+	psql -X -q -v ON_ERROR_STOP=1 -f "$PWD/scripts/demo.sql" </dev/null
