@@ -1,0 +1,523 @@
+/*
+ * sampler.c -- exact discrete Laplace and discrete Gaussian noise from a
+ * cryptographically secure source, and the Laplace and Gaussian mechanisms
+ * built on them over a fine power-of-two grid.
+ *
+ * Why not b * log(U): Mironov (CCS 2012) showed that x + Laplace noise
+ * computed in floating point leaks x through which doubles the sum can take,
+ * enough to rebuild a database.  Here every random decision is made in
+ * integer arithmetic (the samplers of Canonne, Kamath & Steinke, "The
+ * Discrete Gaussian for Differential Privacy", NeurIPS 2020, hereafter CKS),
+ * the noise is an exact integer Z, and the released double is a fixed
+ * function of the exact integer (rounded answer + Z).  Floating point only
+ * chooses parameters that depend on no data (grid, t, S), always rounded up.
+ *
+ * PROOF SKETCH
+ *
+ * 1. Bits.  pg_strong_random (OpenSSL's CSPRNG, or /dev/urandom) is read in
+ *    4 kB blocks and its bits are assumed independent and fair (the usual
+ *    computational assumption).  Uniform on [0, n): draw k = ceil(log2 n)
+ *    bits, reject values >= n.  Each trial is uniform on [0, 2^k), so the
+ *    accepted value is uniform on [0, n) (no modulo bias); a trial fails
+ *    with probability below 1/2.
+ *
+ * 2. Bernoulli(num/den): P[U < num] = num/den for U uniform on [0, den).
+ *    Bernoulli(exp(-gamma)) for gamma = num/den in [0, 1] (CKS Algorithm 1):
+ *    step k of the loop continues with probability gamma/k, so
+ *    P[K > k] = gamma^k / k! and P[K odd] = sum_j (-gamma)^j / j! = e^-gamma.
+ *    Bernoulli(gamma/k) is drawn as Bernoulli(gamma) AND Bernoulli(1/k),
+ *    independent events whose joint probability is gamma/k, so den * k never
+ *    has to be formed.  For gamma > 1, e^-gamma is e^-1 to the power
+ *    floor(gamma) times e^-(gamma - floor(gamma)), one independent coin each.
+ *
+ * 3. Discrete Laplace, P[Z = z] proportional to e^(-|z|/t), t >= 1 integer
+ *    (CKS Algorithm 2).  U uniform on [0, t) is kept with probability
+ *    e^(-U/t); V counts successes of Bernoulli(e^-1) before the first
+ *    failure, so P[V = v] is proportional to e^-v; hence X = U + t V has
+ *    P[X = x] proportional to e^(-x/t) on x >= 0.  A fair sign, with
+ *    "negative zero" rejected, gives zero the same weight as any other value.
+ *
+ * 4. Discrete Gaussian, P[Z = z] proportional to e^(-z^2 / (2S)) (CKS
+ *    Algorithm 3).  Propose Y ~ discrete Laplace(t), t = floor(sqrt S) + 1,
+ *    accept with probability exp(-(|Y| - S/t)^2 / (2S)).  Expanding the
+ *    square, e^(-|y|/t) e^(-(|y| - S/t)^2 / (2S)) = e^(-y^2 / (2S)) times a
+ *    constant, so the accepted law is the discrete Gaussian (any t > 0 is
+ *    correct; this t makes the expected number of proposals small).  The
+ *    exponent is the rational (|Y| t - S)^2 / (2 S t^2), exact in 128 bits.
+ *
+ * 5. Laplace mechanism.  Let g = 2^e, R(v) = round(v / g) and v, v'
+ *    neighbours with ||v - v'||_1 <= D.  Rounding moves each coordinate by at
+ *    most g/2, so |R_i - R'_i| <= |v_i - v'_i| / g + 1 and
+ *    ||R - R'||_1 <= D/g + m.  With Z_i independent discrete Laplace(t),
+ *    P[R + Z = w] / P[R' + Z = w] = exp((||w - R'||_1 - ||w - R||_1) / t)
+ *    <= exp(||R - R'||_1 / t) <= e^epsilon once t >= (D/g + m) / epsilon.
+ *    The released double is fl(g R_i + g Z_i): both addends are exact
+ *    doubles (|Z_i| < 2^53; when |v_i| >= 2^52 g, v_i is already on the grid
+ *    and g R_i = v_i), and IEEE addition is correctly rounded, so the output
+ *    is a fixed function of the exact integer R_i + Z_i: post-processing.
+ *
+ * 6. Gaussian mechanism.  Each rounding error lies in [-g/2, g/2], so
+ *    ||R - R'||_2 <= (D + sqrt(m) g) / g in grid units.  The analytic
+ *    Gaussian condition (Balle & Wang 2018) depends on sigma / D only, so
+ *    scaling the caller's sigma by 1 + r, r = sqrt(m) g / D, keeps the
+ *    caller's continuous (epsilon, delta) for the rounded answers.
+ *    It remains to compare discrete and continuous noise of the same
+ *    s = (sigma'/g)^2 >= 2^52 (grid units).  Let P_D be the discrete
+ *    Gaussian on Z^m and P_R the law of round(N(0, s I)).  For integer x,
+ *    x + round(N) = round(x + N), so adding P_R noise is post-processing of
+ *    the continuous mechanism and inherits its (eps0, delta0).  Per
+ *    coordinate, by Poisson summation the discrete normaliser is
+ *    sqrt(2 pi s) (1 + O(e^(-2 pi^2 s))), so up to that factor
+ *      P_R(k) / P_D(k) = int_{-1/2}^{1/2} e^(-(2ku + u^2) / (2s)) du,
+ *    which lies in [e^(-1/(8s)), e^(k^2 / (24 s^2))] (sinh(a)/a is in
+ *    [1, e^(a^2/6)]).
+ *    So for every event A, P_D(A) <= e^eta1 P_R(A) with eta1 = m / (8s); and
+ *    P_R(A) <= e^eta2 P_D(A) + beta, where eta2 = (m + c) / (24 s) holds
+ *    on ||k||^2 <= s (m + c), c = 57 sqrt(m) + 1600, whose complement has
+ *    chi-square probability beta <= e^-800 (Laurent & Massart), below any
+ *    positive double delta.  Chaining, the discrete mechanism is
+ *    (eps0 + eta, e^eta1 delta0 + 3 beta)-DP with eta = eta1 + eta2
+ *    = (m/6 + 2.4 sqrt(m) + 67) / s.  For the analytic Gaussian with
+ *    tau = D / sigma, a = tau/2 - eps/tau, b = -tau/2 - eps/tau:
+ *    d delta / d eps = -e^eps Phi(b), d delta / d tau = phi(a), and
+ *    e^eps phi(b) = phi(a).  Mills' ratio (Phi(b)/phi(b) <= 1/|b| <= 2/tau;
+ *    Phi(a)/phi(a) <= 3.5 whenever delta < 0.3) then shows that shrinking
+ *    tau by the factor 1 + kappa with
+ *      kappa >= (2 eta + 3.5 eta1) max(1, 1/tau^2)
+ *    pays for both slacks, to first order, for every epsilon.  We take
+ *    twice that, kappa = (1.55 m + 9.6 sqrt(m) + 268) max(g/sigma, g/D)^2,
+ *    and accept a grid only when kappa <= 2^-8.  This is about 1.5 r^2,
+ *    second order in the rounding cost r already paid; for the sizes dpmatrix
+ *    uses it is 1e-7 or (much) less.  The discrete Gaussian also satisfies
+ *    exactly the continuous zCDP bound rho = D'^2 / (2 sigma'^2) (CKS), with
+ *    no approximation at all.  Output is exact as in 5.
+ *
+ * 7. Grids and overflow.  Laplace: b/g in [2^40, 2^41), t <= 2^42, so
+ *    |Z| < t (V + 1) < 2^53 unless V >= 2047 (probability e^-2047, reported
+ *    as an error, never wrapped).  The scale grows by the relative
+ *    m g / D <= (m / epsilon) 2^-40 (refused above 1/256) plus 2^-40.
+ *    Gaussian: sigma/g in [2^27, 2^28) (or [2^26, 2^27) when the inflation
+ *    would push S past its bound), S <= 2^57, so t <= 2^28.5 + 1,
+ *    2 S t^2 < 2^117, and (|Y| t - S)^2 fits in 128 bits unless V >= 127
+ *    (probability e^-127 per proposal, an error).  sigma grows by
+ *    r = sqrt(m) (sigma/D) 2^-27 at most (2^-26 on the fallback grid), plus
+ *    kappa (refused above 1/256, i.e. once sqrt(m) sigma/D passes 7e6-1e7).  The finer grids that would
+ *    make these costs smaller need wider than 128-bit arithmetic.
+ *
+ * Sampling time depends only on the random bits, never on the data.  The
+ * random block is per backend; the postmaster never draws, so no two
+ * processes start from the same buffered bits.
+ */
+#include "postgres.h"
+
+#include <math.h>
+#include <float.h>
+
+#include "miscadmin.h"
+#include "port/pg_bitutils.h"
+
+#include "mechanism/sampler.h"
+
+#ifndef HAVE_INT128
+#error "dpmatrix's exact samplers need a 128-bit integer type"
+#endif
+
+#define RANDOM_BLOCK_SIZE	4096
+
+/* supported noise scales: keeps every grid value a normal double */
+#define MIN_SCALE			1e-200
+#define MAX_SCALE			1e200
+
+#define LAPLACE_GRID_BITS	41	/* b/g in [2^40, 2^41) */
+#define LAPLACE_MAX_T		(UINT64CONST(1) << 42)
+#define LAPLACE_MAX_INFLATION (1.0 / 256.0)
+#define GAUSSIAN_GRID_BITS	28	/* sigma/g in [2^27, 2^28) */
+#define GAUSSIAN_MAX_S		(UINT64CONST(1) << 57)
+#define GAUSSIAN_MAX_KAPPA	(1.0 / 256.0)
+#define EXACT_LIMIT			(UINT64CONST(1) << 53)	/* |Z| below this is an exact double */
+
+/* floating-point parameter choices are rounded up by this relative margin */
+#define ROUND_UP_MARGIN		(64.0 * DBL_EPSILON)
+
+static uint8 random_block[RANDOM_BLOCK_SIZE];
+static int	random_pos = RANDOM_BLOCK_SIZE;
+static uint64 bit_pool;
+static int	bit_count;
+
+static uint64
+random_word(void)
+{
+	uint64		w;
+
+	if (random_pos > RANDOM_BLOCK_SIZE - (int) sizeof(uint64))
+	{
+		if (!pg_strong_random(random_block, RANDOM_BLOCK_SIZE))
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("could not generate random values")));
+		random_pos = 0;
+	}
+	memcpy(&w, random_block + random_pos, sizeof(w));
+	random_pos += sizeof(w);
+	return w;
+}
+
+/* k fresh random bits, 1 <= k <= 64; bits are never reused */
+static uint64
+random_bits(int k)
+{
+	uint64		r;
+	uint64		w;
+	int			need;
+
+	Assert(k >= 1 && k <= 64);
+	if (bit_count >= k)
+	{
+		r = (k == 64) ? bit_pool : bit_pool & ((UINT64CONST(1) << k) - 1);
+		bit_pool = (k == 64) ? 0 : bit_pool >> k;
+		bit_count -= k;
+		return r;
+	}
+	w = random_word();
+	need = k - bit_count;
+	r = bit_pool | ((need == 64 ? w : w & ((UINT64CONST(1) << need) - 1)) << bit_count);
+	bit_pool = (need == 64) ? 0 : w >> need;
+	bit_count = 64 - need;
+	return r;
+}
+
+/* uniform on [0, n) by rejection of ceil(log2 n)-bit draws, n >= 1 */
+static uint64
+uniform_u64(uint64 n)
+{
+	int			k;
+
+	if (n <= 1)
+		return 0;
+	k = pg_leftmost_one_pos64(n - 1) + 1;
+	for (;;)
+	{
+		uint64		x = random_bits(k);
+
+		if (x < n)
+			return x;
+	}
+}
+
+static uint128
+uniform_u128(uint128 n)
+{
+	int			k;
+
+	if (n <= PG_UINT64_MAX)
+		return uniform_u64((uint64) n);
+	k = pg_leftmost_one_pos64((uint64) ((n - 1) >> 64)) + 1;
+	for (;;)
+	{
+		uint128		hi = random_bits(k);
+		uint128		x = (hi << 64) | random_bits(64);
+
+		if (x < n)
+			return x;
+	}
+}
+
+/* Bernoulli(num/den), 0 <= num <= den, den >= 1 */
+static bool
+bernoulli_ratio(uint128 num, uint128 den)
+{
+	Assert(den > 0 && num <= den);
+	if (num == 0)
+		return false;
+	if (num >= den)
+		return true;
+	return uniform_u128(den) < num;
+}
+
+/* Bernoulli(exp(-num/den)) for num <= den (CKS Algorithm 1) */
+static bool
+bernoulli_exp_small(uint128 num, uint128 den)
+{
+	uint64		k = 1;
+
+	Assert(num <= den);
+	while (bernoulli_ratio(num, den) && bernoulli_ratio(1, k))
+		k++;
+	return (k & 1) == 1;
+}
+
+/* Bernoulli(exp(-num/den)) for any num/den >= 0 */
+static bool
+bernoulli_exp(uint128 num, uint128 den)
+{
+	uint128		whole = num / den;
+
+	for (uint128 i = 0; i < whole; i++)
+		if (!bernoulli_exp_small(1, 1))
+			return false;
+	return bernoulli_exp_small(num % den, den);
+}
+
+/* P[z] proportional to exp(-|z|/t), 1 <= t <= LAPLACE_MAX_T (CKS Algorithm 2) */
+static int64
+discrete_laplace(uint64 t)
+{
+	uint64		max_v = EXACT_LIMIT / t - 1;
+
+	Assert(t >= 1 && t <= LAPLACE_MAX_T);
+	for (;;)
+	{
+		uint64		u = uniform_u64(t);
+		uint64		v = 0;
+		uint64		x;
+		bool		negative;
+
+		if (!bernoulli_exp(u, t))
+			continue;
+		while (bernoulli_exp_small(1, 1))
+		{
+			if (v == max_v)
+				ereport(ERROR,
+						(errcode(ERRCODE_INTERNAL_ERROR),
+						 errmsg("discrete laplace draw exceeds the exact range"),
+						 errdetail("This happens with probability below e^-2047; retry.")));
+			v++;
+		}
+		x = u + t * v;
+		negative = random_bits(1) == 1;
+		if (negative && x == 0)
+			continue;
+		return negative ? -(int64) x : (int64) x;
+	}
+}
+
+static uint64
+isqrt_u64(uint64 n)
+{
+	/* the double square root is only a first guess, corrected exactly */
+	uint64		r = (uint64) sqrt((double) n);
+
+	while ((uint128) r * r > n)
+		r--;
+	while ((uint128) (r + 1) * (r + 1) <= n)
+		r++;
+	return r;
+}
+
+/* P[z] proportional to exp(-z^2 / (2 s2)), 1 <= s2 <= GAUSSIAN_MAX_S (CKS Algorithm 3) */
+static int64
+discrete_gaussian(uint64 s2)
+{
+	uint64		t = isqrt_u64(s2) + 1;
+	uint128		den = (uint128) s2 * t * t * 2;
+
+	Assert(s2 >= 1 && s2 <= GAUSSIAN_MAX_S);
+	for (;;)
+	{
+		int64		y = discrete_laplace(t);
+		uint128		a = (uint128) (uint64) (y < 0 ? -y : y) * t;
+		uint128		d = a >= s2 ? a - s2 : s2 - a;
+
+		if (d > PG_UINT64_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("discrete gaussian proposal exceeds the exact range"),
+					 errdetail("This happens with probability below e^-127; retry.")));
+		if (bernoulli_exp(d * d, den))
+			return y;
+	}
+}
+
+static void
+check_scale(double scale, const char *what)
+{
+	if (!(scale > 0) || !isfinite(scale))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a positive finite number, got %g", what, scale)));
+	if (scale < MIN_SCALE || scale > MAX_SCALE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s %g is outside the supported range [%g, %g]",
+						what, scale, MIN_SCALE, MAX_SCALE)));
+}
+
+static void
+check_count(int count)
+{
+	if (count < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of values must not be negative, got %d", count)));
+}
+
+/* exponent e of the grid 2^e putting scale / 2^e in [2^(bits-1), 2^bits) */
+static int
+grid_exponent(double scale, int bits)
+{
+	int			p;
+
+	(void) frexp(scale, &p);
+	return p - bits;
+}
+
+/* round up a positive double to an integer, with margin for its rounding errors */
+static uint64
+ceil_with_margin(double x)
+{
+	return (uint64) ceil(x * (1.0 + ROUND_UP_MARGIN));
+}
+
+/*
+ * Round each value to the grid 2^e and add 2^e times fresh noise.  Values of
+ * magnitude >= 2^52 g are already multiples of g.  The sum is one correctly
+ * rounded IEEE addition of two exact doubles (see 5 above).
+ */
+static void
+add_grid_noise(double *v, int m, int e, bool gaussian, uint64 param)
+{
+	double		big = ldexp(1.0, 52 + e);
+
+	for (int i = 0; i < m; i++)
+	{
+		double		r = v[i];
+		int64		z;
+
+		CHECK_FOR_INTERRUPTS();
+		if (fabs(r) < big)
+			r = ldexp(rint(ldexp(r, -e)), e) + 0.0;	/* + 0.0: no negative zero */
+		z = gaussian ? discrete_gaussian(param) : discrete_laplace(param);
+		v[i] = r + ldexp((double) z, e);
+	}
+}
+
+/* variance of discrete Laplace(t): 2 q / (1 - q)^2, q = e^(-1/t) */
+static double
+discrete_laplace_variance(uint64 t)
+{
+	double		one_minus_q = -expm1(-1.0 / (double) t);
+
+	return 2.0 * exp(-1.0 / (double) t) / (one_minus_q * one_minus_q);
+}
+
+double
+dpm_laplace_mechanism(double *v, int m, double l1_sens, double epsilon)
+{
+	double		b;
+	int			e;
+	uint64		t;
+
+	check_count(m);
+	check_scale(l1_sens, "L1 sensitivity");
+	if (!(epsilon > 0) || !isfinite(epsilon))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon must be a positive finite number, got %g", epsilon)));
+	b = l1_sens / epsilon;
+	check_scale(b, "Laplace noise scale");
+
+	/*
+	 * t = b/g + m/epsilon: the second term is the rounding's share and does
+	 * not shrink with g, so a coarser grid never helps; refuse when it would
+	 * add more than LAPLACE_MAX_INFLATION to the scale.
+	 */
+	e = grid_exponent(b, LAPLACE_GRID_BITS);
+	if (!((double) m * ldexp(1.0, e) / l1_sens <= LAPLACE_MAX_INFLATION))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%d answers at epsilon %g exceed the range of the exact Laplace sampler",
+						m, epsilon),
+				 errdetail("Rounding to the sampler's grid would inflate the noise by more than %g%%.",
+						   100.0 * LAPLACE_MAX_INFLATION),
+				 errhint("Use a larger epsilon or a strategy with fewer rows.")));
+	t = ceil_with_margin((ldexp(l1_sens, -e) + (double) m) / epsilon);
+	Assert(t <= LAPLACE_MAX_T);
+	add_grid_noise(v, m, e, false, t);
+	return ldexp(1.0, 2 * e) * discrete_laplace_variance(t);
+}
+
+/*
+ * Rounding inflation and discrete-gap allowance for a Gaussian mechanism on
+ * the grid 2^e (sections 6 and 7 above); false if the grid does not fit.
+ */
+static bool
+gaussian_grid_fits(double sigma, double l2_sens, int m, int e, uint64 *s2)
+{
+	double		g = ldexp(1.0, e);
+	double		r = sqrt((double) m) * g / l2_sens;
+	double		worst = Max(g / sigma, g / l2_sens);
+	double		kappa = (1.55 * m + 9.6 * sqrt((double) m) + 268.0) * worst * worst;
+	double		units = ldexp(sigma, -e) * (1.0 + r) * (1.0 + kappa);
+	double		units2 = units * units;
+
+	if (!(kappa <= GAUSSIAN_MAX_KAPPA) ||
+		!(units2 * (1.0 + ROUND_UP_MARGIN) < (double) GAUSSIAN_MAX_S))
+		return false;
+	*s2 = ceil_with_margin(units2);
+	return true;
+}
+
+double
+dpm_gaussian_mechanism(double *v, int m, double l2_sens, double sigma)
+{
+	int			e0,
+				e;
+	uint64		s2 = 0;
+
+	check_count(m);
+	check_scale(l2_sens, "L2 sensitivity");
+	check_scale(sigma, "Gaussian noise standard deviation");
+
+	/*
+	 * Finest grid first; the next coarser one can still fit when the
+	 * rounding inflation pushes S past GAUSSIAN_MAX_S.  Coarser still only
+	 * raises kappa, so two tries suffice.
+	 */
+	e0 = grid_exponent(sigma, GAUSSIAN_GRID_BITS);
+	for (e = e0; e <= e0 + 1; e++)
+		if (gaussian_grid_fits(sigma, l2_sens, m, e, &s2))
+			break;
+	if (e > e0 + 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%d answers with noise %g times their L2 sensitivity exceed the range of the exact Gaussian sampler",
+						m, sigma / l2_sens),
+				 errdetail("Rounding to the sampler's grid would inflate the noise by more than a few percent."),
+				 errhint("Use a larger epsilon or delta, or a strategy with fewer rows.")));
+	add_grid_noise(v, m, e, true, s2);
+	return ldexp((double) s2, 2 * e);
+}
+
+void
+dpm_sample_laplace(double b, int count, double *out)
+{
+	int			e;
+	uint64		t;
+
+	check_scale(b, "Laplace scale");
+	check_count(count);
+	e = grid_exponent(b, LAPLACE_GRID_BITS);
+	t = (uint64) ceil(ldexp(b, -e));	/* exact: scaling by 2^-e loses nothing */
+	for (int i = 0; i < count; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		out[i] = ldexp((double) discrete_laplace(t), e);
+	}
+}
+
+void
+dpm_sample_gaussian(double s, int count, double *out)
+{
+	int			e;
+	uint64		s2;
+
+	check_scale(s, "Gaussian standard deviation");
+	check_count(count);
+	e = grid_exponent(s, GAUSSIAN_GRID_BITS);
+	s2 = ceil_with_margin(ldexp(s, -e) * ldexp(s, -e));
+	for (int i = 0; i < count; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		out[i] = ldexp((double) discrete_gaussian(s2), e);
+	}
+}

@@ -1,0 +1,38 @@
+/*
+ * sampler.h -- secure noise: exact discrete Laplace and discrete Gaussian
+ * samplers (Canonne, Kamath & Steinke 2020) fed by pg_strong_random, and the
+ * Laplace and Gaussian mechanisms built on them over a fine power-of-two
+ * grid.  The privacy argument is at the top of sampler.c.
+ */
+#ifndef DPM_SAMPLER_H
+#define DPM_SAMPLER_H
+
+/*
+ * Laplace mechanism: epsilon-DP for L1 sensitivity l1_sens of v (m values,
+ * modified in place).  Rounds v to a grid of spacing g = 2^k and adds g Z,
+ * Z ~ DiscreteLaplace(t) with t >= (l1_sens / g + m) / epsilon: rounding
+ * moves each coordinate of each of two neighbouring inputs by at most g / 2,
+ * so the rounded answers are at most l1_sens + m g apart in L1.
+ * Returns the per-coordinate variance of the noise actually added,
+ * g^2 * 2 e^{-1/t} / (1 - e^{-1/t})^2.
+ */
+extern double dpm_laplace_mechanism(double *v, int m, double l1_sens, double epsilon);
+
+/*
+ * Gaussian mechanism with standard deviation at least sigma, where sigma is
+ * the caller's calibration for L2 sensitivity l2_sens.  Rounds v to a grid
+ * g = 2^k, inflates sigma by (l2_sens + sqrt(m) g) / l2_sens to cover the
+ * rounding (and by a further relative term far below that one for the
+ * discrete-versus-continuous gap), then adds g Z, Z ~ DiscreteGaussian(S)
+ * with S = ceil((sigma' / g)^2).  Returns the noise variance g^2 S.
+ */
+extern double dpm_gaussian_mechanism(double *v, int m, double l2_sens, double sigma);
+
+/*
+ * Plain draws on the grid, for tests and dpm.noise: Laplace of scale b,
+ * Gaussian of standard deviation s (both rounded up to the grid).
+ */
+extern void dpm_sample_laplace(double b, int count, double *out);
+extern void dpm_sample_gaussian(double s, int count, double *out);
+
+#endif
