@@ -20,6 +20,9 @@ typedef struct Mat
 
 #define MAT(M, i, j) ((M)->data[(size_t) (i) + (size_t) (j) * (size_t) (M)->rows])
 
+/* dpm.max_matrix_mb: the largest single dense matrix we allocate */
+extern int	dpm_max_matrix_mb;
+
 /* allocation (zero-filled); refuses sizes above dpm.max_matrix_mb */
 extern Mat *mat_new(int rows, int cols);
 extern Mat *mat_copy(const Mat *a);

@@ -1,0 +1,51 @@
+/*
+ * module.c -- module load: GUCs and library settings.
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "fmgr.h"
+#include "utils/guc.h"
+
+#include "histogram/histogram.h"
+#include "linalg/lapack.h"
+#include "linalg/linalg.h"
+
+PG_MODULE_MAGIC;
+
+static int	dpm_blas_threads = 1;
+
+static void
+assign_blas_threads(int newval, void *extra)
+{
+	openblas_set_num_threads(newval);
+}
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	DefineCustomIntVariable("dpm.max_matrix_mb",
+							"Largest dense matrix dpmatrix will allocate, in megabytes (1 .. 1048576).",
+							"Requests above the limit fail with an error before any memory is allocated.",
+							&dpm_max_matrix_mb, 1024, 1, 1048576,
+							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("dpm.max_cells",
+							"Largest number of cells a domain may have (1 .. 2147483647).",
+							NULL,
+							&dpm_max_cells, 10000000, 1, INT_MAX,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+	/*
+	 * OpenBLAS threads run inside the backend; one thread is the safe
+	 * default, more can be allowed per session for large optimizations.
+	 */
+	DefineCustomIntVariable("dpm.blas_threads",
+							"Threads OpenBLAS may use inside a backend (1 .. 64).",
+							NULL,
+							&dpm_blas_threads, 1, 1, 64,
+							PGC_USERSET, 0, NULL, assign_blas_threads, NULL);
+	MarkGUCPrefixReserved("dpm");
+	openblas_set_num_threads(dpm_blas_threads);
+}

@@ -1,0 +1,74 @@
+/*
+ * options.c -- validated access to jsonb options, so a misspelt option is an
+ * error rather than silently ignored.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+#include "api/options.h"
+
+void
+options_check_keys(Jsonb *options, const char *const *allowed, const char *context)
+{
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	int			depth = 0;
+
+	if (!JB_ROOT_IS_OBJECT(options))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("options must be a JSON object")));
+	it = JsonbIteratorInit(&options->root);
+	while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
+	{
+		if (tok == WJB_BEGIN_OBJECT || tok == WJB_BEGIN_ARRAY)
+			depth++;
+		else if (tok == WJB_END_OBJECT || tok == WJB_END_ARRAY)
+			depth--;
+		else if (tok == WJB_KEY && depth == 1)
+		{
+			char	   *key = pnstrdup(v.val.string.val, v.val.string.len);
+			bool		ok = false;
+			StringInfoData names;
+
+			for (const char *const *a = allowed; *a; a++)
+				ok = ok || strcmp(key, *a) == 0;
+			if (ok)
+				continue;
+			initStringInfo(&names);
+			for (const char *const *a = allowed; *a; a++)
+				appendStringInfo(&names, "%s%s", a == allowed ? "" : ", ", *a);
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown option \"%s\" for %s", key, context),
+					 names.len > 0 ? errhint("Valid options: %s.", names.data)
+					 : errhint("This method takes no options.")));
+		}
+	}
+}
+
+int
+options_get_int(Jsonb *options, const char *key, int dflt, int min, int max)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(&options->root, key, strlen(key), NULL);
+	double		d;
+
+	if (v == NULL)
+		return dflt;
+	if (v->type != jbvNumeric)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("option \"%s\" must be a number", key)));
+	d = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v->val.numeric)));
+	if (d != floor(d) || d < min || d > max)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("option \"%s\" must be an integer between %d and %d, got %g", key, min, max, d)));
+	return (int) d;
+}

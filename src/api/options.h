@@ -1,0 +1,15 @@
+/*
+ * options.h -- reading the jsonb `options` argument of dpmatrix functions.
+ */
+#ifndef DPM_API_OPTIONS_H
+#define DPM_API_OPTIONS_H
+
+#include "postgres.h"
+#include "utils/jsonb.h"
+
+/* error unless options is an object whose keys are all in allowed (NULL-terminated) */
+extern void options_check_keys(Jsonb *options, const char *const *allowed, const char *context);
+/* integer option in [min, max], or dflt when absent */
+extern int	options_get_int(Jsonb *options, const char *key, int dflt, int min, int max);
+
+#endif

@@ -1,0 +1,216 @@
+/*
+ * pure_api.c -- SQL entry points of the pure functions: sensitivity, error,
+ * error profile, reconstruction, Gaussian calibration, and the mechanism on
+ * a caller-supplied vector.  Argument checks and conversion only.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+
+#include "api/array.h"
+#include "mechanism/calibrate.h"
+#include "mechanism/error.h"
+#include "mechanism/mechanism.h"
+
+static int
+norm_arg(text *t)
+{
+	char	   *s = text_to_cstring(t);
+
+	if (pg_strcasecmp(s, "l1") == 0)
+		return 1;
+	if (pg_strcasecmp(s, "l2") == 0)
+		return 2;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown norm \"%s\"", s),
+			 errhint("Use 'l1' (Laplace mechanism) or 'l2' (Gaussian mechanism).")));
+	return 0;
+}
+
+static void
+check_same_cells(const Mat *w, const Mat *a)
+{
+	if (w->cols != a->cols)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("workload has %d columns but strategy has %d", w->cols, a->cols),
+				 errhint("Both matrices need one column per cell of the same domain.")));
+}
+
+PG_FUNCTION_INFO_V1(dpm_sensitivity);
+Datum
+dpm_sensitivity(PG_FUNCTION_ARGS)
+{
+	Mat		   *a = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "a");
+
+	PG_RETURN_FLOAT8(mat_max_col_norm(a, norm_arg(PG_GETARG_TEXT_PP(1))));
+}
+
+PG_FUNCTION_INFO_V1(dpm_error_profile);
+Datum
+dpm_error_profile(PG_FUNCTION_ARGS)
+{
+	Mat		   *a = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "a");
+	Svd		   *svd;
+	Mat		   *vs;
+
+	mat_check_size(a->cols, a->cols, "error profile");
+	svd = mat_svd(a, false);
+	/* (A^T A)^+ = (V_r S_r^-1)(V_r S_r^-1)^T */
+	vs = mat_new(a->cols, svd->rank);
+	for (int k = 0; k < svd->rank; k++)
+		for (int j = 0; j < a->cols; j++)
+			MAT(vs, j, k) = MAT(svd->v, j, k) / svd->s[k];
+	PG_RETURN_ARRAYTYPE_P(mat_to_array(mat_mul(vs, false, vs, true)));
+}
+
+PG_FUNCTION_INFO_V1(dpm_gaussian_sigma);
+Datum
+dpm_gaussian_sigma(PG_FUNCTION_ARGS)
+{
+	double		epsilon = PG_GETARG_FLOAT8(0);
+	double		delta = PG_GETARG_FLOAT8(1);
+	double		sens = PG_GETARG_FLOAT8(2);
+
+	check_epsilon_delta(epsilon, delta);
+	if (delta == 0.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the Gaussian mechanism needs delta > 0")));
+	if (!(sens > 0) || !isfinite(sens))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sensitivity must be a positive finite number, got %g", sens)));
+	PG_RETURN_FLOAT8(gaussian_sigma(epsilon, delta, sens));
+}
+
+/* per-query variances of w under strategy a; shared by expected_error and total_error */
+static double *
+query_variances(FunctionCallInfo fcinfo, int *p)
+{
+	Mat		   *w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
+	Mat		   *a = array_to_mat(PG_GETARG_ARRAYTYPE_P(1), "a");
+	double		epsilon = PG_GETARG_FLOAT8(2);
+	double		delta = PG_GETARG_FLOAT8(3);
+	double	   *terms;
+	double		var;
+
+	check_epsilon_delta(epsilon, delta);
+	check_same_cells(w, a);
+	terms = profile_terms(w, mat_svd(a, false));
+	var = noise_variance(a, epsilon, delta, 1.0);
+	for (int i = 0; i < w->rows; i++)
+		terms[i] *= var;
+	*p = w->rows;
+	return terms;
+}
+
+PG_FUNCTION_INFO_V1(dpm_expected_error);
+Datum
+dpm_expected_error(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			p;
+	double	   *v;
+
+	InitMaterializedSRF(fcinfo, 0);
+	v = query_variances(fcinfo, &p);
+	for (int i = 0; i < p; i++)
+	{
+		Datum		values[2] = {Int32GetDatum(i + 1), Float8GetDatum(v[i])};
+		bool		nulls[2] = {false, false};
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(dpm_total_error);
+Datum
+dpm_total_error(PG_FUNCTION_ARGS)
+{
+	int			p;
+	double	   *v = query_variances(fcinfo, &p);
+	double		total = 0.0;
+
+	for (int i = 0; i < p; i++)
+		total += v[i];
+	PG_RETURN_FLOAT8(total);
+}
+
+PG_FUNCTION_INFO_V1(dpm_reconstruct);
+Datum
+dpm_reconstruct(PG_FUNCTION_ARGS)
+{
+	Mat		   *a = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "a");
+	int			len,
+				rank;
+	double	   *y = array_to_vec(PG_GETARG_ARRAYTYPE_P(1), "y", &len);
+
+	if (len != a->rows)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("y has %d values but the strategy has %d rows", len, a->rows)));
+	PG_RETURN_ARRAYTYPE_P(vec_to_array(mat_lstsq(a, y, &rank), a->cols));
+}
+
+PG_FUNCTION_INFO_V1(dpm_mechanism);
+Datum
+dpm_mechanism(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Mat		   *w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
+	Mat		   *a = array_to_mat(PG_GETARG_ARRAYTYPE_P(1), "a");
+	int			n;
+	double	   *x = array_to_vec(PG_GETARG_ARRAYTYPE_P(2), "x", &n);
+	double		epsilon = PG_GETARG_FLOAT8(3);
+	double		delta = PG_GETARG_FLOAT8(4);
+	double		scale = PG_GETARG_FLOAT8(5);
+	Release    *rel;
+
+	check_epsilon_delta(epsilon, delta);
+	check_same_cells(w, a);
+	if (n != a->cols)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("x has %d values but the matrices have %d columns", n, a->cols)));
+	if (!(scale >= 1) || !isfinite(scale))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sensitivity_scale must be a finite number >= 1, got %g", scale)));
+
+	InitMaterializedSRF(fcinfo, 0);
+	rel = run_mechanism(w, a, x, epsilon, delta, scale);
+	for (int i = 0; i < rel->p; i++)
+	{
+		Datum		values[3] = {Int32GetDatum(i + 1), Float8GetDatum(rel->answers[i]),
+		Float8GetDatum(rel->stderrs[i])};
+		bool		nulls[3] = {false, false, false};
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(dpm_matvec);
+Datum
+dpm_matvec(PG_FUNCTION_ARGS)
+{
+	Mat		   *w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
+	int			n;
+	double	   *x = array_to_vec(PG_GETARG_ARRAYTYPE_P(1), "x", &n);
+	double	   *y;
+
+	if (n != w->cols)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("x has %d values but the matrix has %d columns", n, w->cols)));
+	y = palloc(sizeof(double) * Max(w->rows, 1));
+	mat_vec(w, false, x, y);
+	PG_RETURN_ARRAYTYPE_P(vec_to_array(y, w->rows));
+}

@@ -1,0 +1,82 @@
+/*
+ * calibrate.c -- noise calibration for the Laplace and Gaussian mechanisms.
+ *
+ * The Gaussian calibration uses the exact (if and only if) condition of
+ * Theorem 1 in fitness-for-use.md rather than the classical
+ * sigma = sqrt(2 ln(1.25/delta)) Delta / epsilon, which is only valid for
+ * epsilon < 1 and wastes noise everywhere.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "mechanism/calibrate.h"
+
+double
+laplace_variance(double l1_sens, double epsilon)
+{
+	double		b = l1_sens / epsilon;
+
+	return 2.0 * b * b;
+}
+
+/*
+ * log Phi(x) for x <= 0, accurate far into the tail: erfc underflows below
+ * x ~ -38, where the asymptotic series of Mills' ratio takes over.
+ */
+static double
+log_norm_cdf_neg(double x)
+{
+	if (x > -30.0)
+		return log(0.5 * erfc(-x / M_SQRT2));
+	{
+		double		x2 = x * x;
+		double		series = 1.0 - 1.0 / x2 + 3.0 / (x2 * x2) - 15.0 / (x2 * x2 * x2);
+
+		return -0.5 * x2 - log(-x) - 0.5 * log(2.0 * M_PI) + log(series);
+	}
+}
+
+static double
+norm_cdf(double x)
+{
+	return 0.5 * erfc(-x / M_SQRT2);
+}
+
+double
+gaussian_delta(double epsilon, double sigma, double l2_sens)
+{
+	double		r = l2_sens / sigma;
+	double		a = r / 2.0 - epsilon / r;
+	double		b = -r / 2.0 - epsilon / r;
+
+	/* e^eps Phi(b) is formed in logs: e^eps alone overflows for large epsilon */
+	return norm_cdf(a) - exp(epsilon + log_norm_cdf_neg(b));
+}
+
+double
+gaussian_sigma(double epsilon, double delta, double l2_sens)
+{
+	double		lo,
+				hi;
+
+	/*
+	 * delta(sigma) decreases in sigma (Theorem 1).  Bracket in log space, then
+	 * bisect; return the upper end so the guarantee holds for the sigma used.
+	 */
+	lo = hi = l2_sens;
+	while (gaussian_delta(epsilon, hi, l2_sens) > delta && hi < 1e300)
+		hi *= 2.0;
+	while (gaussian_delta(epsilon, lo, l2_sens) <= delta && lo > l2_sens * 1e-12)
+		lo /= 2.0;
+	for (int i = 0; i < 200 && (hi - lo) > 1e-15 * hi; i++)
+	{
+		double		mid = 0.5 * (lo + hi);
+
+		if (gaussian_delta(epsilon, mid, l2_sens) > delta)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}

@@ -1,0 +1,20 @@
+/*
+ * calibrate.h -- how much noise a privacy guarantee needs.
+ */
+#ifndef DPM_CALIBRATE_H
+#define DPM_CALIBRATE_H
+
+/* variance of Laplace noise with scale l1_sens / epsilon: 2 (Delta_1 / eps)^2 */
+extern double laplace_variance(double l1_sens, double epsilon);
+
+/*
+ * Smallest sigma such that adding N(0, sigma^2) to a query of L2 sensitivity
+ * l2_sens is (epsilon, delta)-DP, by the exact condition of the analytic
+ * Gaussian mechanism (Balle & Wang 2018; fitness-for-use.md, Theorem 1).
+ */
+extern double gaussian_sigma(double epsilon, double delta, double l2_sens);
+
+/* the delta of that condition for a given sigma (exposed for tests and reports) */
+extern double gaussian_delta(double epsilon, double sigma, double l2_sens);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * mechanism.c -- the matrix mechanism (matrix-mechanism.txt, Proposition 3).
+ *
+ * y = A x + noise, x_hat = A^+ y, answers W x_hat.  One thin SVD of A serves
+ * both the reconstruction (x_hat = V S^-1 U^T y, the minimum-norm least
+ * squares solution, no inverse formed) and the error of every answer.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "miscadmin.h"
+
+#include "mechanism/calibrate.h"
+#include "mechanism/error.h"
+#include "mechanism/mechanism.h"
+#include "mechanism/sampler.h"
+
+Release *
+run_mechanism(const Mat *w, const Mat *a, const double *x,
+			  double epsilon, double delta, double sens_scale)
+{
+	Release    *rel = palloc0(sizeof(Release));
+	Svd		   *svd;
+	double	   *terms,
+			   *y,
+			   *z,
+			   *xhat;
+	int			m = a->rows,
+				n = a->cols,
+				r;
+
+	if (w->cols != n)
+		elog(ERROR, "run_mechanism: workload has %d cells, strategy %d", w->cols, n);
+
+	svd = mat_svd(a, true);
+	terms = profile_terms(w, svd);
+	r = svd->rank;
+	CHECK_FOR_INTERRUPTS();
+
+	y = palloc(sizeof(double) * Max(m, 1));
+	mat_vec(a, false, x, y);
+	if (delta == 0.0)
+		rel->noise_var = dpm_laplace_mechanism(y, m, sens_scale * mat_max_col_norm(a, 1), epsilon);
+	else
+	{
+		double		l2 = sens_scale * mat_max_col_norm(a, 2);
+
+		rel->noise_var = dpm_gaussian_mechanism(y, m, l2, gaussian_sigma(epsilon, delta, l2));
+	}
+
+	/* x_hat = V_r diag(1/s_r) U_r^T y; the first r columns of U and V are contiguous */
+	{
+		Mat			ur = {m, r, svd->u->data};
+		Mat			vr = {n, r, svd->v->data};
+
+		z = palloc0(sizeof(double) * Max(r, 1));
+		mat_vec(&ur, true, y, z);
+		for (int k = 0; k < r; k++)
+			z[k] /= svd->s[k];
+		xhat = palloc0(sizeof(double) * Max(n, 1));
+		mat_vec(&vr, false, z, xhat);
+	}
+
+	rel->p = w->rows;
+	rel->answers = palloc(sizeof(double) * Max(w->rows, 1));
+	mat_vec(w, false, xhat, rel->answers);
+	rel->stderrs = palloc(sizeof(double) * Max(w->rows, 1));
+	for (int i = 0; i < w->rows; i++)
+		rel->stderrs[i] = sqrt(rel->noise_var * terms[i]);
+	return rel;
+}

@@ -1,0 +1,28 @@
+/*
+ * mechanism.h -- the matrix mechanism: noisy strategy answers, least-squares
+ * reconstruction, workload answers with their standard errors.
+ */
+#ifndef DPM_MECHANISM_H
+#define DPM_MECHANISM_H
+
+#include "linalg/linalg.h"
+
+typedef struct Release
+{
+	int			p;				/* workload queries */
+	double	   *answers;		/* W x_hat */
+	double	   *stderrs;		/* sqrt of each answer's noise variance */
+	double		noise_var;		/* variance of the noise on each strategy answer */
+} Release;
+
+/*
+ * Answer workload w on data vector x through strategy a: epsilon-DP Laplace
+ * noise when delta = 0, (epsilon, delta)-DP Gaussian noise otherwise.
+ * sens_scale multiplies the strategy's sensitivity (a privacy unit that may
+ * contribute several rows).  Every check that can fail runs before any noise
+ * is drawn.
+ */
+extern Release *run_mechanism(const Mat *w, const Mat *a, const double *x,
+							  double epsilon, double delta, double sens_scale);
+
+#endif
