@@ -1,0 +1,47 @@
+-- Matrices at the SQL boundary: every malformed input gets a clear error.
+\set SHOW_CONTEXT never
+SELECT dpm.sensitivity('{}');                                -- empty
+SELECT dpm.sensitivity('{{1,2},{3}}');                       -- ragged (rejected by the array parser)
+SELECT dpm.sensitivity('{{1,NULL},{3,4}}');                  -- NULL
+SELECT dpm.sensitivity('{{1,NaN},{3,4}}');                   -- NaN
+SELECT dpm.sensitivity('{{1,2},{Infinity,4}}');              -- infinite
+SELECT dpm.sensitivity('{{-Infinity}}');
+SELECT dpm.sensitivity('{{{1}}}');                           -- three dimensions
+SELECT dpm.sensitivity(NULL);                                -- strict: NULL in, NULL out
+SELECT dpm.sensitivity('{{1,2}}', 'l3');                     -- unknown norm
+SELECT dpm.sensitivity('{1,-2,3}');                          -- a flat array is one query
+SELECT abs(dpm.sensitivity('{{1},{-2},{3}}', 'L2') - sqrt(14)) < 1e-12 AS l2_ok;
+-- oversized: checked against dpm.max_matrix_mb before anything is allocated
+SET dpm.max_matrix_mb = 1;
+SELECT dpm.sensitivity(array_fill(1::float8, ARRAY[400, 400]));
+SELECT dpm.strategy(array_fill(1::float8, ARRAY[1, 400]), 'identity');
+RESET dpm.max_matrix_mb;
+SET dpm.max_matrix_mb = 0;
+SET dpm.nonexistent = 1;
+
+-- shapes must agree
+SELECT * FROM dpm.expected_error('{{1,1,1}}', '{{1,0},{0,1}}', 1);
+SELECT dpm.total_error('{{1,1}}', '{{1,0},{0,1}}', 1, 1e-6) > 0 AS ok;
+SELECT dpm.reconstruct('{{1,0},{0,1}}', '{1,2,3}');
+SELECT dpm.reconstruct('{{1,0},{0,1}}', '{{1,2}}');
+SELECT dpm.reconstruct('{{1,0},{0,1}}', '{1,NaN}');
+SELECT * FROM dpm.mechanism('{{1,1}}', '{{1,0},{0,1}}', '{1,2,3}', 1);
+
+-- privacy parameters
+SELECT * FROM dpm.expected_error('{{1}}', '{{1}}', 0);
+SELECT * FROM dpm.expected_error('{{1}}', '{{1}}', -1);
+SELECT * FROM dpm.expected_error('{{1}}', '{{1}}', 'NaN');
+SELECT * FROM dpm.expected_error('{{1}}', '{{1}}', 'Infinity');
+SELECT * FROM dpm.expected_error('{{1}}', '{{1}}', 1, -0.1);
+SELECT * FROM dpm.expected_error('{{1}}', '{{1}}', 1, 1);
+SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', 0);
+SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', 1, 0, 0.5);
+
+-- a strategy that cannot answer the workload is refused before any noise is drawn
+SELECT * FROM dpm.mechanism('{{1,0}}', '{{1,1}}', '{1,2}', 1);
+
+-- least squares: exact on consistent systems, minimum norm on rank-deficient ones
+SELECT bool_and(abs(v - e) < 1e-12) AS exact_ok
+  FROM unnest(dpm.reconstruct('{{1,1,1},{1,0,0},{0,1,0},{0,0,1}}', '{6,1,2,3}'), ARRAY[1,2,3]::float8[]) t(v, e);
+SELECT bool_and(abs(v - 1.5) < 1e-12) AS min_norm_ok
+  FROM unnest(dpm.reconstruct('{{1,1}}', '{3}')) v;

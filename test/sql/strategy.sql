@@ -1,0 +1,68 @@
+-- Built-in strategies: identity, workload, hierarchical (any n, any branching), wavelet (any n).
+\set SHOW_CONTEXT never
+CREATE FUNCTION pg_temp.full_rank(a float8[]) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  -- every unit query is supported exactly when A has full column rank
+  PERFORM dpm.total_error(dpm.strategy(a, 'identity'), a, 1);
+  RETURN true;
+EXCEPTION WHEN invalid_parameter_value THEN
+  RETURN false;
+END
+$$;
+CREATE FUNCTION pg_temp.ones(n int) RETURNS float8[] LANGUAGE sql AS $$
+  SELECT ARRAY[array_fill(1::float8, ARRAY[n])]
+$$;
+-- a row is a contiguous run of ones
+CREATE FUNCTION pg_temp.contiguous_rows(a float8[]) RETURNS boolean LANGUAGE sql AS $$
+  SELECT bool_and(regexp_replace(array_to_string(a[i:i][:], ''), '^0*1+0*$', 'ok') = 'ok')
+    FROM generate_series(1, array_length(a, 1)) i
+$$;
+
+-- hierarchical: full rank, contiguous rows, fewer than 2n rows, and sensitivity equal to the tree
+-- height ceil(log_b n) + 1 for every n from 1 to 70 and branching 2, 3, 4
+SELECT b, bool_and(pg_temp.full_rank(a)) AS full_rank,
+       bool_and(pg_temp.contiguous_rows(a)) AS contiguous,
+       bool_and(array_length(a, 1) < 2 * n) AS rows_ok,
+       bool_and(dpm.sensitivity(a) = ceil(log(b, n) - 1e-9) + 1) AS height_ok
+  FROM generate_series(1, 70) n, (VALUES (2), (3), (4)) v(b),
+       LATERAL dpm.strategy(pg_temp.ones(n), 'hierarchical', jsonb_build_object('branching', b)) a
+ GROUP BY b ORDER BY b;
+
+-- the default branching is 2; 5 cells split as 3 + 2 then 2 + 1, 1 + 1, listed level by level
+SELECT dpm.strategy(pg_temp.ones(5), 'hierarchical') =
+       '{{1,1,1,1,1},{1,1,1,0,0},{0,0,0,1,1},{1,1,0,0,0},{0,0,1,0,0},{0,0,0,1,0},{0,0,0,0,1},{1,0,0,0,0},{0,1,0,0,0}}'::float8[]
+       AS h5_ok;
+SELECT dpm.strategy(pg_temp.ones(9), 'hierarchical', '{"branching": 3}') =
+       '{{1,1,1,1,1,1,1,1,1},{1,1,1,0,0,0,0,0,0},{0,0,0,1,1,1,0,0,0},{0,0,0,0,0,0,1,1,1},
+         {1,0,0,0,0,0,0,0,0},{0,1,0,0,0,0,0,0,0},{0,0,1,0,0,0,0,0,0},{0,0,0,1,0,0,0,0,0},{0,0,0,0,1,0,0,0,0},
+         {0,0,0,0,0,1,0,0,0},{0,0,0,0,0,0,1,0,0},{0,0,0,0,0,0,0,1,0},{0,0,0,0,0,0,0,0,1}}'::float8[] AS h9_b3_ok;
+
+-- wavelet: full rank for every n (Haar on the domain padded to a power of two), sensitivity
+-- ceil(log2 n) + 1, and for powers of two the rows are mutually orthogonal
+SELECT bool_and(pg_temp.full_rank(a)) AS full_rank,
+       bool_and(dpm.sensitivity(a) = ceil(log(2, n) - 1e-9) + 1) AS sensitivity_ok
+  FROM generate_series(1, 70) n, LATERAL dpm.strategy(pg_temp.ones(n), 'wavelet') a;
+SELECT n, bool_and(dot = 0) AS rows_orthogonal
+  FROM (SELECT n, i, j, sum(a[i][k] * a[j][k]) AS dot
+          FROM (VALUES (8), (32)) v(n),
+               LATERAL dpm.strategy(pg_temp.ones(n), 'wavelet') a,
+               generate_series(1, n) i, generate_series(1, n) j, generate_series(1, n) k
+         WHERE i < j GROUP BY n, i, j) s
+ GROUP BY n ORDER BY n;
+
+-- identity and workload
+SELECT dpm.strategy('{{1,2,3},{4,5,6}}', 'workload') = '{{1,2,3},{4,5,6}}'::float8[] AS workload_ok,
+       dpm.strategy('{{1,2,3}}', 'identity') = '{{1,0,0},{0,1,0},{0,0,1}}'::float8[] AS identity_ok;
+
+-- a rank-deficient strategy is fine for queries in its row space and refused for others
+SELECT round(variance::numeric, 9) AS variance FROM dpm.expected_error('{{2,2}}', '{{1,1}}', 1);
+SELECT * FROM dpm.expected_error('{{1,0}}', '{{1,1}}', 1);
+
+-- options are checked
+SELECT dpm.strategy('{{1,1}}', 'hierarchical', '{"branching": 1}');
+SELECT dpm.strategy('{{1,1}}', 'hierarchical', '{"branching": 2.5}');
+SELECT dpm.strategy('{{1,1}}', 'hierarchical', '{"branching": "two"}');
+SELECT dpm.strategy('{{1,1}}', 'hierarchical', '{"levels": 3}');
+SELECT dpm.strategy('{{1,1}}', 'wavelet', '{"branching": 2}');
+SELECT dpm.strategy('{{1,1}}', 'hierarchical', '[2]');
+SELECT dpm.strategy('{{1,1}}', 'quadtree');
