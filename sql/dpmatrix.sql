@@ -174,7 +174,6 @@ CREATE TABLE dpm.releases (
   noise           text NOT NULL,
   epsilon         numeric NOT NULL,
   delta           numeric NOT NULL,
-  noise_variance  float8,               -- per strategy answer, as drawn
   released_by     name NOT NULL DEFAULT current_user,
   released_at     timestamptz NOT NULL DEFAULT clock_timestamp()
 );
