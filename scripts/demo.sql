@@ -31,7 +31,7 @@ SELECT dpm.create_workload('ranges', 'age_sex', 'AllRange(age) * Identity(sex) +
 \echo '== one release: epsilon 1 of the budget of 10, hierarchical strategy, Laplace noise'
 \set ECHO queries
 CREATE TEMP TABLE private AS
-SELECT * FROM dpm.answer('ranges', epsilon => 1.0, strategy => dpm.optimize('ranges', 'hierarchical'));
+SELECT * FROM dpm.answer('ranges', epsilon => 1.0, method => 'hierarchical');
 \set ECHO none
 -- the custodian's view: the true answers, which analysts never see
 CREATE TEMP TABLE truth AS SELECT * FROM dpm.exact_answers('ranges');

@@ -51,12 +51,13 @@ COMMENT ON FUNCTION dpm.strategy(float8[], text, jsonb) IS
 
 -- Runs the mechanism on a data vector the caller already has: no catalog data, no budget.
 -- Useful to study a strategy on synthetic data; dpm.answer is the same mechanism on a source.
-CREATE FUNCTION dpm.mechanism(w float8[], a float8[], x float8[], epsilon float8, delta float8 DEFAULT 0,
-                              sensitivity_scale float8 DEFAULT 1)
+CREATE FUNCTION dpm.mechanism(w float8[], a float8[], x float8[], epsilon float8 DEFAULT NULL,
+                              delta float8 DEFAULT 0, sensitivity_scale float8 DEFAULT 1,
+                              rho float8 DEFAULT NULL)
 RETURNS TABLE(query int, answer float8, stderr float8)
-AS 'MODULE_PATHNAME', 'dpm_mechanism' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 100;
-COMMENT ON FUNCTION dpm.mechanism(float8[], float8[], float8[], float8, float8, float8) IS
-  'answers workload w on the caller''s own vector x through strategy a with fresh Laplace (delta = 0) or Gaussian noise';
+AS 'MODULE_PATHNAME', 'dpm_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
+COMMENT ON FUNCTION dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8) IS
+  'answers workload w on the caller''s own vector x through strategy a with fresh noise: Laplace (epsilon, delta = 0), Gaussian ((epsilon, delta > 0)-DP) or Gaussian (rho-zCDP)';
 
 CREATE FUNCTION dpm.noise(distribution text, scale float8, count int) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_noise' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -97,8 +98,34 @@ COMMENT ON AGGREGATE dpm.histogram(int, int) IS
   'frequency vector: element i+1 counts the rows whose cell is i (0 <= i < n); NULL cells are skipped';
 
 ------------------------------------------------------------------------------------------------
+-- Roles.  Cluster-wide, so created only if missing (another database may already have them);
+-- they outlive DROP EXTENSION.  dpm_admin: custodians; dpm_analyst: analysts.  Grant them to
+-- login roles; every right they carry is granted at the end of this file.
+------------------------------------------------------------------------------------------------
+
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'dpm_analyst') THEN
+    CREATE ROLE dpm_analyst NOLOGIN;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'dpm_admin') THEN
+    CREATE ROLE dpm_admin NOLOGIN;
+  END IF;
+  IF NOT pg_catalog.pg_has_role('dpm_admin', 'dpm_analyst', 'MEMBER') THEN
+    GRANT dpm_analyst TO dpm_admin;
+  END IF;
+END
+$$;
+
+-- The role the session acts as outside any SECURITY DEFINER function (login role or SET ROLE):
+-- whom catalog rows are attributed to and whose privileges custodian functions check.
+CREATE FUNCTION dpm._invoker() RETURNS regrole
+AS 'MODULE_PATHNAME', 'dpm_invoker' LANGUAGE C STABLE PARALLEL SAFE;
+
+------------------------------------------------------------------------------------------------
 -- Catalog.  Rows are kept by pg_dump (pg_extension_config_dump) and written only through the
--- functions below.  Budgets and charges are numeric so that sums are exact.
+-- functions below (they run as the extension owner).  Budgets and charges are numeric so that
+-- sums are exact.
 ------------------------------------------------------------------------------------------------
 
 CREATE TABLE dpm.sources (
@@ -108,13 +135,18 @@ CREATE TABLE dpm.sources (
   max_contributions int NOT NULL DEFAULT 1 CHECK (max_contributions >= 1),
   -- 'pure': epsilon-DP, Laplace only, sequential composition.
   -- 'approx': (epsilon, delta)-DP by basic composition; Laplace or Gaussian.
-  model             text NOT NULL CHECK (model IN ('pure', 'approx')),
-  budget_epsilon    numeric NOT NULL CHECK (budget_epsilon > 0),
+  -- 'zcdp': rho-zCDP, additive; Gaussian (rho) or Laplace (epsilon, charged rho = epsilon^2 / 2).
+  model             text NOT NULL CHECK (model IN ('pure', 'approx', 'zcdp')),
+  budget_epsilon    numeric CHECK (budget_epsilon > 0),
   budget_delta      numeric NOT NULL DEFAULT 0 CHECK (budget_delta >= 0 AND budget_delta < 1),
-  registered_by     name NOT NULL DEFAULT current_user,
-  registered_at     timestamptz NOT NULL DEFAULT now()
+  budget_rho        numeric CHECK (budget_rho > 0),
+  registered_by     regrole NOT NULL DEFAULT dpm._invoker(),
+  registered_at     timestamptz NOT NULL DEFAULT now(),
+  CHECK (CASE model WHEN 'zcdp' THEN budget_rho IS NOT NULL AND budget_epsilon IS NULL AND budget_delta = 0
+                    WHEN 'pure' THEN budget_epsilon IS NOT NULL AND budget_rho IS NULL AND budget_delta = 0
+                    ELSE budget_epsilon IS NOT NULL AND budget_rho IS NULL AND budget_delta > 0 END)
 );
-COMMENT ON TABLE dpm.sources IS 'protected relations, their privacy unit and total privacy budget';
+COMMENT ON TABLE dpm.sources IS 'protected relations, their privacy unit, privacy model and total budget';
 
 CREATE TABLE dpm.domains (
   id          serial PRIMARY KEY,
@@ -128,7 +160,8 @@ CREATE TABLE dpm.domains (
   bin_hi      float8[] NOT NULL,
   cell_expr   text NOT NULL,             -- SQL expression giving a row's cell index (NULL: no cell)
   n           int NOT NULL CHECK (n >= 1),
-  created_by  name NOT NULL DEFAULT current_user,
+  -- the source is scanned with this role's privileges: it wrote the conditions in cell_expr
+  created_by  regrole NOT NULL DEFAULT dpm._invoker(),
   created_at  timestamptz NOT NULL DEFAULT now()
 );
 COMMENT ON TABLE dpm.domains IS 'the cells of a frequency vector over a source; cell_expr is built from the custodian''s definition';
@@ -142,7 +175,7 @@ CREATE TABLE dpm.workloads (
   labels      text[] NOT NULL,
   m           int NOT NULL,
   n           int NOT NULL,
-  created_by  name NOT NULL DEFAULT current_user,
+  created_by  regrole NOT NULL DEFAULT dpm._invoker(),
   created_at  timestamptz NOT NULL DEFAULT now()
 );
 COMMENT ON TABLE dpm.workloads IS 'batches of linear counting queries over a domain';
@@ -160,24 +193,28 @@ CREATE TABLE dpm.strategies (
   -- sum over the workload of w (A^T A)^+ w^T: total error = noise variance * profile_trace
   profile_trace   float8 NOT NULL,
   optimize_ms     float8 NOT NULL,
-  created_by      name NOT NULL DEFAULT current_user,
+  created_by      regrole NOT NULL DEFAULT dpm._invoker(),
   created_at      timestamptz NOT NULL DEFAULT now(),
   CONSTRAINT strategies_cache_key UNIQUE (workload_id, method, options, noise)
 );
 COMMENT ON TABLE dpm.strategies IS 'strategy matrices chosen for workloads; reused by dpm.optimize and dpm.answer';
 
+-- A release is inserted, with its ledger rows, in a transaction that commits before any noise
+-- is drawn (status 'charged'); its answers follow in a second one (status 'released').
 CREATE TABLE dpm.releases (
   id              bigserial PRIMARY KEY,
   source_id       int NOT NULL REFERENCES dpm.sources,
   workload_id     int NOT NULL REFERENCES dpm.workloads,
   strategy_id     int NOT NULL REFERENCES dpm.strategies,
-  noise           text NOT NULL,
-  epsilon         numeric NOT NULL,
-  delta           numeric NOT NULL,
-  released_by     name NOT NULL DEFAULT current_user,
+  noise           text NOT NULL CHECK (noise IN ('laplace', 'gaussian')),
+  epsilon         numeric,               -- the charge, in the source's model (see dpm.ledger)
+  delta           numeric NOT NULL DEFAULT 0,
+  rho             numeric,
+  status          text NOT NULL DEFAULT 'charged' CHECK (status IN ('charged', 'released', 'failed')),
+  released_by     regrole NOT NULL,
   released_at     timestamptz NOT NULL DEFAULT clock_timestamp()
 );
-COMMENT ON TABLE dpm.releases IS 'one row per run of a mechanism on a source';
+COMMENT ON TABLE dpm.releases IS 'one row per run of a mechanism on a source; an analyst sees the releases of the roles it belongs to';
 
 CREATE TABLE dpm.release_answers (
   release_id  bigint NOT NULL REFERENCES dpm.releases ON DELETE CASCADE,
@@ -187,21 +224,23 @@ CREATE TABLE dpm.release_answers (
   stderr      float8 NOT NULL,
   PRIMARY KEY (release_id, query)
 );
-COMMENT ON TABLE dpm.release_answers IS 'the noisy answers of each release, replayable at no cost';
+COMMENT ON TABLE dpm.release_answers IS 'the noisy answers of each release, replayable at no cost (dpm.release)';
 
--- Append-only record of every charge.  Kept apart from releases so that a later version can make
--- the charge durable before the release exists (a charge with no release is spent budget).
+-- Append-only record of every charge: epsilon and delta for 'pure' and 'approx' sources, rho
+-- (and the epsilon of a Laplace release) for 'zcdp' sources.
 CREATE TABLE dpm.ledger (
   id          bigserial PRIMARY KEY,
   source_id   int NOT NULL REFERENCES dpm.sources,
-  release_id  bigint,
-  epsilon     numeric NOT NULL CHECK (epsilon >= 0),
-  delta       numeric NOT NULL CHECK (delta >= 0),
-  charged_by  name NOT NULL DEFAULT current_user,
+  release_id  bigint REFERENCES dpm.releases,
+  epsilon     numeric CHECK (epsilon > 0),
+  delta       numeric NOT NULL DEFAULT 0 CHECK (delta >= 0),
+  rho         numeric CHECK (rho > 0),
+  charged_by  regrole NOT NULL,
   charged_at  timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 COMMENT ON TABLE dpm.ledger IS 'every charge against a source''s privacy budget, append-only';
 CREATE INDEX ON dpm.ledger (source_id);
+CREATE INDEX ON dpm.releases (workload_id);
 
 SELECT pg_catalog.pg_extension_config_dump('dpm.sources', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.domains', '');
@@ -217,8 +256,19 @@ SELECT pg_catalog.pg_extension_config_dump('dpm.strategies_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.releases_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.ledger_id_seq', '');
 
-REVOKE ALL ON ALL TABLES IN SCHEMA dpm FROM PUBLIC;
-GRANT USAGE ON SCHEMA dpm TO PUBLIC;
+-- Analysts see the releases and charges of the roles they belong to; custodians see all.  The
+-- functions run as the table owner, which row-level security does not restrict.
+ALTER TABLE dpm.releases ENABLE ROW LEVEL SECURITY;
+ALTER TABLE dpm.release_answers ENABLE ROW LEVEL SECURITY;
+ALTER TABLE dpm.ledger ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_releases ON dpm.releases FOR SELECT
+  USING (pg_catalog.pg_has_role(current_user, released_by, 'USAGE')
+         OR pg_catalog.pg_has_role(current_user, 'dpm_admin', 'USAGE'));
+CREATE POLICY own_answers ON dpm.release_answers FOR SELECT
+  USING (EXISTS (SELECT 1 FROM dpm.releases r WHERE r.id = release_answers.release_id));
+CREATE POLICY own_charges ON dpm.ledger FOR SELECT
+  USING (pg_catalog.pg_has_role(current_user, charged_by, 'USAGE')
+         OR pg_catalog.pg_has_role(current_user, 'dpm_admin', 'USAGE'));
 
 ------------------------------------------------------------------------------------------------
 -- Internal helpers
@@ -230,22 +280,45 @@ AS 'MODULE_PATHNAME', 'dpm_max_cells_fn' LANGUAGE C STABLE PARALLEL SAFE;
 CREATE FUNCTION dpm._matvec(w float8[], x float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_matvec' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- Runs a query built from the catalog as the given role (see src/api/access.c).
+CREATE FUNCTION dpm._exec_as(role regrole, sql text) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_exec_as' LANGUAGE C VOLATILE STRICT;
+
+-- 63 secure random bits: picks the rows a privacy unit keeps.
+CREATE FUNCTION dpm._random_key() RETURNS bigint
+AS 'MODULE_PATHNAME', 'dpm_random_key' LANGUAGE C VOLATILE PARALLEL SAFE;
+
+-- Hands a release to a background worker (src/release/worker.c); returns its id.
+CREATE FUNCTION dpm._run_release(args jsonb) RETURNS bigint
+AS 'MODULE_PATHNAME', 'dpm_run_release' LANGUAGE C VOLATILE STRICT;
+
 -- true for finite numbers (float8 NaN compares greater than everything, so "x > 0" is not enough)
 CREATE FUNCTION dpm._finite(x float8) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$ SELECT x IS NOT NULL AND x NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8) $$;
 
--- A charge in exact decimal: the float's shortest decimal form rounded UP at 1e-18, so that ten
--- charges of 0.1 spend exactly 1 and no charge is ever below what the noise was calibrated for.
+-- An exact decimal rounded UP at 1e-18.  A charge is the float's shortest decimal form so
+-- rounded, so that ten charges of 0.1 spend exactly 1 and no charge is ever below what the
+-- noise was calibrated for.
+CREATE FUNCTION dpm._ceil18(x numeric) RETURNS numeric
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT trim_scale(ceil(x * 1e18) / 1e18) $$;
+
 CREATE FUNCTION dpm._charge(x float8) RETURNS numeric
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT trim_scale(ceil(x::text::numeric * 1e18) / 1e18) $$;
+AS $$ SELECT dpm._ceil18(x::text::numeric) $$;
 
 -- The parameter handed to the noise calibration: strictly below the charge (a float8 conversion
 -- is within half an ulp, about 1.1e-16 relative), so the privacy spent never exceeds the charge.
 CREATE FUNCTION dpm._below(c numeric) RETURNS float8
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 AS $$ SELECT c::float8 * (1 - 1e-15) $$;
+
+-- rho-zCDP implies (rho + 2 sqrt(rho ln(1/delta)), delta)-DP for every delta in (0, 1)
+-- (Bun & Steinke 2016, Proposition 1.3); rounded up.
+CREATE FUNCTION dpm._zcdp_epsilon(rho numeric, delta float8) RETURNS numeric
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT dpm._ceil18((rho::float8 + 2 * sqrt(rho::float8 * ln(1 / delta)))::numeric * (1 + 1e-12)) $$;
 
 CREATE FUNCTION dpm._workload(wname text) RETURNS dpm.workloads
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
@@ -262,31 +335,122 @@ BEGIN
 END
 $$;
 
--- The source's frequency vector over a domain.  Runs as the extension owner; the cell expression
--- was built by dpm.create_domain from the custodian's definition, never from analyst input.
-CREATE FUNCTION dpm._frequency_vector(src dpm.sources, dom dpm.domains) RETURNS float8[]
+CREATE FUNCTION dpm._source(relation regclass) RETURNS dpm.sources
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  src dpm.sources;
+BEGIN
+  SELECT * INTO src FROM dpm.sources s WHERE s.relation = _source.relation;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION '"%" is not a registered source', relation
+      USING ERRCODE = 'undefined_object', HINT = 'Registered sources are listed in dpm.sources.';
+  END IF;
+  RETURN src;
+END
+$$;
+
+-- The caller (dpm._invoker()) must be able to read the relation itself.
+CREATE FUNCTION dpm._check_can_read(relation regclass) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF NOT has_table_privilege(dpm._invoker(), relation, 'SELECT') THEN
+    RAISE EXCEPTION 'permission denied: role % cannot read %', dpm._invoker(), relation
+      USING ERRCODE = 'insufficient_privilege',
+            HINT = 'Only a custodian who may SELECT from a table can register it, define domains over it or read its true values.';
+  END IF;
+END
+$$;
+
+-- The source's frequency vector over a domain, scanned with run_as's privileges (the domain's
+-- creator for a release, the calling custodian for exact answers).  With capped, each privacy
+-- unit keeps at most max_contributions rows, chosen with the secure generator.  The SQL is built
+-- from the catalog only: the custodian's cell expression, the relation and the unit column.
+CREATE FUNCTION dpm._frequency_vector(src dpm.sources, dom dpm.domains, run_as regrole, capped boolean)
+RETURNS float8[]
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  x float8[];
+  q text;
 BEGIN
-  IF src.privacy_unit IS NULL THEN
-    EXECUTE format('SELECT dpm.histogram((%s)::int4, %s) FROM %s', dom.cell_expr, dom.n, src.relation)
-      INTO x;
+  IF src.privacy_unit IS NULL OR NOT capped THEN
+    q := format('SELECT dpm.histogram((%s)::int4, %s) FROM %s', dom.cell_expr, dom.n, src.relation);
   ELSE
-    -- user-level privacy: keep at most max_contributions rows per unit, chosen at random
-    EXECUTE format('SELECT dpm.histogram((%s)::int4, %s) FROM '
-                   '(SELECT *, row_number() OVER (PARTITION BY %I ORDER BY random()) AS dpm_rank__ FROM %s) s '
-                   'WHERE dpm_rank__ <= %s',
-                   dom.cell_expr, dom.n, src.privacy_unit, src.relation, src.max_contributions)
-      INTO x;
+    q := format('SELECT dpm.histogram((%s)::int4, %s) FROM '
+                '(SELECT *, row_number() OVER (PARTITION BY %I ORDER BY dpm._random_key()) AS dpm_rank__ FROM %s) s '
+                'WHERE dpm_rank__ <= %s',
+                dom.cell_expr, dom.n, src.privacy_unit, src.relation, src.max_contributions);
   END IF;
-  RETURN coalesce(x, array_fill(0::float8, ARRAY[dom.n]));
+  RETURN coalesce(dpm._exec_as(run_as, q), array_fill(0::float8, ARRAY[dom.n]));
+END
+$$;
+
+-- What a release costs in its source's privacy model: the noise it uses and the exact charge.
+-- Every inconsistent or invalid combination is refused here, before anything is charged.
+CREATE FUNCTION dpm._privacy_cost(src dpm.sources, epsilon float8, delta float8, rho float8,
+                                  OUT noise text, OUT c_epsilon numeric, OUT c_delta numeric,
+                                  OUT c_rho numeric)
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF epsilon IS NOT NULL AND (NOT dpm._finite(epsilon) OR epsilon <= 0) THEN
+    RAISE EXCEPTION 'epsilon must be a positive finite number, got %', epsilon
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF NOT dpm._finite(delta) OR delta < 0 OR delta >= 1 THEN
+    RAISE EXCEPTION 'delta must be in [0, 1), got %', coalesce(delta::text, 'NULL')
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF rho IS NOT NULL AND (NOT dpm._finite(rho) OR rho <= 0) THEN
+    RAISE EXCEPTION 'rho must be a positive finite number, got %', rho
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF (epsilon IS NULL) = (rho IS NULL) THEN
+    RAISE EXCEPTION 'give either epsilon (Laplace noise, or Gaussian with delta > 0) or rho (zCDP Gaussian noise)'
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  c_delta := 0;
+  CASE src.model
+  WHEN 'pure' THEN
+    IF rho IS NOT NULL OR delta > 0 THEN
+      RAISE EXCEPTION 'source "%" is registered for pure epsilon-differential privacy: Gaussian noise (delta > 0 or rho) is not allowed',
+        src.relation
+        USING ERRCODE = 'invalid_parameter_value', HINT = 'Answer with epsilon alone (Laplace noise).';
+    END IF;
+    noise := 'laplace';
+    c_epsilon := dpm._charge(epsilon);
+  WHEN 'approx' THEN
+    IF rho IS NOT NULL THEN
+      RAISE EXCEPTION 'source "%" is registered for (epsilon, delta)-differential privacy: give epsilon and delta, not rho',
+        src.relation
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'Gaussian noise is calibrated exactly for (epsilon, delta) with delta > 0.';
+    END IF;
+    noise := CASE WHEN delta > 0 THEN 'gaussian' ELSE 'laplace' END;
+    c_epsilon := dpm._charge(epsilon);
+    c_delta := dpm._charge(delta);
+  WHEN 'zcdp' THEN
+    IF delta > 0 THEN
+      RAISE EXCEPTION 'source "%" is registered for zCDP: give rho for Gaussian noise, not delta', src.relation
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'Answer with rho, or with epsilon alone for Laplace noise (charged rho = epsilon^2 / 2).';
+    END IF;
+    IF rho IS NOT NULL THEN
+      noise := 'gaussian';
+      c_rho := dpm._charge(rho);
+    ELSE
+      -- epsilon-DP implies (epsilon^2 / 2)-zCDP (Bun & Steinke 2016, Proposition 1.4)
+      noise := 'laplace';
+      c_epsilon := dpm._charge(epsilon);
+      c_rho := dpm._ceil18(c_epsilon * c_epsilon / 2);
+    END IF;
+  END CASE;
 END
 $$;
 
 ------------------------------------------------------------------------------------------------
--- Custodian: sources and domains
+-- Custodian (dpm_admin): sources, budgets and domains
 ------------------------------------------------------------------------------------------------
 
 CREATE FUNCTION dpm.register_source(relation regclass, privacy_unit name DEFAULT NULL,
@@ -303,18 +467,28 @@ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = relation AND c.relkind IN ('r', 'p', 'v', 'm', 'f')) THEN
     RAISE EXCEPTION '"%" is not a table or view', relation USING ERRCODE = 'wrong_object_type';
   END IF;
+  IF EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = relation AND c.relpersistence = 't') THEN
+    RAISE EXCEPTION '"%" is a temporary table', relation
+      USING ERRCODE = 'wrong_object_type', HINT = 'Releases are computed in a session of their own, which cannot see it.';
+  END IF;
+  PERFORM dpm._check_can_read(relation);
   IF rho IS NOT NULL THEN
-    RAISE EXCEPTION 'zCDP budgets (rho) are not supported yet'
-      USING ERRCODE = 'feature_not_supported',
-            HINT = 'Register the source with epsilon, and delta > 0 to allow Gaussian noise.';
-  END IF;
-  IF NOT dpm._finite(epsilon) OR epsilon <= 0 THEN
-    RAISE EXCEPTION 'epsilon budget must be a positive finite number, got %', coalesce(epsilon::text, 'NULL')
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  IF NOT dpm._finite(delta) OR delta < 0 OR delta >= 1 THEN
-    RAISE EXCEPTION 'delta budget must be in [0, 1), got %', coalesce(delta::text, 'NULL')
-      USING ERRCODE = 'invalid_parameter_value';
+    IF NOT dpm._finite(rho) OR rho <= 0 THEN
+      RAISE EXCEPTION 'rho budget must be a positive finite number, got %', rho USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF epsilon IS NOT NULL OR delta IS DISTINCT FROM 0 THEN
+      RAISE EXCEPTION 'give a zCDP budget (rho) or an epsilon budget (with delta), not both'
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+  ELSE
+    IF NOT dpm._finite(epsilon) OR epsilon <= 0 THEN
+      RAISE EXCEPTION 'epsilon budget must be a positive finite number, got %', coalesce(epsilon::text, 'NULL')
+        USING ERRCODE = 'invalid_parameter_value', HINT = 'Give epsilon (and delta > 0 to allow Gaussian noise), or rho for zCDP.';
+    END IF;
+    IF NOT dpm._finite(delta) OR delta < 0 OR delta >= 1 THEN
+      RAISE EXCEPTION 'delta budget must be in [0, 1), got %', coalesce(delta::text, 'NULL')
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
   END IF;
   IF max_contributions IS NULL OR max_contributions < 1 THEN
     RAISE EXCEPTION 'max_contributions must be at least 1' USING ERRCODE = 'invalid_parameter_value';
@@ -332,14 +506,61 @@ BEGIN
   IF EXISTS (SELECT 1 FROM dpm.sources s WHERE s.relation = relation) THEN
     RAISE EXCEPTION '"%" is already registered', relation USING ERRCODE = 'duplicate_object';
   END IF;
-  INSERT INTO dpm.sources (relation, privacy_unit, max_contributions, model, budget_epsilon, budget_delta)
+  INSERT INTO dpm.sources (relation, privacy_unit, max_contributions, model, budget_epsilon, budget_delta, budget_rho)
   VALUES (relation, privacy_unit, max_contributions,
-          CASE WHEN delta > 0 THEN 'approx' ELSE 'pure' END,
-          dpm._charge(epsilon), dpm._charge(delta));
+          CASE WHEN rho IS NOT NULL THEN 'zcdp' WHEN delta > 0 THEN 'approx' ELSE 'pure' END,
+          dpm._charge(epsilon), coalesce(dpm._charge(delta), 0), dpm._charge(rho));
 END
 $$;
 COMMENT ON FUNCTION dpm.register_source(regclass, name, int, float8, float8, float8) IS
-  'register a protected relation with its privacy unit and total budget (epsilon, and delta > 0 to allow Gaussian noise)';
+  'custodian: protect a relation the caller can read, with its privacy unit and total budget: epsilon (pure), epsilon and delta > 0 (approximate DP) or rho (zCDP)';
+
+CREATE FUNCTION dpm.set_budget(source regclass, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL,
+                               rho float8 DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  src dpm.sources := dpm._source(source);
+  b dpm.sources;
+  spent record;
+BEGIN
+  PERFORM dpm._check_can_read(source);
+  IF epsilon IS NULL AND delta IS NULL AND rho IS NULL THEN
+    RAISE EXCEPTION 'give the new epsilon, delta or rho budget' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF (src.model = 'zcdp') <> (rho IS NOT NULL) OR (src.model = 'zcdp' AND (epsilon IS NOT NULL OR delta IS NOT NULL))
+     OR (src.model = 'pure' AND delta IS NOT NULL) THEN
+    RAISE EXCEPTION 'source "%" has a % budget', source,
+      CASE src.model WHEN 'zcdp' THEN 'zCDP (rho)' WHEN 'pure' THEN 'pure epsilon' ELSE 'epsilon and delta' END
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'The privacy model of a source cannot change.';
+  END IF;
+  IF (epsilon IS NOT NULL AND (NOT dpm._finite(epsilon) OR epsilon <= 0))
+     OR (delta IS NOT NULL AND (NOT dpm._finite(delta) OR delta <= 0 OR delta >= 1))
+     OR (rho IS NOT NULL AND (NOT dpm._finite(rho) OR rho <= 0)) THEN
+    RAISE EXCEPTION 'budgets must be positive finite numbers (delta below 1)' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  -- the same row lock as a release's charge, so the two cannot interleave
+  SELECT * INTO b FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
+  b.budget_epsilon := coalesce(dpm._charge(epsilon), b.budget_epsilon);
+  b.budget_delta := coalesce(dpm._charge(delta), b.budget_delta);
+  b.budget_rho := coalesce(dpm._charge(rho), b.budget_rho);
+  SELECT coalesce(sum(l.epsilon), 0) AS e, coalesce(sum(l.delta), 0) AS d, coalesce(sum(l.rho), 0) AS r
+    INTO spent FROM dpm.ledger l WHERE l.source_id = src.id;
+  IF (b.model <> 'zcdp' AND (spent.e > b.budget_epsilon OR spent.d > b.budget_delta))
+     OR (b.model = 'zcdp' AND spent.r > b.budget_rho) THEN
+    RAISE EXCEPTION 'the new budget of "%" is below what was already spent', source
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = format('Spent: epsilon %s, delta %s, rho %s.', spent.e, spent.d, spent.r);
+  END IF;
+  UPDATE dpm.sources s SET budget_epsilon = b.budget_epsilon, budget_delta = b.budget_delta,
+                           budget_rho = b.budget_rho
+   WHERE s.id = src.id;
+END
+$$;
+COMMENT ON FUNCTION dpm.set_budget(regclass, float8, float8, float8) IS
+  'custodian: change the total budget of a source (never below what was spent)';
 
 -- One attribute of a domain definition -> its bins and the CASE expression giving the bin index.
 CREATE FUNCTION dpm._attribute_bins(source regclass, attr jsonb,
@@ -481,16 +702,12 @@ DECLARE
   labels text[] := '{}'; los float8[] := '{}'; his float8[] := '{}';
   expr text;
   ncells numeric := 1;
-  did int;
 BEGIN
   IF name IS NULL OR name = '' THEN
     RAISE EXCEPTION 'domain name must not be empty' USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  SELECT * INTO src FROM dpm.sources s WHERE s.relation = source;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION '"%" is not a registered source', source
-      USING ERRCODE = 'undefined_object', HINT = 'Register it first with dpm.register_source.';
-  END IF;
+  src := dpm._source(source);
+  PERFORM dpm._check_can_read(source);
   IF EXISTS (SELECT 1 FROM dpm.domains d WHERE d.name = name) THEN
     RAISE EXCEPTION 'domain "%" already exists', name USING ERRCODE = 'duplicate_object';
   END IF;
@@ -516,19 +733,43 @@ BEGIN
       dpm._max_cells()
       USING ERRCODE = 'program_limit_exceeded', HINT = 'Use coarser bins or fewer attributes, or raise dpm.max_cells.';
   END IF;
-  -- parse and plan the expression against the source now, so a bad condition fails here
-  EXECUTE format('SELECT (%s)::int4 FROM %s LIMIT 0', expr, source);
+  -- parse and plan the expression against the source now, with the custodian's own rights, so
+  -- a bad condition fails here; releases scan the source with the same rights
+  PERFORM dpm._exec_as(dpm._invoker(),
+                       format('SELECT NULL::float8[] FROM (SELECT (%s)::int4 FROM %s LIMIT 0) s', expr, source));
   INSERT INTO dpm.domains (name, source_id, attributes, attr_names, attr_sizes, bin_labels, bin_lo, bin_hi, cell_expr, n)
-  VALUES (name, src.id, attributes, names, sizes, labels, los, his, expr, ncells::int)
-  RETURNING id INTO did;
+  VALUES (name, src.id, attributes, names, sizes, labels, los, his, expr, ncells::int);
   RETURN ncells::int;
 END
 $$;
 COMMENT ON FUNCTION dpm.create_domain(text, regclass, jsonb) IS
-  'define the cells of a frequency vector over a source: attributes with value, interval or condition bins (first match wins); returns the number of cells';
+  'custodian: define the cells of a frequency vector over a source: attributes with value, interval or condition bins (first match wins); returns the number of cells';
+
+CREATE FUNCTION dpm.exact_answers(workload text)
+RETURNS TABLE(query int, label text, answer float8)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  wl dpm.workloads := dpm._workload(exact_answers.workload);
+  dom dpm.domains;
+  src dpm.sources;
+BEGIN
+  SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
+  SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
+  PERFORM dpm._check_can_read(src.relation);
+  -- every row counts here, without the per-unit contribution limit the mechanism applies
+  RETURN QUERY
+    SELECT i::int, wl.labels[i], v
+      FROM unnest(dpm._matvec(wl.matrix, dpm._frequency_vector(src, dom, dpm._invoker(), false)))
+           WITH ORDINALITY AS t(v, i);
+END
+$$;
+COMMENT ON FUNCTION dpm.exact_answers(text) IS
+  'custodian: the true, noise-free answers of a workload (no privacy; needs SELECT on the source)';
 
 ------------------------------------------------------------------------------------------------
--- Analysts: workloads, strategies, answers
+-- Analysts (dpm_analyst): workloads, strategies, answers, budgets
 ------------------------------------------------------------------------------------------------
 
 CREATE FUNCTION dpm._store_workload(wname text, dom dpm.domains, spec text, matrix float8[], labels text[])
@@ -602,7 +843,7 @@ COMMENT ON FUNCTION dpm.create_workload(text, text, float8[]) IS
   'define a workload over a domain by an explicit matrix, one query a row and one column per cell';
 
 CREATE FUNCTION dpm.optimize(workload text, method text DEFAULT 'auto', epsilon float8 DEFAULT NULL,
-                             delta float8 DEFAULT 0, options jsonb DEFAULT '{}')
+                             delta float8 DEFAULT 0, options jsonb DEFAULT '{}', rho float8 DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -629,7 +870,10 @@ BEGIN
   IF NOT dpm._finite(delta) OR delta < 0 OR delta >= 1 THEN
     RAISE EXCEPTION 'delta must be in [0, 1), got %', coalesce(delta::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  noise := CASE WHEN delta > 0 THEN 'gaussian' ELSE 'laplace' END;
+  IF rho IS NOT NULL AND (NOT dpm._finite(rho) OR rho <= 0) THEN
+    RAISE EXCEPTION 'rho must be a positive finite number, got %', rho USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  noise := CASE WHEN delta > 0 OR rho IS NOT NULL THEN 'gaussian' ELSE 'laplace' END;
 
   IF method = 'auto' THEN
     -- every candidate is data independent, so choosing by expected error spends no budget.
@@ -639,7 +883,7 @@ BEGIN
     END IF;
     FOREACH cand IN ARRAY ARRAY['identity', 'hierarchical', 'wavelet', 'workload'] LOOP
       BEGIN
-        sid := dpm.optimize(workload, cand, epsilon, delta, '{}');
+        sid := dpm.optimize(workload, cand, epsilon, delta, '{}', rho);
       EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded THEN
         CONTINUE;   -- e.g. the workload as a strategy is too large
       END;
@@ -676,55 +920,40 @@ BEGIN
   RETURN sid;
 END
 $$;
-COMMENT ON FUNCTION dpm.optimize(text, text, float8, float8, jsonb) IS
-  'choose (method auto: the lowest expected error among identity, hierarchical, wavelet, workload) or build a strategy for a workload; reads no data, spends no budget; cached';
+COMMENT ON FUNCTION dpm.optimize(text, text, float8, float8, jsonb, float8) IS
+  'choose (method auto: the lowest expected error among identity, hierarchical, wavelet, workload) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached';
 
-CREATE FUNCTION dpm.answer(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
-                           rho float8 DEFAULT NULL, strategy int DEFAULT NULL)
-RETURNS TABLE(query int, label text, answer float8, stderr float8)
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+-- Step 1 of a release, in the worker's first transaction (src/release/worker.c): validate,
+-- choose the strategy, check and record the charge.  Commits before any noise exists.
+CREATE FUNCTION dpm._release_charge(caller regrole, args jsonb) RETURNS bigint
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
-#variable_conflict use_column
 DECLARE
-  wl dpm.workloads := dpm._workload(answer.workload);
+  k text;
+  wl dpm.workloads;
   dom dpm.domains;
   src dpm.sources;
   st dpm.strategies;
-  sid int := answer.strategy;
-  noise text;
-  eps_c numeric;
-  del_c numeric;
-  spent_e numeric;
-  spent_d numeric;
+  cost record;
+  sid int := (args->>'strategy')::int;
+  spent record;
   rel_id bigint;
-  x float8[];
 BEGIN
+  FOR k IN SELECT jsonb_object_keys(args) LOOP
+    IF k NOT IN ('workload', 'epsilon', 'delta', 'rho', 'strategy', 'method', 'options') THEN
+      RAISE EXCEPTION 'unknown release argument "%"', k USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+  END LOOP;
+  wl := dpm._workload(args->>'workload');
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
-
-  -- privacy parameters, checked against the source's model before anything is charged
-  IF answer.rho IS NOT NULL THEN
-    RAISE EXCEPTION 'zCDP (rho) releases are not supported yet' USING ERRCODE = 'feature_not_supported';
-  END IF;
-  IF NOT dpm._finite(answer.epsilon) OR answer.epsilon <= 0 THEN
-    RAISE EXCEPTION 'epsilon must be a positive finite number, got %', coalesce(answer.epsilon::text, 'NULL')
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  IF NOT dpm._finite(answer.delta) OR answer.delta < 0 OR answer.delta >= 1 THEN
-    RAISE EXCEPTION 'delta must be in [0, 1), got %', coalesce(answer.delta::text, 'NULL')
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  IF src.model = 'pure' AND answer.delta > 0 THEN
-    RAISE EXCEPTION 'source "%" is registered for pure epsilon-differential privacy; Gaussian noise (delta > 0) is not allowed',
-      src.relation
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Answer with delta => 0 (Laplace noise).';
-  END IF;
-  noise := CASE WHEN answer.delta > 0 THEN 'gaussian' ELSE 'laplace' END;
-  eps_c := dpm._charge(answer.epsilon);
-  del_c := dpm._charge(answer.delta);
+  cost := dpm._privacy_cost(src, (args->>'epsilon')::float8, (args->>'delta')::float8, (args->>'rho')::float8);
 
   IF sid IS NULL THEN
-    sid := dpm.optimize(answer.workload, 'auto', answer.epsilon, answer.delta);
+    sid := dpm.optimize(wl.name, coalesce(args->>'method', 'auto'), (args->>'epsilon')::float8,
+                        (args->>'delta')::float8, coalesce(nullif(args->'options', 'null'), '{}'), (args->>'rho')::float8);
+  ELSIF args->>'method' IS NOT NULL THEN
+    RAISE EXCEPTION 'give a strategy or a method, not both' USING ERRCODE = 'invalid_parameter_value';
   END IF;
   SELECT * INTO st FROM dpm.strategies s WHERE s.id = sid;
   IF NOT FOUND THEN
@@ -734,87 +963,177 @@ BEGIN
     RAISE EXCEPTION 'strategy % was built for another workload', sid
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Use dpm.optimize on this workload to get a strategy for it.';
   END IF;
+  -- the scan runs with the domain creator's rights: refuse now rather than fail after the charge
+  IF NOT has_table_privilege(dom.created_by, src.relation, 'SELECT') THEN
+    RAISE EXCEPTION 'domain "%" cannot be computed: its creator % can no longer read %', dom.name, dom.created_by, src.relation
+      USING ERRCODE = 'insufficient_privilege', HINT = 'Ask the custodian to restore the privilege or redefine the domain.';
+  END IF;
 
   -- the budget check: one charge at a time per source (row lock), exact numeric sums
-  PERFORM 1 FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
-  SELECT coalesce(sum(l.epsilon), 0), coalesce(sum(l.delta), 0) INTO spent_e, spent_d
-    FROM dpm.ledger l WHERE l.source_id = src.id;
-  IF spent_e + eps_c > src.budget_epsilon OR spent_d + del_c > src.budget_delta THEN
+  SELECT * INTO src FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
+  SELECT coalesce(sum(l.epsilon), 0) AS e, coalesce(sum(l.delta), 0) AS d, coalesce(sum(l.rho), 0) AS r
+    INTO spent FROM dpm.ledger l WHERE l.source_id = src.id;
+  IF (src.model = 'zcdp' AND spent.r + cost.c_rho > src.budget_rho)
+     OR (src.model <> 'zcdp' AND (spent.e + cost.c_epsilon > src.budget_epsilon OR spent.d + cost.c_delta > src.budget_delta)) THEN
     RAISE EXCEPTION 'privacy budget of source "%" is exhausted', src.relation
       USING ERRCODE = 'Y1001',
-            DETAIL = format('Spent epsilon %s of %s and delta %s of %s; this release needs epsilon %s and delta %s.',
-                            spent_e, src.budget_epsilon, spent_d, src.budget_delta, eps_c, del_c),
-            HINT = 'Ask for less epsilon or delta, or ask the custodian for more budget.';
+            DETAIL = CASE src.model
+                     WHEN 'zcdp' THEN format('Spent rho %s of %s; this release needs rho %s.', spent.r, src.budget_rho, cost.c_rho)
+                     WHEN 'pure' THEN format('Spent epsilon %s of %s; this release needs epsilon %s.', spent.e, src.budget_epsilon, cost.c_epsilon)
+                     ELSE format('Spent epsilon %s of %s and delta %s of %s; this release needs epsilon %s and delta %s.',
+                                 spent.e, src.budget_epsilon, spent.d, src.budget_delta, cost.c_epsilon, cost.c_delta) END,
+            HINT = 'Ask for less, or ask the custodian for more budget.';
   END IF;
-  INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, delta)
-  VALUES (src.id, wl.id, st.id, noise, eps_c, del_c)
+  INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, delta, rho, released_by)
+  VALUES (src.id, wl.id, st.id, cost.noise, cost.c_epsilon, cost.c_delta, cost.c_rho, caller)
   RETURNING id INTO rel_id;
-  INSERT INTO dpm.ledger (source_id, release_id, epsilon, delta) VALUES (src.id, rel_id, eps_c, del_c);
-
-  x := dpm._frequency_vector(src, dom);
-  -- noise is calibrated for parameters strictly below the charge (dpm._below)
-  INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr)
-  SELECT rel_id, m.query, wl.labels[m.query], m.answer, m.stderr
-    FROM dpm.mechanism(wl.matrix, st.matrix, x, dpm._below(eps_c),
-                       CASE WHEN del_c > 0 THEN dpm._below(del_c) ELSE 0 END,
-                       src.max_contributions) m;
-  RETURN QUERY
-    SELECT r.query, r.label, r.answer, r.stderr FROM dpm.release_answers r
-     WHERE r.release_id = rel_id ORDER BY r.query;
+  INSERT INTO dpm.ledger (source_id, release_id, epsilon, delta, rho, charged_by)
+  VALUES (src.id, rel_id, cost.c_epsilon, cost.c_delta, cost.c_rho, caller);
+  RETURN rel_id;
 END
 $$;
-COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int) IS
-  'answer a workload on its source with the matrix mechanism: Laplace noise (delta = 0) or Gaussian noise (delta > 0); charges the source''s budget';
 
-CREATE FUNCTION dpm.exact_answers(workload text)
-RETURNS TABLE(query int, label text, answer float8)
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+-- Step 2, in the worker's second transaction: scan the source, add the noise, store the answers.
+-- The noise is calibrated for parameters strictly below the charge (dpm._below).
+CREATE FUNCTION dpm._release_fill(rel_id bigint) RETURNS bigint
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
-#variable_conflict use_column
 DECLARE
-  wl dpm.workloads := dpm._workload(exact_answers.workload);
+  r dpm.releases;
+  wl dpm.workloads;
   dom dpm.domains;
   src dpm.sources;
+  st dpm.strategies;
+  zcdp_gauss boolean;
 BEGIN
+  SELECT * INTO r FROM dpm.releases x WHERE x.id = rel_id AND x.status = 'charged' FOR UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'release % is not waiting for its answers', rel_id;
+  END IF;
+  SELECT * INTO wl FROM dpm.workloads w WHERE w.id = r.workload_id;
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
-  SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
-  -- every row counts here, without the per-unit contribution limit the mechanism applies
-  src.privacy_unit := NULL;
-  RETURN QUERY
-    SELECT i::int, wl.labels[i], v
-      FROM unnest(dpm._matvec(wl.matrix, dpm._frequency_vector(src, dom))) WITH ORDINALITY AS t(v, i);
+  SELECT * INTO src FROM dpm.sources s WHERE s.id = r.source_id;
+  SELECT * INTO st FROM dpm.strategies s WHERE s.id = r.strategy_id;
+  zcdp_gauss := r.noise = 'gaussian' AND r.rho IS NOT NULL;
+  INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr)
+  SELECT rel_id, m.query, wl.labels[m.query], m.answer, m.stderr
+    FROM dpm.mechanism(wl.matrix, st.matrix, dpm._frequency_vector(src, dom, dom.created_by, true),
+                       epsilon => CASE WHEN NOT zcdp_gauss THEN dpm._below(r.epsilon) END,
+                       delta => CASE WHEN r.noise = 'gaussian' AND NOT zcdp_gauss THEN dpm._below(r.delta) ELSE 0 END,
+                       sensitivity_scale => src.max_contributions,
+                       rho => CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END) m;
+  UPDATE dpm.releases x SET status = 'released' WHERE x.id = rel_id;
+  RETURN rel_id;
 END
 $$;
-COMMENT ON FUNCTION dpm.exact_answers(text) IS
-  'custodian only: the true, noise-free answers of a workload (no privacy; not granted to analysts)';
 
-CREATE FUNCTION dpm.budget(source regclass)
+CREATE FUNCTION dpm.release(release_id bigint)
+RETURNS TABLE(query int, label text, answer float8, stderr float8)
+AS 'MODULE_PATHNAME', 'dpm_release' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION dpm.release(bigint) IS
+  'replay a release: its stored noisy answers, at no cost (your own releases; custodians see all)';
+
+-- Not SECURITY DEFINER: the release is attributed to the caller, and what the caller may see is
+-- decided by row-level security.  The work happens in a background worker; see
+-- src/release/worker.c for why.
+CREATE FUNCTION dpm.answer(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
+                           rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
+                           options jsonb DEFAULT NULL)
+RETURNS TABLE(query int, label text, answer float8, stderr float8)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  prior bigint;
+  rel_id bigint;
+  msg text;
+BEGIN
+  SELECT max(r.id) INTO prior
+    FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id
+   WHERE w.name = answer.workload AND r.status = 'released';
+  BEGIN
+    rel_id := dpm._run_release(jsonb_build_object('workload', answer.workload, 'epsilon', answer.epsilon,
+                                                  'delta', answer.delta, 'rho', answer.rho,
+                                                  'strategy', answer.strategy, 'method', answer.method,
+                                                  'options', answer.options));
+  EXCEPTION WHEN undefined_object THEN
+    -- the worker cannot see what this transaction has not committed
+    GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
+    IF msg LIKE 'strategy % does not exist' AND EXISTS (SELECT 1 FROM dpm.strategies s WHERE s.id = answer.strategy) THEN
+      RAISE EXCEPTION 'strategy % is not committed yet', answer.strategy
+        USING ERRCODE = 'undefined_object',
+              HINT = 'dpm.answer works in a transaction of its own: pass method => ... (and options) instead of strategy => dpm.optimize(...), or commit first.';
+    ELSIF msg LIKE 'workload % does not exist' AND EXISTS (SELECT 1 FROM dpm.workloads w WHERE w.name = answer.workload) THEN
+      RAISE EXCEPTION 'workload "%" is not committed yet', answer.workload
+        USING ERRCODE = 'undefined_object',
+              HINT = 'dpm.answer works in a transaction of its own: commit the transaction that created the workload first.';
+    END IF;
+    RAISE;
+  END;
+  IF prior IS NOT NULL THEN
+    RAISE NOTICE 'release % answers workload "%" again with fresh noise, and was charged again', rel_id, answer.workload
+      USING DETAIL = format('Release %s already answered it; dpm.release(%s) replays it at no cost.', prior, prior);
+  END IF;
+  RETURN QUERY SELECT * FROM dpm.release(rel_id);
+END
+$$;
+COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb) IS
+  'answer a workload on its source with the matrix mechanism and charge the source''s budget: epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; the charge is committed before any noise is drawn and survives rollback';
+
+CREATE FUNCTION dpm.budget(source regclass, delta float8 DEFAULT NULL)
 RETURNS TABLE(model text, epsilon_budget numeric, epsilon_spent numeric, epsilon_remaining numeric,
-              delta_budget numeric, delta_spent numeric, delta_remaining numeric, releases bigint)
+              delta_budget numeric, delta_spent numeric, delta_remaining numeric,
+              rho_budget numeric, rho_spent numeric, rho_remaining numeric,
+              implied_epsilon numeric, releases bigint)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
+DECLARE
+  src dpm.sources := dpm._source(budget.source);
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM dpm.sources s WHERE s.relation = budget.source) THEN
-    RAISE EXCEPTION '"%" is not a registered source', budget.source USING ERRCODE = 'undefined_object';
+  IF budget.delta IS NOT NULL AND (NOT dpm._finite(budget.delta) OR budget.delta <= 0 OR budget.delta >= 1) THEN
+    RAISE EXCEPTION 'delta must be in (0, 1), got %', budget.delta USING ERRCODE = 'invalid_parameter_value';
   END IF;
   RETURN QUERY
-    SELECT s.model, s.budget_epsilon, coalesce(sum(l.epsilon), 0), s.budget_epsilon - coalesce(sum(l.epsilon), 0),
-           s.budget_delta, coalesce(sum(l.delta), 0), s.budget_delta - coalesce(sum(l.delta), 0),
-           count(l.release_id)
-      FROM dpm.sources s LEFT JOIN dpm.ledger l ON l.source_id = s.id
-     WHERE s.relation = budget.source
-     GROUP BY s.id;
+    SELECT src.model,
+           src.budget_epsilon, e, src.budget_epsilon - e,
+           src.budget_delta, d, src.budget_delta - d,
+           src.budget_rho, r, src.budget_rho - r,
+           CASE WHEN src.model = 'zcdp' AND r > 0 THEN dpm._zcdp_epsilon(r, budget.delta) END,
+           n
+      FROM (SELECT coalesce(sum(l.epsilon), 0) AS e, coalesce(sum(l.delta), 0) AS d,
+                   CASE WHEN src.model = 'zcdp' THEN coalesce(sum(l.rho), 0) END AS r,
+                   count(l.release_id) AS n
+              FROM dpm.ledger l WHERE l.source_id = src.id) s;
 END
 $$;
-COMMENT ON FUNCTION dpm.budget(regclass) IS 'privacy budget of a source: total, spent and remaining';
+COMMENT ON FUNCTION dpm.budget(regclass, float8) IS
+  'privacy budget of a source: total, spent and remaining; for a zCDP source and a given delta, the epsilon its spending implies';
 
--- Custodian-only functions: reading true data or defining what SQL runs against a source.
-REVOKE ALL ON FUNCTION dpm.register_source(regclass, name, int, float8, float8, float8) FROM PUBLIC;
-REVOKE ALL ON FUNCTION dpm.create_domain(text, regclass, jsonb) FROM PUBLIC;
-REVOKE ALL ON FUNCTION dpm.exact_answers(text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION dpm._frequency_vector(dpm.sources, dpm.domains) FROM PUBLIC;
-REVOKE ALL ON FUNCTION dpm._attribute_bins(regclass, jsonb) FROM PUBLIC;
-REVOKE ALL ON FUNCTION dpm._store_workload(text, dpm.domains, text, float8[], text[]) FROM PUBLIC;
+------------------------------------------------------------------------------------------------
+-- Privileges.  Nothing is granted to PUBLIC except the pure functions, which read no data.
+------------------------------------------------------------------------------------------------
+
+REVOKE ALL ON ALL TABLES IN SCHEMA dpm FROM PUBLIC;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA dpm FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA dpm FROM PUBLIC;
+GRANT USAGE ON SCHEMA dpm TO PUBLIC;
+GRANT EXECUTE ON FUNCTION
+  dpm.sensitivity(float8[], text), dpm.error_profile(float8[]), dpm.gaussian_sigma(float8, float8, float8),
+  dpm.expected_error(float8[], float8[], float8, float8), dpm.total_error(float8[], float8[], float8, float8),
+  dpm.reconstruct(float8[], float8[]), dpm.strategy(float8[], text, jsonb),
+  dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8), dpm.noise(text, float8, int),
+  dpm.histogram(int, int), dpm._random_key()
+  TO PUBLIC;
 GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.releases,
-                dpm.release_answers, dpm.ledger TO PUBLIC;
+                dpm.release_answers, dpm.ledger TO dpm_analyst;
+GRANT EXECUTE ON FUNCTION
+  dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[]),
+  dpm.optimize(text, text, float8, float8, jsonb, float8),
+  dpm.answer(text, float8, float8, float8, int, text, jsonb), dpm.release(bigint), dpm._run_release(jsonb),
+  dpm.budget(regclass, float8)
+  TO dpm_analyst;
+GRANT EXECUTE ON FUNCTION
+  dpm.register_source(regclass, name, int, float8, float8, float8),
+  dpm.set_budget(regclass, float8, float8, float8),
+  dpm.create_domain(text, regclass, jsonb), dpm.exact_answers(text)
+  TO dpm_admin;

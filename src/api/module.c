@@ -11,6 +11,7 @@
 #include "histogram/histogram.h"
 #include "linalg/lapack.h"
 #include "linalg/linalg.h"
+#include "release/release.h"
 
 PG_MODULE_MAGIC;
 
@@ -31,21 +32,27 @@ _PG_init(void)
 							"Largest dense matrix dpmatrix will allocate, in megabytes (1 .. 1048576).",
 							"Requests above the limit fail with an error before any memory is allocated.",
 							&dpm_max_matrix_mb, 1024, 1, 1048576,
-							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
+							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.max_cells",
 							"Largest number of cells a domain may have (1 .. 2147483647).",
 							NULL,
 							&dpm_max_cells, 10000000, 1, INT_MAX,
 							PGC_SUSET, 0, NULL, NULL, NULL);
 	/*
-	 * OpenBLAS threads run inside the backend; one thread is the safe
-	 * default, more can be allowed per session for large optimizations.
+	 * Limits an analyst must not raise: they bound the memory and CPU one
+	 * call may take.  OpenBLAS threads run inside the backend; one thread
+	 * is the safe default.
 	 */
 	DefineCustomIntVariable("dpm.blas_threads",
 							"Threads OpenBLAS may use inside a backend (1 .. 64).",
 							NULL,
 							&dpm_blas_threads, 1, 1, 64,
-							PGC_USERSET, 0, NULL, assign_blas_threads, NULL);
+							PGC_SUSET, 0, NULL, assign_blas_threads, NULL);
+	DefineCustomIntVariable("dpm.debug_release_delay",
+							"Testing only: milliseconds a release worker waits between the charge and the noise.",
+							NULL,
+							&dpm_debug_release_delay, 0, 0, 600000,
+							PGC_SUSET, GUC_UNIT_MS | GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dpm");
 	openblas_set_num_threads(dpm_blas_threads);
 }

@@ -13,6 +13,12 @@
 #include "mechanism/calibrate.h"
 
 double
+zcdp_sigma(double rho, double l2_sens)
+{
+	return l2_sens / sqrt(2.0 * rho);
+}
+
+double
 laplace_variance(double l1_sens, double epsilon)
 {
 	double		b = l1_sens / epsilon;

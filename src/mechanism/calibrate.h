@@ -14,6 +14,14 @@ extern double laplace_variance(double l1_sens, double epsilon);
  */
 extern double gaussian_sigma(double epsilon, double delta, double l2_sens);
 
+/*
+ * sigma making the Gaussian mechanism rho-zCDP for L2 sensitivity l2_sens:
+ * Delta^2 / (2 sigma^2) = rho (Bun & Steinke 2016, Proposition 1.6; the
+ * discrete Gaussian on the grid meets the same bound, Canonne, Kamath &
+ * Steinke 2020, Theorem 4, with the grid rounding added to Delta).
+ */
+extern double zcdp_sigma(double rho, double l2_sens);
+
 /* the delta of that condition for a given sigma (exposed for tests and reports) */
 extern double gaussian_delta(double epsilon, double sigma, double l2_sens);
 

@@ -18,7 +18,7 @@
 
 Release *
 run_mechanism(const Mat *w, const Mat *a, const double *x,
-			  double epsilon, double delta, double sens_scale)
+			  double epsilon, double delta, double rho, double sens_scale)
 {
 	Release    *rel = palloc0(sizeof(Release));
 	Svd		   *svd;
@@ -40,7 +40,13 @@ run_mechanism(const Mat *w, const Mat *a, const double *x,
 
 	y = palloc(sizeof(double) * Max(m, 1));
 	mat_vec(a, false, x, y);
-	if (delta == 0.0)
+	if (rho > 0.0)
+	{
+		double		l2 = sens_scale * mat_max_col_norm(a, 2);
+
+		rel->noise_var = dpm_gaussian_mechanism(y, m, l2, zcdp_sigma(rho, l2));
+	}
+	else if (delta == 0.0)
 		rel->noise_var = dpm_laplace_mechanism(y, m, sens_scale * mat_max_col_norm(a, 1), epsilon);
 	else
 	{

@@ -16,13 +16,14 @@ typedef struct Release
 } Release;
 
 /*
- * Answer workload w on data vector x through strategy a: epsilon-DP Laplace
- * noise when delta = 0, (epsilon, delta)-DP Gaussian noise otherwise.
+ * Answer workload w on data vector x through strategy a: rho-zCDP Gaussian
+ * noise when rho > 0; otherwise epsilon-DP Laplace noise when delta = 0,
+ * (epsilon, delta)-DP Gaussian noise when delta > 0.
  * sens_scale multiplies the strategy's sensitivity (a privacy unit that may
  * contribute several rows).  Every check that can fail runs before any noise
  * is drawn.
  */
 extern Release *run_mechanism(const Mat *w, const Mat *a, const double *x,
-							  double epsilon, double delta, double sens_scale);
+							  double epsilon, double delta, double rho, double sens_scale);
 
 #endif

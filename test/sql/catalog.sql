@@ -101,7 +101,10 @@ SELECT query, label, abs(a.answer - t.answer) < 6 * stderr AS near_truth,
 SELECT epsilon_spent, epsilon_remaining, releases FROM dpm.budget('cat_people');
 
 -- ten charges of 0.05 spend exactly 0.5: the budget of 1 is then used up exactly
+-- (each answer after the first says, in a NOTICE, that it is a new charge: silenced here)
+SET client_min_messages = warning;
 SELECT count(*) FROM generate_series(1, 10) i, LATERAL dpm.answer('cat_total', epsilon => 0.05 + 0 * i) a;
+RESET client_min_messages;
 SELECT epsilon_budget, epsilon_spent, epsilon_remaining, releases FROM dpm.budget('cat_people');
 SELECT count(*) FROM dpm.answer('cat_total', epsilon => 1e-9);
 SELECT epsilon_spent FROM dpm.budget('cat_people');
@@ -117,7 +120,15 @@ SELECT * FROM dpm.answer('cat_total', epsilon => 'NaN');
 SELECT * FROM dpm.answer('cat_total', epsilon => 0.1, delta => 1e-6);
 SELECT * FROM dpm.answer('cat_total', epsilon => 0.1, rho => 0.1);
 SELECT * FROM dpm.answer('cat_total', epsilon => 0.1, strategy => 99999);
-SELECT * FROM dpm.answer('cat_cells', epsilon => 0.1, strategy => dpm.optimize('cat_total', 'identity'));
+SELECT dpm.optimize('cat_total', 'identity') AS total_identity \gset
+SELECT * FROM dpm.answer('cat_cells', epsilon => 0.1, strategy => :total_identity);
+SELECT * FROM dpm.answer('cat_cells', epsilon => 0.1, strategy => :total_identity, method => 'identity');
+-- the release runs in a transaction of its own, which cannot see a strategy this one has not committed
+SELECT * FROM dpm.answer('cat_total', epsilon => 0.1, strategy => dpm.optimize('cat_total', 'hierarchical', options => '{"branching": 3}'));
+BEGIN;
+SELECT dpm.create_workload('cat_uncommitted', 'cat_age', 'Total(age)');
+SELECT * FROM dpm.answer('cat_uncommitted', epsilon => 0.1);
+ROLLBACK;
 SELECT * FROM dpm.answer('nope', epsilon => 0.1);
 SELECT epsilon_spent, releases FROM dpm.budget('cat_people');
 SELECT * FROM dpm.budget('pg_class');
@@ -131,13 +142,13 @@ SELECT dpm.create_domain('cat_kind', 'cat_visits', '[{"name": "kind", "values": 
 SELECT dpm.create_workload('cat_kinds', 'cat_kind', '{{1,0,0,0},{0,1,0,0},{0,0,1,0},{0,0,0,1}}'::float8[]);
 SELECT query, abs(answer - 750) < 6 * stderr AS near_truth,
        abs(stderr - 3 * dpm.gaussian_sigma(1, 1e-6)) < 1e-6 * stderr AS gaussian_stderr_ok
-  FROM dpm.answer('cat_kinds', epsilon => 1, delta => 1e-6, strategy => dpm.optimize('cat_kinds', 'identity'));
+  FROM dpm.answer('cat_kinds', epsilon => 1, delta => 1e-6, method => 'identity');
 SELECT query, abs(stderr - 3 * sqrt(2) / 0.5) < 1e-6 * stderr AS laplace_stderr_ok
-  FROM dpm.answer('cat_kinds', epsilon => 0.5, strategy => dpm.optimize('cat_kinds', 'identity'));
+  FROM dpm.answer('cat_kinds', epsilon => 0.5, method => 'identity');
 SELECT model, epsilon_spent, delta_spent, delta_remaining FROM dpm.budget('cat_visits');
 
 -- an analyst needs no privilege on the source, and cannot register, define domains or read true answers
-CREATE ROLE cat_analyst;
+CREATE ROLE cat_analyst IN ROLE dpm_analyst;
 SET ROLE cat_analyst;
 SELECT count(*) FROM cat_people;
 SELECT count(*) FROM dpm.answer('cat_kinds', epsilon => 0.01);

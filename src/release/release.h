@@ -1,0 +1,12 @@
+/*
+ * release.h -- answering against a source in a background worker, so that
+ * the charge is committed before any noise exists and outlives whatever the
+ * caller's transaction does.
+ */
+#ifndef DPM_RELEASE_H
+#define DPM_RELEASE_H
+
+/* dpm.debug_release_delay: testing only, ms the worker waits after the charge */
+extern int	dpm_debug_release_delay;
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * replay.c -- dpm.release(id): the stored answers of a release, at no cost.
+ *
+ * Read with the latest snapshot rather than the caller's: dpm.answer reads
+ * here what its worker has just committed, which a REPEATABLE READ or
+ * SERIALIZABLE caller's transaction snapshot cannot see.  Runs as the caller,
+ * so row-level security decides whose releases are visible.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/snapmgr.h"
+
+static SPITupleTable *
+latest(const char *sql, int64 id)
+{
+	SPIPlanPtr	plan;
+	Oid			type = INT8OID;
+	Datum		value = Int64GetDatum(id);
+
+	plan = SPI_prepare(sql, 1, &type);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	if (SPI_execute_snapshot(plan, &value, NULL, GetLatestSnapshot(), InvalidSnapshot,
+							 true, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute_snapshot failed");
+	return SPI_tuptable;
+}
+
+PG_FUNCTION_INFO_V1(dpm_release);
+Datum
+dpm_release(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int64		id = PG_GETARG_INT64(0);
+	SPITupleTable *tt;
+	char	   *status;
+
+	InitMaterializedSRF(fcinfo, 0);
+	SPI_connect();
+	tt = latest("SELECT status FROM dpm.releases WHERE id = $1", id);
+	if (SPI_processed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("release %lld does not exist or is not yours", (long long) id),
+				 errhint("Your releases are listed in dpm.releases.")));
+	status = SPI_getvalue(tt->vals[0], tt->tupdesc, 1);
+	if (strcmp(status, "released") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("release %lld has no answers", (long long) id),
+				 errdetail(strcmp(status, "failed") == 0 ?
+						   "It failed after it was charged; the charge stands." :
+						   "It is charged and still being computed, or its worker stopped."),
+				 errhint("The custodian can find the cause in the server log.")));
+
+	tt = latest("SELECT query, label, answer, stderr FROM dpm.release_answers "
+				"WHERE release_id = $1 ORDER BY query", id);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		Datum		values[4];
+		bool		nulls[4];
+
+		for (int c = 0; c < 4; c++)
+			values[c] = SPI_getbinval(tt->vals[i], tt->tupdesc, c + 1, &nulls[c]);
+		/* tuplestore_putvalues copies the datums, so SPI memory can go */
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	SPI_finish();
+	return (Datum) 0;
+}
