@@ -386,6 +386,17 @@ BEGIN
 END
 $$;
 
+-- Plans (and so checks the privileges of run_as on everything it reads) a cell expression over
+-- a relation, without reading a row: errors here cannot depend on the data.  The expression is
+-- in the target list so that the planner cannot drop it.
+CREATE FUNCTION dpm._plan_cells(cell_expr text, relation regclass, run_as regrole) RETURNS void
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM dpm._exec_as(run_as, format('SELECT ARRAY[(%s)::float8] FROM %s LIMIT 0', cell_expr, relation));
+END
+$$;
+
 -- What a release costs in its source's privacy model: the noise it uses and the exact charge.
 -- Every inconsistent or invalid combination is refused here, before anything is charged.
 CREATE FUNCTION dpm._privacy_cost(src dpm.sources, epsilon float8, delta float8, rho float8,
@@ -735,8 +746,7 @@ BEGIN
   END IF;
   -- parse and plan the expression against the source now, with the custodian's own rights, so
   -- a bad condition fails here; releases scan the source with the same rights
-  PERFORM dpm._exec_as(dpm._invoker(),
-                       format('SELECT NULL::float8[] FROM (SELECT (%s)::int4 FROM %s LIMIT 0) s', expr, source));
+  PERFORM dpm._plan_cells(expr, source, dpm._invoker());
   INSERT INTO dpm.domains (name, source_id, attributes, attr_names, attr_sizes, bin_labels, bin_lo, bin_hi, cell_expr, n)
   VALUES (name, src.id, attributes, names, sizes, labels, los, his, expr, ncells::int);
   RETURN ncells::int;
@@ -936,6 +946,7 @@ DECLARE
   st dpm.strategies;
   cost record;
   sid int := (args->>'strategy')::int;
+  delta float8 := CASE WHEN args ? 'delta' THEN (args->>'delta')::float8 ELSE 0 END;
   spent record;
   rel_id bigint;
 BEGIN
@@ -947,11 +958,10 @@ BEGIN
   wl := dpm._workload(args->>'workload');
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
-  cost := dpm._privacy_cost(src, (args->>'epsilon')::float8, (args->>'delta')::float8, (args->>'rho')::float8);
+  cost := dpm._privacy_cost(src, (args->>'epsilon')::float8, delta, (args->>'rho')::float8);
 
   IF sid IS NULL THEN
-    sid := dpm.optimize(wl.name, coalesce(args->>'method', 'auto'), (args->>'epsilon')::float8,
-                        (args->>'delta')::float8, coalesce(nullif(args->'options', 'null'), '{}'), (args->>'rho')::float8);
+    sid := dpm.optimize(wl.name, coalesce(args->>'method', 'auto'), (args->>'epsilon')::float8, delta, coalesce(nullif(args->'options', 'null'), '{}'), (args->>'rho')::float8);
   ELSIF args->>'method' IS NOT NULL THEN
     RAISE EXCEPTION 'give a strategy or a method, not both' USING ERRCODE = 'invalid_parameter_value';
   END IF;
@@ -968,6 +978,7 @@ BEGIN
     RAISE EXCEPTION 'domain "%" cannot be computed: its creator % can no longer read %', dom.name, dom.created_by, src.relation
       USING ERRCODE = 'insufficient_privilege', HINT = 'Ask the custodian to restore the privilege or redefine the domain.';
   END IF;
+  PERFORM dpm._plan_cells(dom.cell_expr, src.relation, dom.created_by);
 
   -- the budget check: one charge at a time per source (row lock), exact numeric sums
   SELECT * INTO src FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;

@@ -1,0 +1,146 @@
+-- The hostile analyst: every attempt to read a source, overspend, get a refund, inject SQL, lift
+-- a limit or see another analyst's releases fails, and the ledger holds only legitimate charges.
+\set SHOW_CONTEXT never
+SET client_min_messages = warning;   -- notices about repeated workloads are not the point here
+CREATE TABLE sec_people AS
+  SELECT g AS id, g % 100 AS age, CASE WHEN g % 2 = 0 THEN 'F' ELSE 'M' END AS sex
+    FROM generate_series(1, 2000) g;
+CREATE TABLE sec_hidden AS SELECT 42 AS secret;
+CREATE ROLE sec_custodian IN ROLE dpm_admin;
+CREATE ROLE sec_custodian2 IN ROLE dpm_admin;   -- a custodian without SELECT on the table
+CREATE ROLE sec_alice IN ROLE dpm_analyst;
+CREATE ROLE sec_bob IN ROLE dpm_analyst;
+CREATE ROLE sec_nobody;
+GRANT SELECT ON sec_people TO sec_custodian;
+CREATE SCHEMA sec_evil AUTHORIZATION sec_alice;
+
+-- the custodian registers the table and defines the cells
+SET ROLE sec_custodian;
+SELECT dpm.register_source('sec_people', epsilon => 1);
+SELECT dpm.create_domain('sec_age', 'sec_people',
+  '[{"name": "age", "bins": {"min": 0, "max": 100, "width": 25}},
+    {"name": "sex", "bins": [{"label": "F", "condition": "sex = ''F''"}, {"label": "M", "condition": "true"}]}]');
+-- a condition runs with the custodian's own rights: it cannot read what the custodian cannot
+SELECT dpm.create_domain('sec_peek', 'sec_people',
+  '[{"name": "age", "bins": [{"label": "x", "condition": "(SELECT secret FROM public.sec_hidden) = 42"}]}]');
+SELECT registered_by, model, budget_epsilon FROM dpm.sources;
+SELECT name, created_by FROM dpm.domains;
+
+-- a custodian may only protect, describe and read tables it can read itself
+SET ROLE sec_custodian2;
+SELECT dpm.register_source('sec_hidden', epsilon => 1);
+SELECT dpm.create_domain('sec_age2', 'sec_people', '[{"name": "age", "values": [1]}]');
+SELECT dpm.set_budget('sec_people', epsilon => 100);
+SELECT dpm.create_workload('sec_c2_total', 'sec_age', 'Total(age)');
+SELECT * FROM dpm.exact_answers('sec_c2_total');
+
+-- the analyst: no access to the data, only charged releases
+SET ROLE sec_alice;
+SELECT count(*) FROM sec_people;
+SELECT * FROM dpm.exact_answers('sec_c2_total');
+SELECT dpm.register_source('sec_hidden', epsilon => 1000);
+SELECT dpm.create_domain('sec_mine', 'sec_people', '[{"name": "age", "values": [1]}]');
+SELECT dpm.set_budget('sec_people', epsilon => 1000);
+SELECT dpm.create_workload('sec_alice_w', 'sec_age', 'AllRange(age) * Identity(sex)');
+SELECT count(*) AS answers FROM dpm.answer('sec_alice_w', epsilon => 0.3);
+SELECT epsilon_spent, epsilon_remaining FROM dpm.budget('sec_people');
+-- spend past the budget
+SELECT count(*) FROM dpm.answer('sec_alice_w', epsilon => 0.8);
+-- a refund by rollback, or by an error later in the statement: the charge stays
+BEGIN;
+SELECT count(*) FROM dpm.answer('sec_alice_w', epsilon => 0.1);
+ROLLBACK;
+SELECT count(*) FROM dpm.answer('sec_alice_w', epsilon => 0.1) WHERE 1 / (query - query) = 0;
+SELECT epsilon_spent, epsilon_remaining FROM dpm.budget('sec_people');
+-- write the catalog directly
+INSERT INTO dpm.ledger (source_id, epsilon, charged_by) VALUES (1, -5, 'sec_alice');
+UPDATE dpm.ledger SET epsilon = 0;
+DELETE FROM dpm.ledger;
+UPDATE dpm.sources SET budget_epsilon = 1000;
+INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, released_by) VALUES (1, 1, 1, 'laplace', 0, 'sec_bob');
+DELETE FROM dpm.release_answers;
+UPDATE dpm.domains SET cell_expr = '(SELECT secret FROM public.sec_hidden)';
+-- call the internals that run as the extension owner
+SELECT dpm._exec_as('sec_alice', 'SELECT ARRAY[secret::float8] FROM public.sec_hidden');
+SELECT dpm._release_charge('sec_bob', '{"workload": "sec_alice_w", "epsilon": 0.01}');
+SELECT dpm._release_fill(1);
+SELECT dpm._frequency_vector(s, d, 'sec_alice', false) FROM dpm.sources s, dpm.domains d;
+SELECT dpm._check_can_read('sec_hidden');
+-- the worker's entry point is hers, but takes her identity from the session, not from the arguments
+SELECT dpm._run_release('{"workload": "sec_alice_w", "epsilon": 0.01, "released_by": "sec_bob"}');
+SELECT dpm._run_release('{"workload": "sec_alice_w", "epsilon": 0.01}') > 0 AS released_as_herself;
+-- lift a limit, or slow a release down
+SET dpm.max_matrix_mb = 100000;
+SET dpm.max_cells = 2000000000;
+SET dpm.debug_release_delay = 1000;
+SET dpm.blas_threads = 64;
+-- SQL injection through names and specs: names are values, specs are parsed by our grammar
+SELECT * FROM dpm.answer($$sec_alice_w'; DELETE FROM dpm.ledger; --$$, epsilon => 0.01);
+SELECT dpm.create_workload('sec_inj', $$sec_age' OR '1'='1$$, 'Total(age)');
+SELECT dpm.create_workload('sec_inj', 'sec_age', $$Total(age)); DELETE FROM dpm.ledger; --$$);
+SELECT dpm.create_workload('sec_inj', 'sec_age', $$Ranges(age, 'x'' OR 1=1 --':'y')$$);
+SELECT dpm.create_workload($$sec_x'); DELETE FROM dpm.ledger; --$$, 'sec_age', 'Total(age)');
+SELECT count(*) FROM dpm.workloads WHERE name LIKE 'sec_x%';
+SELECT * FROM dpm.budget($$sec_people'; DELETE FROM dpm.ledger; --$$);
+-- shadow an operator the catalog functions use, through her own search_path
+CREATE FUNCTION sec_evil.text_eq(a text, b text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE WARNING 'sec_evil saw % and %', a, b;
+  RETURN a OPERATOR(pg_catalog.=) b;
+END $$;
+CREATE OPERATOR sec_evil.= (LEFTARG = text, RIGHTARG = text, FUNCTION = sec_evil.text_eq);
+SET search_path = sec_evil, pg_catalog, public;
+SELECT count(*) FROM dpm.answer('sec_alice_w', epsilon => 0.01);
+SELECT epsilon_spent FROM dpm.budget('sec_people');
+RESET search_path;
+-- her own releases are visible and replayable at no cost
+SELECT count(*) AS releases, sum(epsilon) AS epsilon FROM dpm.releases;
+SELECT min(id) AS alice_release FROM dpm.releases \gset
+SELECT (SELECT array_agg(answer ORDER BY query) FROM dpm.release(:alice_release))
+     = (SELECT array_agg(answer ORDER BY query) FROM dpm.release(:alice_release)) AS replay_same;
+SELECT epsilon_spent FROM dpm.budget('sec_people');
+
+-- another analyst sees none of hers
+SET ROLE sec_bob;
+SELECT count(*) FROM dpm.releases;
+SELECT count(*) FROM dpm.release_answers;
+SELECT count(*) FROM dpm.ledger;
+SELECT * FROM dpm.release(:alice_release);
+SELECT count(*) FROM dpm.answer('sec_alice_w', epsilon => 0.05);
+SELECT count(*), min(released_by::text) FROM dpm.releases;
+-- and she sees none of his
+SET ROLE sec_alice;
+SELECT count(*), min(released_by::text) FROM dpm.releases;
+
+-- a role outside dpmatrix has only the pure functions
+SET ROLE sec_nobody;
+SELECT count(*) FROM dpm.releases;
+SELECT * FROM dpm.budget('sec_people');
+SELECT * FROM dpm.answer('sec_alice_w', epsilon => 0.01);
+SELECT dpm.sensitivity('{{1,1},{0,1}}');
+
+-- a domain whose creator lost the right to read the source is refused before any charge
+RESET ROLE;
+REVOKE SELECT ON sec_people FROM sec_custodian;
+SET ROLE sec_alice;
+SELECT count(*) FROM dpm.answer('sec_alice_w', epsilon => 0.01);
+RESET ROLE;
+GRANT SELECT ON sec_people TO sec_custodian;
+
+-- the custodian sees every release, and the ledger holds exactly the legitimate charges:
+-- alice 0.3 + 0.1 (rolled back) + 0.1 (failed later) + 0.01 (_run_release) + 0.01 (search_path), bob 0.05
+SET ROLE sec_custodian;
+SELECT id AS sec_source FROM dpm.sources WHERE relation = 'sec_people'::regclass \gset
+SELECT released_by, count(*), sum(epsilon) FROM dpm.releases WHERE source_id = :sec_source GROUP BY 1 ORDER BY 1;
+SELECT count(*) AS charges, sum(epsilon) AS spent,
+       sum(epsilon) = (SELECT sum(epsilon) FROM dpm.releases WHERE source_id = :sec_source) AS ledger_matches_releases,
+       bool_and(release_id IS NOT NULL) AS every_charge_released
+  FROM dpm.ledger WHERE source_id = :sec_source;
+SELECT status, count(*) FROM dpm.releases WHERE source_id = :sec_source GROUP BY 1;
+RESET ROLE;
+DELETE FROM dpm.ledger WHERE source_id = :sec_source;
+DELETE FROM dpm.releases WHERE source_id = :sec_source;
+DELETE FROM dpm.sources WHERE id = :sec_source;
+DROP SCHEMA sec_evil CASCADE;
+DROP TABLE sec_people, sec_hidden;
+DROP ROLE sec_custodian, sec_custodian2, sec_alice, sec_bob, sec_nobody;
