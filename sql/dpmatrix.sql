@@ -563,7 +563,8 @@ BEGIN
      OR (b.model = 'zcdp' AND spent.r > b.budget_rho) THEN
     RAISE EXCEPTION 'the new budget of "%" is below what was already spent', source
       USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = format('Spent: epsilon %s, delta %s, rho %s.', spent.e, spent.d, spent.r);
+            DETAIL = CASE b.model WHEN 'zcdp' THEN format('Spent: rho %s.', spent.r)
+                     ELSE format('Spent: epsilon %s, delta %s.', spent.e, spent.d) END;
   END IF;
   UPDATE dpm.sources s SET budget_epsilon = b.budget_epsilon, budget_delta = b.budget_delta,
                            budget_rho = b.budget_rho
@@ -1106,8 +1107,8 @@ BEGIN
   END IF;
   RETURN QUERY
     SELECT src.model,
-           src.budget_epsilon, e, src.budget_epsilon - e,
-           src.budget_delta, d, src.budget_delta - d,
+           src.budget_epsilon, CASE WHEN src.model <> 'zcdp' THEN e END, src.budget_epsilon - e,
+           src.budget_delta, CASE WHEN src.model <> 'zcdp' THEN d END, src.budget_delta - d,
            src.budget_rho, r, src.budget_rho - r,
            CASE WHEN src.model = 'zcdp' AND r > 0 THEN dpm._zcdp_epsilon(r, budget.delta) END,
            n
