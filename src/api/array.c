@@ -14,6 +14,8 @@
 
 #include "api/array.h"
 
+#define DPM_MAX_ABS_VALUE 1e100
+
 static double *
 array_values(ArrayType *arr, const char *argname, int *count)
 {
@@ -39,6 +41,12 @@ array_values(ArrayType *arr, const char *argname, int *count)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),
 					 errmsg("%s must contain only finite values, found %g at position %d",
+							argname, v[i], i + 1)));
+		/* beyond this, sums and squares overflow long before any result is useful */
+		if (fabs(v[i]) > DPM_MAX_ABS_VALUE)
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("%s holds %g at position %d, outside the supported range [-1e100, 1e100]",
 							argname, v[i], i + 1)));
 	}
 	pfree(elems);

@@ -40,6 +40,12 @@ run_mechanism(const Mat *w, const Mat *a, const double *x,
 
 	y = palloc(sizeof(double) * Max(m, 1));
 	mat_vec(a, false, x, y);
+	for (int i = 0; i < m; i++)
+		if (!isfinite(y[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("strategy answer %d is not a finite number", i + 1),
+					 errdetail("The data vector or the strategy holds values too large to combine.")));
 	if (rho > 0.0)
 	{
 		double		l2 = sens_scale * mat_max_col_norm(a, 2);

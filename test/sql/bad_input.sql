@@ -36,6 +36,19 @@ SELECT * FROM dpm.expected_error('{{1}}', '{{1}}', 1, -0.1);
 SELECT * FROM dpm.expected_error('{{1}}', '{{1}}', 1, 1);
 SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', 0);
 SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', 1, 0, 0.5);
+SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}');
+SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', 1, rho => 0.1);
+SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', rho => 0);
+SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', rho => 'NaN');
+SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', rho => 0.1, delta => 1e-6);
+SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', 1, NULL);
+SELECT * FROM dpm.mechanism(NULL, '{{1}}', '{5}', 1);
+-- absurd magnitudes: out of the samplers' range, or overflowing the strategy answers
+SELECT * FROM dpm.mechanism('{{1,1}}', '{{1e308,1e308}}', '{1,1}', 1);
+SELECT * FROM dpm.mechanism('{{1,1}}', '{{1,1}}', '{1e308,1e308}', 1);
+SELECT query, abs(answer / 2e90 - 1) < 1e-12 AS large_but_fine FROM dpm.mechanism('{{1,1}}', '{{1,1}}', '{1e90,1e90}', 1);
+SELECT dpm.sensitivity('{{1e101}}');
+SELECT * FROM dpm.mechanism('{{1,1}}', '{{1,1}}', '{1,1}', 1e-300);
 
 -- a strategy that cannot answer the workload is refused before any noise is drawn
 SELECT * FROM dpm.mechanism('{{1,0}}', '{{1,1}}', '{1,2}', 1);
