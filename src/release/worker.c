@@ -121,8 +121,8 @@ run_step(ReleaseSlot *slot, const char *sql, int nargs, Oid *types, Datum *value
 		SPI_connect();
 		PushActiveSnapshot(GetTransactionSnapshot());
 		pgstat_report_activity(STATE_RUNNING, sql);
-		if (SPI_execute_with_args(sql, nargs, types, values, NULL, false, 1) != SPI_OK_SELECT
-			|| SPI_processed != 1)
+		if (SPI_execute_with_args(sql, nargs, types, values, NULL, false, 1) < 0
+			|| SPI_processed != 1 || SPI_tuptable == NULL)
 			elog(ERROR, "dpmatrix release worker: \"%s\" returned no row", sql);
 		*result = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
 											  SPI_tuptable->tupdesc, 1, &isnull));
