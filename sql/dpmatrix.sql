@@ -47,7 +47,18 @@ COMMENT ON FUNCTION dpm.reconstruct(float8[], float8[]) IS
 CREATE FUNCTION dpm.strategy(w float8[], method text, options jsonb DEFAULT '{}') RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_strategy' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION dpm.strategy(float8[], text, jsonb) IS
-  'a strategy matrix for workload w: method identity, workload, hierarchical (option "branching", default 2) or wavelet';
+  'a strategy matrix for workload w: method identity, workload, hierarchical (option "branching", default 2), wavelet, eigen, eigen_design or gaussian_optimal (options "tol", "max_iter"); option "augment": "l1" or "l2" completes deficient columns';
+
+CREATE FUNCTION dpm.svd_bound(w float8[], epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_svd_bound' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION dpm.svd_bound(float8[], float8, float8) IS
+  'lower bound on the total squared error of any strategy for w: (sum of singular values)^2 / n over nonzero columns, times the noise variance at sensitivity 1 (analytic Gaussian when delta > 0; Laplace 2/epsilon^2, valid but loose, when delta = 0; none when epsilon is NULL)';
+
+-- Internal: a strategy with its optimizer's report, for dpm.optimize.
+CREATE FUNCTION dpm._strategy_report(w float8[], method text, options jsonb,
+                                     OUT matrix float8[], OUT iterations int, OUT objective float8,
+                                     OUT lower_bound float8)
+AS 'MODULE_PATHNAME', 'dpm_strategy_report' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- Runs the mechanism on a data vector the caller already has: no catalog data, no budget.
 -- Useful to study a strategy on synthetic data; dpm.answer is the same mechanism on a source.
@@ -192,6 +203,14 @@ CREATE TABLE dpm.strategies (
   sensitivity_l2  float8 NOT NULL,
   -- sum over the workload of w (A^T A)^+ w^T: total error = noise variance * profile_trace
   profile_trace   float8 NOT NULL,
+  max_profile     float8 NOT NULL,       -- the largest term: max error = noise variance * max_profile
+  -- total error / the SVD bound's, at any epsilon: sensitivity^2 profile_trace / svd_bound(W),
+  -- with the L1 sensitivity for Laplace noise and L2 for Gaussian
+  ratio_to_bound  float8,                -- NULL when the bound is 0 (a workload of zero queries)
+  iterations      int NOT NULL DEFAULT 0,
+  -- iterative optimizers: a certified lower bound on L2 sensitivity^2 profile_trace over all
+  -- strategies (the dual value), NULL otherwise
+  lower_bound     float8,
   optimize_ms     float8 NOT NULL,
   created_by      regrole NOT NULL DEFAULT dpm._invoker(),
   created_at      timestamptz NOT NULL DEFAULT now(),
@@ -868,8 +887,13 @@ DECLARE
   err float8;
   st dpm.strategies;
   t0 timestamptz;
+  ms float8;
+  rep record;
   a float8[];
   l1 float8;
+  l2 float8;
+  trace float8;
+  maxp float8;
   cand text;
 BEGIN
   IF method IS NULL OR options IS NULL THEN
@@ -892,7 +916,8 @@ BEGIN
     IF options <> '{}' THEN
       RAISE EXCEPTION 'method auto takes no options' USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    FOREACH cand IN ARRAY ARRAY['identity', 'hierarchical', 'wavelet', 'workload'] LOOP
+    FOREACH cand IN ARRAY ARRAY['identity', 'hierarchical', 'wavelet', 'workload', 'eigen', 'eigen_design',
+                                'gaussian_optimal'] LOOP
       BEGIN
         sid := dpm.optimize(workload, cand, epsilon, delta, '{}', rho);
       EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded THEN
@@ -914,14 +939,25 @@ BEGIN
   END IF;
 
   t0 := clock_timestamp();
-  a := dpm.strategy(wl.matrix, method, options);
+  -- the augmentation norm follows the noise unless the caller chose one
+  IF method = 'eigen_design' AND NOT options ? 'augment' THEN
+    rep := dpm._strategy_report(wl.matrix, method,
+                                options || jsonb_build_object('augment', CASE noise WHEN 'laplace' THEN 'l1' ELSE 'l2' END));
+  ELSE
+    rep := dpm._strategy_report(wl.matrix, method, options);
+  END IF;
+  ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+  a := rep.matrix;
   l1 := dpm.sensitivity(a, 'l1');
+  l2 := dpm.sensitivity(a, 'l2');
+  -- Laplace error at epsilon = 1 is 2 Delta_1^2 times the profile
+  SELECT sum(e.variance) / (2 * l1 ^ 2), max(e.variance) / (2 * l1 ^ 2) INTO trace, maxp
+    FROM dpm.expected_error(wl.matrix, a, 1.0) e;
   INSERT INTO dpm.strategies (workload_id, method, options, noise, matrix, rows, sensitivity_l1, sensitivity_l2,
-                              profile_trace, optimize_ms)
-  VALUES (wl.id, method, options, noise, a, array_length(a, 1), l1, dpm.sensitivity(a, 'l2'),
-          -- Laplace total error at epsilon = 1 is 2 Delta_1^2 trace
-          dpm.total_error(wl.matrix, a, 1.0) / (2 * l1 ^ 2),
-          extract(epoch FROM clock_timestamp() - t0) * 1000)
+                              profile_trace, max_profile, ratio_to_bound, iterations, lower_bound, optimize_ms)
+  VALUES (wl.id, method, options, noise, a, array_length(a, 1), l1, l2, trace, maxp,
+          CASE noise WHEN 'laplace' THEN l1 ^ 2 ELSE l2 ^ 2 END * trace / nullif(dpm.svd_bound(wl.matrix), 0),
+          rep.iterations, rep.lower_bound, ms)
   ON CONFLICT ON CONSTRAINT strategies_cache_key DO NOTHING
   RETURNING id INTO sid;
   IF sid IS NULL THEN    -- a concurrent session stored the same strategy first
@@ -932,7 +968,51 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.optimize(text, text, float8, float8, jsonb, float8) IS
-  'choose (method auto: the lowest expected error among identity, hierarchical, wavelet, workload) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached';
+  'choose (method auto: the lowest expected error among identity, hierarchical, wavelet, workload, eigen, eigen_design, gaussian_optimal) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
+
+CREATE FUNCTION dpm.compare_strategies(workload text, epsilon float8 DEFAULT 1, delta float8 DEFAULT 0,
+                                       rho float8 DEFAULT NULL)
+RETURNS TABLE(method text, strategy int, rows int, sensitivity float8, total_error float8, max_error float8,
+              rms_error float8, ratio_to_bound float8, iterations int, optimize_ms float8)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  wl dpm.workloads := dpm._workload(compare_strategies.workload);
+  m text;
+  sid int;
+  st dpm.strategies;
+  var float8;
+BEGIN
+  IF compare_strategies.rho IS NOT NULL AND (NOT dpm._finite(compare_strategies.rho) OR compare_strategies.rho <= 0) THEN
+    RAISE EXCEPTION 'rho must be a positive finite number, got %', compare_strategies.rho USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  FOREACH m IN ARRAY ARRAY['identity', 'hierarchical', 'wavelet', 'workload', 'eigen', 'eigen_design',
+                           'gaussian_optimal'] LOOP
+    BEGIN
+      sid := dpm.optimize(wl.name, m, compare_strategies.epsilon, compare_strategies.delta, '{}', compare_strategies.rho);
+    EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded THEN
+      CONTINUE;
+    END;
+    SELECT * INTO st FROM dpm.strategies s WHERE s.id = sid;
+    -- the noise variance on each strategy answer
+    var := CASE WHEN st.noise = 'laplace' THEN 2 * (st.sensitivity_l1 / compare_strategies.epsilon) ^ 2
+                WHEN compare_strategies.rho IS NOT NULL THEN st.sensitivity_l2 ^ 2 / (2 * compare_strategies.rho)
+                ELSE dpm.gaussian_sigma(compare_strategies.epsilon, compare_strategies.delta, st.sensitivity_l2) ^ 2 END;
+    method := m; strategy := sid; rows := st.rows;
+    sensitivity := CASE st.noise WHEN 'laplace' THEN st.sensitivity_l1 ELSE st.sensitivity_l2 END;
+    total_error := var * st.profile_trace;
+    max_error := var * st.max_profile;
+    rms_error := sqrt(total_error / wl.m);
+    ratio_to_bound := st.ratio_to_bound;
+    iterations := st.iterations;
+    optimize_ms := st.optimize_ms;
+    RETURN NEXT;
+  END LOOP;
+END
+$$;
+COMMENT ON FUNCTION dpm.compare_strategies(text, float8, float8, float8) IS
+  'one row per strategy method for a workload: sensitivity, expected total, max and root-mean-square error at the given privacy, ratio to the SVD bound, optimization effort; reads no data, spends no budget';
 
 -- Step 1 of a release, in the worker's first transaction (src/release/worker.c): validate,
 -- choose the strategy, check and record the charge.  Commits before any noise exists.
@@ -1133,6 +1213,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.sensitivity(float8[], text), dpm.error_profile(float8[]), dpm.gaussian_sigma(float8, float8, float8),
   dpm.expected_error(float8[], float8[], float8, float8), dpm.total_error(float8[], float8[], float8, float8),
   dpm.reconstruct(float8[], float8[]), dpm.strategy(float8[], text, jsonb),
+  dpm.svd_bound(float8[], float8, float8),
   dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8), dpm.noise(text, float8, int),
   dpm.histogram(int, int), dpm._random_key()
   TO PUBLIC;
@@ -1141,6 +1222,7 @@ GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.rel
 GRANT EXECUTE ON FUNCTION
   dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[]),
   dpm.optimize(text, text, float8, float8, jsonb, float8),
+  dpm.compare_strategies(text, float8, float8, float8),
   dpm.answer(text, float8, float8, float8, int, text, jsonb), dpm.release(bigint), dpm._run_release(jsonb),
   dpm.budget(regclass, float8)
   TO dpm_analyst;

@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
@@ -71,4 +72,46 @@ options_get_int(Jsonb *options, const char *key, int dflt, int min, int max)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("option \"%s\" must be an integer between %d and %d, got %g", key, min, max, d)));
 	return (int) d;
+}
+
+double
+options_get_float(Jsonb *options, const char *key, double dflt, double min, double max)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(&options->root, key, strlen(key), NULL);
+	double		d;
+
+	if (v == NULL)
+		return dflt;
+	if (v->type != jbvNumeric)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("option \"%s\" must be a number", key)));
+	d = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v->val.numeric)));
+	if (!(d >= min && d <= max))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("option \"%s\" must be between %g and %g, got %g", key, min, max, d)));
+	return d;
+}
+
+int
+options_get_choice(Jsonb *options, const char *key, const char *const *choices, int dflt)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(&options->root, key, strlen(key), NULL);
+	StringInfoData all;
+
+	if (v == NULL)
+		return dflt;
+	if (v->type == jbvString)
+		for (int i = 0; choices[i]; i++)
+			if (strlen(choices[i]) == (size_t) v->val.string.len &&
+				strncmp(choices[i], v->val.string.val, v->val.string.len) == 0)
+				return i;
+	initStringInfo(&all);
+	for (int i = 0; choices[i]; i++)
+		appendStringInfo(&all, "%s\"%s\"", i ? ", " : "", choices[i]);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("option \"%s\" must be one of %s", key, all.data)));
+	return dflt;				/* not reached */
 }

@@ -1,45 +1,129 @@
 /*
- * strategy_api.c -- dpm.strategy(w, method, options).
+ * strategy_api.c -- dpm.strategy(w, method, options), dpm._strategy_report
+ * (the same with the optimizer's report, for dpm.optimize) and
+ * dpm.svd_bound(w, epsilon, delta).
  */
 #include "postgres.h"
 
+#include <math.h>
+
+#include "access/htup_details.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
 #include "api/array.h"
 #include "api/options.h"
+#include "mechanism/calibrate.h"
 #include "strategy/strategy.h"
 
-PG_FUNCTION_INFO_V1(dpm_strategy);
-Datum
-dpm_strategy(PG_FUNCTION_ARGS)
+static const char *const augment_choices[] = {"none", "l1", "l2", NULL};
+
+static Mat *
+strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 {
 	Mat		   *w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
 	char	   *method = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	Jsonb	   *options = PG_GETARG_JSONB_P(2);
+	bool		iterative = strcmp(method, "eigen_design") == 0 ||
+		strcmp(method, "gaussian_optimal") == 0;
 	StrategyOptions opts = {0};
 	Mat		   *a;
 
 	if (strcmp(method, "hierarchical") == 0)
 	{
-		static const char *const keys[] = {"branching", NULL};
+		static const char *const keys[] = {"branching", "augment", NULL};
 
 		options_check_keys(options, keys, "method hierarchical");
 		opts.branching = options_get_int(options, "branching", 2, 2, 1 << 20);
 	}
+	else if (iterative)
+	{
+		static const char *const keys[] = {"tol", "max_iter", "augment", NULL};
+
+		options_check_keys(options, keys, psprintf("method %s", method));
+		opts.tol = options_get_float(options, "tol", 1e-6, 1e-12, 1.0);
+		opts.max_iter = options_get_int(options, "max_iter", 10000, 1, 10000000);
+	}
 	else
 	{
-		static const char *const none[] = {NULL};
+		static const char *const keys[] = {"augment", NULL};
 
-		options_check_keys(options, none, psprintf("method %s", method));
+		options_check_keys(options, keys, psprintf("method %s", method));
 	}
+	/* eigen_design is completed in L2 by default, as its design assumes (section 5.3) */
+	opts.augment = options_get_choice(options, "augment", augment_choices,
+									  strcmp(method, "eigen_design") == 0 ? 2 : 0);
 
-	a = build_strategy(w, method, &opts);
+	a = build_strategy(w, method, &opts, rep);
 	if (a == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown strategy method \"%s\"", method),
 				 errhint("Valid methods: " STRATEGY_METHODS ".")));
-	PG_RETURN_ARRAYTYPE_P(mat_to_array(a));
+	return a;
+}
+
+PG_FUNCTION_INFO_V1(dpm_strategy);
+Datum
+dpm_strategy(PG_FUNCTION_ARGS)
+{
+	OptReport	rep;
+
+	PG_RETURN_ARRAYTYPE_P(mat_to_array(strategy_from_args(fcinfo, &rep)));
+}
+
+/* (matrix, iterations, objective, lower_bound) */
+PG_FUNCTION_INFO_V1(dpm_strategy_report);
+Datum
+dpm_strategy_report(PG_FUNCTION_ARGS)
+{
+	OptReport	rep;
+	Mat		   *a = strategy_from_args(fcinfo, &rep);
+	TupleDesc	tupdesc;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, isnan(rep.objective), isnan(rep.lower_bound)};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = PointerGetDatum(mat_to_array(a));
+	values[1] = Int32GetDatum(rep.iterations);
+	values[2] = Float8GetDatum(rep.objective);
+	values[3] = Float8GetDatum(rep.lower_bound);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+}
+
+/*
+ * The SVD bound times the noise constant: with epsilon NULL the bound itself
+ * ((sum of singular values)^2 / n); with delta > 0 times sigma(epsilon,
+ * delta)^2 of the analytic Gaussian mechanism at sensitivity 1; with
+ * delta = 0 times the Laplace variance 2 / epsilon^2 (valid, since
+ * Delta_1 >= Delta_2, but loose).
+ */
+PG_FUNCTION_INFO_V1(dpm_svd_bound);
+Datum
+dpm_svd_bound(PG_FUNCTION_ARGS)
+{
+	Mat		   *w;
+	Mat		   *g;
+	int			nonzero;
+	double		bound;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("w and delta must not be NULL")));
+	w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
+	g = mat_gram(w);
+	bound = svd_bound(g, &nonzero);
+	if (!PG_ARGISNULL(1))
+	{
+		double		epsilon = PG_GETARG_FLOAT8(1);
+		double		delta = PG_GETARG_FLOAT8(2);
+
+		check_epsilon_delta(epsilon, delta);
+		bound *= delta > 0 ? pow(gaussian_sigma(epsilon, delta, 1.0), 2) : laplace_variance(1.0, epsilon);
+	}
+	PG_RETURN_FLOAT8(bound);
 }

@@ -3,10 +3,12 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "strategy/strategy.h"
 
-Mat *
-build_strategy(const Mat *w, const char *method, const StrategyOptions *opts)
+static Mat *
+fixed_strategy(const Mat *w, const char *method, const StrategyOptions *opts)
 {
 	if (strcmp(method, "identity") == 0)
 		return strategy_identity(w->cols);
@@ -17,4 +19,33 @@ build_strategy(const Mat *w, const char *method, const StrategyOptions *opts)
 	if (strcmp(method, "wavelet") == 0)
 		return strategy_wavelet(w->cols);
 	return NULL;
+}
+
+Mat *
+build_strategy(const Mat *w, const char *method, const StrategyOptions *opts, OptReport *rep)
+{
+	Mat		   *a = fixed_strategy(w, method, opts);
+
+	rep->iterations = 0;
+	rep->objective = NAN;
+	rep->lower_bound = NAN;
+	if (a == NULL)
+	{
+		Mat		   *g;
+
+		if (strcmp(method, "eigen") != 0 && strcmp(method, "eigen_design") != 0 &&
+			strcmp(method, "gaussian_optimal") != 0)
+			return NULL;
+		g = mat_gram(w);
+		if (strcmp(method, "eigen") == 0)
+			a = strategy_eigen(g, rep);
+		else if (strcmp(method, "eigen_design") == 0)
+			a = strategy_eigen_design(g, opts->tol, opts->max_iter, rep);
+		else
+			a = strategy_gaussian_optimal(g, opts->tol, opts->max_iter, rep);
+		mat_free(g);
+	}
+	if (opts->augment)
+		a = strategy_augment(a, opts->augment);
+	return a;
 }

@@ -9,16 +9,26 @@
 #define DPM_STRATEGY_H
 
 #include "linalg/linalg.h"
+#include "strategy/gram.h"
 
 typedef struct StrategyOptions
 {
 	int			branching;		/* hierarchical: children per node, >= 2 */
+	double		tol;			/* iterative methods: relative duality gap to reach */
+	int			max_iter;		/* iterative methods: iteration cap */
+	int			augment;		/* 0: none; 1 or 2: complete columns in that norm */
 } StrategyOptions;
 
-#define STRATEGY_METHODS "identity, workload, hierarchical, wavelet"
+#define STRATEGY_METHODS "identity, workload, hierarchical, wavelet, eigen, eigen_design, gaussian_optimal"
 
-/* NULL if the method name is unknown */
-extern Mat *build_strategy(const Mat *w, const char *method, const StrategyOptions *opts);
+/*
+ * NULL if the method name is unknown.  rep gets the optimizer's report:
+ * iterations, and for the Gram-based methods the objective
+ * Delta_2^2 trace(W^T W (A^T A)^+) and a certified lower bound on it (NaN
+ * where a method has none).
+ */
+extern Mat *build_strategy(const Mat *w, const char *method, const StrategyOptions *opts,
+						   OptReport *rep);
 
 extern Mat *strategy_identity(int n);
 extern Mat *strategy_hierarchical(int n, int branching);

@@ -81,13 +81,18 @@ SELECT dpm.create_workload('cat_total', 'cat_age', '{{1,1,1,1},{1,1,0,0}}'::floa
 -- strategies: cached, and auto picks the lowest expected error for the noise model
 SELECT dpm.optimize('cat_total', 'hierarchical') = dpm.optimize('cat_total', 'hierarchical') AS cached;
 SELECT dpm.optimize('cat_total') AS auto_id \gset
-SELECT method AS auto_method FROM dpm.strategies WHERE id = :auto_id;
+SELECT s.method = (SELECT c.method FROM dpm.strategies c
+                    WHERE c.workload_id = s.workload_id AND c.noise = 'laplace'
+                    ORDER BY c.sensitivity_l1 ^ 2 * c.profile_trace LIMIT 1) AS auto_is_lowest,
+       (SELECT count(*) FROM dpm.strategies c WHERE c.workload_id = s.workload_id) AS candidates
+  FROM dpm.strategies s WHERE s.id = :auto_id;
 SELECT dpm.optimize('cat_total', 'nope');
 SELECT dpm.optimize('nope', 'identity');
 SELECT dpm.optimize('cat_total', 'identity', epsilon => -1);
 SELECT dpm.optimize('cat_total', 'auto', options => '{"x": 1}');
 SELECT method, rows, sensitivity_l1, round(profile_trace::numeric, 9) AS profile_trace
-  FROM dpm.strategies WHERE workload_id = (SELECT id FROM dpm.workloads WHERE name = 'cat_total') ORDER BY method;
+  FROM dpm.strategies WHERE workload_id = (SELECT id FROM dpm.workloads WHERE name = 'cat_total')
+   AND method IN ('identity', 'hierarchical', 'wavelet', 'workload') ORDER BY method;
 
 -- answers: stderr is the closed form, labels are the workload's, the budget is charged exactly
 -- (near_truth: within 6 standard errors; for these sums of at most 7 Laplace variables the

@@ -1,0 +1,418 @@
+/*
+ * gram.c -- the SVD bound and the strategies built from W^T W: eigen,
+ * eigen_design and gaussian_optimal, plus column completion.
+ *
+ * eigen_design and gaussian_optimal are solved through their Lagrange duals,
+ * which share one shape.  For gaussian_optimal,
+ *
+ *   min tr(G X^-1)  s.t.  X_ii <= 1,  X > 0
+ *
+ * has, for weights v >= 0 on the constraints, the minimizer
+ * X(v) = V^-1/2 (V^1/2 G V^1/2)^1/2 V^-1/2 of tr(G X^-1) + tr(V X), and the
+ * dual value T(v)^2 / sum(v) with T(v) = tr((V^1/2 G V^1/2)^1/2) (after the
+ * best scaling of v).  Scaling X(v) down by max_i X_ii makes it feasible,
+ * with objective T(v) max_i X_ii; so every v certifies the gap
+ *
+ *   primal / dual = max_i X_ii / (sum_i v_i X_ii / sum_i v_i),
+ *
+ * which is 1 exactly when X(v) has equal diagonal on the support of v.  The
+ * update v_i <- v_i X_ii / average moves weight to the columns whose
+ * constraint binds (a fixed point of the optimality conditions).  At v = 1,
+ * X = G^1/2: the eigen strategy, and the dual value is the SVD bound.
+ *
+ * eigen_design fixes the eigenvectors Q of G and optimizes weights u on them:
+ * min sum d_i / u_i s.t. sum_i Q_ji^2 u_i <= 1 for every column j, whose dual
+ * over column weights y has exactly the same structure with O(n^2) work per
+ * iteration instead of an eigendecomposition.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "miscadmin.h"
+
+#include "strategy/gram.h"
+
+/* eigenvalues of G below this fraction of the largest count as zero */
+#define EIG_TOL 1e-12
+
+int
+gram_support(const Mat *g, int **keep)
+{
+	int			k = 0;
+
+	*keep = palloc(sizeof(int) * Max(g->cols, 1));
+	for (int j = 0; j < g->cols; j++)
+		if (MAT(g, j, j) > 0)
+			(*keep)[k++] = j;
+	return k;
+}
+
+Mat *
+gram_restrict(const Mat *g, const int *keep, int k)
+{
+	Mat		   *r = mat_new(k, k);
+
+	for (int j = 0; j < k; j++)
+		for (int i = 0; i < k; i++)
+			MAT(r, i, j) = MAT(g, keep[i], keep[j]);
+	return r;
+}
+
+Mat *
+strategy_widen(const Mat *a, const int *keep, int n)
+{
+	Mat		   *w = mat_new(a->rows, n);
+
+	for (int j = 0; j < a->cols; j++)
+		memcpy(&MAT(w, 0, keep[j]), &MAT(a, 0, j), sizeof(double) * a->rows);
+	return w;
+}
+
+/* eigendecomposition of a copy of s; eigenvalues clamped at zero below the tolerance */
+static Mat *
+eig_psd(const Mat *s, double *lambda)
+{
+	Mat		   *q = mat_copy(s);
+	int			n = s->rows;
+	double		top;
+
+	mat_sym_eig(q, lambda);
+	top = n > 0 ? fmax(lambda[n - 1], 0.0) : 0.0;
+	for (int i = 0; i < n; i++)
+		if (lambda[i] <= EIG_TOL * top)
+			lambda[i] = 0.0;
+	return q;
+}
+
+double
+svd_bound(const Mat *g, int *nonzero)
+{
+	int		   *keep;
+	int			k = gram_support(g, &keep);
+	Mat		   *gk;
+	double	   *d;
+	double		sum = 0.0;
+
+	*nonzero = k;
+	if (k == 0)
+		return 0.0;
+	gk = gram_restrict(g, keep, k);
+	d = palloc(sizeof(double) * k);
+	mat_free(eig_psd(gk, d));
+	for (int i = 0; i < k; i++)
+		sum += sqrt(d[i]);
+	return sum * sum / k;
+}
+
+/*
+ * rows (lambda_i)^(1/4) q_i^T D^-1/2 / sqrt(scale) for the nonzero lambda_i,
+ * where S = Q diag(lambda) Q^T = D^1/2 G D^1/2: a strategy with
+ * A^T A = D^-1/2 S^1/2 D^-1/2 / scale.  dinv2 may be NULL (D = I).
+ */
+static Mat *
+strategy_from_sqrt(const Mat *q, const double *lambda, const double *dinv2, double scale)
+{
+	int			n = q->rows,
+				rank = 0,
+				r = 0;
+	Mat		   *a;
+
+	for (int i = 0; i < n; i++)
+		rank += lambda[i] > 0;
+	a = mat_new(rank, n);
+	for (int i = n - 1; i >= 0; i--)
+	{
+		double		f;
+
+		if (lambda[i] <= 0)
+			continue;
+		f = pow(lambda[i], 0.25) / sqrt(scale);
+		for (int j = 0; j < n; j++)
+			MAT(a, r, j) = f * MAT(q, j, i) * (dinv2 ? dinv2[j] : 1.0);
+		r++;
+	}
+	return a;
+}
+
+static void
+check_support(int k, const char *method)
+{
+	if (k == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("method %s needs a workload with at least one nonzero query", method)));
+}
+
+Mat *
+strategy_eigen(const Mat *g, OptReport *rep)
+{
+	int		   *keep;
+	int			k = gram_support(g, &keep);
+	Mat		   *gk,
+			   *q,
+			   *a;
+	double	   *lambda;
+	double		t = 0.0,
+				maxdiag = 0.0;
+
+	check_support(k, "eigen");
+	gk = gram_restrict(g, keep, k);
+	lambda = palloc(sizeof(double) * k);
+	q = eig_psd(gk, lambda);
+	/* X = G^1/2: its diagonal gives the sensitivity, its trace the error */
+	for (int j = 0; j < k; j++)
+	{
+		double		x = 0.0;
+
+		for (int i = 0; i < k; i++)
+			x += sqrt(lambda[i]) * MAT(q, j, i) * MAT(q, j, i);
+		maxdiag = fmax(maxdiag, x);
+	}
+	for (int i = 0; i < k; i++)
+		t += sqrt(lambda[i]);
+	a = strategy_from_sqrt(q, lambda, NULL, 1.0);
+	rep->iterations = 0;
+	rep->objective = t * maxdiag;
+	rep->lower_bound = t * t / k;
+	return strategy_widen(a, keep, g->cols);
+}
+
+Mat *
+strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, OptReport *rep)
+{
+	int		   *keep;
+	int			k = gram_support(g, &keep);
+	Mat		   *gk,
+			   *s,
+			   *q = NULL,
+			   *best_q = NULL;
+	double	   *v,
+			   *x,
+			   *lambda,
+			   *best_lambda,
+			   *best_dinv2;
+	double		best_primal = INFINITY,
+				best_dual = 0.0,
+				best_scale = 1.0;
+	int			it;
+
+	check_support(k, "gaussian_optimal");
+	gk = gram_restrict(g, keep, k);
+	s = mat_new(k, k);
+	v = palloc(sizeof(double) * k);
+	x = palloc(sizeof(double) * k);
+	lambda = palloc(sizeof(double) * k);
+	best_lambda = palloc(sizeof(double) * k);
+	best_dinv2 = palloc(sizeof(double) * k);
+	for (int i = 0; i < k; i++)
+		v[i] = 1.0;
+
+	for (it = 0; it < max_iter; it++)
+	{
+		double		t = 0.0,
+					vsum = 0.0,
+					maxx = 0.0,
+					primal,
+					dual;
+
+		CHECK_FOR_INTERRUPTS();
+		/* S = V^1/2 G V^1/2 */
+		for (int j = 0; j < k; j++)
+			for (int i = 0; i < k; i++)
+				MAT(s, i, j) = sqrt(v[i] * v[j]) * MAT(gk, i, j);
+		if (q)
+			mat_free(q);
+		q = eig_psd(s, lambda);
+		for (int i = 0; i < k; i++)
+		{
+			t += sqrt(lambda[i]);
+			vsum += v[i];
+		}
+		/* X_jj = (S^1/2)_jj / v_j */
+		for (int j = 0; j < k; j++)
+		{
+			double		sj = 0.0;
+
+			for (int i = 0; i < k; i++)
+				sj += sqrt(lambda[i]) * MAT(q, j, i) * MAT(q, j, i);
+			x[j] = sj / v[j];
+			maxx = fmax(maxx, x[j]);
+		}
+		primal = t * maxx;
+		dual = t * t / vsum;
+		best_dual = fmax(best_dual, dual);
+		if (primal < best_primal)
+		{
+			best_primal = primal;
+			if (best_q)
+				mat_free(best_q);
+			best_q = mat_copy(q);
+			memcpy(best_lambda, lambda, sizeof(double) * k);
+			for (int j = 0; j < k; j++)
+				best_dinv2[j] = 1.0 / sqrt(v[j]);
+			best_scale = maxx;
+		}
+		if (best_primal <= best_dual * (1.0 + tol))
+			break;
+		/* move weight to the binding constraints; keep v away from 0 and normalized */
+		for (int j = 0; j < k; j++)
+			v[j] = fmax(v[j] * x[j] / (t / vsum), 1e-300);
+		{
+			double		mean = 0.0;
+
+			for (int j = 0; j < k; j++)
+				mean += v[j];
+			mean /= k;
+			for (int j = 0; j < k; j++)
+				v[j] /= mean;
+		}
+	}
+	rep->iterations = it + (it < max_iter);
+	rep->objective = best_primal;
+	rep->lower_bound = best_dual;
+	return strategy_widen(strategy_from_sqrt(best_q, best_lambda, best_dinv2, best_scale),
+						  keep, g->cols);
+}
+
+Mat *
+strategy_eigen_design(const Mat *g, double tol, int max_iter, OptReport *rep)
+{
+	int		   *keep;
+	int			k = gram_support(g, &keep);
+	Mat		   *gk,
+			   *q,
+			   *q2,
+			   *a;
+	double	   *d,
+			   *y,
+			   *c,
+			   *u,
+			   *col,
+			   *best_u;
+	double		best_primal = INFINITY,
+				best_dual = 0.0,
+				best_max = 1.0,
+				prev_dual = 0.0,
+				step = 1.0;
+	int			it,
+				rank = 0,
+				r = 0;
+
+	check_support(k, "eigen_design");
+	gk = gram_restrict(g, keep, k);
+	d = palloc(sizeof(double) * k);
+	q = eig_psd(gk, d);
+	/* Q2 = Q .* Q: column j's squared loadings on each eigen-query */
+	q2 = mat_new(k, k);
+	for (size_t i = 0; i < (size_t) k * k; i++)
+		q2->data[i] = q->data[i] * q->data[i];
+	y = palloc(sizeof(double) * k);
+	c = palloc(sizeof(double) * k);
+	u = palloc0(sizeof(double) * k);
+	col = palloc(sizeof(double) * k);
+	best_u = palloc0(sizeof(double) * k);
+	for (int j = 0; j < k; j++)
+		y[j] = 1.0;
+
+	for (it = 0; it < max_iter; it++)
+	{
+		double		ysum = 0.0,
+					root = 0.0,
+					obj = 0.0,
+					maxcol = 0.0,
+					primal,
+					dual;
+
+		CHECK_FOR_INTERRUPTS();
+		mat_vec(q2, true, y, c);	/* c_i = sum_j y_j Q_ji^2 */
+		for (int i = 0; i < k; i++)
+		{
+			u[i] = d[i] > 0 ? sqrt(d[i] / fmax(c[i], 1e-300)) : 0.0;
+			root += sqrt(d[i] * fmax(c[i], 0.0));
+			if (d[i] > 0)
+				obj += d[i] / u[i];
+		}
+		mat_vec(q2, false, u, col); /* col_j = sum_i Q_ji^2 u_i */
+		for (int j = 0; j < k; j++)
+		{
+			ysum += y[j];
+			maxcol = fmax(maxcol, col[j]);
+		}
+		primal = obj * maxcol;
+		dual = root * root / ysum;
+		best_dual = fmax(best_dual, dual);
+		if (primal < best_primal)
+		{
+			best_primal = primal;
+			memcpy(best_u, u, sizeof(double) * k);
+			best_max = maxcol;
+		}
+		if (best_primal <= best_dual * (1.0 + tol))
+			break;
+		/* the plain update (step 1) converges slowly here: lengthen it while the dual improves */
+		step = dual > prev_dual ? fmin(step * 1.5, 64.0) : fmax(step / 3.0, 1.0);
+		prev_dual = dual;
+		for (int j = 0; j < k; j++)
+			y[j] = fmax(y[j] * pow(col[j] / (root / ysum), step), 1e-300);
+		{
+			double		mean = 0.0;
+
+			for (int j = 0; j < k; j++)
+				mean += y[j];
+			mean /= k;
+			for (int j = 0; j < k; j++)
+				y[j] /= mean;
+		}
+	}
+	/* A = diag(sqrt(u / max)) Q^T over the nonzero eigenvalues: column norms^2 = col_j / max <= 1 */
+	for (int i = 0; i < k; i++)
+		rank += d[i] > 0;
+	a = mat_new(rank, k);
+	for (int i = k - 1; i >= 0; i--)
+	{
+		double		f;
+
+		if (d[i] <= 0)
+			continue;
+		f = sqrt(best_u[i] / best_max);
+		for (int j = 0; j < k; j++)
+			MAT(a, r, j) = f * MAT(q, j, i);
+		r++;
+	}
+	rep->iterations = it + (it < max_iter);
+	rep->objective = best_primal;
+	rep->lower_bound = best_dual;
+	return strategy_widen(a, keep, g->cols);
+}
+
+Mat *
+strategy_augment(const Mat *a, int p)
+{
+	double		sens = mat_max_col_norm(a, p);
+	double	   *extra = palloc0(sizeof(double) * Max(a->cols, 1));
+	int			added = 0;
+	Mat		   *out;
+
+	for (int j = 0; j < a->cols; j++)
+	{
+		double		norm = 0.0;
+
+		for (int i = 0; i < a->rows; i++)
+			norm += p == 1 ? fabs(MAT(a, i, j)) : MAT(a, i, j) * MAT(a, i, j);
+		/* the row's entry brings the column's norm exactly to the sensitivity */
+		extra[j] = p == 1 ? sens - norm : sqrt(fmax(sens * sens - norm, 0.0));
+		if (extra[j] > 1e-12 * sens)
+			added++;
+		else
+			extra[j] = 0.0;
+	}
+	out = mat_new(a->rows + added, a->cols);
+	for (int j = 0, r = a->rows; j < a->cols; j++)
+	{
+		memcpy(&MAT(out, 0, j), &MAT(a, 0, j), sizeof(double) * a->rows);
+		if (extra[j] > 0)
+			MAT(out, r++, j) = extra[j];
+	}
+	return out;
+}

@@ -1,0 +1,50 @@
+/*
+ * gram.h -- strategies and bounds computed from the workload's Gram matrix
+ * G = W^T W alone, so the number of queries m never matters.
+ *
+ * Cells whose column of W is zero are never asked about: they are dropped
+ * before optimizing (and from the n of the SVD bound) and get a zero column
+ * in the strategy.
+ */
+#ifndef DPM_GRAM_H
+#define DPM_GRAM_H
+
+#include "linalg/linalg.h"
+
+/* the cells with a nonzero diagonal in G (count returned, indexes in *keep) */
+extern int	gram_support(const Mat *g, int **keep);
+/* G restricted to those cells */
+extern Mat *gram_restrict(const Mat *g, const int *keep, int k);
+/* a strategy over k kept cells, widened to n cells with zero columns elsewhere */
+extern Mat *strategy_widen(const Mat *a, const int *keep, int n);
+
+/*
+ * The SVD bound (svd-bound.txt, Definition 4.1): (sum of W's singular values)^2
+ * / n over the n nonzero columns; *nonzero receives that n.
+ */
+extern double svd_bound(const Mat *g, int *nonzero);
+
+/* Report of an iterative optimizer: objective = Delta_2^2 trace(G (A^T A)^+) */
+typedef struct OptReport
+{
+	int			iterations;
+	double		objective;		/* of the strategy returned */
+	double		lower_bound;	/* certified: no strategy does better */
+} OptReport;
+
+/* A = (W^T W)^(1/4): rows sqrt(sigma_i) p_i^T over W's nonzero singular values */
+extern Mat *strategy_eigen(const Mat *g, OptReport *rep);
+/* weights on W's eigen-queries by the convex program, to relative gap tol */
+extern Mat *strategy_eigen_design(const Mat *g, double tol, int max_iter, OptReport *rep);
+/* min trace(G X^-1) s.t. diag(X) <= 1 (matrix-mechanism Program 5.2), to relative gap tol */
+extern Mat *strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, OptReport *rep);
+
+/*
+ * Complete deficient columns (matrix-mechanism section 5.3): add one row per
+ * column whose norm (p = 1 or 2) is below the strategy's sensitivity, so
+ * that every column reaches it.  Never raises sensitivity, never increases
+ * any query's error.
+ */
+extern Mat *strategy_augment(const Mat *a, int p);
+
+#endif

@@ -1,0 +1,96 @@
+-- Optimized strategies (eigen, eigen_design, gaussian_optimal), column completion, and the SVD
+-- lower bound (svd-bound.txt, Definition 4.1) with its hand-checkable values.
+\set SHOW_CONTEXT never
+
+-- ratio of a strategy's total error to the bound's, independent of epsilon: the Gaussian total
+-- error at (1, 1e-6) divided by sigma(1, 1e-6)^2 is Delta_2^2 trace(W (A^T A)^+ W^T)
+CREATE FUNCTION pg_temp.ratio(w float8[], a float8[]) RETURNS float8 LANGUAGE sql AS $$
+  SELECT dpm.total_error(w, a, 1, 1e-6) / dpm.gaussian_sigma(1, 1e-6) ^ 2 / dpm.svd_bound(w) $$;
+-- all 2^n subsets of n cells, one predicate query each
+CREATE FUNCTION pg_temp.allpredicate(n int) RETURNS float8[] LANGUAGE sql AS $$
+  SELECT array_agg(r ORDER BY s) FROM (
+    SELECT s, array_agg(((s >> c) & 1)::float8 ORDER BY c) AS r
+      FROM generate_series(0, (1 << n) - 1) s, generate_series(0, n - 1) c GROUP BY s) q $$;
+CREATE FUNCTION pg_temp.allrange(n int) RETURNS float8[] LANGUAGE sql AS $$
+  SELECT matrix FROM dpm._workload_matrix('AllRange(x)', '{x}', ARRAY[n],
+    ARRAY(SELECT i::text FROM generate_series(1, n) i), array_fill('NaN'::float8, ARRAY[n]),
+    array_fill('NaN'::float8, ARRAY[n])) $$;
+
+-- AllRange(2): singular values sqrt(3) and 1, bound (1 + sqrt(3))^2 / 2 = 2 + sqrt(3), attained by eigen
+SELECT abs(dpm.svd_bound('{{1,0},{0,1},{1,1}}') - (2 + sqrt(3))) < 1e-12 AS allrange2_bound;
+SELECT abs(pg_temp.ratio('{{1,0},{0,1},{1,1}}', dpm.strategy('{{1,0},{0,1},{1,1}}', 'eigen')) - 1) < 1e-9 AS allrange2_eigen_tight;
+-- zero columns are dropped, so n is the number of cells asked about
+SELECT abs(dpm.svd_bound('{{1,0,0},{0,0,1},{1,0,1}}') - (2 + sqrt(3))) < 1e-12 AS zero_column_dropped;
+-- two 1-way marginals on a 2 x 2 domain: 3 + 2 sqrt(2), tight
+SELECT abs(dpm.svd_bound('{{1,1,0,0},{0,0,1,1},{1,0,1,0},{0,1,0,1}}') - (3 + 2 * sqrt(2))) < 1e-12 AS marginals_bound,
+       abs(pg_temp.ratio('{{1,1,0,0},{0,0,1,1},{1,0,1,0},{0,1,0,1}}',
+                         dpm.strategy('{{1,1,0,0},{0,0,1,1},{1,0,1,0},{0,1,0,1}}', 'eigen')) - 1) < 1e-9 AS marginals_tight;
+-- AllPredicate(n): 2^(n-2) / n (n - 1 + sqrt(n + 1))^2, tight
+SELECT pg_temp.allpredicate(5) AS p5 \gset
+SELECT abs(dpm.svd_bound(:'p5') / (2 ^ 3 / 5.0 * (4 + sqrt(6)) ^ 2) - 1) < 1e-12 AS allpredicate5_bound,
+       abs(pg_temp.ratio(:'p5', dpm.strategy(:'p5', 'eigen')) - 1) < 1e-9 AS allpredicate5_tight;
+SELECT pg_temp.allpredicate(8) AS p8 \gset
+SELECT abs(dpm.svd_bound(:'p8') / (2 ^ 6 / 8.0 * (7 + 3) ^ 2) - 1) < 1e-12 AS allpredicate8_bound;
+-- times the noise constant: the analytic Gaussian sigma^2, or the Laplace variance 2 / epsilon^2
+SELECT abs(dpm.svd_bound('{{1,0},{0,1},{1,1}}', 0.5, 1e-6) / ((2 + sqrt(3)) * dpm.gaussian_sigma(0.5, 1e-6) ^ 2) - 1) < 1e-12 AS gaussian_constant,
+       abs(dpm.svd_bound('{{1,0},{0,1},{1,1}}', 0.5) / ((2 + sqrt(3)) * 8) - 1) < 1e-12 AS laplace_constant;
+
+-- AllRange(32): no strategy beats the bound; the optimizers' reports are consistent with the
+-- error recomputed from their matrices, their certified lower bounds are at least the SVD bound
+-- and below their objectives, and gaussian_optimal is the best of all
+SELECT pg_temp.allrange(32) AS w32 \gset
+SELECT dpm.svd_bound(:'w32') AS b32 \gset
+CREATE TEMP TABLE r32 AS
+  SELECT m, r.*, pg_temp.ratio(:'w32', r.matrix) AS ratio
+    FROM unnest(ARRAY['identity', 'hierarchical', 'wavelet', 'eigen', 'eigen_design', 'gaussian_optimal']) m,
+         LATERAL dpm._strategy_report(:'w32', m, '{}') r;
+SELECT m, ratio >= 1 - 1e-9 AS above_bound,
+       objective IS NULL OR abs(objective / :b32 - ratio) < 1e-6 * ratio OR m = 'eigen_design' AS report_consistent,
+       lower_bound IS NULL OR (lower_bound >= :b32 * (1 - 1e-12) AND lower_bound <= objective * (1 + 1e-12)) AS bound_certified
+  FROM r32 ORDER BY m;
+-- eigen_design is completed in L2 (its default): never worse than its own objective
+SELECT ratio <= objective / :b32 * (1 + 1e-9) AS completion_helps FROM r32 WHERE m = 'eigen_design';
+SELECT bool_and(g.ratio <= o.ratio * (1 + 1e-6)) AS gaussian_optimal_best
+  FROM r32 g, r32 o WHERE g.m = 'gaussian_optimal';
+-- identity's ratio in closed form: ||W||_F^2 = n (n + 1) (n + 2) / 6
+SELECT abs(ratio - 32 * 33 * 34 / 6.0 / :b32) < 1e-9 * ratio AS identity_closed_form FROM r32 WHERE m = 'identity';
+
+-- gaussian_optimal reaches a relative gap of 1e-4 with a certificate, on AllRange(256) and on a
+-- 2-D range workload, and is never worse than eigen_design there
+SELECT pg_temp.allrange(256) AS w256 \gset
+SELECT r.objective / r.lower_bound - 1 <= 1e-4 AS gap_ok, r.iterations < 1000 AS converged,
+       r.objective <= (SELECT e.objective FROM dpm._strategy_report(:'w256', 'eigen_design', '{"augment": "none"}') e) AS beats_eigen_design
+  FROM dpm._strategy_report(:'w256', 'gaussian_optimal', '{"tol": 1e-4}') r;
+SELECT matrix AS w2d FROM dpm._workload_matrix('AllRange(a) * AllRange(b)', '{a,b}', '{8,6}',
+  ARRAY(SELECT i::text FROM generate_series(1, 14) i), array_fill('NaN'::float8, ARRAY[14]),
+  array_fill('NaN'::float8, ARRAY[14])) \gset
+SELECT r.objective / r.lower_bound - 1 <= 1e-4 AS gap_ok_2d,
+       r.objective <= (SELECT e.objective FROM dpm._strategy_report(:'w2d', 'eigen_design', '{"augment": "none"}') e) AS beats_eigen_design_2d
+  FROM dpm._strategy_report(:'w2d', 'gaussian_optimal', '{"tol": 1e-4}') r;
+
+-- completing deficient columns (matrix-mechanism section 5.3): the tree over 5 cells has leaves
+-- at two depths; completion keeps the sensitivity and lowers no query's precision
+SELECT dpm.strategy(pg_temp.allrange(5), 'hierarchical') AS h5,
+       dpm.strategy(pg_temp.allrange(5), 'hierarchical', '{"augment": "l1"}') AS h5a \gset
+SELECT array_length(:'h5a'::float8[], 1) > array_length(:'h5'::float8[], 1) AS rows_added,
+       dpm.sensitivity(:'h5a') = dpm.sensitivity(:'h5') AS same_sensitivity,
+       (SELECT max(l1) - min(l1) < 1e-12
+          FROM (SELECT sum(abs(x)) AS l1 FROM unnest(:'h5a'::float8[]) WITH ORDINALITY u(x, k)
+                 GROUP BY (k - 1) % 5) c) AS columns_equal;
+SELECT bool_and(a.variance <= o.variance * (1 + 1e-12)) AS no_query_worse,
+       bool_or(a.variance < o.variance * (1 - 1e-9)) AS some_query_better
+  FROM dpm.expected_error(pg_temp.allrange(5), :'h5', 1) o
+  JOIN dpm.expected_error(pg_temp.allrange(5), :'h5a', 1) a USING (query);
+
+-- bad input
+SELECT dpm.strategy('{{0,0},{0,0}}', 'eigen');
+SELECT dpm.strategy('{{0,0},{0,0}}', 'gaussian_optimal');
+SELECT dpm.strategy('{{1,0},{0,1}}', 'gaussian_optimal', '{"tol": 0}');
+SELECT dpm.strategy('{{1,0},{0,1}}', 'eigen_design', '{"max_iter": 0}');
+SELECT dpm.strategy('{{1,0},{0,1}}', 'eigen', '{"augment": "l3"}');
+SELECT dpm.strategy('{{1,0},{0,1}}', 'eigen', '{"tol": 1e-3}');
+SELECT dpm.svd_bound('{{1,0},{0,1}}', 0);
+SELECT dpm.svd_bound(NULL);
+SELECT dpm.svd_bound('{{1,NaN}}');
+-- rank-deficient workloads are fine: the strategy answers exactly the queries asked
+SELECT abs(pg_temp.ratio('{{1,1}}', dpm.strategy('{{1,1}}', 'gaussian_optimal')) - 1) < 1e-6 AS total_only;
