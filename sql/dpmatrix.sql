@@ -47,7 +47,7 @@ COMMENT ON FUNCTION dpm.reconstruct(float8[], float8[]) IS
 CREATE FUNCTION dpm.strategy(w float8[], method text, options jsonb DEFAULT '{}') RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_strategy' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION dpm.strategy(float8[], text, jsonb) IS
-  'a strategy matrix for workload w: method identity, workload, hierarchical (option "branching", default 2), wavelet, eigen, eigen_design or gaussian_optimal (options "tol", "max_iter"); option "augment": "l1" or "l2" completes deficient columns';
+  'a strategy matrix for workload w: method identity, workload, hierarchical (option "branching", default 2), wavelet, eigen, eigen_design or gaussian_optimal (options "tol", "max_iter"), min_sensitivity (options "base", "max_sweeps"); option "augment": "l1" or "l2" completes deficient columns';
 
 CREATE FUNCTION dpm.svd_bound(w float8[], epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0) RETURNS float8
 AS 'MODULE_PATHNAME', 'dpm_svd_bound' LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -917,7 +917,7 @@ BEGIN
       RAISE EXCEPTION 'method auto takes no options' USING ERRCODE = 'invalid_parameter_value';
     END IF;
     FOREACH cand IN ARRAY ARRAY['identity', 'hierarchical', 'wavelet', 'workload', 'eigen', 'eigen_design',
-                                'gaussian_optimal'] LOOP
+                                'gaussian_optimal', 'min_sensitivity'] LOOP
       BEGIN
         sid := dpm.optimize(workload, cand, epsilon, delta, '{}', rho);
       EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded THEN
@@ -968,7 +968,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.optimize(text, text, float8, float8, jsonb, float8) IS
-  'choose (method auto: the lowest expected error among identity, hierarchical, wavelet, workload, eigen, eigen_design, gaussian_optimal) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
+  'choose (method auto: the lowest expected error among identity, hierarchical, wavelet, workload, eigen, eigen_design, gaussian_optimal, min_sensitivity) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
 
 CREATE FUNCTION dpm.compare_strategies(workload text, epsilon float8 DEFAULT 1, delta float8 DEFAULT 0,
                                        rho float8 DEFAULT NULL)
@@ -988,7 +988,7 @@ BEGIN
     RAISE EXCEPTION 'rho must be a positive finite number, got %', compare_strategies.rho USING ERRCODE = 'invalid_parameter_value';
   END IF;
   FOREACH m IN ARRAY ARRAY['identity', 'hierarchical', 'wavelet', 'workload', 'eigen', 'eigen_design',
-                           'gaussian_optimal'] LOOP
+                           'gaussian_optimal', 'min_sensitivity'] LOOP
     BEGIN
       sid := dpm.optimize(wl.name, m, compare_strategies.epsilon, compare_strategies.delta, '{}', compare_strategies.rho);
     EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded THEN

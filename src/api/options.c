@@ -115,3 +115,17 @@ options_get_choice(Jsonb *options, const char *key, const char *const *choices, 
 			 errmsg("option \"%s\" must be one of %s", key, all.data)));
 	return dflt;				/* not reached */
 }
+
+const char *
+options_get_text(Jsonb *options, const char *key, const char *dflt)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(&options->root, key, strlen(key), NULL);
+
+	if (v == NULL)
+		return dflt;
+	if (v->type != jbvString)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("option \"%s\" must be a string", key)));
+	return pnstrdup(v->val.string.val, v->val.string.len);
+}

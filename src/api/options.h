@@ -13,6 +13,8 @@ extern void options_check_keys(Jsonb *options, const char *const *allowed, const
 extern int	options_get_int(Jsonb *options, const char *key, int dflt, int min, int max);
 /* number option in [min, max], or dflt when absent */
 extern double options_get_float(Jsonb *options, const char *key, double dflt, double min, double max);
+/* string option, or dflt when absent */
+extern const char *options_get_text(Jsonb *options, const char *key, const char *dflt);
 /* string option among choices (NULL-terminated): its index, or dflt when absent */
 extern int	options_get_choice(Jsonb *options, const char *key, const char *const *choices, int dflt);
 

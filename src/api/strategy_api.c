@@ -38,6 +38,17 @@ strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 		options_check_keys(options, keys, "method hierarchical");
 		opts.branching = options_get_int(options, "branching", 2, 2, 1 << 20);
 	}
+	else if (strcmp(method, "min_sensitivity") == 0)
+	{
+		static const char *const keys[] = {"base", "branching", "max_sweeps", "augment", NULL};
+
+		options_check_keys(options, keys, "method min_sensitivity");
+		opts.base = options_get_text(options, "base", "hierarchical");
+		opts.branching = options_get_int(options, "branching", 2, 2, 1 << 20);
+		opts.max_sweeps = options_get_int(options, "max_sweeps", 50, 1, 100000);
+		opts.tol = 1e-6;
+		opts.max_iter = 10000;
+	}
 	else if (iterative)
 	{
 		static const char *const keys[] = {"tol", "max_iter", "augment", NULL};

@@ -40,6 +40,12 @@ extern Mat *strategy_eigen_design(const Mat *g, double tol, int max_iter, OptRep
 extern Mat *strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, OptReport *rep);
 
 /*
+ * A strategy with the same A^T A as a and the lowest L1 sensitivity found
+ * (matrix-mechanism section 5.4); rep->objective is that sensitivity.
+ */
+extern Mat *strategy_min_sensitivity(const Mat *a, int max_sweeps, OptReport *rep);
+
+/*
  * Complete deficient columns (matrix-mechanism section 5.3): add one row per
  * column whose norm (p = 1 or 2) is below the strategy's sensitivity, so
  * that every column reaches it.  Never raises sensitivity, never increases

@@ -29,7 +29,20 @@ build_strategy(const Mat *w, const char *method, const StrategyOptions *opts, Op
 	rep->iterations = 0;
 	rep->objective = NAN;
 	rep->lower_bound = NAN;
-	if (a == NULL)
+	if (a == NULL && strcmp(method, "min_sensitivity") == 0)
+	{
+		StrategyOptions base_opts = *opts;
+		Mat		   *base;
+
+		base_opts.augment = 0;
+		if (strcmp(opts->base, "min_sensitivity") == 0 ||
+			(base = build_strategy(w, opts->base, &base_opts, rep)) == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("\"%s\" is not a base method for min_sensitivity", opts->base)));
+		a = strategy_min_sensitivity(base, opts->max_sweeps, rep);
+	}
+	else if (a == NULL)
 	{
 		Mat		   *g;
 

@@ -17,9 +17,11 @@ typedef struct StrategyOptions
 	double		tol;			/* iterative methods: relative duality gap to reach */
 	int			max_iter;		/* iterative methods: iteration cap */
 	int			augment;		/* 0: none; 1 or 2: complete columns in that norm */
+	const char *base;			/* min_sensitivity: the method whose profile is kept */
+	int			max_sweeps;		/* min_sensitivity: rotation sweeps per starting point */
 } StrategyOptions;
 
-#define STRATEGY_METHODS "identity, workload, hierarchical, wavelet, eigen, eigen_design, gaussian_optimal"
+#define STRATEGY_METHODS "identity, workload, hierarchical, wavelet, eigen, eigen_design, gaussian_optimal, min_sensitivity"
 
 /*
  * NULL if the method name is unknown.  rep gets the optimizer's report:
