@@ -54,6 +54,11 @@ AS 'MODULE_PATHNAME', 'dpm_svd_bound' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION dpm.svd_bound(float8[], float8, float8) IS
   'lower bound on the total squared error of any strategy for w: (sum of singular values)^2 / n over nonzero columns, times the noise variance at sensitivity 1 (analytic Gaussian when delta > 0; Laplace 2/epsilon^2, valid but loose, when delta = 0; none when epsilon is NULL)';
 
+CREATE FUNCTION dpm.gram_root(g float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_gram_root' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dpm.gram_root(float8[]) IS
+  'R with R^T R = g (g = W^T W symmetric positive semidefinite): a workload of at most n queries with the same total error and SVD bound as W under every strategy';
+
 -- Internal: a strategy with its optimizer's report, for dpm.optimize.
 CREATE FUNCTION dpm._strategy_report(w float8[], method text, options jsonb,
                                      OUT matrix float8[], OUT iterations int, OUT objective float8,
@@ -80,6 +85,11 @@ CREATE FUNCTION dpm._workload_matrix(spec text, attr_names text[], attr_sizes in
                                      bin_labels text[], bin_lo float8[], bin_hi float8[],
                                      OUT matrix float8[], OUT labels text[])
 AS 'MODULE_PATHNAME', 'dpm_workload_matrix' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Internal: W^T W of a workload spec without building W (the closed forms of src/workload/gram.c).
+CREATE FUNCTION dpm._workload_gram(spec text, attr_names text[], attr_sizes int[],
+                                   bin_labels text[], bin_lo float8[], bin_hi float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_workload_gram' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 ------------------------------------------------------------------------------------------------
 -- The frequency-vector aggregate: counts of cell indexes 0 .. n-1 (NULL cells are skipped).
@@ -1213,7 +1223,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.sensitivity(float8[], text), dpm.error_profile(float8[]), dpm.gaussian_sigma(float8, float8, float8),
   dpm.expected_error(float8[], float8[], float8, float8), dpm.total_error(float8[], float8[], float8, float8),
   dpm.reconstruct(float8[], float8[]), dpm.strategy(float8[], text, jsonb),
-  dpm.svd_bound(float8[], float8, float8),
+  dpm.svd_bound(float8[], float8, float8), dpm.gram_root(float8[]),
   dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8), dpm.noise(text, float8, int),
   dpm.histogram(int, int), dpm._random_key()
   TO PUBLIC;

@@ -138,3 +138,38 @@ dpm_svd_bound(PG_FUNCTION_ARGS)
 	}
 	PG_RETURN_FLOAT8(bound);
 }
+
+/* dpm.gram_root(g): R with R^T R = g, for a symmetric positive semidefinite g */
+PG_FUNCTION_INFO_V1(dpm_gram_root);
+Datum
+dpm_gram_root(PG_FUNCTION_ARGS)
+{
+	Mat		   *g = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "g");
+	double		scale = 0.0;
+	Mat		   *r;
+
+	if (g->rows != g->cols)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("g must be square, not %d x %d", g->rows, g->cols)));
+	for (size_t i = 0; i < (size_t) g->rows * g->cols; i++)
+		scale = fmax(scale, fabs(g->data[i]));
+	for (int j = 0; j < g->cols; j++)
+		for (int i = 0; i < j; i++)
+			if (fabs(MAT(g, i, j) - MAT(g, j, i)) > 1e-12 * scale)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("g must be symmetric: entries (%d,%d) and (%d,%d) differ", i + 1, j + 1, j + 1, i + 1)));
+	r = gram_root(g);
+	/* a negative eigenvalue beyond rounding means g is no Gram matrix */
+	{
+		Mat		   *back = mat_gram(r);
+
+		for (size_t i = 0; i < (size_t) g->rows * g->cols; i++)
+			if (fabs(back->data[i] - g->data[i]) > 1e-9 * Max(scale, 1e-300))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("g must be positive semidefinite")));
+	}
+	PG_RETURN_ARRAYTYPE_P(mat_to_array(r));
+}

@@ -48,11 +48,10 @@ check_length(const char *argname, int count, const char *per, int64 expected)
 						argname, per, expected, count)));
 }
 
-PG_FUNCTION_INFO_V1(dpm_workload_matrix);
-Datum
-dpm_workload_matrix(PG_FUNCTION_ARGS)
+/* the domain passed as arguments 1..5 (names, sizes, labels, lo, hi), checked */
+static void
+domain_from_args(FunctionCallInfo fcinfo, WorkloadDomain *dom)
 {
-	char	   *spec = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	Datum	   *names,
 			   *sizes,
 			   *labels,
@@ -65,15 +64,6 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 				nhi;
 	int64		bins = 0;
 	int			first = 0;
-	WorkloadDomain dom;
-	Workload   *w;
-	Datum	   *label_datums;
-	TupleDesc	tupdesc;
-	Datum		values[2];
-	bool		nulls[2] = {false, false};
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
 
 	names = array_elements(PG_GETARG_ARRAYTYPE_P(1), "attr_names", TEXTOID, -1, false,
 						   TYPALIGN_INT, &nnames);
@@ -106,11 +96,11 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 	check_length("bin_lo", nlo, "bin", bins);
 	check_length("bin_hi", nhi, "bin", bins);
 
-	dom.nattrs = nnames;
-	dom.attrs = palloc0(sizeof(WorkloadAttr) * nnames);
+	dom->nattrs = nnames;
+	dom->attrs = palloc0(sizeof(WorkloadAttr) * nnames);
 	for (int a = 0; a < nnames; a++)
 	{
-		WorkloadAttr *attr = &dom.attrs[a];
+		WorkloadAttr *attr = &dom->attrs[a];
 
 		attr->name = TextDatumGetCString(names[a]);
 		attr->size = DatumGetInt32(sizes[a]);
@@ -125,7 +115,24 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 		}
 		first += attr->size;
 	}
-	workload_domain_check(&dom);
+	workload_domain_check(dom);
+}
+
+PG_FUNCTION_INFO_V1(dpm_workload_matrix);
+Datum
+dpm_workload_matrix(PG_FUNCTION_ARGS)
+{
+	char	   *spec = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	WorkloadDomain dom;
+	Workload   *w;
+	Datum	   *label_datums;
+	TupleDesc	tupdesc;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	domain_from_args(fcinfo, &dom);
 
 	w = workload_from_spec(&dom, spec);
 
@@ -137,4 +144,16 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 												-1, false, TYPALIGN_INT));
 	tupdesc = BlessTupleDesc(tupdesc);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* dpm._workload_gram(spec, domain...): W^T W without W (workload/gram.c) */
+PG_FUNCTION_INFO_V1(dpm_workload_gram);
+Datum
+dpm_workload_gram(PG_FUNCTION_ARGS)
+{
+	char	   *spec = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	WorkloadDomain dom;
+
+	domain_from_args(fcinfo, &dom);
+	PG_RETURN_ARRAYTYPE_P(mat_to_array(workload_gram(&dom, workload_parse(&dom, spec))));
 }

@@ -85,6 +85,25 @@ eig_psd(const Mat *s, double *lambda)
 	return q;
 }
 
+Mat *
+gram_root(const Mat *g)
+{
+	int			n = g->rows,
+				rank = 0;
+	double	   *lambda = palloc(sizeof(double) * Max(n, 1));
+	Mat		   *q = eig_psd(g, lambda),
+			   *r;
+
+	for (int i = 0; i < n; i++)
+		rank += lambda[i] > 0;
+	r = mat_new(rank, n);
+	for (int i = 0; i < rank; i++)
+		for (int j = 0; j < n; j++)
+			MAT(r, i, j) = sqrt(lambda[n - rank + i]) * MAT(q, j, n - rank + i);
+	mat_free(q);
+	return r;
+}
+
 double
 svd_bound(const Mat *g, int *nonzero)
 {

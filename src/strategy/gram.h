@@ -19,6 +19,12 @@ extern Mat *gram_restrict(const Mat *g, const int *keep, int k);
 extern Mat *strategy_widen(const Mat *a, const int *keep, int n);
 
 /*
+ * R (rank x n) with R^T R = G: rows sqrt(lambda_i) p_i^T.  A workload with the
+ * same total error under every strategy as W, and at most n rows.
+ */
+extern Mat *gram_root(const Mat *g);
+
+/*
  * The SVD bound (svd-bound.txt, Definition 4.1): (sum of W's singular values)^2
  * / n over the n nonzero columns; *nonzero receives that n.
  */

@@ -171,38 +171,35 @@ Mat *
 strategy_min_sensitivity(const Mat *a, int max_sweeps, OptReport *rep)
 {
 	Mat		   *g = mat_gram(a),
-			   *q = mat_copy(g),
 			   *cand[5],
 			   *best = NULL;
-	double	   *lambda = palloc(sizeof(double) * Max(a->cols, 1));
-	double		best_sens = INFINITY,
-				top;
+	double		best_sens = INFINITY;
 	int			n = a->cols,
-				ncand = 0,
-				rank = 0;
+				ncand = 0;
+	Mat		   *e = gram_root(g);
+	int			rank = e->rows;
 
-	mat_sym_eig(q, lambda);
-	top = n > 0 ? fmax(lambda[n - 1], 0.0) : 0.0;
-	for (int i = 0; i < n; i++)
-		rank += lambda[i] > 1e-12 * top;
 	if (rank == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("method min_sensitivity needs a strategy with at least one nonzero entry")));
-
 	cand[ncand++] = mat_copy(a);
-	/* eigen factor Lambda^1/2 P^T and symmetric root P Lambda^1/2 P^T, zero eigenvalues dropped */
+	/* eigen factor Lambda^1/2 P^T, and symmetric root P Lambda^1/2 P^T = P (Lambda^1/2 P^T) */
+	cand[ncand++] = e;
 	{
-		Mat		   *e = mat_new(rank, n),
-				   *root;
-		Mat			pr = {n, rank, &MAT(q, 0, n - rank)};
+		Mat		   *p = mat_new(n, rank);
 
+		/* the rows of e are sqrt(lambda_i) p_i^T, so P = e^T diag(1 / sqrt(lambda_i)) */
 		for (int i = 0; i < rank; i++)
+		{
+			double		norm = 0.0;
+
 			for (int j = 0; j < n; j++)
-				MAT(e, i, j) = sqrt(lambda[n - rank + i]) * MAT(q, j, n - rank + i);
-		root = mat_mul(&pr, false, e, false);
-		cand[ncand++] = e;
-		cand[ncand++] = root;
+				norm += MAT(e, i, j) * MAT(e, i, j);
+			for (int j = 0; j < n; j++)
+				MAT(p, j, i) = MAT(e, i, j) / sqrt(norm);
+		}
+		cand[ncand++] = mat_mul(p, false, e, false);
 	}
 	if (rank == n)
 	{

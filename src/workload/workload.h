@@ -78,6 +78,9 @@ extern double workload_rows(const WorkloadDomain *dom, List *terms);
 extern void workload_check_size(const WorkloadDomain *dom, List *terms);
 extern Workload *workload_build(const WorkloadDomain *dom, List *terms);
 
+/* gram.c: W^T W of a parsed spec, n x n, without W */
+extern Mat *workload_gram(const WorkloadDomain *dom, List *terms);
+
 /* spec.c: parse a spec into a list of WorkloadTerm (blocks not yet built) */
 extern List *workload_parse(const WorkloadDomain *dom, const char *spec);
 

@@ -98,6 +98,37 @@ SELECT dpm.strategy('{{1,0},{0,1}}', 'min_sensitivity', '{"base": "min_sensitivi
 SELECT dpm.strategy('{{1,0},{0,1}}', 'min_sensitivity', '{"base": "nope"}');
 SELECT dpm.strategy('{{1,0},{0,1}}', 'min_sensitivity', '{"base": 3}');
 
+-- the Gram matrix of a spec without W: closed forms for AllRange and Prefix, Kronecker products
+-- and unions; and a square root of it, which has the same bound and total errors as W
+CREATE FUNCTION pg_temp.gram(spec text, sizes int[]) RETURNS float8[] LANGUAGE sql AS $$
+  SELECT dpm._workload_gram(spec, (ARRAY['a', 'b'])[1:cardinality(sizes)], sizes,
+    ARRAY(SELECT i::text FROM generate_series(1, (SELECT sum(x)::int FROM unnest(sizes) x)) i),
+    array_fill('NaN'::float8, ARRAY[(SELECT sum(x)::int FROM unnest(sizes) x)]),
+    array_fill('NaN'::float8, ARRAY[(SELECT sum(x)::int FROM unnest(sizes) x)])) $$;
+-- W^T W the long way, from W's entries
+CREATE FUNCTION pg_temp.explicit_gram(spec text, sizes int[]) RETURNS float8[] LANGUAGE sql AS $$
+  WITH w AS (SELECT matrix, array_length(matrix, 2) AS n
+               FROM dpm._workload_matrix(spec, (ARRAY['a', 'b'])[1:cardinality(sizes)], sizes,
+                 ARRAY(SELECT i::text FROM generate_series(1, (SELECT sum(x)::int FROM unnest(sizes) x)) i),
+                 array_fill('NaN'::float8, ARRAY[(SELECT sum(x)::int FROM unnest(sizes) x)]),
+                 array_fill('NaN'::float8, ARRAY[(SELECT sum(x)::int FROM unnest(sizes) x)]))),
+       e AS (SELECT (k - 1) / n AS r, (k - 1) % n AS c, x FROM w, unnest(matrix) WITH ORDINALITY u(x, k))
+  SELECT array_agg(g ORDER BY i, j) FROM (
+    SELECT e1.c AS i, e2.c AS j, sum(e1.x * e2.x) AS g FROM e e1 JOIN e e2 USING (r) GROUP BY 1, 2) s $$;
+SELECT spec, (SELECT bool_and(x IS NOT DISTINCT FROM y)
+                FROM unnest(pg_temp.gram(spec, sizes), pg_temp.explicit_gram(spec, sizes)) t(x, y)) AS gram_matches
+  FROM (VALUES ('AllRange(a)', '{7}'::int[]), ('Prefix(a)', '{6}'), ('Identity(a) + Total(a)', '{5}'),
+               ('AllRange(a) * Prefix(b) + Identity(a) * Identity(b)', '{3,4}'),
+               ('Hierarchical(a, 2) * Total(b) + Ranges(b, ''5'':''6'')', '{4,3}')) v(spec, sizes);
+SELECT pg_temp.gram('AllRange(a)', '{32}') AS g32 \gset
+SELECT dpm.gram_root(:'g32') AS r32 \gset
+SELECT abs(dpm.svd_bound(:'r32') / :b32 - 1) < 1e-10 AS root_same_bound,
+       abs(dpm.total_error(:'r32', dpm.strategy(:'w32', 'hierarchical'), 1)
+           / dpm.total_error(:'w32', dpm.strategy(:'w32', 'hierarchical'), 1) - 1) < 1e-10 AS root_same_error;
+SELECT dpm.gram_root('{{1,2},{3,1}}');
+SELECT dpm.gram_root('{{1,2},{2,1}}');
+SELECT dpm.gram_root('{{1,2,3}}');
+
 -- bad input
 SELECT dpm.strategy('{{0,0},{0,0}}', 'eigen');
 SELECT dpm.strategy('{{0,0},{0,0}}', 'gaussian_optimal');

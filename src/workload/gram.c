@@ -1,0 +1,91 @@
+/*
+ * gram.c -- the Gram matrix W^T W of a workload spec, without building W.
+ *
+ * The Gram matrix of a Kronecker product is the Kronecker product of the
+ * blocks' Gram matrices, and that of a union the sum over its terms; the
+ * blocks with many rows have closed forms (cells a, b of k, from 0):
+ * Prefix: k - max(a, b); AllRange: (min(a, b) + 1) (k - max(a, b)).  So
+ * AllRange(2048), 2.1 million queries, costs one 2048 x 2048 matrix.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+
+#include "workload/workload.h"
+
+static Mat *
+block_gram(Block *b)
+{
+	int			k = b->size;
+	Mat		   *g;
+
+	switch (b->kind)
+	{
+		case BLOCK_IDENTITY:
+			return mat_identity(k);
+		case BLOCK_TOTAL:
+			g = mat_new(k, k);
+			for (size_t i = 0; i < (size_t) k * k; i++)
+				g->data[i] = 1.0;
+			return g;
+		case BLOCK_PREFIX:
+			g = mat_new(k, k);
+			for (int j = 0; j < k; j++)
+				for (int i = 0; i < k; i++)
+					MAT(g, i, j) = k - Max(i, j);
+			return g;
+		case BLOCK_ALLRANGE:
+			g = mat_new(k, k);
+			for (int j = 0; j < k; j++)
+				for (int i = 0; i < k; i++)
+					MAT(g, i, j) = (double) (Min(i, j) + 1) * (k - Max(i, j));
+			return g;
+		default:
+			return mat_gram(block_matrix(b));
+	}
+}
+
+Mat *
+workload_gram(const WorkloadDomain *dom, List *terms)
+{
+	Mat		   *g;
+	ListCell   *lc;
+
+	mat_check_size(dom->cells, dom->cells, "workload Gram matrix");
+	g = mat_new(dom->cells, dom->cells);
+	foreach(lc, terms)
+	{
+		WorkloadTerm *t = lfirst(lc);
+		Mat		   *term = NULL;
+
+		for (int a = 0; a < dom->nattrs; a++)
+		{
+			Mat		   *bg;
+
+			CHECK_FOR_INTERRUPTS();
+			if (t->blocks[a])
+				bg = block_gram(t->blocks[a]);
+			else
+			{
+				/* the attributes a term does not mention are summed over */
+				Block	   *tb = block_new(BLOCK_TOTAL, dom->attrs[a].size, 0);
+
+				bg = block_gram(tb);
+			}
+			if (term == NULL)
+				term = bg;
+			else
+			{
+				Mat		   *next = mat_kron(term, bg);
+
+				mat_free(term);
+				mat_free(bg);
+				term = next;
+			}
+		}
+		for (size_t i = 0; i < (size_t) dom->cells * dom->cells; i++)
+			g->data[i] += term->data[i];
+		mat_free(term);
+	}
+	return g;
+}
