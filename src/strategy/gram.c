@@ -204,6 +204,7 @@ strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, OptReport *rep
 	int			k = gram_support(g, &keep);
 	Mat		   *gk,
 			   *s,
+			   *a,
 			   *q = NULL,
 			   *best_q = NULL;
 	double	   *v,
@@ -290,8 +291,51 @@ strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, OptReport *rep
 	rep->iterations = it + (it < max_iter);
 	rep->objective = best_primal;
 	rep->lower_bound = best_dual;
-	return strategy_widen(strategy_from_sqrt(best_q, best_lambda, best_dinv2, best_scale),
-						  keep, g->cols);
+	a = strategy_from_sqrt(best_q, best_lambda, best_dinv2, best_scale);
+	if (a->rows < k)
+	{
+		/*
+		 * W has rank below its number of cells.  In exact arithmetic the rows
+		 * of A span W's row space; with weights v far apart they drift off it.
+		 * Projecting them back onto it (the eigenvectors of G with nonzero
+		 * eigenvalues) keeps every query of W answerable without bias.
+		 */
+		double	   *d = palloc(sizeof(double) * k);
+		Mat		   *p = eig_psd(gk, d),
+				   *proj,
+				   *ap;
+		int			r = 0;
+
+		for (int i = 0; i < k; i++)
+			r += d[i] > 0;
+		proj = mat_new(k, r);
+		memcpy(proj->data, &MAT(p, 0, k - r), sizeof(double) * (size_t) k * r);
+		ap = mat_mul(a, false, proj, false);	/* A P_r */
+		mat_free(a);
+		a = mat_mul(ap, false, proj, true); /* A P_r P_r^T */
+		/*
+		 * The report must describe the strategy returned: with M = (A P_r)^T
+		 * (A P_r), trace(G (A^T A)^+) = sum_i d_i (M^-1)_ii over the nonzero
+		 * eigenvalues d_i, times the new L2 sensitivity squared.
+		 */
+		{
+			Mat		   *mi,
+					   *m = mat_gram(ap);
+			double		t = 0.0,
+						sens = mat_max_col_norm(a, 2);
+
+			mi = mat_pinv(m);
+			for (int i = 0; i < r; i++)
+				t += d[k - r + i] * MAT(mi, i, i);
+			rep->objective = sens * sens * t;
+			mat_free(m);
+			mat_free(mi);
+		}
+		mat_free(ap);
+		mat_free(proj);
+		mat_free(p);
+	}
+	return strategy_widen(a, keep, g->cols);
 }
 
 Mat *

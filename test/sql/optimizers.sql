@@ -139,5 +139,11 @@ SELECT dpm.strategy('{{1,0},{0,1}}', 'eigen', '{"tol": 1e-3}');
 SELECT dpm.svd_bound('{{1,0},{0,1}}', 0);
 SELECT dpm.svd_bound(NULL);
 SELECT dpm.svd_bound('{{1,NaN}}');
--- rank-deficient workloads are fine: the strategy answers exactly the queries asked
+-- rank-deficient workloads are fine: the strategy answers exactly the queries asked, and the
+-- report describes the strategy returned (objective recomputed, certified bound below it)
 SELECT abs(pg_temp.ratio('{{1,1}}', dpm.strategy('{{1,1}}', 'gaussian_optimal')) - 1) < 1e-6 AS total_only;
+SELECT '{{1,1,0,0,2},{0,0,1,1,0},{1,1,1,1,2},{2,1,0,1,1},{3,2,1,2,3}}'::float8[] AS wr \gset
+SELECT abs(r.objective / dpm.svd_bound(:'wr') - pg_temp.ratio(:'wr', r.matrix)) < 1e-6 * r.objective AS report_is_the_strategy,
+       r.lower_bound <= r.objective * (1 + 1e-12) AS bound_below,
+       r.lower_bound >= dpm.svd_bound(:'wr') * (1 - 1e-12) AS bound_at_least_svdb
+  FROM dpm._strategy_report(:'wr', 'gaussian_optimal', '{}') r;
