@@ -555,6 +555,21 @@ $$;
 COMMENT ON FUNCTION dpm.register_source(regclass, name, int, float8, float8, float8) IS
   'custodian: protect a relation the caller can read, with its privacy unit and total budget: epsilon (pure), epsilon and delta > 0 (approximate DP) or rho (zCDP)';
 
+-- Budget checks lock the source row, then sum the ledger in a fresh snapshot; under REPEATABLE READ
+-- or SERIALIZABLE the sum would come from the transaction's first snapshot and miss charges that
+-- committed while we waited for the lock.
+CREATE FUNCTION dpm._require_read_committed(what text) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF current_setting('transaction_isolation') <> 'read committed' THEN
+    RAISE EXCEPTION '% needs a READ COMMITTED transaction, not %', what, upper(current_setting('transaction_isolation'))
+      USING ERRCODE = 'invalid_transaction_state',
+            HINT = 'Run it in its own transaction, or after SET TRANSACTION ISOLATION LEVEL READ COMMITTED.';
+  END IF;
+END
+$$;
+
 CREATE FUNCTION dpm.set_budget(source regclass, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL,
                                rho float8 DEFAULT NULL)
 RETURNS void
@@ -581,7 +596,9 @@ BEGIN
      OR (rho IS NOT NULL AND (NOT dpm._finite(rho) OR rho <= 0)) THEN
     RAISE EXCEPTION 'budgets must be positive finite numbers (delta below 1)' USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  -- the same row lock as a release's charge, so the two cannot interleave
+  -- the same row lock as a release's charge, so the two cannot interleave; the sum of the
+  -- ledger after it must see every committed charge (a snapshot older than the lock would not)
+  PERFORM dpm._require_read_committed('dpm.set_budget');
   SELECT * INTO b FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
   b.budget_epsilon := coalesce(dpm._charge(epsilon), b.budget_epsilon);
   b.budget_delta := coalesce(dpm._charge(delta), b.budget_delta);
@@ -1071,7 +1088,9 @@ BEGIN
   END IF;
   PERFORM dpm._plan_cells(dom.cell_expr, src.relation, dom.created_by);
 
-  -- the budget check: one charge at a time per source (row lock), exact numeric sums
+  -- the budget check: one charge at a time per source (row lock), exact numeric sums.  The sum
+  -- after the lock must see every charge committed before it, which only READ COMMITTED gives.
+  PERFORM dpm._require_read_committed('a release''s charge');
   SELECT * INTO src FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
   SELECT coalesce(sum(l.epsilon), 0) AS e, coalesce(sum(l.delta), 0) AS d, coalesce(sum(l.rho), 0) AS r
     INTO spent FROM dpm.ledger l WHERE l.source_id = src.id;

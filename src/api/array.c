@@ -10,6 +10,7 @@
 
 #include "catalog/pg_type.h"
 #include "utils/array.h"
+#include "utils/float.h"
 #include "utils/lsyscache.h"
 
 #include "api/array.h"
@@ -46,8 +47,8 @@ array_values(ArrayType *arr, const char *argname, int *count)
 		if (fabs(v[i]) > DPM_MAX_ABS_VALUE)
 			ereport(ERROR,
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-					 errmsg("%s holds %g at position %d, outside the supported range [-1e100, 1e100]",
-							argname, v[i], i + 1)));
+					 errmsg("%s holds %s at position %d, outside the supported range [-1e100, 1e100]",
+							argname, float8out_internal(v[i]), i + 1)));
 	}
 	pfree(elems);
 	pfree(nulls);

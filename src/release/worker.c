@@ -173,6 +173,8 @@ dpm_release_worker_main(Datum main_arg)
 	BackgroundWorkerInitializeConnectionByOid(slot->database, slot->owner, 0);
 	/* the charge must be on disk before any noise exists, whatever the server default */
 	SetConfigOption("synchronous_commit", "on", PGC_SUSET, PGC_S_OVERRIDE);
+	/* the budget check sums the ledger after locking the source: it needs a fresh snapshot */
+	SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("statement_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
 	/* never wait forever on a source row held by an open transaction (maybe the caller's) */

@@ -492,6 +492,9 @@ product(Parser *p, List *left, List *right)
 	ListCell   *l,
 			   *r;
 
+	/* distributing products over unions can multiply terms: stop before making them */
+	mat_check_size(workload_rows(p->dom, left) * workload_rows(p->dom, right),
+				   p->dom->cells, "workload matrix");
 	foreach(l, left)
 	{
 		WorkloadTerm *lt = lfirst(l);
@@ -511,8 +514,6 @@ product(Parser *p, List *left, List *right)
 			out = lappend(out, t);
 		}
 	}
-	/* distributing products over unions can multiply terms: stop early */
-	workload_check_size(p->dom, out);
 	return out;
 }
 

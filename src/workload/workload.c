@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
 #include "workload/workload.h"
@@ -102,12 +103,15 @@ workload_check_size(const WorkloadDomain *dom, List *terms)
 	mat_check_size(workload_rows(dom, terms), dom->cells, "workload matrix");
 }
 
-/* "age in [20,30) and sex = F" from each attribute's condition, or "total" */
+/*
+ * "age in [20,30) and sex = F" from each attribute's condition, or "total".
+ * Built in the caller's buffer and copied at its exact size: a StringInfo per
+ * row would cost 1 kB each, a gigabyte for a million queries.
+ */
 static char *
-query_label(const WorkloadDomain *dom, char ***conds, const int *rows, int r)
+query_label(const WorkloadDomain *dom, char ***conds, const int *rows, int r,
+			StringInfo buf, int *digit)
 {
-	StringInfoData buf;
-	int		   *digit = palloc(sizeof(int) * dom->nattrs);
 	bool		any = false;
 
 	/* the row of a Kronecker product in mixed radix, last factor fastest */
@@ -116,7 +120,7 @@ query_label(const WorkloadDomain *dom, char ***conds, const int *rows, int r)
 		digit[a] = r % rows[a];
 		r /= rows[a];
 	}
-	initStringInfo(&buf);
+	resetStringInfo(buf);
 	for (int a = 0; a < dom->nattrs; a++)
 	{
 		char	   *c = conds[a][digit[a]];
@@ -124,14 +128,28 @@ query_label(const WorkloadDomain *dom, char ***conds, const int *rows, int r)
 		if (c == NULL)
 			continue;
 		if (any)
-			appendStringInfoString(&buf, " and ");
-		appendStringInfoString(&buf, c);
+			appendStringInfoString(buf, " and ");
+		appendStringInfoString(buf, c);
 		any = true;
 	}
 	if (!any)
-		appendStringInfoString(&buf, "total");
-	pfree(digit);
-	return buf.data;
+		appendStringInfoString(buf, "total");
+	return pstrdup(buf->data);
+}
+
+/* the labels count against dpm.max_matrix_mb with the matrix they describe */
+static void
+check_label_memory(const Workload *w, double label_bytes)
+{
+	double		mb = ((double) w->matrix->rows * w->matrix->cols * sizeof(double) +
+					  (double) w->matrix->rows * sizeof(char *) + label_bytes) / (1024.0 * 1024.0);
+
+	if (mb > dpm_max_matrix_mb)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("workload of %d queries needs more than %.0f MB with its labels, the limit is %d MB",
+						w->matrix->rows, ceil(mb), dpm_max_matrix_mb),
+				 errhint("Use a smaller workload, or raise dpm.max_matrix_mb.")));
 }
 
 /*
@@ -147,14 +165,18 @@ workload_build(const WorkloadDomain *dom, List *terms)
 	Block	  **totals = palloc0(sizeof(Block *) * d);
 	int		   *rows = palloc(sizeof(int) * d);
 	char	 ***conds = palloc(sizeof(char **) * d);
+	int		   *digit = palloc(sizeof(int) * d);
 	int			m,
 				off = 0;
+	double		label_bytes = 0;
+	StringInfoData buf;
 	ListCell   *lc;
 
 	workload_check_size(dom, terms);
 	m = (int) workload_rows(dom, terms);
 	w->matrix = mat_new(m, dom->cells);
 	w->labels = palloc_extended(sizeof(char *) * Max(m, 1), MCXT_ALLOC_HUGE);
+	initStringInfo(&buf);
 
 	foreach(lc, terms)
 	{
@@ -203,8 +225,11 @@ workload_build(const WorkloadDomain *dom, List *terms)
 		for (int r = 0; r < term->rows; r++)
 		{
 			CHECK_FOR_INTERRUPTS();
-			w->labels[off + r] = query_label(dom, conds, rows, r);
+			w->labels[off + r] = query_label(dom, conds, rows, r, &buf, digit);
+			/* palloc rounds small chunks up to a power of two, plus a header */
+			label_bytes += pg_nextpower2_32((uint32) buf.len + 1) + 16;
 		}
+		check_label_memory(w, label_bytes);
 		off += term->rows;
 
 		for (int a = 0; a < d; a++)
@@ -221,6 +246,8 @@ workload_build(const WorkloadDomain *dom, List *terms)
 	pfree(totals);
 	pfree(rows);
 	pfree(conds);
+	pfree(digit);
+	pfree(buf.data);
 	return w;
 }
 

@@ -48,6 +48,7 @@ SELECT * FROM dpm.mechanism('{{1,1}}', '{{1e308,1e308}}', '{1,1}', 1);
 SELECT * FROM dpm.mechanism('{{1,1}}', '{{1,1}}', '{1e308,1e308}', 1);
 SELECT query, abs(answer / 2e90 - 1) < 1e-12 AS large_but_fine FROM dpm.mechanism('{{1,1}}', '{{1,1}}', '{1e90,1e90}', 1);
 SELECT dpm.sensitivity('{{1e101}}');
+SELECT dpm.sensitivity('{{1.0000000000000002e100}}');
 SELECT * FROM dpm.mechanism('{{1,1}}', '{{1,1}}', '{1,1}', 1e-300);
 
 -- a strategy that cannot answer the workload is refused before any noise is drawn

@@ -53,6 +53,10 @@ SELECT dpm.set_budget('pm_people', rho => 0.3);
 SELECT dpm.set_budget('pm_people', epsilon => 1);
 SELECT dpm.set_budget('pm_people');
 SELECT dpm.set_budget('pm_people', rho => 'NaN');
+-- only under READ COMMITTED: an older snapshot would not see charges that committed meanwhile
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT dpm.set_budget('pm_people', rho => 1);
+ROLLBACK;
 SELECT dpm.set_budget('pm_people', rho => 1);
 SELECT rho_budget, rho_remaining FROM dpm.budget('pm_people');
 

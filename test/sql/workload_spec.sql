@@ -194,6 +194,15 @@ FROM dpm._workload_matrix('(Identity(a) + Total(a)) * (Identity(b) + Total(b))',
                           '{a,b}', '{1000,1000}', array_fill('x'::text, ARRAY[2000]),
                           array_fill('NaN'::float8, ARRAY[2000]),
                           array_fill('NaN'::float8, ARRAY[2000]));
+-- and when the labels, not the matrix, are what does not fit (100 x 100 matrix: 80 kB; labels
+-- of 10,000 characters: 1.6 MB)
+SELECT array_length(matrix, 1)
+FROM dpm._workload_matrix('Identity(a)', '{a}', '{100}', array_fill(repeat('x', 10000), ARRAY[100]),
+                          array_fill('NaN'::float8, ARRAY[100]), array_fill('NaN'::float8, ARRAY[100]));
+SET dpm.max_matrix_mb = 2;
+SELECT array_length(matrix, 1), length(labels[100])
+FROM dpm._workload_matrix('Identity(a)', '{a}', '{100}', array_fill(repeat('x', 10000), ARRAY[100]),
+                          array_fill('NaN'::float8, ARRAY[100]), array_fill('NaN'::float8, ARRAY[100]));
 RESET dpm.max_matrix_mb;
 
 DROP FUNCTION w1, w2, w3, wgap, bits, sqlstate_of;
