@@ -481,6 +481,22 @@ parse_factor(Parser *p)
 	return list_make1(parse_block(p));
 }
 
+/* the terms themselves count too: they outweigh a matrix of few cells */
+static void
+check_term_count(const Parser *p, double nterms)
+{
+	/* a term, its two arrays and three chunk headers */
+	double		mb = nterms * (sizeof(WorkloadTerm) + 48 +
+							   p->dom->nattrs * (sizeof(Block *) + sizeof(int))) / (1024.0 * 1024.0);
+
+	if (mb > dpm_max_matrix_mb)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("workload spec expands to %.0f products of blocks, which need %.0f MB, the limit is %d MB",
+						nterms, ceil(mb), dpm_max_matrix_mb),
+				 errhint("Write the workload with fewer unions inside products, or raise dpm.max_matrix_mb.")));
+}
+
 /*
  * left * right: every pair of terms, left major.  Each attribute may carry
  * one block per term, since the term is one Kronecker factor per attribute.
@@ -492,9 +508,10 @@ product(Parser *p, List *left, List *right)
 	ListCell   *l,
 			   *r;
 
-	/* distributing products over unions can multiply terms: stop before making them */
+	/* distributing products over unions multiplies terms: stop before making them */
 	mat_check_size(workload_rows(p->dom, left) * workload_rows(p->dom, right),
 				   p->dom->cells, "workload matrix");
+	check_term_count(p, (double) list_length(left) * list_length(right));
 	foreach(l, left)
 	{
 		WorkloadTerm *lt = lfirst(l);

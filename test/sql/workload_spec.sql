@@ -194,6 +194,12 @@ FROM dpm._workload_matrix('(Identity(a) + Total(a)) * (Identity(b) + Total(b))',
                           '{a,b}', '{1000,1000}', array_fill('x'::text, ARRAY[2000]),
                           array_fill('NaN'::float8, ARRAY[2000]),
                           array_fill('NaN'::float8, ARRAY[2000]));
+-- or when the products of blocks themselves would not fit (90,000 terms of one row and one cell:
+-- a 0.7 MB matrix, 9 MB of terms)
+SELECT array_length(matrix, 1)
+FROM (SELECT '(' || string_agg('Total(a)', '+') || ') * (' || string_agg('Total(b)', '+') || ')' AS spec
+        FROM generate_series(1, 300)) s,
+     dpm._workload_matrix(spec, '{a,b}', '{1,1}', '{x,y}', '{NaN,NaN}', '{NaN,NaN}');
 -- and when the labels, not the matrix, are what does not fit (100 x 100 matrix: 80 kB; labels
 -- of 10,000 characters: 1.6 MB)
 SELECT array_length(matrix, 1)
