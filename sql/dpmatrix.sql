@@ -899,6 +899,16 @@ $$;
 COMMENT ON FUNCTION dpm.create_workload(text, text, float8[]) IS
   'define a workload over a domain by an explicit matrix, one query a row and one column per cell';
 
+-- auto and compare_strategies try lrm only where it factors W through fewer rows than cells
+-- (1.2 rank(W) < n, rank from the eigen strategy tried before it): that is the low-rank case the
+-- mechanism is for, and elsewhere its iterations cost far more than the other methods.
+CREATE FUNCTION dpm._lrm_applies(wl dpm.workloads) RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce(bool_or(1.2 * s.rows < wl.n), false)
+    FROM dpm.strategies s WHERE s.workload_id = wl.id AND s.method = 'eigen' AND s.options = '{}'
+$$;
+
 CREATE FUNCTION dpm.optimize(workload text, method text DEFAULT 'auto', epsilon float8 DEFAULT NULL,
                              delta float8 DEFAULT 0, options jsonb DEFAULT '{}', rho float8 DEFAULT NULL)
 RETURNS int
@@ -944,7 +954,8 @@ BEGIN
       RAISE EXCEPTION 'method auto takes no options' USING ERRCODE = 'invalid_parameter_value';
     END IF;
     FOREACH cand IN ARRAY ARRAY['identity', 'hierarchical', 'wavelet', 'workload', 'eigen', 'eigen_design',
-                                'gaussian_optimal', 'min_sensitivity'] LOOP
+                                'gaussian_optimal', 'min_sensitivity', 'lrm'] LOOP
+      CONTINUE WHEN cand = 'lrm' AND NOT dpm._lrm_applies(wl);
       BEGIN
         sid := dpm.optimize(workload, cand, epsilon, delta, '{}', rho);
       EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded THEN
@@ -995,13 +1006,13 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.optimize(text, text, float8, float8, jsonb, float8) IS
-  'choose (method auto: the lowest expected error among identity, hierarchical, wavelet, workload, eigen, eigen_design, gaussian_optimal, min_sensitivity) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
+  'choose (method auto: the lowest expected error among identity, hierarchical, wavelet, workload, eigen, eigen_design, gaussian_optimal, min_sensitivity, and lrm where rank(W) is low) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
 
 CREATE FUNCTION dpm.compare_strategies(workload text, epsilon float8 DEFAULT 1, delta float8 DEFAULT 0,
                                        rho float8 DEFAULT NULL)
 RETURNS TABLE(method text, strategy int, rows int, sensitivity float8, total_error float8, max_error float8,
               rms_error float8, ratio_to_bound float8, iterations int, optimize_ms float8)
-LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -1015,7 +1026,8 @@ BEGIN
     RAISE EXCEPTION 'rho must be a positive finite number, got %', compare_strategies.rho USING ERRCODE = 'invalid_parameter_value';
   END IF;
   FOREACH m IN ARRAY ARRAY['identity', 'hierarchical', 'wavelet', 'workload', 'eigen', 'eigen_design',
-                           'gaussian_optimal', 'min_sensitivity'] LOOP
+                           'gaussian_optimal', 'min_sensitivity', 'lrm'] LOOP
+    CONTINUE WHEN m = 'lrm' AND NOT dpm._lrm_applies(wl);
     BEGIN
       sid := dpm.optimize(wl.name, m, compare_strategies.epsilon, compare_strategies.delta, '{}', compare_strategies.rho);
     EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded THEN

@@ -49,6 +49,15 @@ strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 		opts.tol = 1e-6;
 		opts.max_iter = 10000;
 	}
+	else if (strcmp(method, "lrm") == 0)
+	{
+		static const char *const keys[] = {"rank", "gamma", "max_iter", "augment", NULL};
+
+		options_check_keys(options, keys, "method lrm");
+		opts.rank = options_get_int(options, "rank", 0, 0, 1000000);
+		opts.gamma = options_get_float(options, "gamma", 1e-4, 1e-12, 1.0);
+		opts.max_iter = options_get_int(options, "max_iter", 1000, 1, 10000000);
+	}
 	else if (iterative)
 	{
 		static const char *const keys[] = {"tol", "max_iter", "augment", NULL};

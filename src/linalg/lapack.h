@@ -20,6 +20,9 @@ extern void dgemv_(const char *t, const int *m, const int *n, const double *alph
 extern void dsyrk_(const char *uplo, const char *t, const int *n, const int *k,
 				   const double *alpha, const double *a, const int *lda,
 				   const double *beta, double *c, const int *ldc, size_t, size_t);
+extern void dtrsm_(const char *side, const char *uplo, const char *ta, const char *diag,
+				   const int *m, const int *n, const double *alpha, const double *a, const int *lda,
+				   double *b, const int *ldb, size_t, size_t, size_t, size_t);
 extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t);
 extern void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda,
 					double *w, double *work, const int *lwork, int *iwork, const int *liwork,

@@ -192,6 +192,21 @@ mat_cholesky(Mat *a)
 }
 
 void
+mat_solve_right_chol(Mat *b, const Mat *l)
+{
+	double		one = 1.0;
+
+	Assert(l->rows == l->cols && b->cols == l->rows);
+	if (b->rows == 0 || b->cols == 0)
+		return;
+	/* b L^-T, then (b L^-T) L^-1 */
+	dtrsm_("R", "L", "T", "N", &b->rows, &b->cols, &one, l->data, &l->rows, b->data, &b->rows,
+		   1, 1, 1, 1);
+	dtrsm_("R", "L", "N", "N", &b->rows, &b->cols, &one, l->data, &l->rows, b->data, &b->rows,
+		   1, 1, 1, 1);
+}
+
+void
 mat_sym_eig(Mat *a, double *w)
 {
 	int			n = a->rows;

@@ -43,6 +43,8 @@ extern Mat *mat_vstack(const Mat *a, const Mat *b);
 
 /* Cholesky factor of a symmetric positive definite matrix, lower triangle; false if not PD */
 extern bool mat_cholesky(Mat *a);
+/* b := b X^-1 for X = L L^T, given the factor L from mat_cholesky (two dtrsm) */
+extern void mat_solve_right_chol(Mat *b, const Mat *l);
 
 /* symmetric eigendecomposition: eigenvalues ascending in w, eigenvectors replace a (dsyevd) */
 extern void mat_sym_eig(Mat *a, double *w);

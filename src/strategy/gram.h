@@ -52,6 +52,13 @@ extern Mat *strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, Op
 extern Mat *strategy_min_sensitivity(const Mat *a, int max_sweeps, OptReport *rep);
 
 /*
+ * The Low-Rank Mechanism's W = B L (low-rank-mechanism.txt, Algorithm 1);
+ * returns L.  rank 0 means 1.2 rank(W); gamma is relative to ||W||_F.
+ * rep->objective is tr(B^T B) Delta_1(L)^2 for W scaled to ||W||_F = 1.
+ */
+extern Mat *strategy_lrm(const Mat *g, int rank, double gamma, int max_iter, OptReport *rep);
+
+/*
  * Complete deficient columns (matrix-mechanism section 5.3): add one row per
  * column whose norm (p = 1 or 2) is below the strategy's sensitivity, so
  * that every column reaches it.  Never raises sensitivity, never increases

@@ -47,13 +47,15 @@ build_strategy(const Mat *w, const char *method, const StrategyOptions *opts, Op
 		Mat		   *g;
 
 		if (strcmp(method, "eigen") != 0 && strcmp(method, "eigen_design") != 0 &&
-			strcmp(method, "gaussian_optimal") != 0)
+			strcmp(method, "gaussian_optimal") != 0 && strcmp(method, "lrm") != 0)
 			return NULL;
 		g = mat_gram(w);
 		if (strcmp(method, "eigen") == 0)
 			a = strategy_eigen(g, rep);
 		else if (strcmp(method, "eigen_design") == 0)
 			a = strategy_eigen_design(g, opts->tol, opts->max_iter, rep);
+		else if (strcmp(method, "lrm") == 0)
+			a = strategy_lrm(g, opts->rank, opts->gamma, opts->max_iter, rep);
 		else
 			a = strategy_gaussian_optimal(g, opts->tol, opts->max_iter, rep);
 		mat_free(g);

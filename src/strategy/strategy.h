@@ -19,9 +19,11 @@ typedef struct StrategyOptions
 	int			augment;		/* 0: none; 1 or 2: complete columns in that norm */
 	const char *base;			/* min_sensitivity: the method whose profile is kept */
 	int			max_sweeps;		/* min_sensitivity: rotation sweeps per starting point */
+	int			rank;			/* lrm: rows of L, 0 for 1.2 rank(W) */
+	double		gamma;			/* lrm: ||W - B L||_F / ||W||_F to reach */
 } StrategyOptions;
 
-#define STRATEGY_METHODS "identity, workload, hierarchical, wavelet, eigen, eigen_design, gaussian_optimal, min_sensitivity"
+#define STRATEGY_METHODS "identity, workload, hierarchical, wavelet, eigen, eigen_design, gaussian_optimal, min_sensitivity, lrm"
 
 /*
  * NULL if the method name is unknown.  rep gets the optimizer's report:

@@ -147,3 +147,32 @@ SELECT abs(r.objective / dpm.svd_bound(:'wr') - pg_temp.ratio(:'wr', r.matrix)) 
        r.lower_bound <= r.objective * (1 + 1e-12) AS bound_below,
        r.lower_bound >= dpm.svd_bound(:'wr') * (1 - 1e-12) AS bound_at_least_svdb
   FROM dpm._strategy_report(:'wr', 'gaussian_optimal', '{}') r;
+
+-- dpm.compare_strategies: one row per method with its figures, for an analyst; reads no data.
+-- Prefix over 16 cells (rank 16: lrm is left out, it would not lower the rank) and a workload of
+-- rank 2 over 16 cells (lrm tried).  The figures agree with the closed forms: identity's total
+-- Laplace error at epsilon = 1 is 2 ||W||_F^2 = 2 * 136 for Prefix(16); every ratio is >= 1.
+CREATE TABLE opt_t AS SELECT g % 16 AS k FROM generate_series(1, 100) g;
+SELECT dpm.register_source('opt_t', epsilon => 1);
+SELECT dpm.create_domain('opt_k', 'opt_t', '[{"name": "k", "values": [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}]') > 0 AS domain;
+SELECT dpm.create_workload('opt_prefix', 'opt_k', 'Prefix(k)') > 0 AS prefix;
+SELECT dpm.create_workload('opt_low', 'opt_k', 'Total(k) + Ranges(k, ''0'':''7'')') > 0 AS low_rank;
+CREATE ROLE opt_analyst IN ROLE dpm_analyst;
+SET ROLE opt_analyst;
+SELECT method, sensitivity > 0 AS sensitivity, ratio_to_bound >= 1 - 1e-9 AS above_bound,
+       abs(rms_error - sqrt(total_error / 16)) < 1e-9 * rms_error AS rms,
+       max_error <= total_error AND max_error * 16 >= total_error AS max_error,
+       method <> 'identity' OR abs(total_error - 2 * 136) < 1e-9 AS identity_closed_form
+  FROM dpm.compare_strategies('opt_prefix') ORDER BY method;
+SELECT string_agg(method, ', ' ORDER BY method) FROM dpm.compare_strategies('opt_low');
+SELECT c.method, abs(c.total_error - sq.total) < 1e-6 * sq.total AS total_as_computed
+  FROM dpm.compare_strategies('opt_low', 0.5) c
+  JOIN dpm.strategies s ON s.id = c.strategy
+  JOIN dpm.workloads w ON w.id = s.workload_id,
+  LATERAL (SELECT sum(variance) AS total FROM dpm.expected_error(w.matrix, s.matrix, 0.5)) sq
+ WHERE c.method IN ('identity', 'lrm', 'eigen') ORDER BY 1;
+-- auto picks the lowest expected error among them
+SELECT (SELECT method FROM dpm.strategies WHERE id = dpm.optimize('opt_low'))
+       = (SELECT method FROM dpm.compare_strategies('opt_low') ORDER BY total_error LIMIT 1) AS auto_is_best;
+RESET ROLE;
+DROP ROLE opt_analyst;
