@@ -14,7 +14,7 @@ REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src -std=gnu11 -Wall -Wmissing-prototypes
-SHLIB_LINK = -lopenblas -lm
+SHLIB_LINK = -lopenblas -llbfgsb -lm
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)

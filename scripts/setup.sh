@@ -12,6 +12,7 @@ PACKAGES=(
 	"postgresql-server-dev-$PGVERSION"  # headers, PGXS, pg_regress
 	postgresql-common                   # pg_virtualenv: throw-away clusters for the demo and tests
 	libopenblas-dev                     # BLAS and LAPACK
+	liblbfgsb-dev                       # L-BFGS-B: the quasi-Newton loop of the HDMM strategies
 )
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -58,6 +58,15 @@ strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 		opts.gamma = options_get_float(options, "gamma", 1e-4, 1e-12, 1.0);
 		opts.max_iter = options_get_int(options, "max_iter", 1000, 1, 10000000);
 	}
+	else if (strcmp(method, "hdmm") == 0)
+	{
+		static const char *const keys[] = {"p", "max_iter", "augment", NULL};
+		int			n = ARR_NDIM(PG_GETARG_ARRAYTYPE_P(0)) == 2 ? ARR_DIMS(PG_GETARG_ARRAYTYPE_P(0))[1] : 1;
+
+		options_check_keys(options, keys, "method hdmm");
+		opts.p = options_get_int(options, "p", Max(1, n / 16), 0, 100000);
+		opts.max_iter = options_get_int(options, "max_iter", 1000, 1, 10000000);
+	}
 	else if (iterative)
 	{
 		static const char *const keys[] = {"tol", "max_iter", "augment", NULL};

@@ -81,8 +81,8 @@ mat_free(Mat *a)
 	}
 }
 
-Mat *
-mat_mul(const Mat *a, bool ta, const Mat *b, bool tb)
+void
+mat_mul_into(Mat *c, const Mat *a, bool ta, const Mat *b, bool tb)
 {
 	int			m = ta ? a->cols : a->rows;
 	int			k = ta ? a->rows : a->cols;
@@ -90,15 +90,31 @@ mat_mul(const Mat *a, bool ta, const Mat *b, bool tb)
 	int			n = tb ? b->rows : b->cols;
 	double		one = 1.0,
 				zero = 0.0;
+
+	if (k != kb || c->rows != m || c->cols != n)
+		elog(ERROR, "mat_mul: shapes %d x %d, %d x %d and %d x %d do not fit",
+			 m, k, kb, n, c->rows, c->cols);
+	if (m == 0 || n == 0)
+		return;
+	if (k == 0)
+		memset(c->data, 0, sizeof(double) * m * n);
+	else
+		dgemm_(ta ? "T" : "N", tb ? "T" : "N", &m, &n, &k, &one,
+			   a->data, &(int){Max(a->rows, 1)}, b->data, &(int){Max(b->rows, 1)},
+			   &zero, c->data, &(int){Max(m, 1)}, 1, 1);
+}
+
+Mat *
+mat_mul(const Mat *a, bool ta, const Mat *b, bool tb)
+{
+	int			k = ta ? a->rows : a->cols;
+	int			kb = tb ? b->cols : b->rows;
 	Mat		   *c;
 
 	if (k != kb)
 		elog(ERROR, "mat_mul: inner dimensions %d and %d differ", k, kb);
-	c = mat_new(m, n);
-	if (m > 0 && n > 0 && k > 0)
-		dgemm_(ta ? "T" : "N", tb ? "T" : "N", &m, &n, &k, &one,
-			   a->data, &(int){Max(a->rows, 1)}, b->data, &(int){Max(b->rows, 1)},
-			   &zero, c->data, &(int){Max(m, 1)}, 1, 1);
+	c = mat_new(ta ? a->cols : a->rows, tb ? b->rows : b->cols);
+	mat_mul_into(c, a, ta, b, tb);
 	return c;
 }
 
@@ -118,21 +134,33 @@ mat_vec(const Mat *a, bool ta, const double *x, double *y)
 		   x, &inc, &zero, y, &inc, 1);
 }
 
-Mat *
-mat_gram(const Mat *a)
+void
+mat_gram_into(Mat *g, const Mat *a)
 {
 	int			n = a->cols;
 	double		one = 1.0,
 				zero = 0.0;
-	Mat		   *g = mat_new(n, n);
 
-	if (n > 0 && a->rows > 0)
+	Assert(g->rows == n && g->cols == n);
+	if (n == 0)
+		return;
+	if (a->rows == 0)
+		memset(g->data, 0, sizeof(double) * n * n);
+	else
 		dsyrk_("U", "T", &n, &a->rows, &one, a->data, &a->rows, &zero,
 			   g->data, &n, 1, 1);
 	/* dsyrk fills one triangle; mirror it so callers see a full matrix */
 	for (int j = 0; j < n; j++)
 		for (int i = j + 1; i < n; i++)
 			MAT(g, i, j) = MAT(g, j, i);
+}
+
+Mat *
+mat_gram(const Mat *a)
+{
+	Mat		   *g = mat_new(a->cols, a->cols);
+
+	mat_gram_into(g, a);
 	return g;
 }
 
@@ -189,6 +217,18 @@ mat_cholesky(Mat *a)
 		for (int i = 0; i < j; i++)
 			MAT(a, i, j) = 0.0;
 	return info == 0;
+}
+
+void
+mat_solve_lower(const Mat *l, Mat *b, bool trans)
+{
+	double		one = 1.0;
+
+	Assert(l->rows == l->cols && b->rows == l->rows);
+	if (b->rows == 0 || b->cols == 0)
+		return;
+	dtrsm_("L", "L", trans ? "T" : "N", "N", &b->rows, &b->cols, &one, l->data, &l->rows,
+		   b->data, &b->rows, 1, 1, 1, 1);
 }
 
 void

@@ -32,10 +32,13 @@ extern void mat_check_size(double rows, double cols, const char *what);
 
 /* C = alpha * op(A) op(B), op = transpose when the flag is set (dgemm) */
 extern Mat *mat_mul(const Mat *a, bool ta, const Mat *b, bool tb);
+/* the same into an existing c of the right shape (no allocation in loops) */
+extern void mat_mul_into(Mat *c, const Mat *a, bool ta, const Mat *b, bool tb);
 /* y = op(A) x (dgemv) */
 extern void mat_vec(const Mat *a, bool ta, const double *x, double *y);
 /* Gram matrix A^T A (dsyrk), full symmetric result */
 extern Mat *mat_gram(const Mat *a);
+extern void mat_gram_into(Mat *g, const Mat *a);
 /* Kronecker product */
 extern Mat *mat_kron(const Mat *a, const Mat *b);
 /* stack rows of b below a (union of query sets) */
@@ -43,6 +46,8 @@ extern Mat *mat_vstack(const Mat *a, const Mat *b);
 
 /* Cholesky factor of a symmetric positive definite matrix, lower triangle; false if not PD */
 extern bool mat_cholesky(Mat *a);
+/* b := L^-1 b, or L^-T b when trans, for a lower triangular L (dtrsm) */
+extern void mat_solve_lower(const Mat *l, Mat *b, bool trans);
 /* b := b X^-1 for X = L L^T, given the factor L from mat_cholesky (two dtrsm) */
 extern void mat_solve_right_chol(Mat *b, const Mat *l);
 

@@ -5,6 +5,7 @@
 
 #include <math.h>
 
+#include "hdmm/hdmm.h"
 #include "strategy/strategy.h"
 
 static Mat *
@@ -41,6 +42,16 @@ build_strategy(const Mat *w, const char *method, const StrategyOptions *opts, Op
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("\"%s\" is not a base method for min_sensitivity", opts->base)));
 		a = strategy_min_sensitivity(base, opts->max_sweeps, rep);
+	}
+	else if (a == NULL && strcmp(method, "hdmm") == 0)
+	{
+		Mat		   *g = mat_gram(w);
+		Mat		   *theta = pidentity_optimize(g, opts->p, opts->max_iter, &rep->objective,
+											   &rep->iterations);
+
+		a = pidentity_strategy(theta);
+		mat_free(theta);
+		mat_free(g);
 	}
 	else if (a == NULL)
 	{

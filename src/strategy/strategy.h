@@ -21,9 +21,10 @@ typedef struct StrategyOptions
 	int			max_sweeps;		/* min_sensitivity: rotation sweeps per starting point */
 	int			rank;			/* lrm: rows of L, 0 for 1.2 rank(W) */
 	double		gamma;			/* lrm: ||W - B L||_F / ||W||_F to reach */
+	int			p;				/* hdmm: rows of Theta in p-Identity strategies */
 } StrategyOptions;
 
-#define STRATEGY_METHODS "identity, workload, hierarchical, wavelet, eigen, eigen_design, gaussian_optimal, min_sensitivity, lrm"
+#define STRATEGY_METHODS "identity, workload, hierarchical, wavelet, eigen, eigen_design, gaussian_optimal, min_sensitivity, lrm, hdmm"
 
 /*
  * NULL if the method name is unknown.  rep gets the optimizer's report:

@@ -1,0 +1,22 @@
+/*
+ * lbfgsb.h -- bound-constrained minimization by L-BFGS-B, one evaluation at
+ * a time:
+ *
+ *     LbfgsbState *s = lbfgsb_begin(n, x, 0.0, max_iter);
+ *     while (lbfgsb_next(s, &f, g))
+ *         f = objective(x, g);          (value and gradient at x)
+ *     lbfgsb_end(s);                    (x is the result)
+ */
+#ifndef DPM_LBFGSB_H
+#define DPM_LBFGSB_H
+
+typedef struct LbfgsbState LbfgsbState;
+
+/* minimize over x >= lower, starting from x (kept and updated in place) */
+extern LbfgsbState *lbfgsb_begin(int n, double *x, double lower, int max_iter);
+/* true: evaluate f and g at x, then call again */
+extern bool lbfgsb_next(LbfgsbState *s, double *f, double *g);
+extern int	lbfgsb_iterations(const LbfgsbState *s);
+extern void lbfgsb_end(LbfgsbState *s);
+
+#endif
