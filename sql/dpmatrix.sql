@@ -91,6 +91,16 @@ CREATE FUNCTION dpm._workload_gram(spec text, attr_names text[], attr_sizes int[
                                    bin_labels text[], bin_lo float8[], bin_hi float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_workload_gram' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- HDMM strategies for a spec (src/api/hdmm_api.c): optimized from the factors of W^T W
+CREATE FUNCTION dpm._hdmm(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
+                          bin_lo float8[], bin_hi float8[], options jsonb DEFAULT '{}',
+                          OUT kind text, OUT objective float8, OUT evaluations int, OUT sizes int[],
+                          OUT p int[], OUT theta float8[], OUT weights float8[])
+AS 'MODULE_PATHNAME', 'dpm_hdmm' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpm._hdmm_matrix(kind text, sizes int[], p int[], theta float8[], weights float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_hdmm_matrix' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 ------------------------------------------------------------------------------------------------
 -- The frequency-vector aggregate: counts of cell indexes 0 .. n-1 (NULL cells are skipped).
 ------------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@
 #include "utils/memutils.h"
 
 #include "api/array.h"
+#include "api/workload_api.h"
 #include "workload/workload.h"
 
 /* the elements of a one-dimensional array without NULLs; *count may be 0 */
@@ -49,7 +50,7 @@ check_length(const char *argname, int count, const char *per, int64 expected)
 }
 
 /* the domain passed as arguments 1..5 (names, sizes, labels, lo, hi), checked */
-static void
+void
 domain_from_args(FunctionCallInfo fcinfo, WorkloadDomain *dom)
 {
 	Datum	   *names,

@@ -127,26 +127,32 @@ pidentity_objective(const Mat *g, const Mat *theta, double *grad, PIdentityWork 
 	return f;
 }
 
-Mat *
-pidentity_optimize(const Mat *g, int p, int max_iter, double *objective, int *evaluations)
+void
+pidentity_random(Mat *theta)
 {
-	int			n = g->rows;
-	Mat		   *theta = mat_new(p, n);
-	PIdentityWork *work = pidentity_work(p, n);
-	double	   *grad = palloc(sizeof(double) * Max((size_t) p * n, 1));
-	double		f = 0.0;
 	uint64		seed = UINT64CONST(0x2545F4914F6CDD1D);
-	LbfgsbState *lb;
 
-	mat_check_size(p, n, "p-Identity parameters");
 	/* a uniform start (HDMM's), from a fixed generator so the same workload gives the same strategy */
-	for (size_t i = 0; i < (size_t) p * n; i++)
+	for (size_t i = 0; i < (size_t) theta->rows * theta->cols; i++)
 	{
 		seed ^= seed << 13;
 		seed ^= seed >> 7;
 		seed ^= seed << 17;
 		theta->data[i] = (double) (seed >> 11) / 9007199254740992.0;
 	}
+}
+
+void
+pidentity_optimize(const Mat *g, Mat *theta, int max_iter, double *objective, int *evaluations)
+{
+	int			p = theta->rows,
+				n = g->rows;
+	PIdentityWork *work = pidentity_work(p, n);
+	double	   *grad = palloc(sizeof(double) * Max((size_t) p * n, 1));
+	double		f = 0.0;
+	LbfgsbState *lb;
+
+	Assert(theta->cols == n);
 	*evaluations = 0;
 	lb = lbfgsb_begin(p * n, theta->data, 0.0, max_iter);
 	while (lbfgsb_next(lb, &f, grad))
@@ -159,7 +165,6 @@ pidentity_optimize(const Mat *g, int p, int max_iter, double *objective, int *ev
 	*objective = pidentity_objective(g, theta, NULL, work);
 	pidentity_work_free(work);
 	pfree(grad);
-	return theta;
 }
 
 Mat *

@@ -46,8 +46,10 @@ build_strategy(const Mat *w, const char *method, const StrategyOptions *opts, Op
 	else if (a == NULL && strcmp(method, "hdmm") == 0)
 	{
 		Mat		   *g = mat_gram(w);
-		Mat		   *theta = pidentity_optimize(g, opts->p, opts->max_iter, &rep->objective,
-											   &rep->iterations);
+		Mat		   *theta = mat_new(opts->p, w->cols);
+
+		pidentity_random(theta);
+		pidentity_optimize(g, theta, opts->max_iter, &rep->objective, &rep->iterations);
 
 		a = pidentity_strategy(theta);
 		mat_free(theta);

@@ -89,3 +89,37 @@ workload_gram(const WorkloadDomain *dom, List *terms)
 	}
 	return g;
 }
+
+KronGram *
+workload_kron_gram(const WorkloadDomain *dom, List *terms)
+{
+	KronGram   *kg = palloc(sizeof(KronGram));
+	int			t = 0;
+	ListCell   *lc;
+
+	kg->nattrs = dom->nattrs;
+	kg->nterms = list_length(terms);
+	kg->factors = palloc(sizeof(Mat **) * Max(kg->nterms, 1));
+	kg->kinds = palloc(sizeof(BlockKind *) * Max(kg->nterms, 1));
+	kg->sizes = palloc(sizeof(int) * Max(dom->nattrs, 1));
+	for (int a = 0; a < dom->nattrs; a++)
+		kg->sizes[a] = dom->attrs[a].size;
+	foreach(lc, terms)
+	{
+		WorkloadTerm *term = lfirst(lc);
+
+		kg->factors[t] = palloc(sizeof(Mat *) * Max(dom->nattrs, 1));
+		kg->kinds[t] = palloc(sizeof(BlockKind) * Max(dom->nattrs, 1));
+		for (int a = 0; a < dom->nattrs; a++)
+		{
+			Block	   *b = term->blocks[a] ? term->blocks[a] :
+				block_new(BLOCK_TOTAL, dom->attrs[a].size, 0);
+
+			CHECK_FOR_INTERRUPTS();
+			kg->factors[t][a] = block_gram(b);
+			kg->kinds[t][a] = b->kind;
+		}
+		t++;
+	}
+	return kg;
+}

@@ -508,9 +508,11 @@ product(Parser *p, List *left, List *right)
 	ListCell   *l,
 			   *r;
 
-	/* distributing products over unions multiplies terms: stop before making them */
-	mat_check_size(workload_rows(p->dom, left) * workload_rows(p->dom, right),
-				   p->dom->cells, "workload matrix");
+	/*
+	 * Distributing products over unions multiplies terms: stop before making
+	 * them.  (The rows are checked where a dense matrix is built: implicit
+	 * methods take workloads far larger than any matrix.)
+	 */
 	check_term_count(p, (double) list_length(left) * list_length(right));
 	foreach(l, left)
 	{

@@ -81,6 +81,21 @@ extern Workload *workload_build(const WorkloadDomain *dom, List *terms);
 /* gram.c: W^T W of a parsed spec, n x n, without W */
 extern Mat *workload_gram(const WorkloadDomain *dom, List *terms);
 
+/*
+ * W^T W as a sum over the terms of Kronecker products, kept as factors:
+ * factors[t][a] is the Gram matrix of term t's block on attribute a.
+ */
+typedef struct KronGram
+{
+	int			nterms;
+	int			nattrs;
+	int		   *sizes;			/* bins per attribute */
+	Mat		 ***factors;
+	BlockKind **kinds;			/* the block behind each factor */
+} KronGram;
+
+extern KronGram *workload_kron_gram(const WorkloadDomain *dom, List *terms);
+
 /* spec.c: parse a spec into a list of WorkloadTerm (blocks not yet built) */
 extern List *workload_parse(const WorkloadDomain *dom, const char *spec);
 
