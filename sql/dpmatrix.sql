@@ -97,9 +97,20 @@ CREATE FUNCTION dpm._hdmm(spec text, attr_names text[], attr_sizes int[], bin_la
                           OUT kind text, OUT objective float8, OUT evaluations int, OUT sizes int[],
                           OUT p int[], OUT theta float8[], OUT weights float8[])
 AS 'MODULE_PATHNAME', 'dpm_hdmm' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION dpm._hdmm_matrix(kind text, sizes int[], p int[], theta float8[], weights float8[])
+CREATE FUNCTION dpm._hdmm_matrix(sizes int[], kind text, p int[], theta float8[], weights float8[])
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_hdmm_matrix' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dpm._hdmm_sensitivity(sizes int[], kind text, p int[], theta float8[], weights float8[],
+                                      norm int) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_hdmm_matrix' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dpm._hdmm_profile(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
+                                  bin_lo float8[], bin_hi float8[], kind text, p int[], theta float8[],
+                                  weights float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_hdmm_profile' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dpm._hdmm_reconstruct(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
+                                      bin_lo float8[], bin_hi float8[], kind text, p int[],
+                                      theta float8[], weights float8[], y float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_hdmm_reconstruct' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 ------------------------------------------------------------------------------------------------
 -- The frequency-vector aggregate: counts of cell indexes 0 .. n-1 (NULL cells are skipped).

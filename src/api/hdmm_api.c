@@ -2,7 +2,7 @@
  * hdmm_api.c -- dpm._hdmm(spec, domain..., options): HDMM strategies for a
  * workload spec over a multi-attribute domain, optimized from the factors of
  * its Gram matrix (never an n x n matrix over the cells), and
- * dpm._hdmm_matrix(...): the same strategy as a dense matrix, for checking
+ * dpm._hdmm_matrix(sizes, strategy): the same strategy as a dense matrix, for checking
  * the implicit computations on small domains.
  *
  * A strategy is (kind, sizes, p, theta, weights): kind 'kronecker' has one
@@ -161,128 +161,188 @@ dpm_hdmm(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }
 
-/* the strategy as a dense matrix over the cells (last attribute fastest) */
+/*
+ * The strategy given as (kind, p, theta, weights) at arguments off..off+3,
+ * for d attributes of the given sizes, checked.
+ */
+static HdmmStrategy *
+strategy_from_args(FunctionCallInfo fcinfo, int off, int *sizes, int d)
+{
+	HdmmStrategy *s = palloc0(sizeof(HdmmStrategy));
+	char	   *kind;
+	ArrayType  *p_arr;
+	int		   *p;
+
+	for (int i = off; i < off + 3; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("the strategy's kind, p and theta must not be NULL")));
+	kind = text_to_cstring(PG_GETARG_TEXT_PP(off));
+	p_arr = PG_GETARG_ARRAYTYPE_P(off + 1);
+	if (ARR_NDIM(p_arr) != 1 || ARR_HASNULL(p_arr) || ARR_DIMS(p_arr)[0] != d)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("p must have one value per attribute (%d)", d)));
+	p = (int *) ARR_DATA_PTR(p_arr);
+	s->nattrs = d;
+	s->sizes = sizes;
+	if (strcmp(kind, "kronecker") == 0)
+	{
+		int			ntheta,
+					used = 0;
+		double	   *theta = array_to_vec(PG_GETARG_ARRAYTYPE_P(off + 2), "theta", &ntheta);
+
+		s->kind = HDMM_KRONECKER;
+		s->factors = palloc(sizeof(Mat *) * Max(d, 1));
+		for (int a = 0; a < d; a++)
+		{
+			Mat			t;
+
+			if (sizes[a] < 1 || p[a] < 0 || used + (int64) p[a] * sizes[a] > ntheta)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("theta does not hold the factors that the sizes and p describe")));
+			t.rows = p[a];
+			t.cols = sizes[a];
+			t.data = theta + used;
+			for (int i = 0; i < p[a] * sizes[a]; i++)
+				if (t.data[i] < 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("theta must be nonnegative")));
+			used += p[a] * sizes[a];
+			s->factors[a] = pidentity_strategy(&t);
+		}
+		if (used != ntheta)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("theta has %d values, the sizes and p describe %d", ntheta, used)));
+	}
+	else if (strcmp(kind, "marginals") == 0)
+	{
+		int			nw;
+
+		if (PG_ARGISNULL(off + 3))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("a marginals strategy needs its weights")));
+		s->kind = HDMM_MARGINALS;
+		s->weights = array_to_vec(PG_GETARG_ARRAYTYPE_P(off + 3), "weights", &nw);
+		if (d > 12 || nw != 1 << d)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("weights must have 2^d values for d attributes (at most 12)")));
+	}
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown HDMM strategy kind \"%s\"", kind),
+				 errhint("Kinds: kronecker, marginals.")));
+	return s;
+}
+
+/* dpm._hdmm_matrix(sizes, kind, p, theta, weights): the strategy as a dense matrix */
 PG_FUNCTION_INFO_V1(dpm_hdmm_matrix);
 Datum
 dpm_hdmm_matrix(PG_FUNCTION_ARGS)
 {
-	text	   *kind;
-	ArrayType  *sizes_arr,
-			   *p_arr;
-	double	   *theta;
-	int			ntheta,
-				d;
-	int		   *sizes,
-			   *p;
-	Mat		   *a = NULL;
+	ArrayType  *sizes_arr;
+	int			d;
+	HdmmStrategy *s;
+	double		n = 1.0;
+	Mat		   *a,
+			   *id;
+	double	   *col;
 
-	for (int i = 0; i < 4; i++)
-		if (PG_ARGISNULL(i))
-			PG_RETURN_NULL();
-	kind = PG_GETARG_TEXT_PP(0);
-	sizes_arr = PG_GETARG_ARRAYTYPE_P(1);
-	p_arr = PG_GETARG_ARRAYTYPE_P(2);
-	d = ArrayGetNItems(ARR_NDIM(sizes_arr), ARR_DIMS(sizes_arr));
-	sizes = (int *) ARR_DATA_PTR(sizes_arr);
-	p = (int *) ARR_DATA_PTR(p_arr);
-	if (strcmp(text_to_cstring(kind), "kronecker") != 0 && PG_ARGISNULL(4))
+	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	if (ARR_HASNULL(sizes_arr) || ARR_HASNULL(p_arr) ||
-		ArrayGetNItems(ARR_NDIM(p_arr), ARR_DIMS(p_arr)) != d)
+	sizes_arr = PG_GETARG_ARRAYTYPE_P(0);
+	if (ARR_NDIM(sizes_arr) != 1 || ARR_HASNULL(sizes_arr))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("sizes and p must have one value per attribute")));
-	if (strcmp(text_to_cstring(kind), "kronecker") == 0)
+				 errmsg("sizes must be a one-dimensional array without NULLs")));
+	d = ARR_DIMS(sizes_arr)[0];
+	s = strategy_from_args(fcinfo, 1, (int *) ARR_DATA_PTR(sizes_arr), d);
+	for (int i = 0; i < d; i++)
+		n *= s->sizes[i];
+	/* dpm._hdmm_sensitivity: the same arguments and the norm */
+	if (PG_NARGS() > 5 && !PG_ARGISNULL(5))
+		PG_RETURN_DATUM(Float8GetDatum(hdmm_sensitivity(s, PG_GETARG_INT32(5) == 1 ? 1 : 2)));
+	mat_check_size(hdmm_rows(s), n, "strategy matrix");
+	/* column j of A is A e_j */
+	a = mat_new((int) hdmm_rows(s), (int) n);
+	id = mat_identity((int) n);
+	for (int j = 0; j < (int) n; j++)
 	{
-		int			off = 0;
-
-		theta = array_to_vec(PG_GETARG_ARRAYTYPE_P(3), "theta", &ntheta);
-		for (int i = 0; i < d; i++)
-		{
-			Mat			t;
-			Mat		   *f,
-					   *next;
-
-			if (sizes[i] < 1 || p[i] < 0 || off + (int64) p[i] * sizes[i] > ntheta)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("theta does not hold the factors that sizes and p describe")));
-			t.rows = p[i];
-			t.cols = sizes[i];
-			t.data = theta + off;
-			off += p[i] * sizes[i];
-			f = pidentity_strategy(&t);
-			if (a == NULL)
-				a = f;
-			else
-			{
-				next = mat_kron(a, f);
-				mat_free(a);
-				mat_free(f);
-				a = next;
-			}
-		}
-	}
-	else
-	{
-		int			nw;
-		double	   *w = array_to_vec(PG_GETARG_ARRAYTYPE_P(4), "weights", &nw);
-		double		cells = 1.0,
-					rows = 0.0;
-		int			r = 0;
-
-		if (d > 12 || nw != 1 << d)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("weights must have 2^d values for d attributes")));
-		for (int i = 0; i < d; i++)
-			cells *= sizes[i];
-		for (int b = 0; b < nw; b++)
-		{
-			double		k = 1.0;
-
-			for (int i = 0; i < d; i++)
-				if (b & (1 << i))
-					k *= sizes[i];
-			rows += w[b] != 0.0 ? k : 0.0;
-		}
-		mat_check_size(rows, cells, "marginals strategy");
-		a = mat_new((int) rows, (int) cells);
-		for (int b = 0; b < nw; b++)
-		{
-			Mat		   *m = NULL;
-
-			if (w[b] == 0.0)
-				continue;
-			for (int i = 0; i < d; i++)
-			{
-				Mat		   *f,
-						   *next;
-
-				if (b & (1 << i))
-					f = mat_identity(sizes[i]);
-				else
-				{
-					f = mat_new(1, sizes[i]);
-					for (int j = 0; j < sizes[i]; j++)
-						f->data[j] = 1.0;
-				}
-				if (m == NULL)
-					m = f;
-				else
-				{
-					next = mat_kron(m, f);
-					mat_free(m);
-					mat_free(f);
-					m = next;
-				}
-			}
-			for (int j = 0; j < m->cols; j++)
-				for (int i = 0; i < m->rows; i++)
-					MAT(a, r + i, j) = w[b] * MAT(m, i, j);
-			r += m->rows;
-			mat_free(m);
-		}
+		col = hdmm_measure(s, &MAT(id, 0, j));
+		memcpy(&MAT(a, 0, j), col, sizeof(double) * a->rows);
+		pfree(col);
 	}
 	PG_RETURN_ARRAYTYPE_P(mat_to_array(a));
+}
+
+/* the workload of arguments 0..5 with its factors and blocks */
+typedef struct ImplicitWorkload
+{
+	WorkloadDomain dom;
+	KronGram   *kg;
+	Mat		 ***blocks;
+	double		m;
+} ImplicitWorkload;
+
+static void
+workload_from_args(FunctionCallInfo fcinfo, ImplicitWorkload *w)
+{
+	char	   *spec;
+	List	   *terms;
+
+	for (int i = 0; i < 6; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("the workload spec and its domain must not be NULL")));
+	spec = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	domain_from_args(fcinfo, &w->dom);
+	terms = workload_parse(&w->dom, spec);
+	w->kg = workload_kron_gram(&w->dom, terms);
+	w->blocks = workload_blocks(w->kg, terms, &w->m);
+	mat_check_size(w->m, 1, "workload answers");
+}
+
+/* dpm._hdmm_profile(spec, domain..., strategy): w (A^T A)^+ w^T per query */
+PG_FUNCTION_INFO_V1(dpm_hdmm_profile);
+Datum
+dpm_hdmm_profile(PG_FUNCTION_ARGS)
+{
+	ImplicitWorkload w;
+	HdmmStrategy *s;
+
+	workload_from_args(fcinfo, &w);
+	s = strategy_from_args(fcinfo, 6, w.kg->sizes, w.kg->nattrs);
+	PG_RETURN_ARRAYTYPE_P(vec_to_array(hdmm_profile(s, w.kg, w.blocks, w.m), (int) w.m));
+}
+
+/* dpm._hdmm_reconstruct(spec, domain..., strategy, y): W A^+ y */
+PG_FUNCTION_INFO_V1(dpm_hdmm_reconstruct);
+Datum
+dpm_hdmm_reconstruct(PG_FUNCTION_ARGS)
+{
+	ImplicitWorkload w;
+	HdmmStrategy *s;
+	double	   *y,
+			   *x;
+	int			ny;
+
+	workload_from_args(fcinfo, &w);
+	s = strategy_from_args(fcinfo, 6, w.kg->sizes, w.kg->nattrs);
+	if (PG_ARGISNULL(10))
+		PG_RETURN_NULL();
+	y = array_to_vec(PG_GETARG_ARRAYTYPE_P(10), "y", &ny);
+	if (ny != hdmm_rows(s))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("y has %d values, the strategy has %.0f rows", ny, hdmm_rows(s))));
+	x = hdmm_solve(s, y);
+	PG_RETURN_ARRAYTYPE_P(vec_to_array(hdmm_workload_apply(w.kg, w.blocks, w.m, x), (int) w.m));
 }

@@ -24,6 +24,8 @@ extern void pidentity_random(Mat *theta);
 /* Theta (p x n) minimizing it, from and into theta; *objective and *evaluations reported */
 extern void pidentity_optimize(const Mat *g, Mat *theta, int max_iter, double *objective,
 							   int *evaluations);
+/* the same, through A's pseudo-inverse: slower, accurate to rounding */
+extern double pidentity_trace(const Mat *g, const Mat *theta);
 /* the strategy [I; Theta] D^-1 */
 extern Mat *pidentity_strategy(const Mat *theta);
 
@@ -37,5 +39,32 @@ extern bool marginals_applies(const KronGram *kg);
 extern double marginals_error(const KronGram *kg, const double *theta);
 extern double *marginals_optimize(const KronGram *kg, int max_iter, double *objective,
 								  int *evaluations);
+
+/* implicit.c: an HDMM strategy, measured and inverted without a matrix over the cells */
+typedef enum HdmmKind
+{
+	HDMM_KRONECKER,
+	HDMM_MARGINALS
+} HdmmKind;
+
+typedef struct HdmmStrategy
+{
+	HdmmKind	kind;
+	int			nattrs;
+	int		   *sizes;
+	Mat		  **factors;		/* Kronecker: A_a = [I; Theta_a] D_a^-1 per attribute */
+	double	   *weights;		/* marginals: 2^d weights, bit a set = attribute a kept */
+} HdmmStrategy;
+
+extern double hdmm_rows(const HdmmStrategy *s);
+extern double hdmm_sensitivity(const HdmmStrategy *s, int p);
+/* A x */
+extern double *hdmm_measure(const HdmmStrategy *s, const double *x);
+/* the least-squares x_hat = A^+ y */
+extern double *hdmm_solve(const HdmmStrategy *s, const double *y);
+/* w (A^T A)^+ w^T for each of the m queries whose blocks[t][a] are given */
+extern double *hdmm_profile(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, double m);
+/* W x for the same workload */
+extern double *hdmm_workload_apply(const KronGram *kg, Mat ***blocks, double m, const double *x);
 
 #endif

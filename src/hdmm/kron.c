@@ -108,7 +108,16 @@ kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,
 		if (d == 1 || before - total <= 1e-6 * total)
 			break;
 	}
-	*objective = total;
+	/* the figure reported, without the Woodbury form's cancellation */
+	*objective = 0.0;
+	for (int t = 0; t < kg->nterms; t++)
+	{
+		double		prod = 1.0;
+
+		for (int a = 0; a < d; a++)
+			prod *= pidentity_trace(kg->factors[t][a], theta[a]);
+		*objective += prod;
+	}
 	for (int a = 0; a < d; a++)
 		pidentity_work_free(work[a]);
 	pfree(work);

@@ -351,7 +351,12 @@ mat_lstsq(const Mat *a, const double *b, int *rank)
 				lwork = -1,
 				rk,
 				iwq;
-	double		rcond = -1.0,	/* machine precision */
+	/*
+	 * The rank decision of svd_tolerance: with dgelsd's default (machine
+	 * precision) a rank-deficient A keeps singular values that are rounding
+	 * noise, and the estimate blows up along them.
+	 */
+	double		rcond = Max(m, n) * DBL_EPSILON,
 				wq;
 	double	   *work,
 			   *s,
@@ -424,4 +429,56 @@ mat_max_col_norm(const Mat *a, int p)
 		best = Max(best, s);
 	}
 	return best;
+}
+
+double *
+mat_kron_apply(Mat *const *f, int d, const double *x)
+{
+	double		len = 1.0;
+	double	   *cur,
+			   *next;
+	size_t		left = 1,
+				right;
+
+	for (int a = 0; a < d; a++)
+		len *= f[a]->cols;
+	cur = palloc_extended(sizeof(double) * Max((size_t) len, 1), MCXT_ALLOC_HUGE);
+	memcpy(cur, x, sizeof(double) * (size_t) len);
+	for (int a = 0; a < d; a++)
+	{
+		const Mat  *m = f[a];
+		double		out = 1.0;
+
+		/* cur has dims r_1..r_{a-1} (left), c_a, c_{a+1}..c_d (right), last fastest */
+		right = 1;
+		for (int b = a + 1; b < d; b++)
+			right *= f[b]->cols;
+		for (int b = 0; b <= a; b++)
+			out *= f[b]->rows;
+		out *= right;
+		mat_check_size(out, 1, "Kronecker product result");
+		next = palloc_extended(sizeof(double) * Max((size_t) out, 1), MCXT_ALLOC_HUGE);
+		if (right == 1 && left <= INT_MAX)
+		{
+			/* the last mode: all slabs at once, c_a x left times M on the left */
+			Mat			z = {m->cols, (int) left, cur};
+			Mat			y = {m->rows, (int) left, next};
+
+			mat_mul_into(&y, m, false, &z, false);
+		}
+		else
+			for (size_t l = 0; l < left; l++)
+		{
+			/* the slab (right x c_a, column-major) times M^T gives right x r_a */
+			Mat			z = {(int) right, m->cols, cur + l * right * m->cols};
+			Mat			y = {(int) right, m->rows, next + l * right * m->rows};
+
+			CHECK_FOR_INTERRUPTS();
+			mat_mul_into(&y, &z, false, m, true);
+		}
+		pfree(cur);
+		cur = next;
+		left *= m->rows;
+	}
+	return cur;
 }

@@ -41,6 +41,11 @@ extern Mat *mat_gram(const Mat *a);
 extern void mat_gram_into(Mat *g, const Mat *a);
 /* Kronecker product */
 extern Mat *mat_kron(const Mat *a, const Mat *b);
+/*
+ * (f_0 x f_1 x ... x f_{d-1}) x without forming the product: one matrix
+ * product per mode.  x is indexed in mixed radix, last factor fastest.
+ */
+extern double *mat_kron_apply(Mat *const *f, int d, const double *x);
 /* stack rows of b below a (union of query sets) */
 extern Mat *mat_vstack(const Mat *a, const Mat *b);
 

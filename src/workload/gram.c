@@ -123,3 +123,31 @@ workload_kron_gram(const WorkloadDomain *dom, List *terms)
 	}
 	return kg;
 }
+
+Mat ***
+workload_blocks(const KronGram *kg, List *terms, double *m)
+{
+	Mat		 ***blocks = palloc(sizeof(Mat **) * Max(kg->nterms, 1));
+	int			t = 0;
+	ListCell   *lc;
+
+	*m = 0.0;
+	foreach(lc, terms)
+	{
+		WorkloadTerm *term = lfirst(lc);
+		double		rows = 1.0;
+
+		blocks[t] = palloc(sizeof(Mat *) * Max(kg->nattrs, 1));
+		for (int a = 0; a < kg->nattrs; a++)
+		{
+			Block	   *b = term->blocks[a] ? term->blocks[a] :
+				block_new(BLOCK_TOTAL, kg->sizes[a], 0);
+
+			blocks[t][a] = block_matrix(b);
+			rows *= blocks[t][a]->rows;
+		}
+		*m += rows;
+		t++;
+	}
+	return blocks;
+}

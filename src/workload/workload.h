@@ -95,6 +95,8 @@ typedef struct KronGram
 } KronGram;
 
 extern KronGram *workload_kron_gram(const WorkloadDomain *dom, List *terms);
+/* each term's block matrices, blocks[t][a]; *m receives the number of queries */
+extern Mat ***workload_blocks(const KronGram *kg, List *terms, double *m);
 
 /* spec.c: parse a spec into a list of WorkloadTerm (blocks not yet built) */
 extern List *workload_parse(const WorkloadDomain *dom, const char *spec);

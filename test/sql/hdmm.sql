@@ -20,3 +20,50 @@ SELECT pg_temp.rmse(:'w', matrix) <= 5.74 AS rmse_at_most_5_74,
        (SELECT bool_and(v >= 0) FROM unnest(matrix) v) AS nonnegative,
        abs(objective - dpm.total_error(:'w', matrix, sqrt(2))) < 1e-9 * objective AS objective_is_error
   FROM pid;
+
+-- Implicit computations equal the dense ones on small domains: the optimizer's total error, the
+-- sensitivities, every query's error profile and the least-squares answers from a noisy y, to
+-- 1e-9 relative.  A Kronecker strategy on a union of products, a marginals strategy on a union of
+-- marginals, and a 2-D range workload.
+CREATE FUNCTION pg_temp.dom(sizes int[]) RETURNS TABLE(names text[], labels text[], lo float8[], hi float8[])
+LANGUAGE sql AS $$
+  SELECT (SELECT array_agg('a' || i ORDER BY i) FROM generate_subscripts(sizes, 1) i),
+         (SELECT array_agg(j::text ORDER BY i, j) FROM generate_subscripts(sizes, 1) i, generate_series(1, sizes[i]) j),
+         array_fill('NaN'::float8, ARRAY[(SELECT sum(s)::int FROM unnest(sizes) s)]),
+         array_fill('NaN'::float8, ARRAY[(SELECT sum(s)::int FROM unnest(sizes) s)]) $$;
+CREATE TEMP TABLE cases AS
+SELECT c.spec, c.sizes, d.*, h.kind, h.objective, h.p, h.theta, h.weights, w.matrix AS wm,
+       dpm._hdmm_matrix(c.sizes, h.kind, h.p, h.theta, h.weights) AS am
+  FROM (VALUES ('AllRange(a1) * Identity(a2) + Prefix(a3) * Total(a1)', '{4,3,5}'::int[],
+                '{"parameterization": "kronecker", "p": 1}'::jsonb),
+               ('Identity(a1) * Identity(a2) + Identity(a2) * Identity(a3) + Total(a1)', '{3,4,2}',
+                '{"parameterization": "marginals"}'),
+               ('Identity(a1) + Identity(a2) + Identity(a3)', '{5,4,3}', '{}'),
+               ('AllRange(a1) * AllRange(a2)', '{12,10}', '{"parameterization": "kronecker", "p": 2}')) c(spec, sizes, opts),
+       LATERAL pg_temp.dom(c.sizes) d,
+       LATERAL dpm._hdmm(c.spec, d.names, c.sizes, d.labels, d.lo, d.hi, c.opts) h,
+       LATERAL dpm._workload_matrix(c.spec, d.names, c.sizes, d.labels, d.lo, d.hi) w;
+SELECT spec, kind,
+       abs(objective - dpm.total_error(wm, am, sqrt(2))) < 1e-9 * objective AS total_error,
+       abs(dpm._hdmm_sensitivity(sizes, kind, p, theta, weights, 1) - dpm.sensitivity(am, 'l1')) < 1e-12 AS l1,
+       abs(dpm._hdmm_sensitivity(sizes, kind, p, theta, weights, 2) - dpm.sensitivity(am, 'l2')) < 1e-12 AS l2,
+       (SELECT bool_and(abs(pr * dpm.sensitivity(am, 'l1') ^ 2 - e.variance) < 1e-9 * e.variance)
+          FROM unnest(dpm._hdmm_profile(spec, names, sizes, labels, lo, hi, kind, p, theta, weights)) WITH ORDINALITY u(pr, q)
+          JOIN dpm.expected_error(wm, am, sqrt(2)) e ON e.query = u.q) AS per_query_error,
+       (SELECT max(abs(a - b)) < 1e-9 * max(abs(b))
+          FROM unnest(dpm._hdmm_reconstruct(spec, names, sizes, labels, lo, hi, kind, p, theta, weights, y),
+                      dpm._matvec(wm, dpm.reconstruct(am, y))) u(a, b)) AS answers,
+       objective <= dpm.total_error(wm, dpm.strategy(wm, 'identity'), sqrt(2)) * (1 + 1e-12) AS at_most_identity
+  FROM (SELECT *, ARRAY(SELECT sin(i * 1.7) * 10 FROM generate_series(1, array_length(am, 1)) i) AS y FROM cases) c
+ ORDER BY spec;
+-- 1-way marginals over 5 x 4 x 3: measuring them (sensitivity 3) beats the cells (each marginal
+-- cell sums 12, 15 or 20 cells): 3^2 x 12 queries = 108 at most, against 3 x 60 = 180
+SELECT kind, objective <= 108 * (1 + 1e-9) AS marginals_win FROM cases WHERE spec LIKE 'Identity(a1) + %';
+
+-- 2-D AllRange(64) x AllRange(64): the Kronecker strategy against identity, whose total error is
+-- (64 x 65 x 66 / 6)^2; optimized from the factors only (W has 4.3 million rows)
+SELECT d.names, d.labels, d.lo, d.hi FROM pg_temp.dom('{64,64}') d \gset
+SELECT kind, objective / (64 * 65 * 66 / 6.0) ^ 2 < 0.6 AS kronecker_beats_identity,
+       round(sqrt(objective / (64 * 65 / 2) ^ 2)::numeric, 1) AS rmse,
+       round(sqrt((64 * 65 * 66 / 6.0) ^ 2 / (64 * 65 / 2) ^ 2)::numeric, 1) AS identity_rmse
+  FROM dpm._hdmm('AllRange(a1) * AllRange(a2)', :'names', '{64,64}', :'labels', :'lo', :'hi');

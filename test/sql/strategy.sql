@@ -57,6 +57,14 @@ SELECT dpm.strategy('{{1,2,3},{4,5,6}}', 'workload') = '{{1,2,3},{4,5,6}}'::floa
 -- a rank-deficient strategy is fine for queries in its row space and refused for others
 SELECT round(variance::numeric, 9) AS variance FROM dpm.expected_error('{{2,2}}', '{{1,1}}', 1);
 SELECT * FROM dpm.expected_error('{{1,0}}', '{{1,1}}', 1);
+-- reconstruction from a rank-deficient strategy is the minimum-norm least-squares estimate: the
+-- 1-way marginals of a 2 x 2 domain (rank 3): the residual is orthogonal to A's columns and the
+-- estimate to A's null space (1, -1, -1, 1)
+SELECT max(abs(r)) < 1e-12 AS normal_equations, abs(x[1] - x[2] - x[3] + x[4]) < 1e-12 AS minimum_norm
+  FROM (SELECT dpm.reconstruct('{{1,1,0,0},{0,0,1,1},{1,0,1,0},{0,1,0,1}}', '{1,2,3,5}') AS x) s,
+       unnest(dpm._matvec('{{1,0,1,0},{1,0,0,1},{0,1,1,0},{0,1,0,1}}',
+                          ARRAY[x[1] + x[2] - 1, x[3] + x[4] - 2, x[1] + x[3] - 3, x[2] + x[4] - 5])) r
+ GROUP BY x;
 
 -- options are checked
 SELECT dpm.strategy('{{1,1}}', 'hierarchical', '{"branching": 1}');

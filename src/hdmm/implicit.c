@@ -1,0 +1,386 @@
+/*
+ * implicit.c -- measuring, reconstructing and answering with HDMM
+ * strategies without any matrix over all the cells.
+ *
+ * Kronecker strategies A = A_1 x ... x A_d: A x one mode at a time; least
+ * squares is x_hat = (A_1^+ x ... x A_d^+) y because the pseudo-inverse of a
+ * Kronecker product is the product of the pseudo-inverses; a product query
+ * w = w_1 x ... x w_d has profile prod_a w_a M_a w_a^T, M_a = (A_a^T A_a)^+.
+ *
+ * Marginals strategies (marginals.c for the algebra): A^T A = sum_s
+ * lambda_s P_s with P_s the projector onto V_s, so x_hat = sum_s P_s A^T y /
+ * lambda_s, and P_s is a mean or a centring along each attribute; a product
+ * query has profile sum_s prod_{a in s} (|w_a|^2 - (sum w_a)^2 / n_a)
+ * prod_{a not in s} (sum w_a)^2 / n_a / lambda_s.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "miscadmin.h"
+
+#include "hdmm/hdmm.h"
+
+static double
+cells(const HdmmStrategy *s)
+{
+	double		n = 1.0;
+
+	for (int a = 0; a < s->nattrs; a++)
+		n *= s->sizes[a];
+	return n;
+}
+
+/* the marginal b as a Kronecker product: I on its attributes, a row of ones elsewhere */
+static Mat **
+marginal_factors(const HdmmStrategy *s, int b)
+{
+	Mat		  **f = palloc(sizeof(Mat *) * s->nattrs);
+
+	for (int a = 0; a < s->nattrs; a++)
+	{
+		if (b & (1 << a))
+			f[a] = mat_identity(s->sizes[a]);
+		else
+		{
+			f[a] = mat_new(1, s->sizes[a]);
+			for (int j = 0; j < s->sizes[a]; j++)
+				f[a]->data[j] = 1.0;
+		}
+	}
+	return f;
+}
+
+static void
+free_factors(Mat **f, int d)
+{
+	for (int a = 0; a < d; a++)
+		mat_free(f[a]);
+	pfree(f);
+}
+
+static double
+marginal_rows(const HdmmStrategy *s, int b)
+{
+	double		r = 1.0;
+
+	for (int a = 0; a < s->nattrs; a++)
+		if (b & (1 << a))
+			r *= s->sizes[a];
+	return r;
+}
+
+double
+hdmm_rows(const HdmmStrategy *s)
+{
+	double		rows = 0.0;
+
+	if (s->kind == HDMM_KRONECKER)
+	{
+		rows = 1.0;
+		for (int a = 0; a < s->nattrs; a++)
+			rows *= s->factors[a]->rows;
+		return rows;
+	}
+	for (int b = 0; b < 1 << s->nattrs; b++)
+		if (s->weights[b] != 0.0)
+			rows += marginal_rows(s, b);
+	return rows;
+}
+
+double
+hdmm_sensitivity(const HdmmStrategy *s, int p)
+{
+	double		sens = 0.0;
+
+	if (s->kind == HDMM_KRONECKER)
+	{
+		/* a column of a Kronecker product is the product of the factors' columns */
+		sens = 1.0;
+		for (int a = 0; a < s->nattrs; a++)
+			sens *= mat_max_col_norm(s->factors[a], p);
+		return sens;
+	}
+	/* every cell is in exactly one query of each marginal */
+	for (int b = 0; b < 1 << s->nattrs; b++)
+		sens += p == 1 ? fabs(s->weights[b]) : s->weights[b] * s->weights[b];
+	return p == 1 ? sens : sqrt(sens);
+}
+
+double *
+hdmm_measure(const HdmmStrategy *s, const double *x)
+{
+	double	   *y;
+	size_t		off = 0;
+
+	if (s->kind == HDMM_KRONECKER)
+		return mat_kron_apply(s->factors, s->nattrs, x);
+	mat_check_size(hdmm_rows(s), 1, "strategy answers");
+	y = palloc_extended(sizeof(double) * Max((size_t) hdmm_rows(s), 1), MCXT_ALLOC_HUGE);
+	for (int b = 0; b < 1 << s->nattrs; b++)
+	{
+		Mat		  **f;
+		double	   *m;
+		size_t		r = (size_t) marginal_rows(s, b);
+
+		if (s->weights[b] == 0.0)
+			continue;
+		f = marginal_factors(s, b);
+		m = mat_kron_apply(f, s->nattrs, x);
+		for (size_t i = 0; i < r; i++)
+			y[off + i] = s->weights[b] * m[i];
+		off += r;
+		pfree(m);
+		free_factors(f, s->nattrs);
+	}
+	return y;
+}
+
+/* z := P_s z in place: the mean along each attribute outside s, centring along those in s */
+static void
+project(const HdmmStrategy *s, int set, double *z)
+{
+	size_t		n = (size_t) cells(s);
+	size_t		right = n;
+
+	for (int a = 0; a < s->nattrs; a++)
+	{
+		size_t		k = s->sizes[a],
+					left;
+
+		right /= k;
+		left = n / (k * right);
+		for (size_t l = 0; l < left; l++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			for (size_t r = 0; r < right; r++)
+			{
+				double	   *v = z + l * k * right + r;
+				double		mean = 0.0;
+
+				for (size_t i = 0; i < k; i++)
+					mean += v[i * right];
+				mean /= k;
+				for (size_t i = 0; i < k; i++)
+					v[i * right] = (set & (1 << a)) ? v[i * right] - mean : mean;
+			}
+		}
+	}
+}
+
+static double *
+marginal_lambdas(const HdmmStrategy *s)
+{
+	int			count = 1 << s->nattrs;
+	double	   *lambda = palloc0(sizeof(double) * count);
+
+	for (int set = 0; set < count; set++)
+		for (int b = set; b < count; b = (b + 1) | set)
+			lambda[set] += s->weights[b] * s->weights[b] * cells(s) / marginal_rows(s, b);
+	return lambda;
+}
+
+double *
+hdmm_solve(const HdmmStrategy *s, const double *y)
+{
+	size_t		n = (size_t) cells(s);
+	double	   *aty,
+			   *x;
+	double	   *lambda;
+	size_t		off = 0;
+
+	if (s->kind == HDMM_KRONECKER)
+	{
+		Mat		  **pinv = palloc(sizeof(Mat *) * s->nattrs);
+
+		for (int a = 0; a < s->nattrs; a++)
+			pinv[a] = mat_pinv(s->factors[a]);
+		x = mat_kron_apply(pinv, s->nattrs, y);
+		free_factors(pinv, s->nattrs);
+		return x;
+	}
+
+	/* A^T y: each marginal's answers spread back over its cells */
+	aty = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	for (int b = 0; b < 1 << s->nattrs; b++)
+	{
+		Mat		  **f;
+		double	   *back;
+		size_t		r = (size_t) marginal_rows(s, b);
+
+		if (s->weights[b] == 0.0)
+			continue;
+		f = marginal_factors(s, b);
+		for (int a = 0; a < s->nattrs; a++)
+		{
+			/* the transpose of each factor */
+			Mat		   *t = mat_new(f[a]->cols, f[a]->rows);
+
+			for (int j = 0; j < f[a]->cols; j++)
+				for (int i = 0; i < f[a]->rows; i++)
+					MAT(t, j, i) = MAT(f[a], i, j);
+			mat_free(f[a]);
+			f[a] = t;
+		}
+		back = mat_kron_apply(f, s->nattrs, y + off);
+		for (size_t i = 0; i < n; i++)
+			aty[i] += s->weights[b] * back[i];
+		off += r;
+		pfree(back);
+		free_factors(f, s->nattrs);
+	}
+
+	/* x_hat = sum_s P_s A^T y / lambda_s */
+	lambda = marginal_lambdas(s);
+	x = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	for (int set = 0; set < 1 << s->nattrs; set++)
+	{
+		double	   *z;
+
+		if (!(lambda[set] > 0.0))
+			continue;			/* A^T y has no part there */
+		z = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
+		memcpy(z, aty, sizeof(double) * n);
+		project(s, set, z);
+		for (size_t i = 0; i < n; i++)
+			x[i] += z[i] / lambda[set];
+		pfree(z);
+	}
+	pfree(lambda);
+	pfree(aty);
+	return x;
+}
+
+/*
+ * For each query of the workload (terms in order, rows in mixed radix, last
+ * attribute fastest): w (A^T A)^+ w^T.  A query the strategy cannot answer
+ * is refused.
+ */
+double *
+hdmm_profile(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, double m)
+{
+	int			d = s->nattrs;
+	double	   *prof = palloc_extended(sizeof(double) * Max((size_t) m, 1), MCXT_ALLOC_HUGE);
+	double	   *lambda = s->kind == HDMM_MARGINALS ? marginal_lambdas(s) : NULL;
+	Mat		  **inv = NULL;
+	size_t		off = 0;
+
+	if (s->kind == HDMM_KRONECKER)
+	{
+		inv = palloc(sizeof(Mat *) * d);
+		for (int a = 0; a < d; a++)
+		{
+			Mat		   *p = mat_pinv(s->factors[a]);
+
+			inv[a] = mat_mul(p, false, p, true);
+			mat_free(p);
+		}
+	}
+	for (int t = 0; t < kg->nterms; t++)
+	{
+		/* per attribute and block row: w M w^T (Kronecker) or |w|^2 and (sum w)^2 / n (marginals) */
+		double	  **q1 = palloc(sizeof(double *) * d),
+				  **q2 = palloc(sizeof(double *) * d);
+		size_t		rows = 1;
+
+		for (int a = 0; a < d; a++)
+		{
+			Mat		   *w = blocks[t][a];
+
+			q1[a] = palloc(sizeof(double) * w->rows);
+			q2[a] = palloc(sizeof(double) * w->rows);
+			for (int r = 0; r < w->rows; r++)
+			{
+				double		sq = 0.0,
+							sum = 0.0,
+							quad = 0.0;
+
+				for (int j = 0; j < w->cols; j++)
+				{
+					sq += MAT(w, r, j) * MAT(w, r, j);
+					sum += MAT(w, r, j);
+					if (inv)
+						for (int i = 0; i < w->cols; i++)
+							quad += MAT(w, r, i) * MAT(inv[a], i, j) * MAT(w, r, j);
+				}
+				q1[a][r] = inv ? quad : sq - sum * sum / w->cols;
+				q2[a][r] = sum * sum / w->cols;
+			}
+			rows *= w->rows;
+		}
+		for (size_t r = 0; r < rows; r++)
+		{
+			int			digit[32];
+			size_t		rest = r;
+
+			CHECK_FOR_INTERRUPTS();
+			for (int a = d - 1; a >= 0; a--)
+			{
+				digit[a] = rest % blocks[t][a]->rows;
+				rest /= blocks[t][a]->rows;
+			}
+			if (inv)
+			{
+				prof[off + r] = 1.0;
+				for (int a = 0; a < d; a++)
+					prof[off + r] *= q1[a][digit[a]];
+				continue;
+			}
+			prof[off + r] = 0.0;
+			for (int set = 0; set < 1 << d; set++)
+			{
+				double		part = 1.0,
+							scale = 1.0;
+
+				for (int a = 0; a < d; a++)
+				{
+					part *= (set & (1 << a)) ? q1[a][digit[a]] : q2[a][digit[a]];
+					scale *= q1[a][digit[a]] + q2[a][digit[a]];
+				}
+				/* rounding leaves parts of order 1e-16 |w|^2 where the query has none */
+				if (fabs(part) <= 1e-12 * scale)
+					continue;
+				if (!(lambda[set] > 0.0))
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("strategy does not support workload query " UINT64_FORMAT, (uint64) (off + r + 1)),
+							 errdetail("The marginals it measures do not determine that query.")));
+				prof[off + r] += part / lambda[set];
+			}
+		}
+		for (int a = 0; a < d; a++)
+		{
+			pfree(q1[a]);
+			pfree(q2[a]);
+		}
+		pfree(q1);
+		pfree(q2);
+		off += rows;
+	}
+	if (inv)
+		free_factors(inv, d);
+	if (lambda)
+		pfree(lambda);
+	return prof;
+}
+
+/* the workload's answers on x: each term's Kronecker product applied */
+double *
+hdmm_workload_apply(const KronGram *kg, Mat ***blocks, double m, const double *x)
+{
+	double	   *out = palloc_extended(sizeof(double) * Max((size_t) m, 1), MCXT_ALLOC_HUGE);
+	size_t		off = 0;
+
+	for (int t = 0; t < kg->nterms; t++)
+	{
+		double	   *v = mat_kron_apply(blocks[t], kg->nattrs, x);
+		size_t		rows = 1;
+
+		for (int a = 0; a < kg->nattrs; a++)
+			rows *= blocks[t][a]->rows;
+		memcpy(out + off, v, sizeof(double) * rows);
+		off += rows;
+		pfree(v);
+	}
+	return out;
+}
