@@ -287,7 +287,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		PG_TRY();
 		{
-			w = workload_build(&dom, terms);
+			w = workload_build(&dom, terms, true);
 		}
 		PG_CATCH();
 		{

@@ -83,6 +83,7 @@ COMMENT ON FUNCTION dpm.noise(text, float8, int) IS
 -- Internal: parses a workload spec over a domain's attributes (see dpm.create_workload).
 CREATE FUNCTION dpm._workload_matrix(spec text, attr_names text[], attr_sizes int[],
                                      bin_labels text[], bin_lo float8[], bin_hi float8[],
+                                     dense boolean DEFAULT true,
                                      OUT matrix float8[], OUT labels text[])
 AS 'MODULE_PATHNAME', 'dpm_workload_matrix' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
@@ -103,6 +104,9 @@ AS 'MODULE_PATHNAME', 'dpm_hdmm_matrix' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION dpm._hdmm_sensitivity(sizes int[], kind text, p int[], theta float8[], weights float8[],
                                       norm int) RETURNS float8
 AS 'MODULE_PATHNAME', 'dpm_hdmm_matrix' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dpm._hdmm_rows(sizes int[], kind text, p int[], theta float8[], weights float8[])
+RETURNS int
+AS 'MODULE_PATHNAME', 'dpm_hdmm_rows' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION dpm._hdmm_profile(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
                                   bin_lo float8[], bin_hi float8[], kind text, p int[], theta float8[],
                                   weights float8[]) RETURNS float8[]
@@ -111,6 +115,16 @@ CREATE FUNCTION dpm._hdmm_reconstruct(spec text, attr_names text[], attr_sizes i
                                       bin_lo float8[], bin_hi float8[], kind text, p int[],
                                       theta float8[], weights float8[], y float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_hdmm_reconstruct' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION dpm._hdmm_mechanism(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
+                                    bin_lo float8[], bin_hi float8[], kind text, p int[], theta float8[],
+                                    weights float8[], x float8[], epsilon float8 DEFAULT NULL,
+                                    delta float8 DEFAULT 0, sensitivity_scale float8 DEFAULT 1,
+                                    rho float8 DEFAULT NULL)
+RETURNS TABLE(query int, answer float8, stderr float8)
+AS 'MODULE_PATHNAME', 'dpm_hdmm_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
+CREATE FUNCTION dpm._spec_matvec(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
+                                 bin_lo float8[], bin_hi float8[], x float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_spec_matvec' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 ------------------------------------------------------------------------------------------------
 -- The frequency-vector aggregate: counts of cell indexes 0 .. n-1 (NULL cells are skipped).
@@ -213,7 +227,7 @@ CREATE TABLE dpm.workloads (
   name        text NOT NULL UNIQUE,
   domain_id   int NOT NULL REFERENCES dpm.domains ON DELETE CASCADE,
   spec        text,                      -- NULL for an explicit matrix
-  matrix      float8[] NOT NULL,         -- m x n, one query a row
+  matrix      float8[],                  -- m x n, one query a row; NULL when too large (spec only)
   labels      text[] NOT NULL,
   m           int NOT NULL,
   n           int NOT NULL,
@@ -222,13 +236,19 @@ CREATE TABLE dpm.workloads (
 );
 COMMENT ON TABLE dpm.workloads IS 'batches of linear counting queries over a domain';
 
+-- An HDMM strategy kept by its parameters (src/api/hdmm_api.c): never a matrix over all cells.
+CREATE TYPE dpm.hdmm_strategy AS (kind text, p int[], theta float8[], weights float8[]);
+COMMENT ON TYPE dpm.hdmm_strategy IS
+  'HDMM strategy: kind kronecker (one p-Identity factor per attribute, theta = the p_a x n_a matrices column-major, one after the other) or marginals (weights[b] on the marginal keeping the attributes of bit set b)';
+
 CREATE TABLE dpm.strategies (
   id              serial PRIMARY KEY,
   workload_id     int NOT NULL REFERENCES dpm.workloads ON DELETE CASCADE,
   method          text NOT NULL,
   options         jsonb NOT NULL DEFAULT '{}',
   noise           text NOT NULL CHECK (noise IN ('laplace', 'gaussian')),
-  matrix          float8[] NOT NULL,
+  matrix          float8[],              -- the strategy, one measurement a row; or
+  hdmm            dpm.hdmm_strategy,     -- its parameters, for HDMM strategies over large domains
   rows            int NOT NULL,
   sensitivity_l1  float8 NOT NULL,
   sensitivity_l2  float8 NOT NULL,
@@ -245,7 +265,8 @@ CREATE TABLE dpm.strategies (
   optimize_ms     float8 NOT NULL,
   created_by      regrole NOT NULL DEFAULT dpm._invoker(),
   created_at      timestamptz NOT NULL DEFAULT now(),
-  CONSTRAINT strategies_cache_key UNIQUE (workload_id, method, options, noise)
+  CONSTRAINT strategies_cache_key UNIQUE (workload_id, method, options, noise),
+  CONSTRAINT strategies_one_form CHECK ((matrix IS NULL) <> (hdmm IS NULL))
 );
 COMMENT ON TABLE dpm.strategies IS 'strategy matrices chosen for workloads; reused by dpm.optimize and dpm.answer';
 
@@ -839,7 +860,10 @@ BEGIN
   -- every row counts here, without the per-unit contribution limit the mechanism applies
   RETURN QUERY
     SELECT i::int, wl.labels[i], v
-      FROM unnest(dpm._matvec(wl.matrix, dpm._frequency_vector(src, dom, dpm._invoker(), false)))
+      FROM unnest(CASE WHEN wl.matrix IS NOT NULL
+                       THEN dpm._matvec(wl.matrix, dpm._frequency_vector(src, dom, dpm._invoker(), false))
+                       ELSE dpm._spec_matvec(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo,
+                                             dom.bin_hi, dpm._frequency_vector(src, dom, dpm._invoker(), false)) END)
            WITH ORDINALITY AS t(v, i);
 END
 $$;
@@ -855,7 +879,7 @@ RETURNS int
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  m int := array_length(matrix, 1);
+  m int := coalesce(array_length(labels, 1), 0);
 BEGIN
   IF wname IS NULL OR wname = '' THEN
     RAISE EXCEPTION 'workload name must not be empty' USING ERRCODE = 'invalid_parameter_value';
@@ -891,7 +915,12 @@ DECLARE
   dom dpm.domains := dpm._domain(domain);
   r record;
 BEGIN
-  r := dpm._workload_matrix(spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi);
+  BEGIN
+    r := dpm._workload_matrix(spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi);
+  EXCEPTION WHEN program_limit_exceeded THEN
+    -- too large as a matrix: kept as its spec and labels, for the implicit (hdmm) strategies
+    r := dpm._workload_matrix(spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi, false);
+  END;
   RETURN dpm._store_workload(name, dom, spec, r.matrix, r.labels);
 END
 $$;
@@ -953,6 +982,13 @@ DECLARE
   trace float8;
   maxp float8;
   cand text;
+  dom dpm.domains;
+  hd record;
+  st_h dpm.hdmm_strategy;
+  rows int;
+  iters int;
+  lower float8;
+  bound float8;
 BEGIN
   IF method IS NULL OR options IS NULL THEN
     RAISE EXCEPTION 'method and options must not be NULL' USING ERRCODE = 'null_value_not_allowed';
@@ -975,8 +1011,9 @@ BEGIN
       RAISE EXCEPTION 'method auto takes no options' USING ERRCODE = 'invalid_parameter_value';
     END IF;
     FOREACH cand IN ARRAY ARRAY['identity', 'hierarchical', 'wavelet', 'workload', 'eigen', 'eigen_design',
-                                'gaussian_optimal', 'min_sensitivity', 'lrm'] LOOP
+                                'gaussian_optimal', 'min_sensitivity', 'lrm', 'hdmm'] LOOP
       CONTINUE WHEN cand = 'lrm' AND NOT dpm._lrm_applies(wl);
+      CONTINUE WHEN cand = 'hdmm' AND wl.spec IS NULL;
       BEGIN
         sid := dpm.optimize(workload, cand, epsilon, delta, '{}', rho);
       EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded THEN
@@ -998,25 +1035,49 @@ BEGIN
   END IF;
 
   t0 := clock_timestamp();
-  -- the augmentation norm follows the noise unless the caller chose one
-  IF method = 'eigen_design' AND NOT options ? 'augment' THEN
-    rep := dpm._strategy_report(wl.matrix, method,
-                                options || jsonb_build_object('augment', CASE noise WHEN 'laplace' THEN 'l1' ELSE 'l2' END));
+  IF method = 'hdmm' AND wl.spec IS NOT NULL THEN
+    -- implicit: optimized and evaluated from the spec's blocks, never a matrix over the cells
+    SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
+    hd := dpm._hdmm(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi, options);
+    ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+    st_h := ROW(hd.kind, hd.p, hd.theta, hd.weights)::dpm.hdmm_strategy;
+    l1 := dpm._hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 1);
+    l2 := dpm._hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 2);
+    SELECT sum(v), max(v) INTO trace, maxp
+      FROM unnest(dpm._hdmm_profile(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo,
+                                    dom.bin_hi, hd.kind, hd.p, hd.theta, hd.weights)) v;
+    rows := dpm._hdmm_rows(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights);
+    iters := hd.evaluations;
+    bound := CASE WHEN wl.matrix IS NOT NULL THEN dpm.svd_bound(wl.matrix) END;
+  ELSIF wl.matrix IS NULL THEN
+    RAISE EXCEPTION 'workload "%" has % queries over % cells: too large for a dense strategy', wl.name, wl.m, wl.n
+      USING ERRCODE = 'program_limit_exceeded',
+            HINT = 'Use method hdmm, which works from the spec without a matrix over the cells, or raise dpm.max_matrix_mb.';
   ELSE
-    rep := dpm._strategy_report(wl.matrix, method, options);
+    -- the augmentation norm follows the noise unless the caller chose one
+    IF method = 'eigen_design' AND NOT options ? 'augment' THEN
+      rep := dpm._strategy_report(wl.matrix, method,
+                                  options || jsonb_build_object('augment', CASE noise WHEN 'laplace' THEN 'l1' ELSE 'l2' END));
+    ELSE
+      rep := dpm._strategy_report(wl.matrix, method, options);
+    END IF;
+    ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+    a := rep.matrix;
+    l1 := dpm.sensitivity(a, 'l1');
+    l2 := dpm.sensitivity(a, 'l2');
+    -- Laplace error at epsilon = 1 is 2 Delta_1^2 times the profile
+    SELECT sum(e.variance) / (2 * l1 ^ 2), max(e.variance) / (2 * l1 ^ 2) INTO trace, maxp
+      FROM dpm.expected_error(wl.matrix, a, 1.0) e;
+    rows := array_length(a, 1);
+    iters := rep.iterations;
+    lower := rep.lower_bound;
+    bound := dpm.svd_bound(wl.matrix);
   END IF;
-  ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
-  a := rep.matrix;
-  l1 := dpm.sensitivity(a, 'l1');
-  l2 := dpm.sensitivity(a, 'l2');
-  -- Laplace error at epsilon = 1 is 2 Delta_1^2 times the profile
-  SELECT sum(e.variance) / (2 * l1 ^ 2), max(e.variance) / (2 * l1 ^ 2) INTO trace, maxp
-    FROM dpm.expected_error(wl.matrix, a, 1.0) e;
-  INSERT INTO dpm.strategies (workload_id, method, options, noise, matrix, rows, sensitivity_l1, sensitivity_l2,
+  INSERT INTO dpm.strategies (workload_id, method, options, noise, matrix, hdmm, rows, sensitivity_l1, sensitivity_l2,
                               profile_trace, max_profile, ratio_to_bound, iterations, lower_bound, optimize_ms)
-  VALUES (wl.id, method, options, noise, a, array_length(a, 1), l1, l2, trace, maxp,
-          CASE noise WHEN 'laplace' THEN l1 ^ 2 ELSE l2 ^ 2 END * trace / nullif(dpm.svd_bound(wl.matrix), 0),
-          rep.iterations, rep.lower_bound, ms)
+  VALUES (wl.id, method, options, noise, a, st_h, rows, l1, l2, trace, maxp,
+          CASE noise WHEN 'laplace' THEN l1 ^ 2 ELSE l2 ^ 2 END * trace / nullif(bound, 0),
+          iters, lower, ms)
   ON CONFLICT ON CONSTRAINT strategies_cache_key DO NOTHING
   RETURNING id INTO sid;
   IF sid IS NULL THEN    -- a concurrent session stored the same strategy first
@@ -1047,8 +1108,9 @@ BEGIN
     RAISE EXCEPTION 'rho must be a positive finite number, got %', compare_strategies.rho USING ERRCODE = 'invalid_parameter_value';
   END IF;
   FOREACH m IN ARRAY ARRAY['identity', 'hierarchical', 'wavelet', 'workload', 'eigen', 'eigen_design',
-                           'gaussian_optimal', 'min_sensitivity', 'lrm'] LOOP
+                           'gaussian_optimal', 'min_sensitivity', 'lrm', 'hdmm'] LOOP
     CONTINUE WHEN m = 'lrm' AND NOT dpm._lrm_applies(wl);
+    CONTINUE WHEN m = 'hdmm' AND wl.spec IS NULL;
     BEGIN
       sid := dpm.optimize(wl.name, m, compare_strategies.epsilon, compare_strategies.delta, '{}', compare_strategies.rho);
     EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded THEN
@@ -1169,13 +1231,25 @@ BEGIN
   SELECT * INTO src FROM dpm.sources s WHERE s.id = r.source_id;
   SELECT * INTO st FROM dpm.strategies s WHERE s.id = r.strategy_id;
   zcdp_gauss := r.noise = 'gaussian' AND r.rho IS NOT NULL;
-  INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr)
-  SELECT rel_id, m.query, wl.labels[m.query], m.answer, m.stderr
-    FROM dpm.mechanism(wl.matrix, st.matrix, dpm._frequency_vector(src, dom, dom.created_by, true),
-                       epsilon => CASE WHEN NOT zcdp_gauss THEN dpm._below(r.epsilon) END,
-                       delta => CASE WHEN r.noise = 'gaussian' AND NOT zcdp_gauss THEN dpm._below(r.delta) ELSE 0 END,
-                       sensitivity_scale => src.max_contributions,
-                       rho => CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END) m;
+  IF st.matrix IS NOT NULL THEN
+    INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr)
+    SELECT rel_id, m.query, wl.labels[m.query], m.answer, m.stderr
+      FROM dpm.mechanism(wl.matrix, st.matrix, dpm._frequency_vector(src, dom, dom.created_by, true),
+                         epsilon => CASE WHEN NOT zcdp_gauss THEN dpm._below(r.epsilon) END,
+                         delta => CASE WHEN r.noise = 'gaussian' AND NOT zcdp_gauss THEN dpm._below(r.delta) ELSE 0 END,
+                         sensitivity_scale => src.max_contributions,
+                         rho => CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END) m;
+  ELSE
+    INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr)
+    SELECT rel_id, m.query, wl.labels[m.query], m.answer, m.stderr
+      FROM dpm._hdmm_mechanism(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi,
+                               (st.hdmm).kind, (st.hdmm).p, (st.hdmm).theta, (st.hdmm).weights,
+                               dpm._frequency_vector(src, dom, dom.created_by, true),
+                               epsilon => CASE WHEN NOT zcdp_gauss THEN dpm._below(r.epsilon) END,
+                               delta => CASE WHEN r.noise = 'gaussian' AND NOT zcdp_gauss THEN dpm._below(r.delta) ELSE 0 END,
+                               sensitivity_scale => src.max_contributions,
+                               rho => CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END) m;
+  END IF;
   UPDATE dpm.releases x SET status = 'released' WHERE x.id = rel_id;
   RETURN rel_id;
 END

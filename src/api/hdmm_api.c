@@ -18,6 +18,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "utils/tuplestore.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
@@ -25,6 +26,7 @@
 #include "api/options.h"
 #include "api/workload_api.h"
 #include "hdmm/hdmm.h"
+#include "mechanism/mechanism.h"
 
 static const char *const parameterizations[] = {"auto", "kronecker", "marginals", NULL};
 
@@ -345,4 +347,123 @@ dpm_hdmm_reconstruct(PG_FUNCTION_ARGS)
 				 errmsg("y has %d values, the strategy has %.0f rows", ny, hdmm_rows(s))));
 	x = hdmm_solve(s, y);
 	PG_RETURN_ARRAYTYPE_P(vec_to_array(hdmm_workload_apply(w.kg, w.blocks, w.m, x), (int) w.m));
+}
+
+/*
+ * dpm._hdmm_mechanism(spec, domain..., strategy, x, epsilon, delta,
+ * sensitivity_scale, rho): dpm.mechanism with an HDMM strategy.
+ */
+PG_FUNCTION_INFO_V1(dpm_hdmm_mechanism);
+Datum
+dpm_hdmm_mechanism(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ImplicitWorkload w;
+	HdmmStrategy *s;
+	double	   *x;
+	int			n;
+	double		epsilon = 0.0,
+				delta,
+				scale,
+				rho = 0.0,
+				cells = 1.0;
+	Release    *rel;
+
+	for (int i = 10; i < 15; i++)
+		if (i != 11 && i != 14 && PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("only epsilon or rho may be NULL")));
+	workload_from_args(fcinfo, &w);
+	s = strategy_from_args(fcinfo, 6, w.kg->sizes, w.kg->nattrs);
+	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(10), "x", &n);
+	delta = PG_GETARG_FLOAT8(12);
+	scale = PG_GETARG_FLOAT8(13);
+	if (PG_ARGISNULL(11) == PG_ARGISNULL(14))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("give either epsilon (with delta) or rho, not both or neither")));
+	if (PG_ARGISNULL(14))
+	{
+		epsilon = PG_GETARG_FLOAT8(11);
+		check_epsilon_delta(epsilon, delta);
+	}
+	else
+	{
+		rho = PG_GETARG_FLOAT8(14);
+		if (!(rho > 0) || !isfinite(rho) || delta != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("rho must be a positive finite number, with no delta")));
+	}
+	for (int a = 0; a < w.kg->nattrs; a++)
+		cells *= w.kg->sizes[a];
+	if (n != cells)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("x has %d values but the domain has %.0f cells", n, cells)));
+	if (!(scale >= 1) || !isfinite(scale))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sensitivity_scale must be a finite number >= 1, got %g", scale)));
+
+	InitMaterializedSRF(fcinfo, 0);
+	rel = run_hdmm_mechanism(s, w.kg, w.blocks, w.m, x, epsilon, delta, rho, scale);
+	for (int i = 0; i < rel->p; i++)
+	{
+		Datum		values[3] = {Int32GetDatum(i + 1), Float8GetDatum(rel->answers[i]),
+		Float8GetDatum(rel->stderrs[i])};
+		bool		nulls[3] = {false, false, false};
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* dpm._spec_matvec(spec, domain..., x): W x from the spec's blocks, without W */
+PG_FUNCTION_INFO_V1(dpm_spec_matvec);
+Datum
+dpm_spec_matvec(PG_FUNCTION_ARGS)
+{
+	ImplicitWorkload w;
+	double	   *x;
+	int			n;
+	double		cells = 1.0;
+
+	workload_from_args(fcinfo, &w);
+	if (PG_ARGISNULL(6))
+		PG_RETURN_NULL();
+	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(6), "x", &n);
+	for (int a = 0; a < w.kg->nattrs; a++)
+		cells *= w.kg->sizes[a];
+	if (n != cells)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("x has %d values but the domain has %.0f cells", n, cells)));
+	PG_RETURN_ARRAYTYPE_P(vec_to_array(hdmm_workload_apply(w.kg, w.blocks, w.m, x), (int) w.m));
+}
+
+/* dpm._hdmm_rows(sizes, strategy): its number of measurements */
+PG_FUNCTION_INFO_V1(dpm_hdmm_rows);
+Datum
+dpm_hdmm_rows(PG_FUNCTION_ARGS)
+{
+	ArrayType  *sizes_arr;
+	HdmmStrategy *s;
+	double		rows;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	sizes_arr = PG_GETARG_ARRAYTYPE_P(0);
+	if (ARR_NDIM(sizes_arr) != 1 || ARR_HASNULL(sizes_arr))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sizes must be a one-dimensional array without NULLs")));
+	s = strategy_from_args(fcinfo, 1, (int *) ARR_DATA_PTR(sizes_arr), ARR_DIMS(sizes_arr)[0]);
+	rows = hdmm_rows(s);
+	if (rows > INT_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the strategy has %.0f measurements, too many", rows)));
+	PG_RETURN_INT32((int) rows);
 }

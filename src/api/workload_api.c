@@ -1,6 +1,6 @@
 /*
  * workload_api.c -- SQL entry point of the workload spec parser: converts the
- * domain passed as flat arrays, calls workload_from_spec, and returns the
+ * domain passed as flat arrays, calls workload_build, and returns the
  * matrix with one label per query.  Argument checks and conversion only.
  */
 #include "postgres.h"
@@ -130,19 +130,28 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	Datum		values[2];
 	bool		nulls[2] = {false, false};
+	bool		want_matrix;
+	List	   *terms;
+	int			m;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	domain_from_args(fcinfo, &dom);
 
-	w = workload_from_spec(&dom, spec);
+	/* dense => false: the labels only, for workloads answered implicitly */
+	want_matrix = PG_NARGS() < 7 || PG_GETARG_BOOL(6);
+	terms = workload_parse(&dom, spec);
+	m = (int) workload_rows(&dom, terms);
+	w = workload_build(&dom, terms, want_matrix);
 
-	label_datums = palloc_extended(sizeof(Datum) * Max(w->matrix->rows, 1), MCXT_ALLOC_HUGE);
-	for (int r = 0; r < w->matrix->rows; r++)
+	label_datums = palloc_extended(sizeof(Datum) * Max(m, 1), MCXT_ALLOC_HUGE);
+	for (int r = 0; r < m; r++)
 		label_datums[r] = CStringGetTextDatum(w->labels[r]);
-	values[0] = PointerGetDatum(mat_to_array(w->matrix));
-	values[1] = PointerGetDatum(construct_array(label_datums, w->matrix->rows, TEXTOID,
-												-1, false, TYPALIGN_INT));
+	if (want_matrix)
+		values[0] = PointerGetDatum(mat_to_array(w->matrix));
+	else
+		nulls[0] = true;
+	values[1] = PointerGetDatum(construct_array(label_datums, m, TEXTOID, -1, false, TYPALIGN_INT));
 	tupdesc = BlessTupleDesc(tupdesc);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

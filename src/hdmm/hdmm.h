@@ -67,4 +67,9 @@ extern double *hdmm_profile(const HdmmStrategy *s, const KronGram *kg, Mat ***bl
 /* W x for the same workload */
 extern double *hdmm_workload_apply(const KronGram *kg, Mat ***blocks, double m, const double *x);
 
+/* the mechanism with an HDMM strategy: as run_mechanism (mechanism.h) */
+extern struct Release *run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks,
+										  double m, const double *x, double epsilon, double delta,
+										  double rho, double sens_scale);
+
 #endif

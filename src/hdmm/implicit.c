@@ -20,6 +20,7 @@
 #include "miscadmin.h"
 
 #include "hdmm/hdmm.h"
+#include "mechanism/mechanism.h"
 
 static double
 cells(const HdmmStrategy *s)
@@ -383,4 +384,31 @@ hdmm_workload_apply(const KronGram *kg, Mat ***blocks, double m, const double *x
 		pfree(v);
 	}
 	return out;
+}
+
+Release *
+run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, double m,
+				   const double *x, double epsilon, double delta, double rho, double sens_scale)
+{
+	Release    *rel = palloc0(sizeof(Release));
+	double	   *profile,
+			   *y,
+			   *xhat;
+	double		rows = hdmm_rows(s);
+
+	mat_check_size(rows, 1, "strategy answers");
+	/* every query answerable, before any noise exists */
+	profile = hdmm_profile(s, kg, blocks, m);
+	y = hdmm_measure(s, x);
+	rel->noise_var = mechanism_noise(y, (int) rows, sens_scale * hdmm_sensitivity(s, 1),
+									 sens_scale * hdmm_sensitivity(s, 2), epsilon, delta, rho);
+	xhat = hdmm_solve(s, y);
+	pfree(y);
+	rel->p = (int) m;
+	rel->answers = hdmm_workload_apply(kg, blocks, m, xhat);
+	pfree(xhat);
+	rel->stderrs = profile;
+	for (size_t i = 0; i < (size_t) m; i++)
+		rel->stderrs[i] = sqrt(rel->noise_var * profile[i]);
+	return rel;
 }

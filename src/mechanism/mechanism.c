@@ -16,6 +16,22 @@
 #include "mechanism/mechanism.h"
 #include "mechanism/sampler.h"
 
+double
+mechanism_noise(double *y, int m, double l1, double l2, double epsilon, double delta, double rho)
+{
+	for (int i = 0; i < m; i++)
+		if (!isfinite(y[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("strategy answer %d is not a finite number", i + 1),
+					 errdetail("The data vector or the strategy holds values too large to combine.")));
+	if (rho > 0.0)
+		return dpm_gaussian_mechanism(y, m, l2, zcdp_sigma(rho, l2));
+	if (delta == 0.0)
+		return dpm_laplace_mechanism(y, m, l1, epsilon);
+	return dpm_gaussian_mechanism(y, m, l2, gaussian_sigma(epsilon, delta, l2));
+}
+
 Release *
 run_mechanism(const Mat *w, const Mat *a, const double *x,
 			  double epsilon, double delta, double rho, double sens_scale)
@@ -40,26 +56,8 @@ run_mechanism(const Mat *w, const Mat *a, const double *x,
 
 	y = palloc(sizeof(double) * Max(m, 1));
 	mat_vec(a, false, x, y);
-	for (int i = 0; i < m; i++)
-		if (!isfinite(y[i]))
-			ereport(ERROR,
-					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-					 errmsg("strategy answer %d is not a finite number", i + 1),
-					 errdetail("The data vector or the strategy holds values too large to combine.")));
-	if (rho > 0.0)
-	{
-		double		l2 = sens_scale * mat_max_col_norm(a, 2);
-
-		rel->noise_var = dpm_gaussian_mechanism(y, m, l2, zcdp_sigma(rho, l2));
-	}
-	else if (delta == 0.0)
-		rel->noise_var = dpm_laplace_mechanism(y, m, sens_scale * mat_max_col_norm(a, 1), epsilon);
-	else
-	{
-		double		l2 = sens_scale * mat_max_col_norm(a, 2);
-
-		rel->noise_var = dpm_gaussian_mechanism(y, m, l2, gaussian_sigma(epsilon, delta, l2));
-	}
+	rel->noise_var = mechanism_noise(y, m, sens_scale * mat_max_col_norm(a, 1),
+									 sens_scale * mat_max_col_norm(a, 2), epsilon, delta, rho);
 
 	/* x_hat = V_r diag(1/s_r) U_r^T y; the first r columns of U and V are contiguous */
 	{

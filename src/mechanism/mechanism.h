@@ -26,4 +26,12 @@ typedef struct Release
 extern Release *run_mechanism(const Mat *w, const Mat *a, const double *x,
 							  double epsilon, double delta, double rho, double sens_scale);
 
+/*
+ * Add the noise in place to the m exact strategy answers y, for sensitivities
+ * l1 and l2 (already scaled); returns its variance per answer.  Refuses
+ * answers that are not finite, before any noise is drawn.
+ */
+extern double mechanism_noise(double *y, int m, double l1, double l2, double epsilon,
+							  double delta, double rho);
+
 #endif

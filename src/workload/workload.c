@@ -139,16 +139,16 @@ query_label(const WorkloadDomain *dom, char ***conds, const int *rows, int r,
 
 /* the labels count against dpm.max_matrix_mb with the matrix they describe */
 static void
-check_label_memory(const Workload *w, double label_bytes)
+check_label_memory(int m, const Workload *w, double label_bytes)
 {
-	double		mb = ((double) w->matrix->rows * w->matrix->cols * sizeof(double) +
-					  (double) w->matrix->rows * sizeof(char *) + label_bytes) / (1024.0 * 1024.0);
+	double		mb = ((w->matrix ? (double) m * w->matrix->cols * sizeof(double) : 0.0) +
+					  (double) m * sizeof(char *) + label_bytes) / (1024.0 * 1024.0);
 
 	if (mb > dpm_max_matrix_mb)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("workload of %d queries needs more than %.0f MB with its labels, the limit is %d MB",
-						w->matrix->rows, ceil(mb), dpm_max_matrix_mb),
+						m, ceil(mb), dpm_max_matrix_mb),
 				 errhint("Use a smaller workload, or raise dpm.max_matrix_mb.")));
 }
 
@@ -158,7 +158,7 @@ check_label_memory(const Workload *w, double label_bytes)
  * growing matrix once per term and hold two copies of it at the end.
  */
 Workload *
-workload_build(const WorkloadDomain *dom, List *terms)
+workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 {
 	int			d = dom->nattrs;
 	Workload   *w = palloc(sizeof(Workload));
@@ -172,9 +172,15 @@ workload_build(const WorkloadDomain *dom, List *terms)
 	StringInfoData buf;
 	ListCell   *lc;
 
-	workload_check_size(dom, terms);
+	if (want_matrix)
+		workload_check_size(dom, terms);
+	else if (workload_rows(dom, terms) > INT_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("workload of %.0f queries is too large", workload_rows(dom, terms)),
+				 errhint("Ask fewer queries at once.")));
 	m = (int) workload_rows(dom, terms);
-	w->matrix = mat_new(m, dom->cells);
+	w->matrix = want_matrix ? mat_new(m, dom->cells) : NULL;
 	w->labels = palloc_extended(sizeof(char *) * Max(m, 1), MCXT_ALLOC_HUGE);
 	initStringInfo(&buf);
 
@@ -183,6 +189,7 @@ workload_build(const WorkloadDomain *dom, List *terms)
 		WorkloadTerm *t = lfirst(lc);
 		Mat		   *term = NULL;
 		bool		owned = false;
+		int			trows;
 
 		for (int a = 0; a < d; a++)
 		{
@@ -203,6 +210,8 @@ workload_build(const WorkloadDomain *dom, List *terms)
 				conds[a][r] = block_row_condition(&dom->attrs[a], bm, r);
 
 			CHECK_FOR_INTERRUPTS();
+			if (!want_matrix)
+				continue;
 			if (term == NULL)
 				term = bm;
 			else
@@ -215,22 +224,26 @@ workload_build(const WorkloadDomain *dom, List *terms)
 				owned = true;
 			}
 		}
-		Assert(term->cols == dom->cells && off + term->rows <= m);
+		trows = 1;
+		for (int a = 0; a < d; a++)
+			trows *= rows[a];
+		Assert(!want_matrix || (term->cols == dom->cells && term->rows == trows));
+		Assert(off + trows <= m);
 
-		for (int j = 0; j < term->cols; j++)
+		for (int j = 0; want_matrix && j < term->cols; j++)
 		{
 			CHECK_FOR_INTERRUPTS();
 			memcpy(&MAT(w->matrix, off, j), &MAT(term, 0, j), sizeof(double) * term->rows);
 		}
-		for (int r = 0; r < term->rows; r++)
+		for (int r = 0; r < trows; r++)
 		{
 			CHECK_FOR_INTERRUPTS();
 			w->labels[off + r] = query_label(dom, conds, rows, r, &buf, digit);
 			/* palloc rounds small chunks up to a power of two, plus a header */
 			label_bytes += pg_nextpower2_32((uint32) buf.len + 1) + 16;
 		}
-		check_label_memory(w, label_bytes);
-		off += term->rows;
+		check_label_memory(m, w, label_bytes);
+		off += trows;
 
 		for (int a = 0; a < d; a++)
 		{
@@ -249,10 +262,4 @@ workload_build(const WorkloadDomain *dom, List *terms)
 	pfree(digit);
 	pfree(buf.data);
 	return w;
-}
-
-Workload *
-workload_from_spec(const WorkloadDomain *dom, const char *spec)
-{
-	return workload_build(dom, workload_parse(dom, spec));
 }

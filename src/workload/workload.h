@@ -67,16 +67,16 @@ typedef struct WorkloadTerm
 
 typedef struct Workload
 {
-	Mat		   *matrix;			/* m x n, one query a row */
+	Mat		   *matrix;			/* m x n, one query a row; NULL when not built */
 	char	  **labels;			/* m labels */
 } Workload;
 
 /* workload.c */
 extern void workload_domain_check(WorkloadDomain *dom);
-extern Workload *workload_from_spec(const WorkloadDomain *dom, const char *spec);
 extern double workload_rows(const WorkloadDomain *dom, List *terms);
 extern void workload_check_size(const WorkloadDomain *dom, List *terms);
-extern Workload *workload_build(const WorkloadDomain *dom, List *terms);
+/* the matrix (unless want_matrix is false: NULL) and the labels */
+extern Workload *workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix);
 
 /* gram.c: W^T W of a parsed spec, n x n, without W */
 extern Mat *workload_gram(const WorkloadDomain *dom, List *terms);

@@ -67,3 +67,33 @@ SELECT kind, objective / (64 * 65 * 66 / 6.0) ^ 2 < 0.6 AS kronecker_beats_ident
        round(sqrt(objective / (64 * 65 / 2) ^ 2)::numeric, 1) AS rmse,
        round(sqrt((64 * 65 * 66 / 6.0) ^ 2 / (64 * 65 / 2) ^ 2)::numeric, 1) AS identity_rmse
   FROM dpm._hdmm('AllRange(a1) * AllRange(a2)', :'names', '{64,64}', :'labels', :'lo', :'hi');
+
+-- End to end: a workload too large for dpm.max_matrix_mb is kept as its spec and labels, the
+-- hdmm strategy is stored by its parameters, and a release answers every query through them.
+-- 16 x 16 x 8 = 2048 cells, 2312 queries: a 38 MB matrix against a limit of 16 MB.
+CREATE TABLE hd_people AS
+  SELECT g AS id, (g * 7) % 16 AS a, (g * 5) % 16 AS b, (g * 3) % 8 AS c FROM generate_series(1, 5000) g;
+SELECT dpm.register_source('hd_people', epsilon => 10);
+SELECT dpm.create_domain('hd_abc', 'hd_people',
+  '[{"name": "a", "values": [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]},
+    {"name": "b", "values": [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]},
+    {"name": "c", "values": [0,1,2,3,4,5,6,7]}]') > 0 AS domain;
+SET dpm.max_matrix_mb = 16;
+SELECT dpm.create_workload('hd_mixed', 'hd_abc', 'AllRange(a) * Identity(b) + Identity(b) * Identity(c) + Prefix(c)') AS queries;
+SELECT matrix IS NULL AS implicit, m, n, labels[1] AS first_label, labels[2000] AS a_label, labels[2312] AS last_label
+  FROM dpm.workloads WHERE name = 'hd_mixed';
+SELECT dpm.optimize('hd_mixed', 'identity');
+SELECT dpm.optimize('hd_mixed', 'hdmm') > 0 AS optimized;
+SELECT s.matrix IS NULL AND (s.hdmm).kind = 'kronecker' AS stored_by_parameters, s.rows > 2048 AS rows,
+       abs(sensitivity_l1 - 1) < 1e-12 AS sensitivity_1, max_profile <= profile_trace AS profiles
+  FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'hd_mixed';
+RESET dpm.max_matrix_mb;
+-- answers within 6 standard errors of the truth (false alarm below 2e-9 per query, 5e-6 for all)
+CREATE TEMP TABLE hd_rel AS SELECT * FROM dpm.answer('hd_mixed', epsilon => 1, method => 'hdmm');
+SELECT count(*) AS answers, bool_and(abs(r.answer - t.answer) < 6 * r.stderr) AS within_6_stderr,
+       bool_and(r.label = t.label) AS labels
+  FROM hd_rel r JOIN dpm.exact_answers('hd_mixed') t USING (query);
+-- the standard errors are the strategy's profile times the noise variance
+SELECT abs(max(r.stderr) ^ 2 / (s.max_profile * 2 * (s.sensitivity_l1 / 1) ^ 2) - 1) < 1e-3 AS stderr_from_profile
+  FROM hd_rel r, dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id
+ WHERE w.name = 'hd_mixed' AND s.method = 'hdmm' GROUP BY s.max_profile, s.sensitivity_l1;
