@@ -239,7 +239,7 @@ COMMENT ON TABLE dpm.workloads IS 'batches of linear counting queries over a dom
 -- An HDMM strategy kept by its parameters (src/api/hdmm_api.c): never a matrix over all cells.
 CREATE TYPE dpm.hdmm_strategy AS (kind text, p int[], theta float8[], weights float8[]);
 COMMENT ON TYPE dpm.hdmm_strategy IS
-  'HDMM strategy: kind kronecker (one p-Identity factor per attribute, theta = the p_a x n_a matrices column-major, one after the other) or marginals (weights[b] on the marginal keeping the attributes of bit set b)';
+  'HDMM strategy: kind kronecker (one p-Identity factor per attribute, theta = the p_a x n_a matrices column-major, one after the other), factors (the same with the factor matrices themselves, p_a rows each) or marginals (weights[b] on the marginal keeping the attributes of bit set b)';
 
 CREATE TABLE dpm.strategies (
   id              serial PRIMARY KEY,
@@ -1038,7 +1038,8 @@ BEGIN
   IF method = 'hdmm' AND wl.spec IS NOT NULL THEN
     -- implicit: optimized and evaluated from the spec's blocks, never a matrix over the cells
     SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
-    hd := dpm._hdmm(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi, options);
+    hd := dpm._hdmm(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi,
+                    options || jsonb_build_object('noise', noise));
     ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
     st_h := ROW(hd.kind, hd.p, hd.theta, hd.weights)::dpm.hdmm_strategy;
     l1 := dpm._hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 1);

@@ -29,6 +29,7 @@
 #include "mechanism/mechanism.h"
 
 static const char *const parameterizations[] = {"auto", "kronecker", "marginals", NULL};
+static const char *const noises[] = {"laplace", "gaussian", NULL};
 
 /* theta[a], p_a x n_a, for each attribute: p = max(1, n_a / divisor), or p_fixed if >= 0 */
 static Mat **
@@ -66,16 +67,18 @@ dpm_hdmm(PG_FUNCTION_ARGS)
 {
 	char	   *spec = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	Jsonb	   *options = PG_GETARG_JSONB_P(6);
-	static const char *const keys[] = {"parameterization", "p", "max_iter", "rounds", NULL};
+	static const char *const keys[] = {"parameterization", "p", "max_iter", "rounds", "noise", NULL};
 	WorkloadDomain dom;
 	KronGram   *kg;
 	int			kind,
+				l2,
 				p_fixed,
 				max_iter,
 				rounds,
 				d;
 	Mat		  **best_theta = NULL;
 	double	   *weights = NULL;
+	bool		factors = false;
 	double		best = HUGE_VAL;
 	int			evaluations = 0;
 	TupleDesc	tupdesc;
@@ -91,6 +94,8 @@ dpm_hdmm(PG_FUNCTION_ARGS)
 	p_fixed = options_get_int(options, "p", -1, 0, 100000);
 	max_iter = options_get_int(options, "max_iter", 15000, 1, 10000000);
 	rounds = options_get_int(options, "rounds", 20, 1, 10000);
+	/* the error the strategy is optimized for: L1 sensitivity (Laplace) or L2 (Gaussian) */
+	l2 = options_get_choice(options, "noise", noises, 0);
 	kg = workload_kron_gram(&dom, workload_parse(&dom, spec));
 	d = kg->nattrs;
 
@@ -100,7 +105,20 @@ dpm_hdmm(PG_FUNCTION_ARGS)
 				 errmsg("the marginals parameterization needs a workload of marginals"),
 				 errdetail("Every term must be Identity or Total on each attribute, over at most 12 attributes."),
 				 errhint("Use the kronecker parameterization.")));
-	if (kind != 2)
+	if (kind != 2 && l2)
+	{
+		/* Gaussian: gaussian_optimal factors, combined by the Kronecker product */
+		Mat		  **a = palloc(sizeof(Mat *) * Max(d, 1));
+
+		if (p_fixed >= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("option p applies to Laplace (p-Identity) strategies only")));
+		kron_optimize_l2(kg, a, rounds, &best, &evaluations);
+		best_theta = a;
+		factors = true;
+	}
+	else if (kind != 2)
 	{
 		/* p from the option, or the best of a few sizes (HDMM's p ~ n/16 among them) */
 		static const int divisors[] = {32, 16, 8};
@@ -124,7 +142,7 @@ dpm_hdmm(PG_FUNCTION_ARGS)
 	{
 		double		f;
 		int			evals;
-		double	   *w = marginals_optimize(kg, max_iter, &f, &evals);
+		double	   *w = marginals_optimize(kg, l2, max_iter, &f, &evals);
 
 		evaluations += evals;
 		if (f < best)
@@ -132,6 +150,7 @@ dpm_hdmm(PG_FUNCTION_ARGS)
 			best = f;
 			weights = w;
 			best_theta = NULL;
+			factors = false;
 		}
 	}
 
@@ -150,7 +169,7 @@ dpm_hdmm(PG_FUNCTION_ARGS)
 		memcpy(flat + total, best_theta[a]->data, sizeof(double) * p[a] * kg->sizes[a]);
 		total += p[a] * kg->sizes[a];
 	}
-	values[0] = CStringGetTextDatum(weights ? "marginals" : "kronecker");
+	values[0] = CStringGetTextDatum(weights ? "marginals" : factors ? "factors" : "kronecker");
 	values[1] = Float8GetDatum(best);
 	values[2] = Int32GetDatum(evaluations);
 	values[3] = int_array(kg->sizes, d);
@@ -221,6 +240,29 @@ strategy_from_args(FunctionCallInfo fcinfo, int off, int *sizes, int d)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("theta has %d values, the sizes and p describe %d", ntheta, used)));
 	}
+	else if (strcmp(kind, "factors") == 0)
+	{
+		int			ntheta,
+					used = 0;
+		double	   *theta = array_to_vec(PG_GETARG_ARRAYTYPE_P(off + 2), "theta", &ntheta);
+
+		s->kind = HDMM_KRONECKER;
+		s->factors = palloc(sizeof(Mat *) * Max(d, 1));
+		for (int a = 0; a < d; a++)
+		{
+			if (sizes[a] < 1 || p[a] < 1 || used + (int64) p[a] * sizes[a] > ntheta)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("theta does not hold the factors that the sizes and p describe")));
+			s->factors[a] = mat_new(p[a], sizes[a]);
+			memcpy(s->factors[a]->data, theta + used, sizeof(double) * p[a] * sizes[a]);
+			used += p[a] * sizes[a];
+		}
+		if (used != ntheta)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("theta has %d values, the sizes and p describe %d", ntheta, used)));
+	}
 	else if (strcmp(kind, "marginals") == 0)
 	{
 		int			nw;
@@ -240,7 +282,7 @@ strategy_from_args(FunctionCallInfo fcinfo, int off, int *sizes, int d)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown HDMM strategy kind \"%s\"", kind),
-				 errhint("Kinds: kronecker, marginals.")));
+				 errhint("Kinds: kronecker, factors, marginals.")));
 	return s;
 }
 

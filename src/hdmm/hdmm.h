@@ -30,14 +30,17 @@ extern double pidentity_trace(const Mat *g, const Mat *theta);
 extern Mat *pidentity_strategy(const Mat *theta);
 
 /* kron.c: Kronecker products of p-Identity factors, theta[a] per attribute */
-extern double kron_error(const KronGram *kg, Mat **theta);
 extern void kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,
 						  double *objective, int *evaluations);
 
+/* the Gaussian counterpart: factors a[] optimal for L2 (gaussian_optimal), from identity */
+extern void kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective,
+							 int *iterations);
+
 /* marginals.c: weights on the 2^d marginals, for workloads of marginals */
 extern bool marginals_applies(const KronGram *kg);
-extern double marginals_error(const KronGram *kg, const double *theta);
-extern double *marginals_optimize(const KronGram *kg, int max_iter, double *objective,
+/* l2: the Gaussian objective, (sum theta^2) in place of (sum theta)^2 */
+extern double *marginals_optimize(const KronGram *kg, bool l2, int max_iter, double *objective,
 								  int *evaluations);
 
 /* implicit.c: an HDMM strategy, measured and inverted without a matrix over the cells */

@@ -16,6 +16,7 @@
 #include "miscadmin.h"
 
 #include "hdmm/hdmm.h"
+#include "strategy/gram.h"
 
 /* tau[t][a] for the current factors; returns the total error */
 static double
@@ -35,23 +36,6 @@ kron_traces(const KronGram *kg, Mat **theta, double *tau, PIdentityWork **work)
 		}
 		total += prod;
 	}
-	return total;
-}
-
-double
-kron_error(const KronGram *kg, Mat **theta)
-{
-	double	   *tau = palloc(sizeof(double) * Max(kg->nterms * kg->nattrs, 1));
-	PIdentityWork **work = palloc(sizeof(PIdentityWork *) * Max(kg->nattrs, 1));
-	double		total;
-
-	for (int a = 0; a < kg->nattrs; a++)
-		work[a] = pidentity_work(theta[a]->rows, kg->sizes[a]);
-	total = kron_traces(kg, theta, tau, work);
-	for (int a = 0; a < kg->nattrs; a++)
-		pidentity_work_free(work[a]);
-	pfree(work);
-	pfree(tau);
 	return total;
 }
 
@@ -121,5 +105,86 @@ kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,
 	for (int a = 0; a < d; a++)
 		pidentity_work_free(work[a]);
 	pfree(work);
+	pfree(tau);
+}
+
+/* Delta_2(A)^2 tr(G (A^T A)^+): the Gaussian error of one factor */
+static double
+factor_trace_l2(const Mat *g, const Mat *a)
+{
+	Mat		   *pinv = mat_pinv(a);
+	Mat		   *m = mat_mul(pinv, false, pinv, true);
+	double		tr = 0.0,
+				sens = mat_max_col_norm(a, 2);
+
+	for (size_t i = 0; i < (size_t) g->rows * g->cols; i++)
+		tr += g->data[i] * m->data[i];
+	mat_free(pinv);
+	mat_free(m);
+	return sens * sens * tr;
+}
+
+/*
+ * The Gaussian counterpart: L2 sensitivities multiply too, so the same
+ * block coordinate descent applies, each factor being the optimal strategy
+ * for its weighted Gram matrix under L2 (gaussian_optimal, matrix-mechanism
+ * Program 5.2).  a[] receives the factors.
+ */
+void
+kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective, int *iterations)
+{
+	int			d = kg->nattrs;
+	double	   *tau = palloc(sizeof(double) * Max(kg->nterms * d, 1));
+	double		total = 0.0;
+
+	*iterations = 0;
+	for (int i = 0; i < d; i++)
+		a[i] = mat_identity(kg->sizes[i]);
+	for (int t = 0; t < kg->nterms; t++)
+		for (int i = 0; i < d; i++)
+			tau[t * d + i] = factor_trace_l2(kg->factors[t][i], a[i]);
+	for (int round = 0; round < max_rounds; round++)
+	{
+		double		before = total;
+
+		for (int i = 0; i < d; i++)
+		{
+			int			n = kg->sizes[i];
+			Mat		   *g = mat_new(n, n);
+			Mat		   *next;
+			OptReport	rep;
+
+			CHECK_FOR_INTERRUPTS();
+			for (int t = 0; t < kg->nterms; t++)
+			{
+				double		c = 1.0;
+
+				for (int b = 0; b < d; b++)
+					if (b != i)
+						c *= tau[t * d + b];
+				for (size_t j = 0; j < (size_t) n * n; j++)
+					g->data[j] += c * kg->factors[t][i]->data[j];
+			}
+			next = strategy_gaussian_optimal(g, 1e-6, 10000, &rep);
+			*iterations += rep.iterations;
+			mat_free(g);
+			mat_free(a[i]);
+			a[i] = next;
+			for (int t = 0; t < kg->nterms; t++)
+				tau[t * d + i] = factor_trace_l2(kg->factors[t][i], a[i]);
+		}
+		total = 0.0;
+		for (int t = 0; t < kg->nterms; t++)
+		{
+			double		prod = 1.0;
+
+			for (int i = 0; i < d; i++)
+				prod *= tau[t * d + i];
+			total += prod;
+		}
+		if (d == 1 || (round > 0 && before - total <= 1e-6 * total))
+			break;
+	}
+	*objective = total;
 	pfree(tau);
 }

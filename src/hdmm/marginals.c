@@ -92,17 +92,23 @@ workload_spectrum(const KronGram *kg)
 	return w;
 }
 
+/*
+ * sens^2 sum_s dim_s g_s / lambda_s with sens^2 = (sum theta)^2 (Laplace) or
+ * sum theta^2 (Gaussian, l2)
+ */
 static double
-marginals_objective(const KronGram *kg, const double *spectrum, const double *theta,
+marginals_objective(const KronGram *kg, const double *spectrum, const double *theta, bool l2,
 					double *grad, double *lambda)
 {
 	int			d = kg->nattrs,
 				count = 1 << d;
 	double		sum = 0.0,
+				sens2,
 				trace = 0.0;
 
 	for (int b = 0; b < count; b++)
-		sum += theta[b];
+		sum += l2 ? theta[b] * theta[b] : theta[b];
+	sens2 = l2 ? sum : sum * sum;
 	for (int s = 0; s < count; s++)
 	{
 		lambda[s] = 0.0;
@@ -129,22 +135,11 @@ marginals_objective(const KronGram *kg, const double *spectrum, const double *th
 				if (s == 0)
 					break;
 			}
-			grad[b] = 2.0 * sum * trace - sum * sum * inner * 2.0 * theta[b] * outside(kg, b);
+			grad[b] = (l2 ? 2.0 * theta[b] : 2.0 * sum) * trace -
+				sens2 * inner * 2.0 * theta[b] * outside(kg, b);
 		}
 	}
-	return sum * sum * trace;
-}
-
-double
-marginals_error(const KronGram *kg, const double *theta)
-{
-	double	   *spectrum = workload_spectrum(kg);
-	double	   *lambda = palloc(sizeof(double) << kg->nattrs);
-	double		f = marginals_objective(kg, spectrum, theta, NULL, lambda);
-
-	pfree(spectrum);
-	pfree(lambda);
-	return f;
+	return sens2 * trace;
 }
 
 /*
@@ -155,7 +150,7 @@ marginals_error(const KronGram *kg, const double *theta)
  * fixed pseudo-random point; the best end point is kept.
  */
 double *
-marginals_optimize(const KronGram *kg, int max_iter, double *objective, int *evaluations)
+marginals_optimize(const KronGram *kg, bool l2, int max_iter, double *objective, int *evaluations)
 {
 	int			count = 1 << kg->nattrs;
 	double	   *best = palloc(sizeof(double) * count),
@@ -188,11 +183,11 @@ marginals_optimize(const KronGram *kg, int max_iter, double *objective, int *eva
 		while (lbfgsb_next(lb, &f, grad))
 		{
 			CHECK_FOR_INTERRUPTS();
-			f = marginals_objective(kg, spectrum, theta, grad, lambda);
+			f = marginals_objective(kg, spectrum, theta, l2, grad, lambda);
 			(*evaluations)++;
 		}
 		lbfgsb_end(lb);
-		f = marginals_objective(kg, spectrum, theta, NULL, lambda);
+		f = marginals_objective(kg, spectrum, theta, l2, NULL, lambda);
 		if (f < *objective)
 		{
 			*objective = f;

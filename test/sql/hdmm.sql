@@ -56,6 +56,26 @@ SELECT spec, kind,
        objective <= dpm.total_error(wm, dpm.strategy(wm, 'identity'), sqrt(2)) * (1 + 1e-12) AS at_most_identity
   FROM (SELECT *, ARRAY(SELECT sin(i * 1.7) * 10 FROM generate_series(1, array_length(am, 1)) i) AS y FROM cases) c
  ORDER BY spec;
+-- The Gaussian counterparts (noise gaussian): gaussian_optimal factors combined by the Kronecker
+-- product, and marginals weights for L2 sensitivity.  Their objective is the dense total error
+-- over sigma^2 (Delta_2^2 trace); on one attribute the factor is gaussian_optimal itself; on a
+-- product workload the Kronecker product of optimal factors is within 1e-5 of the optimum over all
+-- strategies.
+SELECT c.spec, h.kind,
+       abs(h.objective - dpm.total_error(w.matrix, a, 1, 1e-6) / dpm.gaussian_sigma(1, 1e-6) ^ 2) < 1e-9 * h.objective AS total_error,
+       h.objective <= dpm.total_error(w.matrix, dpm.strategy(w.matrix, 'gaussian_optimal'), 1, 1e-6)
+                      / dpm.gaussian_sigma(1, 1e-6) ^ 2 * (1 + c.slack) AS near_optimal,
+       h.objective < dpm.total_error(w.matrix, dpm.strategy(w.matrix, 'identity'), 1, 1e-6) / dpm.gaussian_sigma(1, 1e-6) ^ 2 AS beats_identity
+  FROM (VALUES ('AllRange(a1)', '{16}'::int[], 1e-6),
+               ('AllRange(a1) * AllRange(a2)', '{8,6}', 1e-5),
+               ('Identity(a1) + Identity(a2) + Identity(a3)', '{5,4,3}', 0.05),
+               ('AllRange(a1) * Identity(a2) + Prefix(a3) * Total(a1)', '{4,3,5}', 0.5)) c(spec, sizes, slack),
+       LATERAL pg_temp.dom(c.sizes) d,
+       LATERAL dpm._hdmm(c.spec, d.names, c.sizes, d.labels, d.lo, d.hi, '{"noise": "gaussian"}') h,
+       LATERAL dpm._workload_matrix(c.spec, d.names, c.sizes, d.labels, d.lo, d.hi) w,
+       LATERAL dpm._hdmm_matrix(c.sizes, h.kind, h.p, h.theta, h.weights) a
+ ORDER BY 1;
+
 -- 1-way marginals over 5 x 4 x 3: measuring them (sensitivity 3) beats the cells (each marginal
 -- cell sums 12, 15 or 20 cells): 3^2 x 12 queries = 108 at most, against 3 x 60 = 180
 SELECT kind, objective <= 108 * (1 + 1e-9) AS marginals_win FROM cases WHERE spec LIKE 'Identity(a1) + %';
