@@ -122,6 +122,9 @@ CREATE FUNCTION dpm._hdmm_mechanism(spec text, attr_names text[], attr_sizes int
                                     rho float8 DEFAULT NULL)
 RETURNS TABLE(query int, answer float8, stderr float8)
 AS 'MODULE_PATHNAME', 'dpm_hdmm_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
+CREATE FUNCTION dpm._spec_svd_bound(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
+                                    bin_lo float8[], bin_hi float8[]) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_spec_svd_bound' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION dpm._spec_matvec(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
                                  bin_lo float8[], bin_hi float8[], x float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_spec_matvec' LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -1049,7 +1052,7 @@ BEGIN
                                     dom.bin_hi, hd.kind, hd.p, hd.theta, hd.weights)) v;
     rows := dpm._hdmm_rows(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights);
     iters := hd.evaluations;
-    bound := CASE WHEN wl.matrix IS NOT NULL THEN dpm.svd_bound(wl.matrix) END;
+    bound := dpm._spec_svd_bound(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi);
   ELSIF wl.matrix IS NULL THEN
     RAISE EXCEPTION 'workload "%" has % queries over % cells: too large for a dense strategy', wl.name, wl.m, wl.n
       USING ERRCODE = 'program_limit_exceeded',

@@ -26,6 +26,7 @@
 #include "api/options.h"
 #include "api/workload_api.h"
 #include "hdmm/hdmm.h"
+#include "strategy/gram.h"
 #include "mechanism/mechanism.h"
 
 static const char *const parameterizations[] = {"auto", "kronecker", "marginals", NULL};
@@ -508,4 +509,36 @@ dpm_hdmm_rows(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("the strategy has %.0f measurements, too many", rows)));
 	PG_RETURN_INT32((int) rows);
+}
+
+/*
+ * dpm._spec_svd_bound(spec, domain...): the SVD bound without W: from the
+ * factors where the structure allows, else from the dense Gram matrix when
+ * it fits in dpm.max_matrix_mb, else NULL.
+ */
+PG_FUNCTION_INFO_V1(dpm_spec_svd_bound);
+Datum
+dpm_spec_svd_bound(PG_FUNCTION_ARGS)
+{
+	WorkloadDomain dom;
+	List	   *terms;
+	KronGram   *kg;
+	double		bound;
+
+	for (int i = 0; i < 6; i++)
+		if (PG_ARGISNULL(i))
+			PG_RETURN_NULL();
+	domain_from_args(fcinfo, &dom);
+	terms = workload_parse(&dom, text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	kg = workload_kron_gram(&dom, terms);
+	bound = kron_svd_bound(kg);
+	if (isnan(bound))
+	{
+		int			nonzero;
+
+		if ((double) dom.cells * dom.cells * sizeof(double) > (double) dpm_max_matrix_mb * 1024 * 1024)
+			PG_RETURN_NULL();
+		bound = svd_bound(workload_gram(&dom, terms), &nonzero);
+	}
+	PG_RETURN_FLOAT8(bound);
 }

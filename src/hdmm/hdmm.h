@@ -33,12 +33,16 @@ extern Mat *pidentity_strategy(const Mat *theta);
 extern void kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,
 						  double *objective, int *evaluations);
 
+/* the SVD bound from the factors: one product term or marginals; NaN otherwise */
+extern double kron_svd_bound(const KronGram *kg);
+
 /* the Gaussian counterpart: factors a[] optimal for L2 (gaussian_optimal), from identity */
 extern void kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective,
 							 int *iterations);
 
 /* marginals.c: weights on the 2^d marginals, for workloads of marginals */
 extern bool marginals_applies(const KronGram *kg);
+extern double marginals_svd_bound(const KronGram *kg);
 /* l2: the Gaussian objective, (sum theta^2) in place of (sum theta)^2 */
 extern double *marginals_optimize(const KronGram *kg, bool l2, int max_iter, double *objective,
 								  int *evaluations);

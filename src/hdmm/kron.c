@@ -188,3 +188,30 @@ kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective,
 	*objective = total;
 	pfree(tau);
 }
+
+/*
+ * The SVD bound of a workload given by its Gram factors, where it can be had
+ * without a matrix over the cells: a single product term (the bound of a
+ * Kronecker product is the product of the factors' bounds: singular values
+ * and nonzero columns both multiply) or marginals (closed form); NaN
+ * otherwise.
+ */
+double
+kron_svd_bound(const KronGram *kg)
+{
+	double		bound = 1.0;
+
+	if (kg->nterms == 1)
+	{
+		for (int a = 0; a < kg->nattrs; a++)
+		{
+			int			nonzero;
+
+			bound *= svd_bound(kg->factors[0][a], &nonzero);
+		}
+		return bound;
+	}
+	if (marginals_applies(kg))
+		return marginals_svd_bound(kg);
+	return NAN;
+}

@@ -200,3 +200,31 @@ marginals_optimize(const KronGram *kg, bool l2, int max_iter, double *objective,
 	pfree(spectrum);
 	return best;
 }
+
+/*
+ * The SVD bound of a workload of marginals in closed form: W^T W has
+ * eigenvalue g_s on V_s (dimension dim_s), so the sum of W's singular values
+ * is sum_s dim_s sqrt(g_s), over all N cells (every marginal touches every
+ * cell).
+ */
+double
+marginals_svd_bound(const KronGram *kg)
+{
+	int			count = 1 << kg->nattrs;
+	double	   *w = workload_spectrum(kg);
+	double		sum = 0.0,
+				cells = outside(kg, 0);
+
+	for (int s = 0; s < count; s++)
+	{
+		double		dim = 1.0;
+
+		for (int i = 0; i < kg->nattrs; i++)
+			if (s & (1 << i))
+				dim *= kg->sizes[i] - 1;
+		if (dim > 0.0 && w[s] > 0.0)
+			sum += dim * sqrt(w[s] / dim);
+	}
+	pfree(w);
+	return kg->nterms > 0 ? sum * sum / cells : 0.0;
+}

@@ -23,8 +23,9 @@ SELECT pg_temp.rmse(:'w', matrix) <= 5.74 AS rmse_at_most_5_74,
 
 -- Implicit computations equal the dense ones on small domains: the optimizer's total error, the
 -- sensitivities, every query's error profile and the least-squares answers from a noisy y, to
--- 1e-9 relative.  A Kronecker strategy on a union of products, a marginals strategy on a union of
--- marginals, and a 2-D range workload.
+-- 1e-9 relative, and so does the SVD bound (from the factors for a product or for marginals, from
+-- W^T W otherwise).  A Kronecker strategy on a union of products, a marginals strategy on a union
+-- of marginals, and a 2-D range workload.
 CREATE FUNCTION pg_temp.dom(sizes int[]) RETURNS TABLE(names text[], labels text[], lo float8[], hi float8[])
 LANGUAGE sql AS $$
   SELECT (SELECT array_agg('a' || i ORDER BY i) FROM generate_subscripts(sizes, 1) i),
@@ -53,7 +54,8 @@ SELECT spec, kind,
        (SELECT max(abs(a - b)) < 1e-9 * max(abs(b))
           FROM unnest(dpm._hdmm_reconstruct(spec, names, sizes, labels, lo, hi, kind, p, theta, weights, y),
                       dpm._matvec(wm, dpm.reconstruct(am, y))) u(a, b)) AS answers,
-       objective <= dpm.total_error(wm, dpm.strategy(wm, 'identity'), sqrt(2)) * (1 + 1e-12) AS at_most_identity
+       objective <= dpm.total_error(wm, dpm.strategy(wm, 'identity'), sqrt(2)) * (1 + 1e-12) AS at_most_identity,
+       abs(dpm._spec_svd_bound(spec, names, sizes, labels, lo, hi) - dpm.svd_bound(wm)) < 1e-9 * dpm.svd_bound(wm) AS svd_bound
   FROM (SELECT *, ARRAY(SELECT sin(i * 1.7) * 10 FROM generate_series(1, array_length(am, 1)) i) AS y FROM cases) c
  ORDER BY spec;
 -- The Gaussian counterparts (noise gaussian): gaussian_optimal factors combined by the Kronecker
