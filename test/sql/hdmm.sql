@@ -119,3 +119,21 @@ SELECT count(*) AS answers, bool_and(abs(r.answer - t.answer) < 6 * r.stderr) AS
 SELECT abs(max(r.stderr) ^ 2 / (s.max_profile * 2 * (s.sensitivity_l1 / 1) ^ 2) - 1) < 1e-3 AS stderr_from_profile
   FROM hd_rel r, dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id
  WHERE w.name = 'hd_mixed' AND s.method = 'hdmm' GROUP BY s.max_profile, s.sensitivity_l1;
+
+-- bad input: a marginals strategy for a workload that is not made of marginals, unknown kinds,
+-- strategies that do not fit their domain, p for Gaussian factors; and a long run stops on
+-- statement_timeout
+SELECT d.names, d.labels, d.lo, d.hi FROM pg_temp.dom('{4,3}') d \gset
+SELECT kind FROM dpm._hdmm('AllRange(a1) * Identity(a2)', :'names', '{4,3}', :'labels', :'lo', :'hi', '{"parameterization": "marginals"}');
+SELECT kind FROM dpm._hdmm('AllRange(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi', '{"noise": "gaussian", "p": 2}');
+SELECT kind FROM dpm._hdmm('AllRange(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi', '{"rank": 2}');
+SELECT dpm._hdmm_matrix('{4,3}', 'quadtree', '{0,0}', '{}', NULL);
+SELECT dpm._hdmm_matrix('{4,3}', 'kronecker', '{1,0}', '{1,2,3}', NULL);
+SELECT dpm._hdmm_matrix('{4,3}', 'kronecker', '{1,0}', '{1,2,3,-4}', NULL);
+SELECT dpm._hdmm_matrix('{4,3}', 'marginals', '{0,0}', '{}', '{1,1}');
+SELECT dpm._hdmm_profile('Identity(a1) * Identity(a2)', :'names', '{4,3}', :'labels', :'lo', :'hi',
+                         'marginals', '{0,0}', '{}', '{1,1,1,0}');
+SELECT d.names, d.labels, d.lo, d.hi FROM pg_temp.dom('{512,512}') d \gset
+SET statement_timeout = '300ms';
+SELECT kind FROM dpm._hdmm('AllRange(a1) * AllRange(a2)', :'names', '{512,512}', :'labels', :'lo', :'hi', '{"p": 64}');
+RESET statement_timeout;
