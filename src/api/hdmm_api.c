@@ -93,7 +93,8 @@ dpm_hdmm(PG_FUNCTION_ARGS)
 	options_check_keys(options, keys, "method hdmm");
 	kind = options_get_choice(options, "parameterization", parameterizations, 0);
 	p_fixed = options_get_int(options, "p", -1, 0, 100000);
-	max_iter = options_get_int(options, "max_iter", 15000, 1, 10000000);
+	/* L-BFGS-B gains under 0.2% after 100 iterations on AllRange(256) */
+	max_iter = options_get_int(options, "max_iter", 200, 1, 10000000);
 	rounds = options_get_int(options, "rounds", 20, 1, 10000);
 	/* the error the strategy is optimized for: L1 sensitivity (Laplace) or L2 (Gaussian) */
 	l2 = options_get_choice(options, "noise", noises, 0);

@@ -65,7 +65,7 @@ strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 
 		options_check_keys(options, keys, "method hdmm");
 		opts.p = options_get_int(options, "p", Max(1, n / 16), 0, 100000);
-		opts.max_iter = options_get_int(options, "max_iter", 1000, 1, 10000000);
+		opts.max_iter = options_get_int(options, "max_iter", 200, 1, 10000000);
 	}
 	else if (iterative)
 	{
