@@ -110,6 +110,9 @@ SELECT s.matrix IS NULL AND (s.hdmm).kind = 'kronecker' AS stored_by_parameters,
        abs(sensitivity_l1 - 1) < 1e-12 AS sensitivity_1, max_profile <= profile_trace AS profiles
   FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'hd_mixed';
 RESET dpm.max_matrix_mb;
+-- auto and compare_strategies keep to the methods that can take it
+SELECT string_agg(method, ', ') AS methods FROM dpm.compare_strategies('hd_mixed');
+SELECT method FROM dpm.strategies WHERE id = dpm.optimize('hd_mixed');
 -- answers within 6 standard errors of the truth (false alarm below 2e-9 per query, 5e-6 for all)
 CREATE TEMP TABLE hd_rel AS SELECT * FROM dpm.answer('hd_mixed', epsilon => 1, method => 'hdmm');
 SELECT count(*) AS answers, bool_and(abs(r.answer - t.answer) < 6 * r.stderr) AS within_6_stderr,
