@@ -60,7 +60,9 @@ int_array(const int *v, int count)
 
 /*
  * (kind, objective, evaluations, sizes, p, theta, weights); objective is the
- * total squared error at Laplace variance 1 (sensitivity 1 x variance 1).
+ * total squared error per unit of noise variance and of squared sensitivity
+ * (L1 for Laplace, the default; L2 with option noise = gaussian).
+ * Parameterization 0 is auto, 1 kronecker, 2 marginals.
  */
 PG_FUNCTION_INFO_V1(dpm_hdmm);
 Datum
