@@ -20,7 +20,7 @@ CREATE TABLE bench_people AS
     FROM generate_series(1, 1000000) g;
 ANALYZE bench_people;
 SELECT dpm.register_source('bench_people', epsilon => 1000);
-CREATE TABLE hdmm_results (d int, cells int, queries int, optimize_s float8, answer_s float8,
+CREATE TABLE hdmm_results (d int, cells int, queries int, strategy text, optimize_s float8, answer_s float8,
                            mechanism_s float8, peak_mb float8, rmse float8, identity_rmse float8,
                            ratio_to_bound float8, bound_exact boolean);
 
@@ -42,7 +42,7 @@ CREATE FUNCTION bench_spec(d int, marginals_only boolean DEFAULT false) RETURNS 
 
 \echo
 \echo == high-dimensional workloads (hdmm): every 2-way marginal + all ranges per attribute, 1,000,000 rows
-SELECT d AS attrs, cells, queries, round(optimize_s::numeric, 2) AS optimize_s,
+SELECT d AS attrs, cells, queries, 'hdmm ' || strategy AS method, round(optimize_s::numeric, 2) AS optimize_s,
        round(answer_s::numeric, 2) AS answer_s, round(mechanism_s::numeric, 2) AS mechanism_s,
        round(peak_mb::numeric) AS peak_mb, round(rmse::numeric, 2) AS rmse,
        round(identity_rmse::numeric, 2) AS identity_rmse, round((rmse / identity_rmse)::numeric, 4) AS vs_identity,

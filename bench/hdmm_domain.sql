@@ -28,7 +28,7 @@ SELECT count(*)
 SELECT extract(epoch FROM clock_timestamp() - :'t0'::timestamptz) AS mechanism_s \gset
 
 INSERT INTO hdmm_results
-SELECT :d, :cells, :queries, :optimize_s, :answer_s, :mechanism_s,
+SELECT :d, :cells, :queries, (st.hdmm).kind, :optimize_s, :answer_s, :mechanism_s,
        (SELECT substring(pg_read_file('/proc/self/status') FROM 'VmHWM:\s+(\d+) kB')::float8 / 1024),
        sqrt(st.profile_trace * st.sensitivity_l1 ^ 2 / w.m),
        sqrt(ident.objective / w.m),
