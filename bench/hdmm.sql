@@ -19,7 +19,7 @@ CREATE TABLE bench_people AS
          (hashint4(g + 29) & 15) AS a4, (hashint4(g + 31) & 15) AS a5
     FROM generate_series(1, 1000000) g;
 ANALYZE bench_people;
-SELECT dpm.register_source('bench_people', epsilon => 1000);
+DO $$ BEGIN PERFORM dpm.register_source('bench_people', epsilon => 1000); END $$;
 CREATE TABLE hdmm_results (d int, cells int, queries int, strategy text, optimize_s float8, answer_s float8,
                            mechanism_s float8, peak_mb float8, rmse float8, identity_rmse float8,
                            ratio_to_bound float8, bound_exact boolean);
