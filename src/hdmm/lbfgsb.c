@@ -96,12 +96,6 @@ lbfgsb_next(LbfgsbState *s, double *f, double *g)
 	}
 }
 
-int
-lbfgsb_iterations(const LbfgsbState *s)
-{
-	return s->isave[29];
-}
-
 void
 lbfgsb_end(LbfgsbState *s)
 {

@@ -16,7 +16,6 @@ typedef struct LbfgsbState LbfgsbState;
 extern LbfgsbState *lbfgsb_begin(int n, double *x, double lower, int max_iter);
 /* true: evaluate f and g at x, then call again */
 extern bool lbfgsb_next(LbfgsbState *s, double *f, double *g);
-extern int	lbfgsb_iterations(const LbfgsbState *s);
 extern void lbfgsb_end(LbfgsbState *s);
 
 #endif

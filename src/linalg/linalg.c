@@ -467,14 +467,16 @@ mat_kron_apply(Mat *const *f, int d, const double *x)
 			mat_mul_into(&y, m, false, &z, false);
 		}
 		else
-			for (size_t l = 0; l < left; l++)
 		{
-			/* the slab (right x c_a, column-major) times M^T gives right x r_a */
-			Mat			z = {(int) right, m->cols, cur + l * right * m->cols};
-			Mat			y = {(int) right, m->rows, next + l * right * m->rows};
+			for (size_t l = 0; l < left; l++)
+			{
+				/* the slab (right x c_a, column-major) times M^T gives right x r_a */
+				Mat			z = {(int) right, m->cols, cur + l * right * m->cols};
+				Mat			y = {(int) right, m->rows, next + l * right * m->rows};
 
-			CHECK_FOR_INTERRUPTS();
-			mat_mul_into(&y, &z, false, m, true);
+				CHECK_FOR_INTERRUPTS();
+				mat_mul_into(&y, &z, false, m, true);
+			}
 		}
 		pfree(cur);
 		cur = next;
