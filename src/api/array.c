@@ -149,3 +149,47 @@ check_epsilon_delta(double epsilon, double delta)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("delta must be in [0, 1), got %g", delta)));
 }
+
+void
+privacy_args(FunctionCallInfo fcinfo, int first, double *epsilon, double *delta, double *scale,
+			 double *rho)
+{
+	int			eps_arg = first,
+				delta_arg = first + 1,
+				scale_arg = first + 2,
+				rho_arg = first + 3;
+
+	if (PG_ARGISNULL(delta_arg) || PG_ARGISNULL(scale_arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("only epsilon or rho may be NULL")));
+	*delta = PG_GETARG_FLOAT8(delta_arg);
+	*scale = PG_GETARG_FLOAT8(scale_arg);
+	*epsilon = 0.0;
+	*rho = 0.0;
+	if (PG_ARGISNULL(eps_arg) == PG_ARGISNULL(rho_arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("give either epsilon (with delta) or rho, not both or neither")));
+	if (PG_ARGISNULL(rho_arg))
+	{
+		*epsilon = PG_GETARG_FLOAT8(eps_arg);
+		check_epsilon_delta(*epsilon, *delta);
+	}
+	else
+	{
+		*rho = PG_GETARG_FLOAT8(rho_arg);
+		if (!(*rho > 0) || !isfinite(*rho))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("rho must be a positive finite number, got %g", *rho)));
+		if (*delta != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a zCDP release (rho) takes no delta")));
+	}
+	if (!(*scale >= 1) || !isfinite(*scale))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sensitivity_scale must be a finite number >= 1, got %g", *scale)));
+}

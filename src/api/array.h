@@ -6,6 +6,7 @@
 #define DPM_API_ARRAY_H
 
 #include "postgres.h"
+#include "fmgr.h"
 #include "utils/array.h"
 
 #include "linalg/linalg.h"
@@ -20,5 +21,13 @@ extern ArrayType *vec_to_array(const double *v, int len);
 
 /* common argument checks */
 extern void check_epsilon_delta(double epsilon, double delta);
+
+/*
+ * The privacy arguments of the mechanism functions, at positions first
+ * (epsilon), first + 1 (delta), first + 2 (sensitivity_scale) and first + 3
+ * (rho): either epsilon (with delta) or rho, each checked.
+ */
+extern void privacy_args(FunctionCallInfo fcinfo, int first, double *epsilon, double *delta,
+						 double *scale, double *rho);
 
 #endif

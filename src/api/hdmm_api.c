@@ -214,9 +214,17 @@ strategy_from_args(FunctionCallInfo fcinfo, int off, int *sizes, int d)
 	s->sizes = sizes;
 	if (strcmp(kind, "kronecker") == 0)
 	{
-		int			ntheta,
+		int			ntheta = 0,
 					used = 0;
-		double	   *theta = array_to_vec(PG_GETARG_ARRAYTYPE_P(off + 2), "theta", &ntheta);
+		double	   *theta = NULL;
+		int64		needed = 0;
+
+		for (int a = 0; a < d; a++)
+			needed += (int64) Max(p[a], 0) * sizes[a];
+		/* with p = 0 everywhere (the identity) theta is empty, which array_to_vec refuses */
+		if (needed > 0 || ArrayGetNItems(ARR_NDIM(PG_GETARG_ARRAYTYPE_P(off + 2)),
+										 ARR_DIMS(PG_GETARG_ARRAYTYPE_P(off + 2))) > 0)
+			theta = array_to_vec(PG_GETARG_ARRAYTYPE_P(off + 2), "theta", &ntheta);
 
 		s->kind = HDMM_KRONECKER;
 		s->factors = palloc(sizeof(Mat *) * Max(d, 1));
@@ -408,51 +416,27 @@ dpm_hdmm_mechanism(PG_FUNCTION_ARGS)
 	HdmmStrategy *s;
 	double	   *x;
 	int			n;
-	double		epsilon = 0.0,
+	double		epsilon,
 				delta,
 				scale,
-				rho = 0.0,
+				rho,
 				cells = 1.0;
 	Release    *rel;
 
-	for (int i = 10; i < 15; i++)
-		if (i != 11 && i != 14 && PG_ARGISNULL(i))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("only epsilon or rho may be NULL")));
+	if (PG_ARGISNULL(10))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("x must not be NULL")));
+	privacy_args(fcinfo, 11, &epsilon, &delta, &scale, &rho);
 	workload_from_args(fcinfo, &w);
 	s = strategy_from_args(fcinfo, 6, w.kg->sizes, w.kg->nattrs);
 	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(10), "x", &n);
-	delta = PG_GETARG_FLOAT8(12);
-	scale = PG_GETARG_FLOAT8(13);
-	if (PG_ARGISNULL(11) == PG_ARGISNULL(14))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("give either epsilon (with delta) or rho, not both or neither")));
-	if (PG_ARGISNULL(14))
-	{
-		epsilon = PG_GETARG_FLOAT8(11);
-		check_epsilon_delta(epsilon, delta);
-	}
-	else
-	{
-		rho = PG_GETARG_FLOAT8(14);
-		if (!(rho > 0) || !isfinite(rho) || delta != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("rho must be a positive finite number, with no delta")));
-	}
 	for (int a = 0; a < w.kg->nattrs; a++)
 		cells *= w.kg->sizes[a];
 	if (n != cells)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("x has %d values but the domain has %.0f cells", n, cells)));
-	if (!(scale >= 1) || !isfinite(scale))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("sensitivity_scale must be a finite number >= 1, got %g", scale)));
-
 	InitMaterializedSRF(fcinfo, 0);
 	rel = run_hdmm_mechanism(s, w.kg, w.blocks, w.m, x, epsilon, delta, rho, scale);
 	for (int i = 0; i < rel->p; i++)

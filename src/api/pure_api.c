@@ -168,54 +168,27 @@ dpm_mechanism(PG_FUNCTION_ARGS)
 			   *a;
 	int			n;
 	double	   *x;
-	double		epsilon = 0,
+	double		epsilon,
 				delta,
 				scale,
-				rho = 0;
+				rho;
 	Release    *rel;
 
 	/* not STRICT: either epsilon (and delta) or rho is given */
-	for (int i = 0; i < 6; i++)
-		if (i != 3 && PG_ARGISNULL(i))
+	for (int i = 0; i < 3; i++)
+		if (PG_ARGISNULL(i))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("only epsilon or rho may be NULL")));
+	privacy_args(fcinfo, 3, &epsilon, &delta, &scale, &rho);
 	w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
 	a = array_to_mat(PG_GETARG_ARRAYTYPE_P(1), "a");
 	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(2), "x", &n);
-	delta = PG_GETARG_FLOAT8(4);
-	scale = PG_GETARG_FLOAT8(5);
-	if (PG_ARGISNULL(3) == PG_ARGISNULL(6))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("give either epsilon (with delta) or rho, not both or neither")));
-	if (PG_ARGISNULL(6))
-	{
-		epsilon = PG_GETARG_FLOAT8(3);
-		check_epsilon_delta(epsilon, delta);
-	}
-	else
-	{
-		rho = PG_GETARG_FLOAT8(6);
-		if (!(rho > 0) || !isfinite(rho))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("rho must be a positive finite number, got %g", rho)));
-		if (delta != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("a zCDP release (rho) takes no delta")));
-	}
 	check_same_cells(w, a);
 	if (n != a->cols)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("x has %d values but the matrices have %d columns", n, a->cols)));
-	if (!(scale >= 1) || !isfinite(scale))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("sensitivity_scale must be a finite number >= 1, got %g", scale)));
-
 	InitMaterializedSRF(fcinfo, 0);
 	rel = run_mechanism(w, a, x, epsilon, delta, rho, scale);
 	for (int i = 0; i < rel->p; i++)

@@ -18,9 +18,9 @@
 #include "hdmm/hdmm.h"
 #include "strategy/gram.h"
 
-/* tau[t][a] for the current factors; returns the total error */
+/* sum_t prod_a tau[t][a]: the total error of the current factors */
 static double
-kron_traces(const KronGram *kg, Mat **theta, double *tau, PIdentityWork **work)
+kron_total(const KronGram *kg, const double *tau)
 {
 	double		total = 0.0;
 
@@ -29,14 +29,23 @@ kron_traces(const KronGram *kg, Mat **theta, double *tau, PIdentityWork **work)
 		double		prod = 1.0;
 
 		for (int a = 0; a < kg->nattrs; a++)
-		{
-			CHECK_FOR_INTERRUPTS();
-			tau[t * kg->nattrs + a] = pidentity_objective(kg->factors[t][a], theta[a], NULL, work[a]);
 			prod *= tau[t * kg->nattrs + a];
-		}
 		total += prod;
 	}
 	return total;
+}
+
+/* tau[t][a] for the current factors; returns the total error */
+static double
+kron_traces(const KronGram *kg, Mat **theta, double *tau, PIdentityWork **work)
+{
+	for (int t = 0; t < kg->nterms; t++)
+		for (int a = 0; a < kg->nattrs; a++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			tau[t * kg->nattrs + a] = pidentity_objective(kg->factors[t][a], theta[a], NULL, work[a]);
+		}
+	return kron_total(kg, tau);
 }
 
 void
@@ -79,15 +88,7 @@ kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,
 			for (int t = 0; t < kg->nterms; t++)
 				tau[t * d + a] = pidentity_objective(kg->factors[t][a], theta[a], NULL, work[a]);
 		}
-		total = 0.0;
-		for (int t = 0; t < kg->nterms; t++)
-		{
-			double		prod = 1.0;
-
-			for (int a = 0; a < d; a++)
-				prod *= tau[t * d + a];
-			total += prod;
-		}
+		total = kron_total(kg, tau);
 		/* one attribute: one round is the optimum; otherwise stop when a round gains little */
 		if (d == 1 || before - total <= 1e-6 * total)
 			break;
@@ -173,15 +174,7 @@ kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective,
 			for (int t = 0; t < kg->nterms; t++)
 				tau[t * d + i] = factor_trace_l2(kg->factors[t][i], a[i]);
 		}
-		total = 0.0;
-		for (int t = 0; t < kg->nterms; t++)
-		{
-			double		prod = 1.0;
-
-			for (int i = 0; i < d; i++)
-				prod *= tau[t * d + i];
-			total += prod;
-		}
+		total = kron_total(kg, tau);
 		if (d == 1 || (round > 0 && before - total <= 1e-6 * total))
 			break;
 	}

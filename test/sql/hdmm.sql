@@ -136,6 +136,18 @@ SELECT dpm._hdmm_matrix('{4,3}', 'kronecker', '{1,0}', '{1,2,3,-4}', NULL);
 SELECT dpm._hdmm_matrix('{4,3}', 'marginals', '{0,0}', '{}', '{1,1}');
 SELECT dpm._hdmm_profile('Identity(a1) * Identity(a2)', :'names', '{4,3}', :'labels', :'lo', :'hi',
                          'marginals', '{0,0}', '{}', '{1,1,1,0}');
+-- (the identity as a Kronecker strategy, p = 0: each answer sums 3 cells, Laplace variance 2 each)
+SELECT count(*) AS answers, bool_and(abs(stderr / sqrt(6) - 1) < 1e-3) AS stderr_closed_form
+  FROM dpm._hdmm_mechanism('Identity(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi',
+                           'kronecker', '{0,0}', '{}', NULL, array_fill(1.0::float8, ARRAY[12]), 1);
+SELECT * FROM dpm._hdmm_mechanism('Identity(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi',
+                                  'kronecker', '{0,0}', '{}', NULL, array_fill(1.0::float8, ARRAY[12]), 1, rho => 0.5);
+SELECT * FROM dpm._hdmm_mechanism('Identity(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi',
+                                  'kronecker', '{0,0}', '{}', NULL, array_fill(1.0::float8, ARRAY[12]), 0);
+SELECT * FROM dpm._hdmm_mechanism('Identity(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi',
+                                  'kronecker', '{0,0}', '{}', NULL, array_fill(1.0::float8, ARRAY[11]), 1);
+SELECT * FROM dpm._hdmm_mechanism('Identity(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi',
+                                  'kronecker', '{0,0}', '{}', NULL, NULL, 1);
 SELECT d.names, d.labels, d.lo, d.hi FROM pg_temp.dom('{512,512}') d \gset
 SET statement_timeout = '300ms';
 SELECT kind FROM dpm._hdmm('AllRange(a1) * AllRange(a2)', :'names', '{512,512}', :'labels', :'lo', :'hi', '{"p": 64}');
