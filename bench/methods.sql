@@ -24,22 +24,7 @@ CREATE FUNCTION pg_temp.root(spec text, names text[], sizes int[]) RETURNS float
     array_fill('NaN'::float8, ARRAY[(SELECT sum(s)::int FROM unnest(sizes) s)]),
     array_fill('NaN'::float8, ARRAY[(SELECT sum(s)::int FROM unnest(sizes) s)]))) $$;
 
--- W = C A with C (m x s) and A (s x n) iid N(0, 1) (Box-Muller on a seeded random())
-CREATE FUNCTION pg_temp.wrelated(m int, n int, s int, seed float8) RETURNS float8[] LANGUAGE plpgsql AS $$
-DECLARE
-  at float8[];
-  w float8[];
-BEGIN
-  PERFORM setseed(seed);
-  -- A transposed (n x s), then each row of W is A^T times a row of C
-  SELECT array_agg(r ORDER BY j) INTO at FROM (
-    SELECT j, array_agg(sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) ORDER BY k) r
-      FROM generate_series(1, n) j, generate_series(1, s) k GROUP BY j) t;
-  SELECT array_agg(dpm._matvec(at, c) ORDER BY i) INTO w FROM (
-    SELECT i, array_agg(sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) ORDER BY k) c
-      FROM generate_series(1, m) i, generate_series(1, s) k GROUP BY i) t;
-  RETURN w;
-END $$;
+\ir generators.sql
 
 CREATE PROCEDURE pg_temp.run(family text, w float8[], methods text[]) LANGUAGE plpgsql AS $$
 DECLARE
