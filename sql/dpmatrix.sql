@@ -92,6 +92,12 @@ CREATE FUNCTION dpm._workload_gram(spec text, attr_names text[], attr_sizes int[
                                    bin_labels text[], bin_lo float8[], bin_hi float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_workload_gram' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- Fitness for use (src/fitness): the noise covariance meeting per-query variance targets at the
+-- least privacy cost, identity basis (B = I, answers W (x + N(0, Sigma))).  Work in progress.
+CREATE FUNCTION dpm._fitness(w float8[], targets float8[], options jsonb DEFAULT '{}',
+                             OUT sigma float8[], OUT privacy_cost float8, OUT iterations int)
+AS 'MODULE_PATHNAME', 'dpm_fitness' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 -- HDMM strategies for a spec (src/api/hdmm_api.c): optimized from the factors of W^T W
 CREATE FUNCTION dpm._hdmm(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
                           bin_lo float8[], bin_hi float8[], options jsonb DEFAULT '{}',
