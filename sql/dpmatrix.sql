@@ -97,6 +97,11 @@ AS 'MODULE_PATHNAME', 'dpm_workload_gram' LANGUAGE C IMMUTABLE STRICT PARALLEL S
 CREATE FUNCTION dpm._fitness(w float8[], targets float8[], options jsonb DEFAULT '{}',
                              OUT sigma float8[], OUT privacy_cost float8, OUT iterations int)
 AS 'MODULE_PATHNAME', 'dpm_fitness' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpm._fitness_mechanism(w float8[], sigma float8[], x float8[], epsilon float8 DEFAULT NULL,
+                                       delta float8 DEFAULT 0, sensitivity_scale float8 DEFAULT 1,
+                                       rho float8 DEFAULT NULL)
+RETURNS TABLE(query int, answer float8, stderr float8)
+AS 'MODULE_PATHNAME', 'dpm_fitness_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
 
 -- HDMM strategies for a spec (src/api/hdmm_api.c): optimized from the factors of W^T W
 CREATE FUNCTION dpm._hdmm(spec text, attr_names text[], attr_sizes int[], bin_labels text[],

@@ -8,11 +8,13 @@
 
 #include "access/htup_details.h"
 #include "funcapi.h"
+#include "utils/tuplestore.h"
 #include "utils/jsonb.h"
 
 #include "api/array.h"
 #include "api/options.h"
 #include "fitness/fitness.h"
+#include "mechanism/mechanism.h"
 
 PG_FUNCTION_INFO_V1(dpm_fitness);
 Datum
@@ -76,4 +78,62 @@ dpm_fitness(PG_FUNCTION_ARGS)
 	values[1] = Float8GetDatum(sqrt(rep.cost2));
 	values[2] = Int32GetDatum(rep.iterations);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+}
+
+/*
+ * dpm._fitness_mechanism(w, sigma, x, epsilon, delta, sensitivity_scale,
+ * rho): W (x + N(0, s^2 Sigma)), s calibrated to the privacy asked for.
+ */
+PG_FUNCTION_INFO_V1(dpm_fitness_mechanism);
+Datum
+dpm_fitness_mechanism(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Mat		   *w,
+			   *sigma,
+			   *b;
+	double	   *x;
+	int			n;
+	double		epsilon,
+				delta,
+				scale,
+				rho;
+	Release    *rel;
+
+	for (int i = 0; i < 3; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("only epsilon or rho may be NULL")));
+	privacy_args(fcinfo, 3, &epsilon, &delta, &scale, &rho);
+	if (rho == 0.0 && delta == 0.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("fitness for use adds Gaussian noise: give delta > 0 or rho")));
+	w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
+	sigma = array_to_mat(PG_GETARG_ARRAYTYPE_P(1), "sigma");
+	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(2), "x", &n);
+	if (sigma->rows != w->cols || sigma->cols != w->cols || n != w->cols)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sigma must be %d x %d and x must have %d values, one per cell",
+						w->cols, w->cols, w->cols)));
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < j; i++)
+			if (MAT(sigma, i, j) != MAT(sigma, j, i))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("sigma must be symmetric")));
+	b = mat_identity(n);
+	InitMaterializedSRF(fcinfo, 0);
+	rel = fitness_mechanism(b, w, sigma, x, epsilon, delta, rho, scale);
+	for (int i = 0; i < rel->p; i++)
+	{
+		Datum		values[3] = {Int32GetDatum(i + 1), Float8GetDatum(rel->answers[i]),
+		Float8GetDatum(rel->stderrs[i])};
+		bool		nulls[3] = {false, false, false};
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

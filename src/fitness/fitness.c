@@ -26,6 +26,7 @@
 #include "miscadmin.h"
 
 #include "fitness/fitness.h"
+#include "mechanism/mechanism.h"
 
 typedef struct Problem
 {
@@ -410,6 +411,10 @@ fitness_optimize(const Mat *b, const Mat *l, const double *c, const FitnessOptio
 		mat_free(pdir);
 	}
 
+	/* exactly symmetric (the steps are, up to rounding) */
+	for (int j = 0; j < k; j++)
+		for (int i = 0; i < j; i++)
+			MAT(sigma, i, j) = MAT(sigma, j, i) = 0.5 * (MAT(sigma, i, j) + MAT(sigma, j, i));
 	/* scale so the tightest target is met exactly: Sigma / gamma */
 	(void) objective(&pr, sigma, gv, hv, pw, qw);
 	top = 0.0;
@@ -428,4 +433,57 @@ fitness_optimize(const Mat *b, const Mat *l, const double *c, const FitnessOptio
 	pfree(pw);
 	pfree(qw);
 	return sigma;
+}
+
+/*
+ * The mechanism: L (B x + N(0, s^2 Sigma)) with Sigma = C C^T is
+ * L C (C^-1 B x + N(0, s^2 I)), the Gaussian mechanism on f(x) = C^-1 B x,
+ * whose L2 sensitivity is max_i |C^-1 b_i| = the privacy cost.  So the
+ * secure Gaussian sampler (grid rounding included) and its calibration
+ * apply unchanged, and s comes from (epsilon, delta) or rho as for any
+ * Gaussian release.  Answers have covariance s'^2 L Sigma L^T, s'^2 the
+ * variance the sampler actually added.
+ */
+Release *
+fitness_mechanism(const Mat *b, const Mat *l, const Mat *sigma, const double *x,
+				  double epsilon, double delta, double rho, double sens_scale)
+{
+	int			k = b->rows,
+				m = l->rows;
+	Mat		   *c = mat_copy(sigma);
+	Mat		   *cib;
+	Mat		   *lc;
+	double	   *y = palloc(sizeof(double) * Max(k, 1));
+	double		cost;
+	Release    *rel = palloc0(sizeof(Release));
+
+	if (!mat_cholesky(c))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the noise covariance is not positive definite")));
+	cib = mat_copy(b);
+	mat_solve_lower(c, cib, false);
+	cost = mat_max_col_norm(cib, 2);
+	/* C^-1 B x */
+	mat_vec(cib, false, x, y);
+	rel->noise_var = mechanism_noise(y, k, 0.0, sens_scale * cost, epsilon, delta, rho);
+	/* answers L C y; variances noise_var diag(L Sigma L^T) = noise_var |row of L C|^2 */
+	lc = mat_mul(l, false, c, false);
+	rel->p = m;
+	rel->answers = palloc(sizeof(double) * Max(m, 1));
+	mat_vec(lc, false, y, rel->answers);
+	rel->stderrs = palloc(sizeof(double) * Max(m, 1));
+	for (int j = 0; j < m; j++)
+	{
+		double		v = 0.0;
+
+		for (int i = 0; i < k; i++)
+			v += MAT(lc, j, i) * MAT(lc, j, i);
+		rel->stderrs[j] = sqrt(rel->noise_var * v);
+	}
+	mat_free(c);
+	mat_free(cib);
+	mat_free(lc);
+	pfree(y);
+	return rel;
 }

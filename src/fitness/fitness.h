@@ -31,4 +31,13 @@ typedef struct FitnessReport
 extern Mat *fitness_optimize(const Mat *b, const Mat *l, const double *c,
 							 const FitnessOptions *opts, FitnessReport *rep);
 
+/*
+ * L (B x + N(0, s^2 Sigma)) with s calibrated to (epsilon, delta), or to rho
+ * when rho > 0, at the mechanism's privacy cost; stderrs from the noise
+ * actually added.
+ */
+extern struct Release *fitness_mechanism(const Mat *b, const Mat *l, const Mat *sigma,
+										 const double *x, double epsilon, double delta,
+										 double rho, double sens_scale);
+
 #endif
