@@ -9,9 +9,11 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "funcapi.h"
 #include "utils/array.h"
 #include "utils/float.h"
 #include "utils/lsyscache.h"
+#include "utils/tuplestore.h"
 
 #include "api/array.h"
 
@@ -192,4 +194,21 @@ privacy_args(FunctionCallInfo fcinfo, int first, double *epsilon, double *delta,
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("sensitivity_scale must be a finite number >= 1, got %g", *scale)));
+}
+
+Datum
+release_rows(FunctionCallInfo fcinfo, const Release *rel)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < rel->p; i++)
+	{
+		Datum		values[3] = {Int32GetDatum(i + 1), Float8GetDatum(rel->answers[i]),
+		Float8GetDatum(rel->stderrs[i])};
+		bool		nulls[3] = {false, false, false};
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

@@ -10,6 +10,7 @@
 #include "utils/array.h"
 
 #include "linalg/linalg.h"
+#include "mechanism/mechanism.h"
 
 /* float8[][] (or float8[], read as one row) -> Mat; argname appears in errors */
 extern Mat *array_to_mat(ArrayType *arr, const char *argname);
@@ -29,5 +30,8 @@ extern void check_epsilon_delta(double epsilon, double delta);
  */
 extern void privacy_args(FunctionCallInfo fcinfo, int first, double *epsilon, double *delta,
 						 double *scale, double *rho);
+
+/* a release as the rows (query, answer, stderr) of a set-returning function */
+extern Datum release_rows(FunctionCallInfo fcinfo, const Release *rel);
 
 #endif

@@ -8,7 +8,6 @@
 
 #include "access/htup_details.h"
 #include "funcapi.h"
-#include "utils/tuplestore.h"
 #include "utils/jsonb.h"
 
 #include "api/array.h"
@@ -88,7 +87,6 @@ PG_FUNCTION_INFO_V1(dpm_fitness_mechanism);
 Datum
 dpm_fitness_mechanism(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Mat		   *w,
 			   *sigma,
 			   *b;
@@ -125,15 +123,6 @@ dpm_fitness_mechanism(PG_FUNCTION_ARGS)
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("sigma must be symmetric")));
 	b = mat_identity(n);
-	InitMaterializedSRF(fcinfo, 0);
 	rel = fitness_mechanism(b, w, sigma, x, epsilon, delta, rho, scale);
-	for (int i = 0; i < rel->p; i++)
-	{
-		Datum		values[3] = {Int32GetDatum(i + 1), Float8GetDatum(rel->answers[i]),
-		Float8GetDatum(rel->stderrs[i])};
-		bool		nulls[3] = {false, false, false};
-
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
+	return release_rows(fcinfo, rel);
 }

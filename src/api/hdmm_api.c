@@ -18,7 +18,6 @@
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
-#include "utils/tuplestore.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
@@ -298,6 +297,19 @@ strategy_from_args(FunctionCallInfo fcinfo, int off, int *sizes, int d)
 	return s;
 }
 
+/* the attribute sizes at argument arg: a one-dimensional int[] without NULLs */
+static ArrayType *
+sizes_arg(FunctionCallInfo fcinfo, int arg)
+{
+	ArrayType  *sizes_arr = PG_GETARG_ARRAYTYPE_P(arg);
+
+	if (ARR_NDIM(sizes_arr) != 1 || ARR_HASNULL(sizes_arr))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sizes must be a one-dimensional array without NULLs")));
+	return sizes_arr;
+}
+
 /* dpm._hdmm_matrix(sizes, kind, p, theta, weights): the strategy as a dense matrix */
 PG_FUNCTION_INFO_V1(dpm_hdmm_matrix);
 Datum
@@ -313,11 +325,7 @@ dpm_hdmm_matrix(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	sizes_arr = PG_GETARG_ARRAYTYPE_P(0);
-	if (ARR_NDIM(sizes_arr) != 1 || ARR_HASNULL(sizes_arr))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("sizes must be a one-dimensional array without NULLs")));
+	sizes_arr = sizes_arg(fcinfo, 0);
 	d = ARR_DIMS(sizes_arr)[0];
 	s = strategy_from_args(fcinfo, 1, (int *) ARR_DATA_PTR(sizes_arr), d);
 	for (int i = 0; i < d; i++)
@@ -411,7 +419,6 @@ PG_FUNCTION_INFO_V1(dpm_hdmm_mechanism);
 Datum
 dpm_hdmm_mechanism(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ImplicitWorkload w;
 	HdmmStrategy *s;
 	double	   *x;
@@ -437,17 +444,8 @@ dpm_hdmm_mechanism(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("x has %d values but the domain has %.0f cells", n, cells)));
-	InitMaterializedSRF(fcinfo, 0);
 	rel = run_hdmm_mechanism(s, w.kg, w.blocks, w.m, x, epsilon, delta, rho, scale);
-	for (int i = 0; i < rel->p; i++)
-	{
-		Datum		values[3] = {Int32GetDatum(i + 1), Float8GetDatum(rel->answers[i]),
-		Float8GetDatum(rel->stderrs[i])};
-		bool		nulls[3] = {false, false, false};
-
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
+	return release_rows(fcinfo, rel);
 }
 
 /* dpm._spec_matvec(spec, domain..., x): W x from the spec's blocks, without W */
@@ -484,11 +482,7 @@ dpm_hdmm_rows(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	sizes_arr = PG_GETARG_ARRAYTYPE_P(0);
-	if (ARR_NDIM(sizes_arr) != 1 || ARR_HASNULL(sizes_arr))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("sizes must be a one-dimensional array without NULLs")));
+	sizes_arr = sizes_arg(fcinfo, 0);
 	s = strategy_from_args(fcinfo, 1, (int *) ARR_DATA_PTR(sizes_arr), ARR_DIMS(sizes_arr)[0]);
 	rows = hdmm_rows(s);
 	if (rows > INT_MAX)

@@ -163,7 +163,6 @@ PG_FUNCTION_INFO_V1(dpm_mechanism);
 Datum
 dpm_mechanism(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Mat		   *w,
 			   *a;
 	int			n;
@@ -189,17 +188,8 @@ dpm_mechanism(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("x has %d values but the matrices have %d columns", n, a->cols)));
-	InitMaterializedSRF(fcinfo, 0);
 	rel = run_mechanism(w, a, x, epsilon, delta, rho, scale);
-	for (int i = 0; i < rel->p; i++)
-	{
-		Datum		values[3] = {Int32GetDatum(i + 1), Float8GetDatum(rel->answers[i]),
-		Float8GetDatum(rel->stderrs[i])};
-		bool		nulls[3] = {false, false, false};
-
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
+	return release_rows(fcinfo, rel);
 }
 
 PG_FUNCTION_INFO_V1(dpm_matvec);
