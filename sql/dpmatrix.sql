@@ -27,6 +27,25 @@ AS 'MODULE_PATHNAME', 'dpm_gaussian_sigma' LANGUAGE C IMMUTABLE STRICT PARALLEL 
 COMMENT ON FUNCTION dpm.gaussian_sigma(float8, float8, float8) IS
   'smallest noise standard deviation that makes the Gaussian mechanism (epsilon, delta)-DP for the given L2 sensitivity (analytic Gaussian mechanism, exact for every epsilon)';
 
+CREATE FUNCTION dpm.gaussian_epsilon(delta float8, sigma float8, sensitivity float8 DEFAULT 1)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_gaussian_epsilon' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dpm.gaussian_epsilon(float8, float8, float8) IS
+  'least epsilon at which Gaussian noise of standard deviation sigma on queries of the given L2 sensitivity is (epsilon, delta)-DP; exact (fitness-for-use Corollary 1), computed with erfc so it holds for tiny delta';
+
+CREATE FUNCTION dpm.gaussian_delta(epsilon float8, sigma float8, sensitivity float8 DEFAULT 1)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_gaussian_delta' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dpm.gaussian_delta(float8, float8, float8) IS
+  'least delta at which Gaussian noise of standard deviation sigma on queries of the given L2 sensitivity is (epsilon, delta)-DP (fitness-for-use Corollary 1): one point of the mechanism''s privacy curve';
+
+-- Internal: the standard deviation the secure sampler really adds for sigma (its grid allowance
+-- included), and the L2 norm of each column of a matrix (the privacy profile of unit noise on it).
+CREATE FUNCTION dpm._gaussian_actual_sd(m int, sensitivity float8, sigma float8) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_gaussian_actual_sd_sql' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpm._column_norms(a float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_column_norms' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 CREATE FUNCTION dpm.expected_error(w float8[], a float8[], epsilon float8, delta float8 DEFAULT 0)
 RETURNS TABLE(query int, variance float8)
 AS 'MODULE_PATHNAME', 'dpm_expected_error' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 100;
@@ -92,16 +111,13 @@ CREATE FUNCTION dpm._workload_gram(spec text, attr_names text[], attr_sizes int[
                                    bin_labels text[], bin_lo float8[], bin_hi float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_workload_gram' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- Fitness for use (src/fitness): the noise covariance meeting per-query variance targets at the
--- least privacy cost, identity basis (B = I, answers W (x + N(0, Sigma))).  Work in progress.
-CREATE FUNCTION dpm._fitness(w float8[], targets float8[], options jsonb DEFAULT '{}',
-                             OUT sigma float8[], OUT privacy_cost float8, OUT iterations int)
+-- Fitness for use (src/fitness): the noise covariance Sigma on B x meeting per-query variance
+-- targets at the least privacy cost, with its basis B and the strategy C^-1 B (Sigma = C C^T) that
+-- method fitness stores.  For tests and inspection; options as for dpm.optimize.
+CREATE FUNCTION dpm._fitness(w float8[], options jsonb,
+                             OUT sigma float8[], OUT basis float8[], OUT strategy float8[],
+                             OUT privacy_cost float8, OUT iterations int)
 AS 'MODULE_PATHNAME', 'dpm_fitness' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION dpm._fitness_mechanism(w float8[], sigma float8[], x float8[], epsilon float8 DEFAULT NULL,
-                                       delta float8 DEFAULT 0, sensitivity_scale float8 DEFAULT 1,
-                                       rho float8 DEFAULT NULL)
-RETURNS TABLE(query int, answer float8, stderr float8)
-AS 'MODULE_PATHNAME', 'dpm_fitness_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
 
 -- HDMM strategies for a spec (src/api/hdmm_api.c): optimized from the factors of W^T W
 CREATE FUNCTION dpm._hdmm(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
@@ -133,6 +149,9 @@ CREATE FUNCTION dpm._hdmm_mechanism(spec text, attr_names text[], attr_sizes int
                                     rho float8 DEFAULT NULL)
 RETURNS TABLE(query int, answer float8, stderr float8)
 AS 'MODULE_PATHNAME', 'dpm_hdmm_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
+CREATE FUNCTION dpm._spec_term_rows(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
+                                    bin_lo float8[], bin_hi float8[]) RETURNS int[]
+AS 'MODULE_PATHNAME', 'dpm_spec_term_rows' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION dpm._spec_svd_bound(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
                                     bin_lo float8[], bin_hi float8[]) RETURNS float8
 AS 'MODULE_PATHNAME', 'dpm_spec_svd_bound' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -963,6 +982,34 @@ $$;
 COMMENT ON FUNCTION dpm.create_workload(text, text, float8[]) IS
   'define a workload over a domain by an explicit matrix, one query a row and one column per cell';
 
+-- Fitness targets may be given per block of the spec (one per + term): spread over its queries.
+CREATE FUNCTION dpm._fitness_options(wl dpm.workloads, options jsonb) RETURNS jsonb
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  t jsonb := options->'targets';
+  dom dpm.domains;
+  term_rows int[];
+BEGIN
+  IF jsonb_typeof(t) IS DISTINCT FROM 'array' OR jsonb_array_length(t) = wl.m THEN
+    RETURN options;
+  END IF;
+  IF wl.spec IS NOT NULL THEN
+    SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
+    term_rows := dpm._spec_term_rows(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi);
+    IF array_length(term_rows, 1) = jsonb_array_length(t) THEN
+      RETURN jsonb_set(options, '{targets}',
+                       (SELECT jsonb_agg(t->(b - 1) ORDER BY b, r)
+                          FROM generate_subscripts(term_rows, 1) b, generate_series(1, term_rows[b]) r));
+    END IF;
+  END IF;
+  RAISE EXCEPTION 'targets must be one variance, one per query (%)%, not an array of %', wl.m,
+    CASE WHEN term_rows IS NOT NULL THEN format(' or one per block of the spec (%s)', array_length(term_rows, 1)) ELSE '' END,
+    jsonb_array_length(t)
+    USING ERRCODE = 'invalid_parameter_value';
+END
+$$;
+
 -- auto and compare_strategies try lrm only where it factors W through fewer rows than cells
 -- (1.2 rank(W) < n, rank from the eigen strategy tried before it): that is the low-rank case the
 -- mechanism is for, and elsewhere its iterations cost far more than the other methods.
@@ -1016,7 +1063,8 @@ BEGIN
   IF rho IS NOT NULL AND (NOT dpm._finite(rho) OR rho <= 0) THEN
     RAISE EXCEPTION 'rho must be a positive finite number, got %', rho USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  noise := CASE WHEN delta > 0 OR rho IS NOT NULL THEN 'gaussian' ELSE 'laplace' END;
+  -- fitness targets are variances of Gaussian noise, whatever privacy is given
+  noise := CASE WHEN delta > 0 OR rho IS NOT NULL OR method = 'fitness' THEN 'gaussian' ELSE 'laplace' END;
 
   IF method = 'auto' THEN
     -- every candidate is data independent, so choosing by expected error spends no budget.
@@ -1073,6 +1121,8 @@ BEGIN
     IF method = 'eigen_design' AND NOT options ? 'augment' THEN
       rep := dpm._strategy_report(wl.matrix, method,
                                   options || jsonb_build_object('augment', CASE noise WHEN 'laplace' THEN 'l1' ELSE 'l2' END));
+    ELSIF method = 'fitness' THEN
+      rep := dpm._strategy_report(wl.matrix, method, dpm._fitness_options(wl, options));
     ELSE
       rep := dpm._strategy_report(wl.matrix, method, options);
     END IF;
@@ -1151,6 +1201,116 @@ $$;
 COMMENT ON FUNCTION dpm.compare_strategies(text, float8, float8, float8) IS
   'one row per strategy method for a workload: sensitivity, expected total, max and root-mean-square error at the given privacy, ratio to the SVD bound, optimization effort; reads no data, spends no budget';
 
+-- The privacy a fitness strategy needs to meet its targets (prioritizing accuracy): unit noise
+-- on its rows meets them, so ask for the largest sigma <= 1 whose noise, as the secure sampler
+-- really adds it (grid allowance included), stays <= 1, and for epsilon (or rho) with margins that
+-- survive the charge's rounding and dpm._below.
+CREATE FUNCTION dpm._fitness_need(src dpm.sources, st dpm.strategies, delta float8,
+                                  OUT epsilon float8, OUT rho float8)
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  sens float8 := st.sensitivity_l2 * src.max_contributions;
+  s float8 := 1;
+BEGIN
+  WHILE dpm._gaussian_actual_sd(st.rows, sens, s) > 1 LOOP
+    s := s / dpm._gaussian_actual_sd(st.rows, sens, s) * (1 - 1e-12);
+  END LOOP;
+  s := s * (1 - 1e-9);
+  CASE src.model
+  WHEN 'zcdp' THEN
+    rho := (sens / s) ^ 2 / 2 * (1 + 1e-12);
+  WHEN 'approx' THEN
+    IF NOT delta > 0 THEN
+      RAISE EXCEPTION 'give delta > 0: the epsilon a fitness strategy needs is computed for it'
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    epsilon := greatest(dpm.gaussian_epsilon(delta * (1 - 1e-12), s, sens) * (1 + 1e-12), 1e-15);
+  ELSE
+    RAISE EXCEPTION 'source "%" is registered for pure epsilon-differential privacy: a fitness strategy needs Gaussian noise',
+      src.relation USING ERRCODE = 'invalid_parameter_value';
+  END CASE;
+END
+$$;
+
+CREATE FUNCTION dpm._strategy(sid int) RETURNS dpm.strategies
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  st dpm.strategies;
+BEGIN
+  SELECT * INTO st FROM dpm.strategies s WHERE s.id = sid;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'strategy % does not exist', sid USING ERRCODE = 'undefined_object';
+  END IF;
+  RETURN st;
+END
+$$;
+
+-- Both problems of the fitness-for-use paper for a stored fitness strategy.  Without epsilon and
+-- rho (prioritizing accuracy): every target met exactly (variance_scale 1) at privacy cost Delta,
+-- which is rho = Delta^2 / 2 zCDP and (epsilon, delta)-DP for the exact epsilon of Corollary 1.
+-- With epsilon and delta, or rho (prioritizing privacy): the smallest k with every variance
+-- <= k * target (Theorem 5: Sigma scaled by k).  Per record (max_contributions 1).
+CREATE FUNCTION dpm.fitness_privacy(strategy int, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL,
+                                    rho float8 DEFAULT NULL)
+RETURNS TABLE(privacy_cost float8, zcdp_rho float8, dp_epsilon float8, dp_delta float8, variance_scale float8)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  st dpm.strategies := dpm._strategy(strategy);
+  cost float8 := st.sensitivity_l2;
+  sigma float8;
+BEGIN
+  IF st.method <> 'fitness' THEN
+    RAISE EXCEPTION 'strategy % was built by method %, not fitness', strategy, st.method
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF delta IS NOT NULL AND NOT (delta > 0 AND delta < 1) THEN
+    RAISE EXCEPTION 'delta must be in (0, 1), got %', delta USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF epsilon IS NOT NULL AND rho IS NOT NULL THEN
+    RAISE EXCEPTION 'give epsilon (with delta) or rho, not both' USING ERRCODE = 'invalid_parameter_value';
+  ELSIF epsilon IS NOT NULL THEN
+    IF delta IS NULL THEN
+      RAISE EXCEPTION 'epsilon needs delta > 0: fitness strategies add Gaussian noise' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    sigma := dpm.gaussian_sigma(epsilon, delta, cost);
+  ELSIF rho IS NOT NULL THEN
+    IF NOT dpm._finite(rho) OR rho <= 0 THEN
+      RAISE EXCEPTION 'rho must be a positive finite number, got %', rho USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    sigma := cost / sqrt(2 * rho);
+  ELSE
+    sigma := 1;
+  END IF;
+  RETURN QUERY SELECT cost / sigma, (cost / sigma) ^ 2 / 2,
+                      coalesce(epsilon, CASE WHEN delta IS NOT NULL THEN dpm.gaussian_epsilon(delta, sigma, cost) END),
+                      coalesce(delta, CASE WHEN epsilon IS NOT NULL THEN dpm.gaussian_delta(epsilon, sigma, cost) END),
+                      sigma ^ 2;
+END
+$$;
+COMMENT ON FUNCTION dpm.fitness_privacy(int, float8, float8, float8) IS
+  'privacy of a fitness strategy: without epsilon and rho, what meeting every target costs (privacy cost, zCDP rho = cost^2/2, the exact epsilon for a given delta); with epsilon and delta or rho, the smallest k such that every variance is at most k times its target';
+
+CREATE FUNCTION dpm.privacy_profile(strategy int)
+RETURNS TABLE(cell int, privacy_cost float8)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  st dpm.strategies := dpm._strategy(strategy);
+BEGIN
+  IF st.matrix IS NULL THEN
+    RAISE EXCEPTION 'strategy % is implicit (method %): its profile is not available per cell', strategy, st.method
+      USING ERRCODE = 'feature_not_supported';
+  END IF;
+  RETURN QUERY SELECT i::int, v FROM unnest(dpm._column_norms(st.matrix)) WITH ORDINALITY AS t(v, i);
+END
+$$;
+COMMENT ON FUNCTION dpm.privacy_profile(int) IS
+  'personalized privacy cost of each cell under a strategy with unit Gaussian noise (fitness-for-use Definition 4: sqrt(b_i^T Sigma^-1 b_i)); its maximum is the privacy cost, and a cell below it could be queried more at no extra cost';
+
 -- Step 1 of a release, in the worker's first transaction (src/release/worker.c): validate,
 -- choose the strategy, check and record the charge.  Commits before any noise exists.
 CREATE FUNCTION dpm._release_charge(caller regrole, args jsonb) RETURNS bigint
@@ -1165,6 +1325,8 @@ DECLARE
   cost record;
   sid int := (args->>'strategy')::int;
   delta float8 := CASE WHEN args ? 'delta' THEN (args->>'delta')::float8 ELSE 0 END;
+  accuracy_first boolean;
+  need record;
   spent record;
   rel_id bigint;
 BEGIN
@@ -1176,7 +1338,12 @@ BEGIN
   wl := dpm._workload(args->>'workload');
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
-  cost := dpm._privacy_cost(src, (args->>'epsilon')::float8, delta, (args->>'rho')::float8);
+  -- neither epsilon nor rho, with a fitness strategy: its targets decide the charge
+  accuracy_first := args->>'epsilon' IS NULL AND args->>'rho' IS NULL
+                    AND (coalesce(args->>'method' = 'fitness', false) OR sid IS NOT NULL);
+  IF NOT accuracy_first THEN
+    cost := dpm._privacy_cost(src, (args->>'epsilon')::float8, delta, (args->>'rho')::float8);
+  END IF;
 
   IF sid IS NULL THEN
     sid := dpm.optimize(wl.name, coalesce(args->>'method', 'auto'), (args->>'epsilon')::float8, delta, coalesce(nullif(args->'options', 'null'), '{}'), (args->>'rho')::float8);
@@ -1190,6 +1357,17 @@ BEGIN
   IF st.workload_id <> wl.id THEN
     RAISE EXCEPTION 'strategy % was built for another workload', sid
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Use dpm.optimize on this workload to get a strategy for it.';
+  END IF;
+  IF accuracy_first THEN
+    IF st.method <> 'fitness' THEN
+      cost := dpm._privacy_cost(src, NULL, delta, NULL);    -- refused: give epsilon or rho
+    END IF;
+    need := dpm._fitness_need(src, st, delta);
+    cost := dpm._privacy_cost(src, need.epsilon, delta, need.rho);
+  ELSIF st.method = 'fitness' AND cost.noise <> 'gaussian' THEN
+    RAISE EXCEPTION 'a fitness strategy meets variance targets with Gaussian noise, not Laplace'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Give delta > 0 or rho, or neither epsilon nor rho to be charged what the targets need.';
   END IF;
   -- the scan runs with the domain creator's rights: refuse now rather than fail after the charge
   IF NOT has_table_privilege(dom.created_by, src.relation, 'SELECT') THEN
@@ -1362,6 +1540,7 @@ REVOKE ALL ON ALL FUNCTIONS IN SCHEMA dpm FROM PUBLIC;
 GRANT USAGE ON SCHEMA dpm TO PUBLIC;
 GRANT EXECUTE ON FUNCTION
   dpm.sensitivity(float8[], text), dpm.error_profile(float8[]), dpm.gaussian_sigma(float8, float8, float8),
+  dpm.gaussian_epsilon(float8, float8, float8), dpm.gaussian_delta(float8, float8, float8),
   dpm.expected_error(float8[], float8[], float8, float8), dpm.total_error(float8[], float8[], float8, float8),
   dpm.reconstruct(float8[], float8[]), dpm.strategy(float8[], text, jsonb),
   dpm.svd_bound(float8[], float8, float8), dpm.gram_root(float8[]),
@@ -1374,6 +1553,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[]),
   dpm.optimize(text, text, float8, float8, jsonb, float8),
   dpm.compare_strategies(text, float8, float8, float8),
+  dpm.fitness_privacy(int, float8, float8, float8), dpm.privacy_profile(int),
   dpm.answer(text, float8, float8, float8, int, text, jsonb), dpm.release(bigint), dpm._run_release(jsonb),
   dpm.budget(regclass, float8)
   TO dpm_analyst;

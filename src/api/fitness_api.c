@@ -1,6 +1,6 @@
 /*
- * fitness_api.c -- dpm._fitness(w, targets, options): the fitness-for-use
- * covariance for workload w with the identity basis (B = I, L = W).
+ * fitness_api.c -- method "fitness" of dpm.strategy / dpm.optimize, and
+ * dpm._fitness(w, options), which also returns the covariance and basis.
  */
 #include "postgres.h"
 
@@ -8,39 +8,32 @@
 
 #include "access/htup_details.h"
 #include "funcapi.h"
-#include "utils/jsonb.h"
 
 #include "api/array.h"
+#include "api/fitness_api.h"
 #include "api/options.h"
-#include "fitness/fitness.h"
-#include "mechanism/mechanism.h"
 
-PG_FUNCTION_INFO_V1(dpm_fitness);
-Datum
-dpm_fitness(PG_FUNCTION_ARGS)
+static const char *const basis_choices[] = {"auto", "identity", "upper", "workload", NULL};
+
+Mat *
+fitness_from_options(const Mat *w, Jsonb *options, FitnessRun *run)
 {
-	Mat		   *w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
-	int			nc;
-	double	   *c = array_to_vec(PG_GETARG_ARRAYTYPE_P(1), "targets", &nc);
-	Jsonb	   *options = PG_GETARG_JSONB_P(2);
-	static const char *const keys[] = {"max_iter", "mu", "tol", "newton_tol", "lambda", NULL};
+	static const char *const keys[] = {"targets", "basis", "lambda", "max_iter", "mu", "tol",
+	"newton_tol", "cg_iters", NULL};
 	FitnessOptions opts;
-	FitnessReport rep;
-	Mat		   *b,
-			   *sigma;
-	TupleDesc	tupdesc;
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
+	Mat		   *l;
+	int			nc;
+	double	   *c;
 
 	options_check_keys(options, keys, "method fitness");
-	opts.max_iter = options_get_int(options, "max_iter", 500, 1, 10000000);
-	opts.mu = options_get_float(options, "mu", 5.0, 1.01, 1000.0);
-	opts.tol = options_get_float(options, "tol", 1e-5, 1e-12, 1.0);
-	opts.newton_tol = options_get_float(options, "newton_tol", 1e-10, 1e-16, 1.0);
-	opts.lambda = options_get_float(options, "lambda", 0.0, 0.0, 1e12);
+	c = options_get_numbers(options, "targets", &nc);
+	if (c == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("method fitness needs variance targets"),
+				 errhint("Give options {\"targets\": v} (every query), an array with one variance per query, or one per block of the workload spec.")));
 	if (nc == 1)
 	{
-		/* one target for every query */
 		double		t = c[0];
 
 		c = palloc(sizeof(double) * w->rows);
@@ -53,10 +46,10 @@ dpm_fitness(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("targets must have one value, or one per query (%d), not %d", w->rows, nc)));
 	for (int j = 0; j < nc; j++)
-		if (!(c[j] > 0))
+		if (!(c[j] > 0) || !isfinite(c[j]))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("variance targets must be positive, target %d is %g", j + 1, c[j])));
+					 errmsg("variance targets must be positive and finite, target %d is %g", j + 1, c[j])));
 	for (int j = 0; j < w->rows; j++)
 	{
 		bool		zero = true;
@@ -69,60 +62,37 @@ dpm_fitness(PG_FUNCTION_ARGS)
 					 errmsg("workload query %d is all zeros", j + 1),
 					 errhint("Drop it: its answer is 0 without noise.")));
 	}
-	b = mat_identity(w->cols);
-	sigma = fitness_optimize(b, w, c, &opts, &rep);
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	values[0] = PointerGetDatum(mat_to_array(sigma));
-	values[1] = Float8GetDatum(sqrt(rep.cost2));
-	values[2] = Int32GetDatum(rep.iterations);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+	opts.max_iter = options_get_int(options, "max_iter", 1000, 1, 10000000);
+	opts.mu = options_get_float(options, "mu", 5.0, 1.01, 1000.0);
+	opts.tol = options_get_float(options, "tol", 1e-5, 1e-12, 1.0);
+	opts.newton_tol = options_get_float(options, "newton_tol", 1e-10, 1e-16, 1.0);
+	opts.lambda = options_get_float(options, "lambda", 0.0, 0.0, 1e12);
+	opts.cg_iters = options_get_int(options, "cg_iters", 200, 1, 100000);
+
+	fitness_basis(w, (FitnessBasis) options_get_choice(options, "basis", basis_choices, 0),
+				  &run->b, &l);
+	run->sigma = fitness_optimize(run->b, l, c, &opts, &run->rep);
+	return fitness_strategy(run->b, run->sigma);
 }
 
-/*
- * dpm._fitness_mechanism(w, sigma, x, epsilon, delta, sensitivity_scale,
- * rho): W (x + N(0, s^2 Sigma)), s calibrated to the privacy asked for.
- */
-PG_FUNCTION_INFO_V1(dpm_fitness_mechanism);
+/* (sigma, basis, strategy, privacy_cost, iterations) */
+PG_FUNCTION_INFO_V1(dpm_fitness);
 Datum
-dpm_fitness_mechanism(PG_FUNCTION_ARGS)
+dpm_fitness(PG_FUNCTION_ARGS)
 {
-	Mat		   *w,
-			   *sigma,
-			   *b;
-	double	   *x;
-	int			n;
-	double		epsilon,
-				delta,
-				scale,
-				rho;
-	Release    *rel;
+	Mat		   *w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
+	FitnessRun	run;
+	Mat		   *a = fitness_from_options(w, PG_GETARG_JSONB_P(1), &run);
+	TupleDesc	tupdesc;
+	Datum		values[5];
+	bool		nulls[5] = {false, false, false, false, false};
 
-	for (int i = 0; i < 3; i++)
-		if (PG_ARGISNULL(i))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("only epsilon or rho may be NULL")));
-	privacy_args(fcinfo, 3, &epsilon, &delta, &scale, &rho);
-	if (rho == 0.0 && delta == 0.0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("fitness for use adds Gaussian noise: give delta > 0 or rho")));
-	w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
-	sigma = array_to_mat(PG_GETARG_ARRAYTYPE_P(1), "sigma");
-	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(2), "x", &n);
-	if (sigma->rows != w->cols || sigma->cols != w->cols || n != w->cols)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("sigma must be %d x %d and x must have %d values, one per cell",
-						w->cols, w->cols, w->cols)));
-	for (int j = 0; j < n; j++)
-		for (int i = 0; i < j; i++)
-			if (MAT(sigma, i, j) != MAT(sigma, j, i))
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("sigma must be symmetric")));
-	b = mat_identity(n);
-	rel = fitness_mechanism(b, w, sigma, x, epsilon, delta, rho, scale);
-	return release_rows(fcinfo, rel);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = PointerGetDatum(mat_to_array(run.sigma));
+	values[1] = PointerGetDatum(mat_to_array(run.b));
+	values[2] = PointerGetDatum(mat_to_array(a));
+	values[3] = Float8GetDatum(sqrt(run.rep.cost2));
+	values[4] = Int32GetDatum(run.rep.iterations);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }

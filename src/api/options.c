@@ -129,3 +129,44 @@ options_get_text(Jsonb *options, const char *key, const char *dflt)
 				 errmsg("option \"%s\" must be a string", key)));
 	return pnstrdup(v->val.string.val, v->val.string.len);
 }
+
+double *
+options_get_numbers(Jsonb *options, const char *key, int *count)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(&options->root, key, strlen(key), NULL);
+	JsonbIterator *it;
+	JsonbValue	e;
+	JsonbIteratorToken tok;
+	double	   *out;
+	int			n = 0;
+
+	*count = 0;
+	if (v == NULL)
+		return NULL;
+	if (v->type == jbvNumeric)
+	{
+		out = palloc(sizeof(double));
+		out[0] = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v->val.numeric)));
+		*count = 1;
+		return out;
+	}
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data) ||
+		JsonContainerSize(v->val.binary.data) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("option \"%s\" must be a number or a non-empty array of numbers", key)));
+	out = palloc(sizeof(double) * JsonContainerSize(v->val.binary.data));
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		if (tok != WJB_ELEM)
+			continue;
+		if (e.type != jbvNumeric)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("option \"%s\" must be a number or a non-empty array of numbers", key)));
+		out[n++] = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(e.val.numeric)));
+	}
+	*count = n;
+	return out;
+}

@@ -17,5 +17,7 @@ extern double options_get_float(Jsonb *options, const char *key, double dflt, do
 extern const char *options_get_text(Jsonb *options, const char *key, const char *dflt);
 /* string option among choices (NULL-terminated): its index, or dflt when absent */
 extern int	options_get_choice(Jsonb *options, const char *key, const char *const *choices, int dflt);
+/* a number or an array of numbers (NULL when absent); *count receives how many */
+extern double *options_get_numbers(Jsonb *options, const char *key, int *count);
 
 #endif

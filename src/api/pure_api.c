@@ -15,6 +15,7 @@
 #include "mechanism/calibrate.h"
 #include "mechanism/error.h"
 #include "mechanism/mechanism.h"
+#include "mechanism/sampler.h"
 
 static int
 norm_arg(text *t)
@@ -87,6 +88,72 @@ dpm_gaussian_sigma(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("sensitivity must be a positive finite number, got %g", sens)));
 	PG_RETURN_FLOAT8(gaussian_sigma(epsilon, delta, sens));
+}
+
+static void
+check_positive(double v, const char *what)
+{
+	if (!(v > 0) || !isfinite(v))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a positive finite number, got %g", what, v)));
+}
+
+/* dpm.gaussian_epsilon(delta, sigma, sensitivity): Corollary 1 solved for epsilon */
+PG_FUNCTION_INFO_V1(dpm_gaussian_epsilon);
+Datum
+dpm_gaussian_epsilon(PG_FUNCTION_ARGS)
+{
+	double		delta = PG_GETARG_FLOAT8(0);
+
+	if (!(delta > 0 && delta < 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("delta must be in (0, 1), got %g", delta)));
+	check_positive(PG_GETARG_FLOAT8(1), "sigma");
+	check_positive(PG_GETARG_FLOAT8(2), "sensitivity");
+	PG_RETURN_FLOAT8(gaussian_epsilon(delta, PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2)));
+}
+
+/* dpm.gaussian_delta(epsilon, sigma, sensitivity): Corollary 1 */
+PG_FUNCTION_INFO_V1(dpm_gaussian_delta);
+Datum
+dpm_gaussian_delta(PG_FUNCTION_ARGS)
+{
+	double		epsilon = PG_GETARG_FLOAT8(0);
+
+	if (!(epsilon >= 0) || !isfinite(epsilon))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon must be a non-negative finite number, got %g", epsilon)));
+	check_positive(PG_GETARG_FLOAT8(1), "sigma");
+	check_positive(PG_GETARG_FLOAT8(2), "sensitivity");
+	PG_RETURN_FLOAT8(fmax(gaussian_delta(epsilon, PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2)), 0.0));
+}
+
+/* dpm._gaussian_actual_sd(m, sensitivity, sigma): what the sampler adds for sigma */
+PG_FUNCTION_INFO_V1(dpm_gaussian_actual_sd_sql);
+Datum
+dpm_gaussian_actual_sd_sql(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(dpm_gaussian_actual_sd(PG_GETARG_INT32(0), PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2)));
+}
+
+/* dpm._column_norms(a): the L2 norm of each column (the privacy profile of unit noise on a) */
+PG_FUNCTION_INFO_V1(dpm_column_norms);
+Datum
+dpm_column_norms(PG_FUNCTION_ARGS)
+{
+	Mat		   *a = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "a");
+	double	   *norms = palloc0(sizeof(double) * Max(a->cols, 1));
+
+	for (int j = 0; j < a->cols; j++)
+	{
+		for (int i = 0; i < a->rows; i++)
+			norms[j] += MAT(a, i, j) * MAT(a, i, j);
+		norms[j] = sqrt(norms[j]);
+	}
+	PG_RETURN_ARRAYTYPE_P(vec_to_array(norms, a->cols));
 }
 
 /* per-query variances of w under strategy a; shared by expected_error and total_error */

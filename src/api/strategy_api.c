@@ -14,6 +14,7 @@
 #include "utils/jsonb.h"
 
 #include "api/array.h"
+#include "api/fitness_api.h"
 #include "api/options.h"
 #include "mechanism/calibrate.h"
 #include "strategy/strategy.h"
@@ -31,6 +32,16 @@ strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 	StrategyOptions opts = {0};
 	Mat		   *a;
 
+	if (strcmp(method, "fitness") == 0)
+	{
+		FitnessRun	run;
+
+		a = fitness_from_options(w, options, &run);
+		rep->iterations = run.rep.iterations;
+		rep->objective = run.rep.cost2;
+		rep->lower_bound = NAN;
+		return a;
+	}
 	if (strcmp(method, "hierarchical") == 0)
 	{
 		static const char *const keys[] = {"branching", "augment", NULL};

@@ -167,3 +167,22 @@ dpm_workload_gram(PG_FUNCTION_ARGS)
 	domain_from_args(fcinfo, &dom);
 	PG_RETURN_ARRAYTYPE_P(mat_to_array(workload_gram(&dom, workload_parse(&dom, spec))));
 }
+
+/* dpm._spec_term_rows(spec, domain...): the number of queries of each + term, in order */
+PG_FUNCTION_INFO_V1(dpm_spec_term_rows);
+Datum
+dpm_spec_term_rows(PG_FUNCTION_ARGS)
+{
+	WorkloadDomain dom;
+	List	   *terms;
+	Datum	   *rows;
+	int			t = 0;
+	ListCell   *lc;
+
+	domain_from_args(fcinfo, &dom);
+	terms = workload_parse(&dom, text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	rows = palloc(sizeof(Datum) * Max(list_length(terms), 1));
+	foreach(lc, terms)
+		rows[t++] = Int32GetDatum((int32) workload_rows(&dom, list_make1(lfirst(lc))));
+	PG_RETURN_ARRAYTYPE_P(construct_array(rows, t, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+}

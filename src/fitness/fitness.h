@@ -8,6 +8,14 @@
 
 #include "linalg/linalg.h"
 
+typedef enum FitnessBasis
+{
+	FITNESS_BASIS_AUTO,			/* identity if W has full column rank, else workload */
+	FITNESS_BASIS_IDENTITY,
+	FITNESS_BASIS_UPPER,
+	FITNESS_BASIS_WORKLOAD
+} FitnessBasis;
+
 typedef struct FitnessOptions
 {
 	int			max_iter;		/* Newton steps */
@@ -15,6 +23,7 @@ typedef struct FitnessOptions
 	double		tol;			/* stop when (d + m) / t1 is below */
 	double		newton_tol;		/* a subproblem is solved when |<s, grad F>| is below */
 	double		lambda;			/* weight of the total variance */
+	int			cg_iters;		/* conjugate-gradient iterations per Newton step */
 } FitnessOptions;
 
 typedef struct FitnessReport
@@ -31,13 +40,10 @@ typedef struct FitnessReport
 extern Mat *fitness_optimize(const Mat *b, const Mat *l, const double *c,
 							 const FitnessOptions *opts, FitnessReport *rep);
 
-/*
- * L (B x + N(0, s^2 Sigma)) with s calibrated to (epsilon, delta), or to rho
- * when rho > 0, at the mechanism's privacy cost; stderrs from the noise
- * actually added.
- */
-extern struct Release *fitness_mechanism(const Mat *b, const Mat *l, const Mat *sigma,
-										 const double *x, double epsilon, double delta,
-										 double rho, double sens_scale);
+/* B (k x d) with independent rows and L (m x k) such that W = L B */
+extern void fitness_basis(const Mat *w, FitnessBasis kind, Mat **b, Mat **l);
+
+/* the strategy C^-1 B (Sigma = C C^T): unit Gaussian noise on it is the mechanism */
+extern Mat *fitness_strategy(const Mat *b, const Mat *sigma);
 
 #endif

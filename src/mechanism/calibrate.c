@@ -86,3 +86,29 @@ gaussian_sigma(double epsilon, double delta, double l2_sens)
 	}
 	return hi;
 }
+
+double
+gaussian_epsilon(double delta, double sigma, double l2_sens)
+{
+	double		lo = 0.0,
+				hi = 1.0;
+
+	/*
+	 * delta(epsilon) decreases in epsilon (Corollary 1 of fitness-for-use.md):
+	 * bracket, then bisect; return the upper end so the guarantee holds.
+	 */
+	if (gaussian_delta(0.0, sigma, l2_sens) <= delta)
+		return 0.0;
+	while (gaussian_delta(hi, sigma, l2_sens) > delta && hi < 1e300)
+		hi *= 2.0;
+	for (int i = 0; i < 200 && (hi - lo) > 1e-15 * hi; i++)
+	{
+		double		mid = 0.5 * (lo + hi);
+
+		if (gaussian_delta(mid, sigma, l2_sens) > delta)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}

@@ -25,4 +25,11 @@ extern double zcdp_sigma(double rho, double l2_sens);
 /* the delta of that condition for a given sigma (exposed for tests and reports) */
 extern double gaussian_delta(double epsilon, double sigma, double l2_sens);
 
+/*
+ * The least epsilon for which N(0, sigma^2) on a query of L2 sensitivity
+ * l2_sens is (epsilon, delta)-DP: Corollary 1 of fitness-for-use.md solved
+ * for epsilon (0 when delta is already met at epsilon 0).
+ */
+extern double gaussian_epsilon(double delta, double sigma, double l2_sens);
+
 #endif

@@ -488,6 +488,22 @@ dpm_gaussian_mechanism(double *v, int m, double l2_sens, double sigma)
 	return ldexp((double) s2, 2 * e);
 }
 
+double
+dpm_gaussian_actual_sd(int m, double l2_sens, double sigma)
+{
+	int			e0;
+	uint64		s2 = 0;
+
+	check_count(m);
+	check_scale(l2_sens, "L2 sensitivity");
+	check_scale(sigma, "Gaussian noise standard deviation");
+	e0 = grid_exponent(sigma, GAUSSIAN_GRID_BITS);
+	for (int e = e0; e <= e0 + 1; e++)
+		if (gaussian_grid_fits(sigma, l2_sens, m, e, &s2))
+			return sqrt(ldexp((double) s2, 2 * e));
+	return INFINITY;
+}
+
 void
 dpm_sample_laplace(double b, int count, double *out)
 {

@@ -32,6 +32,12 @@ extern double dpm_gaussian_mechanism(double *v, int m, double l2_sens, double si
  * Plain draws on the grid, for tests and dpm.noise: Laplace of scale b,
  * Gaussian of standard deviation s (both rounded up to the grid).
  */
+/*
+ * The standard deviation dpm_gaussian_mechanism actually adds for these
+ * arguments (its grid rounding allowance included; infinite when it would
+ * refuse), so a caller can ask for noise no larger than a target.
+ */
+extern double dpm_gaussian_actual_sd(int m, double l2_sens, double sigma);
 extern void dpm_sample_laplace(double b, int count, double *out);
 extern void dpm_sample_gaussian(double s, int count, double *out);
 

@@ -24,7 +24,7 @@ typedef struct StrategyOptions
 	int			p;				/* hdmm: rows of Theta in p-Identity strategies */
 } StrategyOptions;
 
-#define STRATEGY_METHODS "identity, workload, hierarchical, wavelet, eigen, eigen_design, gaussian_optimal, min_sensitivity, lrm, hdmm"
+#define STRATEGY_METHODS "identity, workload, hierarchical, wavelet, eigen, eigen_design, gaussian_optimal, min_sensitivity, lrm, hdmm, fitness"
 
 /*
  * NULL if the method name is unknown.  rep gets the optimizer's report:
