@@ -49,10 +49,13 @@ typedef struct Problem
 	/* at the current Sigma = Q diag(1/xi) Q^T, everything rotated by Q */
 	Mat		   *q;				/* eigenvectors of Sigma */
 	double	   *xi;				/* eigenvalues of X */
-	Mat		   *zt;				/* B^T X Q, d x k: row i is (Q^T X b_i)^T */
-	Mat		   *lq;				/* L Q, m x k */
-	double	   *p;				/* d soft-max weights of g */
-	double	   *qc;				/* m soft-max weights of h, over c */
+	Mat		   *zt;				/* B^T X Q: row i is (Q^T X b_i)^T */
+	Mat		   *lq;				/* L Q */
+	double	   *p;				/* soft-max weights of g */
+	double	   *qc;				/* soft-max weights of h, over c */
+	double	   *cc;				/* the targets of lq's rows */
+	int			na,				/* rows of zt and lq kept: the others weigh */
+				nb;				/* below 1e-16 of the largest and add nothing */
 	Mat		   *mm;				/* Q^T M Q */
 	Mat		   *nn;				/* Q^T N Q */
 	Mat		   *diag;			/* the Hessian's diagonal in this basis */
@@ -115,6 +118,47 @@ squares(const Mat *a)
 	for (size_t i = 0; i < (size_t) a->rows * a->cols; i++)
 		s->data[i] *= s->data[i];
 	return s;
+}
+
+/*
+ * Keep the rows of *a whose weight is not negligible (above 1e-16 of the
+ * largest), with their weights and, when given, their targets.  As t grows
+ * the soft-max concentrates on the near-maximal constraints, and the
+ * Hessian-vector products need only those.
+ */
+static int
+keep_weighted_rows(Mat **a, double *w, double *c)
+{
+	Mat		   *src = *a,
+			   *dst;
+	double		top = 0.0;
+	int			n = 0;
+	int		   *keep = palloc(sizeof(int) * Max(src->rows, 1));
+
+	for (int i = 0; i < src->rows; i++)
+		top = fmax(top, w[i]);
+	for (int i = 0; i < src->rows; i++)
+		if (w[i] > 1e-16 * top)
+			keep[n++] = i;
+	if (n == src->rows)
+	{
+		pfree(keep);
+		return n;
+	}
+	dst = mat_new(n, src->cols);
+	for (int t = 0; t < src->cols; t++)
+		for (int r = 0; r < n; r++)
+			MAT(dst, r, t) = MAT(src, keep[r], t);
+	for (int r = 0; r < n; r++)
+	{
+		w[r] = w[keep[r]];
+		if (c)
+			c[r] = c[keep[r]];
+	}
+	mat_free(src);
+	*a = dst;
+	pfree(keep);
+	return n;
 }
 
 static double
@@ -248,6 +292,10 @@ set_point(Problem *pr, const Mat *sigma)
 		mat_free(ll);
 	}
 
+	memcpy(pr->cc, pr->c, sizeof(double) * m);
+	pr->na = keep_weighted_rows(&pr->zt, pr->p, NULL);
+	pr->nb = keep_weighted_rows(&pr->lq, pr->qc, pr->cc);
+
 	/*
 	 * The diagonal: H[E_ab]_ab = xi_a M_bb + xi_b M_aa + t1 Var_p(z_ia z_ib)
 	 * + t2 Var_{q/c}(y_ja y_jb / c_j), the variances from sums of squares.
@@ -262,8 +310,8 @@ set_point(Problem *pr, const Mat *sigma)
 	mat_free(sq);
 	mat_free(v4);
 	sq = squares(pr->lq);
-	for (int j = 0; j < m; j++)
-		w[j] = pr->qc[j] / pr->c[j];
+	for (int j = 0; j < pr->nb; j++)
+		w[j] = pr->qc[j] / pr->cc[j];
 	v4 = weighted_gram(sq, w);
 	for (int b = 0; b < k; b++)
 		for (int a = 0; a < k; a++)
@@ -283,8 +331,8 @@ static Mat *
 hess_times(const Problem *pr, const Mat *s)
 {
 	int			k = pr->k,
-				d = pr->d,
-				m = pr->m;
+				d = pr->na,
+				m = pr->nb;
 	Mat		   *sm = mat_mul(s, false, pr->mm, false);
 	Mat		   *h = mat_new(k, k);
 	double	   *u = palloc(sizeof(double) * d),
@@ -309,7 +357,7 @@ hess_times(const Problem *pr, const Mat *s)
 	for (int j = 0; j < m; j++)
 	{
 		wbar += pr->qc[j] * w[j];
-		w[j] *= pr->t2 * pr->qc[j] / pr->c[j];
+		w[j] *= pr->t2 * pr->qc[j] / pr->cc[j];
 	}
 	a2 = weighted_gram(pr->lq, w);
 	for (size_t i = 0; i < (size_t) k * k; i++)
@@ -419,6 +467,7 @@ fitness_optimize(const Mat *b, const Mat *l, const double *c, const FitnessOptio
 	pr.xi = palloc(sizeof(double) * k);
 	pr.p = palloc(sizeof(double) * d);
 	pr.qc = palloc(sizeof(double) * m);
+	pr.cc = palloc(sizeof(double) * m);
 
 	/*
 	 * Section 6.3 with Q = I: the covariance of input perturbation, B B^T,
@@ -438,6 +487,7 @@ fitness_optimize(const Mat *b, const Mat *l, const double *c, const FitnessOptio
 		Mat		   *st = newton_direction(&pr, g, opts->cg_iters);
 		double		delta = inner(st, g),
 					alpha = 1.0;
+		bool		last_stage = (d + m) / (pr.t1 * opts->mu) < opts->tol;
 
 		mat_free(g);
 		if (fabs(delta) >= opts->newton_tol)
@@ -472,8 +522,10 @@ fitness_optimize(const Mat *b, const Mat *l, const double *c, const FitnessOptio
 		 * The subproblem is solved when the Newton decrement is below the
 		 * tolerance, or when no step lowers F any more (its differences are
 		 * then at the rounding level): sharpen the soft-maxima, or stop.
+		 * Only the last subproblem's solution is returned, so the ones
+		 * before it are solved to a looser tolerance (a third fewer steps).
 		 */
-		if (fabs(delta) < opts->newton_tol || alpha < 1e-20)
+		if (fabs(delta) < (last_stage ? opts->newton_tol : 1e4 * opts->newton_tol) || alpha < 1e-20)
 		{
 			if ((d + m) / pr.t1 < opts->tol)
 				break;
@@ -507,6 +559,7 @@ fitness_optimize(const Mat *b, const Mat *l, const double *c, const FitnessOptio
 	pfree(pr.xi);
 	pfree(pr.p);
 	pfree(pr.qc);
+	pfree(pr.cc);
 	return sigma;
 }
 

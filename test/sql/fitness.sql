@@ -137,6 +137,12 @@ SELECT l.privacy_cost >= f.privacy_cost * (1 - 1e-6) AS costs_more,
   FROM dpm._fitness(pg_temp.idsum(16), '{"targets": 1}') f,
        dpm._fitness(pg_temp.idsum(16), '{"targets": 1, "lambda": 1}') l;
 
+-- long optimizations can be cancelled: a statement timeout stops one that needs seconds
+CREATE TEMP TABLE fr_big AS SELECT pg_temp.ranges(128, 0.5) AS w;
+SET statement_timeout = '300ms';
+SELECT privacy_cost FROM fr_big, dpm._fitness(w, '{"targets": 1}');
+RESET statement_timeout;
+
 -- bad input
 SELECT privacy_cost FROM dpm._fitness(pg_temp.idsum(3), '{"targets": [1, 2]}');
 SELECT privacy_cost FROM dpm._fitness(pg_temp.idsum(3), '{"targets": 0}');
