@@ -43,6 +43,7 @@ typedef struct Problem
 	double		lambda;
 	double		t1,
 				t2;
+	double		f;				/* F at the current point, without the lambda term */
 	int			k,
 				d,
 				m;
@@ -273,8 +274,7 @@ set_point(Problem *pr, const Mat *sigma)
 	}
 	for (int j = 0; j < m; j++)
 		hv[j] /= pr->c[j];
-	(void) softmax(gv, d, pr->t1, pr->p);
-	(void) softmax(hv, m, pr->t2, pr->qc);
+	pr->f = softmax(gv, d, pr->t1, pr->p) + softmax(hv, m, pr->t2, pr->qc);
 	for (int j = 0; j < m; j++)
 		pr->qc[j] /= pr->c[j];
 	pr->mm = weighted_gram(pr->zt, pr->p);
@@ -470,16 +470,26 @@ fitness_optimize(const Mat *b, const Mat *l, const double *c, const FitnessOptio
 	pr.cc = palloc(sizeof(double) * m);
 
 	/*
-	 * Section 6.3 with Q = I: the covariance of input perturbation, B B^T,
-	 * scaled just inside every target.
+	 * Section 6.3 with Q = I: the covariance of input perturbation, B B^T.
+	 * The paper scales it just inside every target; we scale it where
+	 * Problem 3's two maxima balance (max g / s = s max h), its optimal
+	 * scale, since the final rescaling makes the scale free: started at the
+	 * targets, a workload whose privacy cost is far from 1 (WRelated, cost^2
+	 * ~ 1e4) spent a thousand Newton steps on the scale alone.
 	 */
 	sigma = mat_mul(b, false, b, true);
 	(void) objective(&pr, sigma, gv, hv, pw, qw);
-	top = 0.0;
-	for (int j = 0; j < m; j++)
-		top = fmax(top, hv[j]);
-	for (size_t i = 0; i < kk; i++)
-		sigma->data[i] *= 0.99 / top;
+	{
+		double		gmax = 0.0,
+					hmax = 0.0;
+
+		for (int i = 0; i < d; i++)
+			gmax = fmax(gmax, gv[i]);
+		for (int j = 0; j < m; j++)
+			hmax = fmax(hmax, hv[j]);
+		for (size_t i = 0; i < kk; i++)
+			sigma->data[i] *= sqrt(gmax / hmax);
+	}
 
 	for (it = 0; it < opts->max_iter; it++)
 	{
@@ -488,9 +498,10 @@ fitness_optimize(const Mat *b, const Mat *l, const double *c, const FitnessOptio
 		double		delta = inner(st, g),
 					alpha = 1.0;
 		bool		last_stage = (d + m) / (pr.t1 * opts->mu) < opts->tol;
+		double		ntol = opts->newton_tol * fmax(1.0, pr.f);
 
 		mat_free(g);
-		if (fabs(delta) >= opts->newton_tol)
+		if (fabs(delta) >= ntol)
 		{
 			/* back from the eigenbasis: S = Q S~ Q^T */
 			Mat		   *qs = mat_mul(pr.q, false, st, false);
@@ -525,7 +536,7 @@ fitness_optimize(const Mat *b, const Mat *l, const double *c, const FitnessOptio
 		 * Only the last subproblem's solution is returned, so the ones
 		 * before it are solved to a looser tolerance (a third fewer steps).
 		 */
-		if (fabs(delta) < (last_stage ? opts->newton_tol : 1e4 * opts->newton_tol) || alpha < 1e-20)
+		if (fabs(delta) < (last_stage ? ntol : 1e4 * ntol) || alpha < 1e-20)
 		{
 			if ((d + m) / pr.t1 < opts->tol)
 				break;

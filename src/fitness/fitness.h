@@ -21,7 +21,7 @@ typedef struct FitnessOptions
 	int			max_iter;		/* Newton steps */
 	double		mu;				/* factor raising t1, t2 */
 	double		tol;			/* stop when (d + m) / t1 is below */
-	double		newton_tol;		/* a subproblem is solved when |<s, grad F>| is below */
+	double		newton_tol;		/* a subproblem is solved when |<s, grad F>| / max(1, F) is below */
 	double		lambda;			/* weight of the total variance */
 	int			cg_iters;		/* conjugate-gradient iterations per Newton step */
 } FitnessOptions;
