@@ -58,10 +58,10 @@ AS 'MODULE_PATHNAME', 'dpm_total_error' LANGUAGE C IMMUTABLE STRICT PARALLEL SAF
 COMMENT ON FUNCTION dpm.total_error(float8[], float8[], float8, float8) IS
   'sum of dpm.expected_error over the workload';
 
-CREATE FUNCTION dpm.reconstruct(a float8[], y float8[]) RETURNS float8[]
+CREATE FUNCTION dpm.reconstruct(a float8[], y float8[], inference text DEFAULT 'ls') RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_reconstruct' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION dpm.reconstruct(float8[], float8[]) IS
-  'least-squares estimate x minimizing ||a x - y|| (SVD based, minimum norm when a is rank deficient)';
+COMMENT ON FUNCTION dpm.reconstruct(float8[], float8[], text) IS
+  'estimate x from strategy answers y: ls, the least-squares x minimizing ||a x - y|| (SVD based, minimum norm when a is rank deficient); nnls, the same over x >= 0; nnls_integer, that rounded to integers';
 
 CREATE FUNCTION dpm.strategy(w float8[], method text, options jsonb DEFAULT '{}') RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_strategy' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -88,10 +88,10 @@ AS 'MODULE_PATHNAME', 'dpm_strategy_report' LANGUAGE C IMMUTABLE STRICT PARALLEL
 -- Useful to study a strategy on synthetic data; dpm.answer is the same mechanism on a source.
 CREATE FUNCTION dpm.mechanism(w float8[], a float8[], x float8[], epsilon float8 DEFAULT NULL,
                               delta float8 DEFAULT 0, sensitivity_scale float8 DEFAULT 1,
-                              rho float8 DEFAULT NULL)
+                              rho float8 DEFAULT NULL, inference text DEFAULT 'ls')
 RETURNS TABLE(query int, answer float8, stderr float8)
 AS 'MODULE_PATHNAME', 'dpm_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
-COMMENT ON FUNCTION dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8) IS
+COMMENT ON FUNCTION dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8, text) IS
   'answers workload w on the caller''s own vector x through strategy a with fresh noise: Laplace (epsilon, delta = 0), Gaussian ((epsilon, delta > 0)-DP) or Gaussian (rho-zCDP)';
 
 CREATE FUNCTION dpm.noise(distribution text, scale float8, count int) RETURNS float8[]
@@ -146,7 +146,7 @@ CREATE FUNCTION dpm._hdmm_mechanism(spec text, attr_names text[], attr_sizes int
                                     bin_lo float8[], bin_hi float8[], kind text, p int[], theta float8[],
                                     weights float8[], x float8[], epsilon float8 DEFAULT NULL,
                                     delta float8 DEFAULT 0, sensitivity_scale float8 DEFAULT 1,
-                                    rho float8 DEFAULT NULL)
+                                    rho float8 DEFAULT NULL, inference text DEFAULT 'ls')
 RETURNS TABLE(query int, answer float8, stderr float8)
 AS 'MODULE_PATHNAME', 'dpm_hdmm_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
 CREATE FUNCTION dpm._spec_term_rows(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
@@ -316,7 +316,9 @@ CREATE TABLE dpm.releases (
   rho             numeric,
   status          text NOT NULL DEFAULT 'charged' CHECK (status IN ('charged', 'released', 'failed')),
   released_by     regrole NOT NULL,
-  released_at     timestamptz NOT NULL DEFAULT clock_timestamp()
+  released_at     timestamptz NOT NULL DEFAULT clock_timestamp(),
+  -- how x was estimated from the noisy strategy answers (post-processing, no privacy cost)
+  inference       text NOT NULL DEFAULT 'ls' CHECK (inference IN ('ls', 'nnls', 'nnls_integer'))
 );
 COMMENT ON TABLE dpm.releases IS 'one row per run of a mechanism on a source; an analyst sees the releases of the roles it belongs to';
 
@@ -1331,10 +1333,15 @@ DECLARE
   rel_id bigint;
 BEGIN
   FOR k IN SELECT jsonb_object_keys(args) LOOP
-    IF k NOT IN ('workload', 'epsilon', 'delta', 'rho', 'strategy', 'method', 'options') THEN
+    IF k NOT IN ('workload', 'epsilon', 'delta', 'rho', 'strategy', 'method', 'options', 'inference') THEN
       RAISE EXCEPTION 'unknown release argument "%"', k USING ERRCODE = 'invalid_parameter_value';
     END IF;
   END LOOP;
+  IF coalesce(args->>'inference', 'ls') NOT IN ('ls', 'nnls', 'nnls_integer') THEN
+    RAISE EXCEPTION 'unknown inference "%"', args->>'inference'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Valid: ls (least squares), nnls (non-negative least squares), nnls_integer (the same, rounded to integers).';
+  END IF;
   wl := dpm._workload(args->>'workload');
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
@@ -1393,8 +1400,9 @@ BEGIN
                                  spent.e, src.budget_epsilon, spent.d, src.budget_delta, cost.c_epsilon, cost.c_delta) END,
             HINT = 'Ask for less, or ask the custodian for more budget.';
   END IF;
-  INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, delta, rho, released_by)
-  VALUES (src.id, wl.id, st.id, cost.noise, cost.c_epsilon, cost.c_delta, cost.c_rho, caller)
+  INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference)
+  VALUES (src.id, wl.id, st.id, cost.noise, cost.c_epsilon, cost.c_delta, cost.c_rho, caller,
+          coalesce(args->>'inference', 'ls'))
   RETURNING id INTO rel_id;
   INSERT INTO dpm.ledger (source_id, release_id, epsilon, delta, rho, charged_by)
   VALUES (src.id, rel_id, cost.c_epsilon, cost.c_delta, cost.c_rho, caller);
@@ -1431,7 +1439,7 @@ BEGIN
                          epsilon => CASE WHEN NOT zcdp_gauss THEN dpm._below(r.epsilon) END,
                          delta => CASE WHEN r.noise = 'gaussian' AND NOT zcdp_gauss THEN dpm._below(r.delta) ELSE 0 END,
                          sensitivity_scale => src.max_contributions,
-                         rho => CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END) m;
+                         rho => CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END, inference => r.inference) m;
   ELSE
     INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr)
     SELECT rel_id, m.query, wl.labels[m.query], m.answer, m.stderr
@@ -1441,7 +1449,7 @@ BEGIN
                                epsilon => CASE WHEN NOT zcdp_gauss THEN dpm._below(r.epsilon) END,
                                delta => CASE WHEN r.noise = 'gaussian' AND NOT zcdp_gauss THEN dpm._below(r.delta) ELSE 0 END,
                                sensitivity_scale => src.max_contributions,
-                               rho => CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END) m;
+                               rho => CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END, inference => r.inference) m;
   END IF;
   UPDATE dpm.releases x SET status = 'released' WHERE x.id = rel_id;
   RETURN rel_id;
@@ -1459,7 +1467,7 @@ COMMENT ON FUNCTION dpm.release(bigint) IS
 -- src/release/worker.c for why.
 CREATE FUNCTION dpm.answer(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
                            rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
-                           options jsonb DEFAULT NULL)
+                           options jsonb DEFAULT NULL, inference text DEFAULT 'ls')
 RETURNS TABLE(query int, label text, answer float8, stderr float8)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1475,7 +1483,7 @@ BEGIN
     rel_id := dpm._run_release(jsonb_build_object('workload', answer.workload, 'epsilon', answer.epsilon,
                                                   'delta', answer.delta, 'rho', answer.rho,
                                                   'strategy', answer.strategy, 'method', answer.method,
-                                                  'options', answer.options));
+                                                  'options', answer.options, 'inference', answer.inference));
   EXCEPTION WHEN undefined_object THEN
     -- the worker cannot see what this transaction has not committed
     GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
@@ -1490,6 +1498,10 @@ BEGIN
     END IF;
     RAISE;
   END;
+  IF coalesce(answer.inference, 'ls') <> 'ls' THEN
+    RAISE NOTICE 'release % estimates by non-negative least squares: stderr is the least-squares standard error, a reference', rel_id
+      USING DETAIL = 'The error of non-negative estimates depends on the data and has no closed form; over the strategy''s own queries it is never larger in total than least squares''.';
+  END IF;
   IF prior IS NOT NULL THEN
     RAISE NOTICE 'release % answers workload "%" again with fresh noise, and was charged again', rel_id, answer.workload
       USING DETAIL = format('Release %s already answered it; dpm.release(%s) replays it at no cost.', prior, prior);
@@ -1497,8 +1509,8 @@ BEGIN
   RETURN QUERY SELECT * FROM dpm.release(rel_id);
 END
 $$;
-COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb) IS
-  'answer a workload on its source with the matrix mechanism and charge the source''s budget: epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; the charge is committed before any noise is drawn and survives rollback';
+COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text) IS
+  'answer a workload on its source with the matrix mechanism and charge the source''s budget: epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); the charge is committed before any noise is drawn and survives rollback';
 
 CREATE FUNCTION dpm.budget(source regclass, delta float8 DEFAULT NULL)
 RETURNS TABLE(model text, epsilon_budget numeric, epsilon_spent numeric, epsilon_remaining numeric,
@@ -1542,9 +1554,9 @@ GRANT EXECUTE ON FUNCTION
   dpm.sensitivity(float8[], text), dpm.error_profile(float8[]), dpm.gaussian_sigma(float8, float8, float8),
   dpm.gaussian_epsilon(float8, float8, float8), dpm.gaussian_delta(float8, float8, float8),
   dpm.expected_error(float8[], float8[], float8, float8), dpm.total_error(float8[], float8[], float8, float8),
-  dpm.reconstruct(float8[], float8[]), dpm.strategy(float8[], text, jsonb),
+  dpm.reconstruct(float8[], float8[], text), dpm.strategy(float8[], text, jsonb),
   dpm.svd_bound(float8[], float8, float8), dpm.gram_root(float8[]),
-  dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8), dpm.noise(text, float8, int),
+  dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8, text), dpm.noise(text, float8, int),
   dpm.histogram(int, int), dpm._random_key()
   TO PUBLIC;
 GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.releases,
@@ -1554,7 +1566,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.optimize(text, text, float8, float8, jsonb, float8),
   dpm.compare_strategies(text, float8, float8, float8),
   dpm.fitness_privacy(int, float8, float8, float8), dpm.privacy_profile(int),
-  dpm.answer(text, float8, float8, float8, int, text, jsonb), dpm.release(bigint), dpm._run_release(jsonb),
+  dpm.answer(text, float8, float8, float8, int, text, jsonb, text), dpm.release(bigint), dpm._run_release(jsonb),
   dpm.budget(regclass, float8)
   TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION

@@ -13,6 +13,7 @@
 #include "utils/array.h"
 #include "utils/float.h"
 #include "utils/lsyscache.h"
+#include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
 #include "api/array.h"
@@ -211,4 +212,16 @@ release_rows(FunctionCallInfo fcinfo, const Release *rel)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+Inference
+inference_arg(FunctionCallInfo fcinfo, int i)
+{
+	if (PG_NARGS() <= i)
+		return INFERENCE_LS;
+	if (PG_ARGISNULL(i))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("inference must not be NULL")));
+	return inference_from_name(text_to_cstring(PG_GETARG_TEXT_PP(i)));
 }

@@ -31,6 +31,9 @@ extern void check_epsilon_delta(double epsilon, double delta);
 extern void privacy_args(FunctionCallInfo fcinfo, int first, double *epsilon, double *delta,
 						 double *scale, double *rho);
 
+/* argument i, the inference of a release by name ("ls" when the function has no such argument) */
+extern Inference inference_arg(FunctionCallInfo fcinfo, int i);
+
 /* a release as the rows (query, answer, stderr) of a set-returning function */
 extern Datum release_rows(FunctionCallInfo fcinfo, const Release *rel);
 

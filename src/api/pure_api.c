@@ -218,12 +218,22 @@ dpm_reconstruct(PG_FUNCTION_ARGS)
 	int			len,
 				rank;
 	double	   *y = array_to_vec(PG_GETARG_ARRAYTYPE_P(1), "y", &len);
+	Inference	inference = inference_arg(fcinfo, 2);
+	double	   *x;
 
 	if (len != a->rows)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("y has %d values but the strategy has %d rows", len, a->rows)));
-	PG_RETURN_ARRAYTYPE_P(vec_to_array(mat_lstsq(a, y, &rank), a->cols));
+	x = mat_lstsq(a, y, &rank);
+	if (inference != INFERENCE_LS)
+	{
+		LinOp		op;
+
+		linop_dense(&op, a);
+		inference_apply(inference, &op, y, x);
+	}
+	PG_RETURN_ARRAYTYPE_P(vec_to_array(x, a->cols));
 }
 
 PG_FUNCTION_INFO_V1(dpm_mechanism);
@@ -255,7 +265,7 @@ dpm_mechanism(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("x has %d values but the matrices have %d columns", n, a->cols)));
-	rel = run_mechanism(w, a, x, epsilon, delta, rho, scale);
+	rel = run_mechanism(w, a, x, epsilon, delta, rho, scale, inference_arg(fcinfo, 7));
 	return release_rows(fcinfo, rel);
 }
 

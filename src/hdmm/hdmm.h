@@ -5,6 +5,7 @@
 #ifndef DPM_HDMM_H
 #define DPM_HDMM_H
 
+#include "inference/nnls.h"
 #include "linalg/linalg.h"
 #include "workload/workload.h"
 
@@ -67,6 +68,8 @@ extern double hdmm_rows(const HdmmStrategy *s);
 extern double hdmm_sensitivity(const HdmmStrategy *s, int p);
 /* A x */
 extern double *hdmm_measure(const HdmmStrategy *s, const double *x);
+/* A^T y */
+extern double *hdmm_measure_t(const HdmmStrategy *s, const double *y);
 /* the least-squares x_hat = A^+ y */
 extern double *hdmm_solve(const HdmmStrategy *s, const double *y);
 /* w (A^T A)^+ w^T for each of the m queries whose blocks[t][a] are given */
@@ -77,6 +80,6 @@ extern double *hdmm_workload_apply(const KronGram *kg, Mat ***blocks, double m, 
 /* the mechanism with an HDMM strategy: as run_mechanism (mechanism.h) */
 extern struct Release *run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks,
 										  double m, const double *x, double epsilon, double delta,
-										  double rho, double sens_scale);
+										  double rho, double sens_scale, Inference inference);
 
 #endif

@@ -181,6 +181,62 @@ marginal_lambdas(const HdmmStrategy *s)
 	return lambda;
 }
 
+/* the transpose of each of f's d factors, in place */
+static void
+transpose_factors(Mat **f, int d)
+{
+	for (int a = 0; a < d; a++)
+	{
+		Mat		   *t = mat_new(f[a]->cols, f[a]->rows);
+
+		for (int j = 0; j < f[a]->cols; j++)
+			for (int i = 0; i < f[a]->rows; i++)
+				MAT(t, j, i) = MAT(f[a], i, j);
+		mat_free(f[a]);
+		f[a] = t;
+	}
+}
+
+double *
+hdmm_measure_t(const HdmmStrategy *s, const double *y)
+{
+	size_t		n = (size_t) cells(s);
+	double	   *aty;
+	size_t		off = 0;
+
+	if (s->kind == HDMM_KRONECKER)
+	{
+		Mat		  **f = palloc(sizeof(Mat *) * s->nattrs);
+
+		for (int a = 0; a < s->nattrs; a++)
+			f[a] = mat_copy(s->factors[a]);
+		transpose_factors(f, s->nattrs);
+		aty = mat_kron_apply(f, s->nattrs, y);
+		free_factors(f, s->nattrs);
+		return aty;
+	}
+	/* each marginal's answers spread back over its cells */
+	aty = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	for (int b = 0; b < 1 << s->nattrs; b++)
+	{
+		Mat		  **f;
+		double	   *back;
+		size_t		r = (size_t) marginal_rows(s, b);
+
+		if (s->weights[b] == 0.0)
+			continue;
+		f = marginal_factors(s, b);
+		transpose_factors(f, s->nattrs);
+		back = mat_kron_apply(f, s->nattrs, y + off);
+		for (size_t i = 0; i < n; i++)
+			aty[i] += s->weights[b] * back[i];
+		off += r;
+		pfree(back);
+		free_factors(f, s->nattrs);
+	}
+	return aty;
+}
+
 double *
 hdmm_solve(const HdmmStrategy *s, const double *y)
 {
@@ -188,7 +244,6 @@ hdmm_solve(const HdmmStrategy *s, const double *y)
 	double	   *aty,
 			   *x;
 	double	   *lambda;
-	size_t		off = 0;
 
 	if (s->kind == HDMM_KRONECKER)
 	{
@@ -201,35 +256,7 @@ hdmm_solve(const HdmmStrategy *s, const double *y)
 		return x;
 	}
 
-	/* A^T y: each marginal's answers spread back over its cells */
-	aty = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	for (int b = 0; b < 1 << s->nattrs; b++)
-	{
-		Mat		  **f;
-		double	   *back;
-		size_t		r = (size_t) marginal_rows(s, b);
-
-		if (s->weights[b] == 0.0)
-			continue;
-		f = marginal_factors(s, b);
-		for (int a = 0; a < s->nattrs; a++)
-		{
-			/* the transpose of each factor */
-			Mat		   *t = mat_new(f[a]->cols, f[a]->rows);
-
-			for (int j = 0; j < f[a]->cols; j++)
-				for (int i = 0; i < f[a]->rows; i++)
-					MAT(t, j, i) = MAT(f[a], i, j);
-			mat_free(f[a]);
-			f[a] = t;
-		}
-		back = mat_kron_apply(f, s->nattrs, y + off);
-		for (size_t i = 0; i < n; i++)
-			aty[i] += s->weights[b] * back[i];
-		off += r;
-		pfree(back);
-		free_factors(f, s->nattrs);
-	}
+	aty = hdmm_measure_t(s, y);
 
 	/* x_hat = sum_s P_s A^T y / lambda_s */
 	lambda = marginal_lambdas(s);
@@ -386,9 +413,30 @@ hdmm_workload_apply(const KronGram *kg, Mat ***blocks, double m, const double *x
 	return out;
 }
 
+static void
+hdmm_apply(const void *ctx, const double *x, double *y)
+{
+	const HdmmStrategy *s = ctx;
+	double	   *v = hdmm_measure(s, x);
+
+	memcpy(y, v, sizeof(double) * (size_t) hdmm_rows(s));
+	pfree(v);
+}
+
+static void
+hdmm_apply_t(const void *ctx, const double *y, double *x)
+{
+	const HdmmStrategy *s = ctx;
+	double	   *v = hdmm_measure_t(s, y);
+
+	memcpy(x, v, sizeof(double) * (size_t) cells(s));
+	pfree(v);
+}
+
 Release *
 run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, double m,
-				   const double *x, double epsilon, double delta, double rho, double sens_scale)
+				   const double *x, double epsilon, double delta, double rho, double sens_scale,
+				   Inference inference)
 {
 	Release    *rel = palloc0(sizeof(Release));
 	double	   *profile,
@@ -403,6 +451,12 @@ run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, dou
 	rel->noise_var = mechanism_noise(y, (int) rows, sens_scale * hdmm_sensitivity(s, 1),
 									 sens_scale * hdmm_sensitivity(s, 2), epsilon, delta, rho);
 	xhat = hdmm_solve(s, y);
+	if (inference != INFERENCE_LS)
+	{
+		LinOp		op = {(size_t) rows, (size_t) cells(s), hdmm_apply, hdmm_apply_t, s};
+
+		inference_apply(inference, &op, y, xhat);
+	}
 	pfree(y);
 	rel->p = (int) m;
 	rel->answers = hdmm_workload_apply(kg, blocks, m, xhat);

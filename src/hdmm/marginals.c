@@ -22,7 +22,7 @@
 #include "miscadmin.h"
 
 #include "hdmm/hdmm.h"
-#include "hdmm/lbfgsb.h"
+#include "linalg/lbfgsb.h"
 
 /* attribute sets as bit masks; more attributes would mean 3^d work per evaluation */
 #define MARGINALS_MAX_ATTRS 12

@@ -24,7 +24,7 @@
 #include "miscadmin.h"
 
 #include "hdmm/hdmm.h"
-#include "hdmm/lbfgsb.h"
+#include "linalg/lbfgsb.h"
 
 /* buffers for one p x n problem, allocated once: an evaluation allocates nothing */
 struct PIdentityWork

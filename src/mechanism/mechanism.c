@@ -34,7 +34,7 @@ mechanism_noise(double *y, int m, double l1, double l2, double epsilon, double d
 
 Release *
 run_mechanism(const Mat *w, const Mat *a, const double *x,
-			  double epsilon, double delta, double rho, double sens_scale)
+			  double epsilon, double delta, double rho, double sens_scale, Inference inference)
 {
 	Release    *rel = palloc0(sizeof(Release));
 	Svd		   *svd;
@@ -70,6 +70,13 @@ run_mechanism(const Mat *w, const Mat *a, const double *x,
 			z[k] /= svd->s[k];
 		xhat = palloc0(sizeof(double) * Max(n, 1));
 		mat_vec(&vr, false, z, xhat);
+	}
+	if (inference != INFERENCE_LS)
+	{
+		LinOp		op;
+
+		linop_dense(&op, a);
+		inference_apply(inference, &op, y, xhat);
 	}
 
 	rel->p = w->rows;

@@ -5,6 +5,7 @@
 #ifndef DPM_MECHANISM_H
 #define DPM_MECHANISM_H
 
+#include "inference/nnls.h"
 #include "linalg/linalg.h"
 
 typedef struct Release
@@ -20,11 +21,14 @@ typedef struct Release
  * noise when rho > 0; otherwise epsilon-DP Laplace noise when delta = 0,
  * (epsilon, delta)-DP Gaussian noise when delta > 0.
  * sens_scale multiplies the strategy's sensitivity (a privacy unit that may
- * contribute several rows).  Every check that can fail runs before any noise
+ * contribute several rows).  inference chooses the estimate of x from the
+ * noisy answers (least squares, or non-negative); the standard errors are
+ * least squares' in every case.  Every check that can fail runs before any noise
  * is drawn.
  */
 extern Release *run_mechanism(const Mat *w, const Mat *a, const double *x,
-							  double epsilon, double delta, double rho, double sens_scale);
+							  double epsilon, double delta, double rho, double sens_scale,
+							  Inference inference);
 
 /*
  * Add the noise in place to the m exact strategy answers y, for sensitivities

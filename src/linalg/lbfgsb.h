@@ -16,6 +16,9 @@ typedef struct LbfgsbState LbfgsbState;
 extern LbfgsbState *lbfgsb_begin(int n, double *x, double lower, int max_iter);
 /* true: evaluate f and g at x, then call again */
 extern bool lbfgsb_next(LbfgsbState *s, double *f, double *g);
+/* stop when f falls by less than factr machine epsilons, or |projected gradient| <= pgtol */
+extern void lbfgsb_set_tolerance(LbfgsbState *s, double factr, double pgtol);
+extern int	lbfgsb_iterations(const LbfgsbState *s);
 extern void lbfgsb_end(LbfgsbState *s);
 
 #endif

@@ -7,7 +7,7 @@
  */
 #include "postgres.h"
 
-#include "hdmm/lbfgsb.h"
+#include "linalg/lbfgsb.h"
 
 /* L-BFGS-B's entry point (Fortran: character arguments carry hidden lengths) */
 extern void setulb_(const int *n, const int *m, double *x, const double *l, const double *u,
@@ -23,6 +23,8 @@ struct LbfgsbState
 {
 	int			n;
 	int			max_iter;
+	double		factr;
+	double		pgtol;
 	double	   *x;
 	double	   *lower;
 	double	   *upper;
@@ -52,6 +54,9 @@ lbfgsb_begin(int n, double *x, double lower, int max_iter)
 
 	s->n = n;
 	s->max_iter = max_iter;
+	/* scipy's defaults: stop when f stalls to 1e7 machine epsilons or the projected gradient is tiny */
+	s->factr = 1e7;
+	s->pgtol = 1e-5;
 	s->x = x;
 	s->lower = palloc(sizeof(double) * Max(n, 1));
 	s->upper = palloc0(sizeof(double) * Max(n, 1));
@@ -73,9 +78,6 @@ lbfgsb_begin(int n, double *x, double lower, int max_iter)
 bool
 lbfgsb_next(LbfgsbState *s, double *f, double *g)
 {
-	/* scipy's defaults: stop when f stalls to 1e7 machine epsilons or the projected gradient is tiny */
-	const double factr = 1e7,
-				pgtol = 1e-5;
 	const int	m = MEMORY,
 				iprint = -1;
 
@@ -83,7 +85,7 @@ lbfgsb_next(LbfgsbState *s, double *f, double *g)
 		return false;
 	for (;;)
 	{
-		setulb_(&s->n, &m, s->x, s->lower, s->upper, s->nbd, f, g, &factr, &pgtol,
+		setulb_(&s->n, &m, s->x, s->lower, s->upper, s->nbd, f, g, &s->factr, &s->pgtol,
 				s->wa, s->iwa, s->task, &iprint, s->csave, s->lsave, s->isave, s->dsave,
 				TASK_LEN, TASK_LEN);
 		if (strncmp(s->task, "FG", 2) == 0)
@@ -94,6 +96,19 @@ lbfgsb_next(LbfgsbState *s, double *f, double *g)
 		if (s->isave[29] >= s->max_iter)
 			set_task(s, "STOP: ITERATION LIMIT");
 	}
+}
+
+void
+lbfgsb_set_tolerance(LbfgsbState *s, double factr, double pgtol)
+{
+	s->factr = factr;
+	s->pgtol = pgtol;
+}
+
+int
+lbfgsb_iterations(const LbfgsbState *s)
+{
+	return s->isave[29];
 }
 
 void
