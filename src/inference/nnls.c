@@ -122,7 +122,7 @@ inference_from_name(const char *name)
 }
 
 /* relative KKT tolerance and iteration cap of the release's NNLS */
-#define NNLS_TOL		1e-9
+#define NNLS_TOL		1e-7
 #define NNLS_MAX_ITER	100000
 
 void
