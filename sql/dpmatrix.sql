@@ -103,8 +103,10 @@ COMMENT ON FUNCTION dpm.noise(text, float8, int) IS
 CREATE FUNCTION dpm._workload_matrix(spec text, attr_names text[], attr_sizes int[],
                                      bin_labels text[], bin_lo float8[], bin_hi float8[],
                                      dense boolean DEFAULT true,
-                                     OUT matrix float8[], OUT labels text[])
+                                     OUT matrix float8[], OUT labels text[], OUT weights float8[])
 AS 'MODULE_PATHNAME', 'dpm_workload_matrix' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION dpm._scale_rows(w float8[], weights float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_scale_rows' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- Internal: W^T W of a workload spec without building W (the closed forms of src/workload/gram.c).
 CREATE FUNCTION dpm._workload_gram(spec text, attr_names text[], attr_sizes int[],
@@ -265,7 +267,10 @@ CREATE TABLE dpm.workloads (
   m           int NOT NULL,
   n           int NOT NULL,
   created_by  regrole NOT NULL DEFAULT dpm._invoker(),
-  created_at  timestamptz NOT NULL DEFAULT now()
+  created_at  timestamptz NOT NULL DEFAULT now(),
+  -- how much each query matters to the optimizers (3 * Total(a)); NULL: all 1.  Answers are
+  -- always in the queries' own units.
+  weights     float8[] CHECK (weights IS NULL OR cardinality(weights) = m)
 );
 COMMENT ON TABLE dpm.workloads IS 'batches of linear counting queries over a domain';
 
@@ -285,7 +290,7 @@ CREATE TABLE dpm.strategies (
   rows            int NOT NULL,
   sensitivity_l1  float8 NOT NULL,
   sensitivity_l2  float8 NOT NULL,
-  -- sum over the workload of w (A^T A)^+ w^T: total error = noise variance * profile_trace
+  -- sum over the workload of weight^2 w (A^T A)^+ w^T: weighted total error = noise variance * profile_trace
   profile_trace   float8 NOT NULL,
   max_profile     float8 NOT NULL,       -- the largest term: max error = noise variance * max_profile
   -- total error / the SVD bound's, at any epsilon: sensitivity^2 profile_trace / svd_bound(W),
@@ -909,7 +914,8 @@ COMMENT ON FUNCTION dpm.exact_answers(text) IS
 -- Analysts (dpm_analyst): workloads, strategies, answers, budgets
 ------------------------------------------------------------------------------------------------
 
-CREATE FUNCTION dpm._store_workload(wname text, dom dpm.domains, spec text, matrix float8[], labels text[])
+CREATE FUNCTION dpm._store_workload(wname text, dom dpm.domains, spec text, matrix float8[], labels text[],
+                                    weights float8[])
 RETURNS int
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -922,8 +928,8 @@ BEGIN
   IF EXISTS (SELECT 1 FROM dpm.workloads w WHERE w.name = wname) THEN
     RAISE EXCEPTION 'workload "%" already exists', wname USING ERRCODE = 'duplicate_object';
   END IF;
-  INSERT INTO dpm.workloads (name, domain_id, spec, matrix, labels, m, n)
-  VALUES (wname, dom.id, spec, matrix, labels, m, dom.n);
+  INSERT INTO dpm.workloads (name, domain_id, spec, matrix, labels, m, n, weights)
+  VALUES (wname, dom.id, spec, matrix, labels, m, dom.n, weights);
   RETURN m;
 END
 $$;
@@ -956,13 +962,14 @@ BEGIN
     -- too large as a matrix: kept as its spec and labels, for the implicit (hdmm) strategies
     r := dpm._workload_matrix(spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi, false);
   END;
-  RETURN dpm._store_workload(name, dom, spec, r.matrix, r.labels);
+  RETURN dpm._store_workload(name, dom, spec, r.matrix, r.labels, r.weights);
 END
 $$;
 COMMENT ON FUNCTION dpm.create_workload(text, text, text) IS
   'define a workload over a domain with the spec algebra (Identity, Total, Prefix, AllRange, Ranges, Hierarchical, Marginal; * Kronecker product, + union); returns the number of queries';
 
-CREATE FUNCTION dpm.create_workload(name text, domain text, w float8[]) RETURNS int
+CREATE FUNCTION dpm.create_workload(name text, domain text, w float8[], weights float8[] DEFAULT NULL)
+RETURNS int
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -977,12 +984,19 @@ BEGIN
       domain, dom.n, coalesce(array_length(w, array_ndims(w)), 0)
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
+  IF weights IS NOT NULL AND (array_ndims(weights) <> 1 OR array_length(weights, 1) <> array_length(w, 1)
+                              OR EXISTS (SELECT 1 FROM unnest(weights) v
+                                          WHERE v IS NULL OR NOT dpm._finite(v) OR v <= 0 OR v > 1e100)) THEN
+    RAISE EXCEPTION 'weights must be one positive finite number per query (%)', array_length(w, 1)
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
   RETURN dpm._store_workload(name, dom, NULL, w,
-    ARRAY(SELECT 'query ' || i FROM generate_series(1, array_length(w, 1)) i));
+    ARRAY(SELECT 'query ' || i FROM generate_series(1, array_length(w, 1)) i),
+    CASE WHEN EXISTS (SELECT 1 FROM unnest(weights) v WHERE v <> 1) THEN weights END);
 END
 $$;
-COMMENT ON FUNCTION dpm.create_workload(text, text, float8[]) IS
-  'define a workload over a domain by an explicit matrix, one query a row and one column per cell';
+COMMENT ON FUNCTION dpm.create_workload(text, text, float8[], float8[]) IS
+  'define a workload over a domain by an explicit matrix, one query a row and one column per cell; weights (optional, one per query) say how much each query matters to the optimizers';
 
 -- Fitness targets may be given per block of the spec (one per + term): spread over its queries.
 CREATE FUNCTION dpm._fitness_options(wl dpm.workloads, options jsonb) RETURNS jsonb
@@ -1052,6 +1066,8 @@ DECLARE
   iters int;
   lower float8;
   bound float8;
+  -- what the optimizers see: the rows scaled by their weights, if any
+  wopt float8[] := CASE WHEN wl.weights IS NULL THEN wl.matrix ELSE dpm._scale_rows(wl.matrix, wl.weights) END;
 BEGIN
   IF method IS NULL OR options IS NULL THEN
     RAISE EXCEPTION 'method and options must not be NULL' USING ERRCODE = 'null_value_not_allowed';
@@ -1108,9 +1124,9 @@ BEGIN
     st_h := ROW(hd.kind, hd.p, hd.theta, hd.weights)::dpm.hdmm_strategy;
     l1 := dpm._hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 1);
     l2 := dpm._hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 2);
-    SELECT sum(v), max(v) INTO trace, maxp
+    SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
       FROM unnest(dpm._hdmm_profile(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo,
-                                    dom.bin_hi, hd.kind, hd.p, hd.theta, hd.weights)) v;
+                                    dom.bin_hi, hd.kind, hd.p, hd.theta, hd.weights)) WITH ORDINALITY t(v, i);
     rows := dpm._hdmm_rows(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights);
     iters := hd.evaluations;
     bound := dpm._spec_svd_bound(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi);
@@ -1121,24 +1137,26 @@ BEGIN
   ELSE
     -- the augmentation norm follows the noise unless the caller chose one
     IF method = 'eigen_design' AND NOT options ? 'augment' THEN
-      rep := dpm._strategy_report(wl.matrix, method,
+      rep := dpm._strategy_report(wopt, method,
                                   options || jsonb_build_object('augment', CASE noise WHEN 'laplace' THEN 'l1' ELSE 'l2' END));
     ELSIF method = 'fitness' THEN
       rep := dpm._strategy_report(wl.matrix, method, dpm._fitness_options(wl, options));
     ELSE
-      rep := dpm._strategy_report(wl.matrix, method, options);
+      rep := dpm._strategy_report(wopt, method, options);
     END IF;
     ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
     a := rep.matrix;
     l1 := dpm.sensitivity(a, 'l1');
     l2 := dpm.sensitivity(a, 'l2');
-    -- Laplace error at epsilon = 1 is 2 Delta_1^2 times the profile
-    SELECT sum(e.variance) / (2 * l1 ^ 2), max(e.variance) / (2 * l1 ^ 2) INTO trace, maxp
+    -- Laplace error at epsilon = 1 is 2 Delta_1^2 times the profile; the trace weighs each query
+    -- by its weight^2, as the optimizers do, the largest term is in the query's own units
+    SELECT sum(coalesce(wl.weights[e.query], 1) ^ 2 * e.variance) / (2 * l1 ^ 2), max(e.variance) / (2 * l1 ^ 2)
+      INTO trace, maxp
       FROM dpm.expected_error(wl.matrix, a, 1.0) e;
     rows := array_length(a, 1);
     iters := rep.iterations;
     lower := rep.lower_bound;
-    bound := dpm.svd_bound(wl.matrix);
+    bound := dpm.svd_bound(wopt);
   END IF;
   INSERT INTO dpm.strategies (workload_id, method, options, noise, matrix, hdmm, rows, sensitivity_l1, sensitivity_l2,
                               profile_trace, max_profile, ratio_to_bound, iterations, lower_bound, optimize_ms)
@@ -1562,7 +1580,7 @@ GRANT EXECUTE ON FUNCTION
 GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.releases,
                 dpm.release_answers, dpm.ledger TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
-  dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[]),
+  dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[], float8[]),
   dpm.optimize(text, text, float8, float8, jsonb, float8),
   dpm.compare_strategies(text, float8, float8, float8),
   dpm.fitness_privacy(int, float8, float8, float8), dpm.privacy_profile(int),

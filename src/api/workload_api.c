@@ -128,8 +128,8 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 	Workload   *w;
 	Datum	   *label_datums;
 	TupleDesc	tupdesc;
-	Datum		values[2];
-	bool		nulls[2] = {false, false};
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
 	bool		want_matrix;
 	List	   *terms;
 	int			m;
@@ -152,6 +152,10 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 	else
 		nulls[0] = true;
 	values[1] = PointerGetDatum(construct_array(label_datums, m, TEXTOID, -1, false, TYPALIGN_INT));
+	if (w->weights)
+		values[2] = PointerGetDatum(vec_to_array(w->weights, m));
+	else
+		nulls[2] = true;
 	tupdesc = BlessTupleDesc(tupdesc);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -185,4 +189,23 @@ dpm_spec_term_rows(PG_FUNCTION_ARGS)
 	foreach(lc, terms)
 		rows[t++] = Int32GetDatum((int32) workload_rows(&dom, list_make1(lfirst(lc))));
 	PG_RETURN_ARRAYTYPE_P(construct_array(rows, t, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+}
+
+/* dpm._scale_rows(w, weights): diag(weights) w, the matrix the optimizers see for a weighted workload */
+PG_FUNCTION_INFO_V1(dpm_scale_rows);
+Datum
+dpm_scale_rows(PG_FUNCTION_ARGS)
+{
+	Mat		   *w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
+	int			m;
+	double	   *s = array_to_vec(PG_GETARG_ARRAYTYPE_P(1), "weights", &m);
+
+	if (m != w->rows)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("weights must have one value per query (%d), not %d", w->rows, m)));
+	for (int j = 0; j < w->cols; j++)
+		for (int i = 0; i < w->rows; i++)
+			MAT(w, i, j) *= s[i];
+	PG_RETURN_ARRAYTYPE_P(mat_to_array(w));
 }

@@ -80,7 +80,7 @@ workload_spectrum(const KronGram *kg)
 		/* the subsets s of a */
 		for (int s = a;; s = (s - 1) & a)
 		{
-			w[s] += outside(kg, a);
+			w[s] += kg->weights[t] * outside(kg, a);
 			if (s == 0)
 				break;
 		}

@@ -84,7 +84,7 @@ workload_gram(const WorkloadDomain *dom, List *terms)
 			}
 		}
 		for (size_t i = 0; i < (size_t) dom->cells * dom->cells; i++)
-			g->data[i] += term->data[i];
+			g->data[i] += t->weight * t->weight * term->data[i];
 		mat_free(term);
 	}
 	return g;
@@ -101,6 +101,7 @@ workload_kron_gram(const WorkloadDomain *dom, List *terms)
 	kg->nterms = list_length(terms);
 	kg->factors = palloc(sizeof(Mat **) * Max(kg->nterms, 1));
 	kg->kinds = palloc(sizeof(BlockKind *) * Max(kg->nterms, 1));
+	kg->weights = palloc(sizeof(double) * Max(kg->nterms, 1));
 	kg->sizes = palloc(sizeof(int) * Max(dom->nattrs, 1));
 	for (int a = 0; a < dom->nattrs; a++)
 		kg->sizes[a] = dom->attrs[a].size;
@@ -118,6 +119,14 @@ workload_kron_gram(const WorkloadDomain *dom, List *terms)
 			CHECK_FOR_INTERRUPTS();
 			kg->factors[t][a] = block_gram(b);
 			kg->kinds[t][a] = b->kind;
+		}
+		kg->weights[t] = term->weight * term->weight;
+		if (dom->nattrs > 0 && kg->weights[t] != 1.0)
+		{
+			Mat		   *f = kg->factors[t][0];
+
+			for (size_t i = 0; i < (size_t) f->rows * f->cols; i++)
+				f->data[i] *= kg->weights[t];
 		}
 		t++;
 	}

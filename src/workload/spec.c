@@ -225,6 +225,7 @@ term_new(const Parser *p)
 
 	t->blocks = palloc0(sizeof(Block *) * p->dom->nattrs);
 	t->where = palloc0(sizeof(int) * p->dom->nattrs);
+	t->weight = 1.0;
 	return t;
 }
 
@@ -457,18 +458,51 @@ parse_block(Parser *p)
 	return t;
 }
 
+/* the number at the current token, as a weight */
+static double
+parse_weight(Parser *p)
+{
+	double		weight = p->tok.type == TOK_NUMBER ? p->tok.number : NAN;
+
+	if (!(weight > 0) || !(weight <= 1e100))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("weight at position %d of workload spec must be a positive number up to 1e100",
+						position(p, p->tok.start)),
+				 errhint("A weight says how much a block's queries matter: 3 * Total(age).")));
+	advance(p);
+	return weight;
+}
+
+/* whether the token after the current one is "*" */
+static bool
+star_follows(const Parser *p)
+{
+	int			i = p->tok.end;
+
+	while (i < p->len && isspace((unsigned char) p->spec[i]))
+		i++;
+	return i < p->len && p->spec[i] == '*';
+}
+
 static List *
 parse_factor(Parser *p)
 {
 	check_stack_depth();
 	if (p->tok.type == TOK_NUMBER ||
 		(is_char(p, '-') && p->next < p->len && isdigit((unsigned char) p->spec[p->next])))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("weighted terms are not supported yet"),
-				 errdetail("Found a number at position %d of workload spec where a block was expected.",
-						   position(p, p->tok.start)),
-				 errhint("Write the term without a weight.")));
+	{
+		/* a weight: number * factor, scaling how much the factor's queries matter */
+		double		weight = parse_weight(p);
+		List	   *w;
+		ListCell   *lc;
+
+		expect_char(p, '*', "\"*\" after a weight");
+		w = parse_factor(p);
+		foreach(lc, w)
+			((WorkloadTerm *) lfirst(lc))->weight *= weight;
+		return w;
+	}
 	if (accept_char(p, '('))
 	{
 		List	   *w = parse_workload(p);
@@ -530,6 +564,7 @@ product(Parser *p, List *left, List *right)
 				t->blocks[a] = lt->blocks[a] ? lt->blocks[a] : rt->blocks[a];
 				t->where[a] = lt->blocks[a] ? lt->where[a] : rt->where[a];
 			}
+			t->weight = lt->weight * rt->weight;
 			out = lappend(out, t);
 		}
 	}
@@ -542,7 +577,19 @@ parse_term(Parser *p)
 	List	   *t = parse_factor(p);
 
 	while (accept_char(p, '*'))
+	{
+		if (p->tok.type == TOK_NUMBER && !star_follows(p))
+		{
+			/* a weight on the right: Total(a) * 3 */
+			ListCell   *lc;
+			double		weight = parse_weight(p);
+
+			foreach(lc, t)
+				((WorkloadTerm *) lfirst(lc))->weight *= weight;
+			continue;
+		}
 		t = product(p, t, parse_factor(p));
+	}
 	return t;
 }
 

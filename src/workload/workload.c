@@ -182,6 +182,10 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 	m = (int) workload_rows(dom, terms);
 	w->matrix = want_matrix ? mat_new(m, dom->cells) : NULL;
 	w->labels = palloc_extended(sizeof(char *) * Max(m, 1), MCXT_ALLOC_HUGE);
+	w->weights = NULL;
+	foreach(lc, terms)
+		if (((WorkloadTerm *) lfirst(lc))->weight != 1.0)
+			w->weights = palloc_extended(sizeof(double) * Max(m, 1), MCXT_ALLOC_HUGE);
 	initStringInfo(&buf);
 
 	foreach(lc, terms)
@@ -238,6 +242,8 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 		for (int r = 0; r < trows; r++)
 		{
 			CHECK_FOR_INTERRUPTS();
+			if (w->weights)
+				w->weights[off + r] = t->weight;
 			w->labels[off + r] = query_label(dom, conds, rows, r, &buf, digit);
 			/* palloc rounds small chunks up to a power of two, plus a header */
 			label_bytes += pg_nextpower2_32((uint32) buf.len + 1) + 16;

@@ -63,12 +63,14 @@ typedef struct WorkloadTerm
 {
 	Block	  **blocks;
 	int		   *where;			/* spec position of each block, for error messages */
+	double		weight;			/* how much its queries matter: 3 * Total(a); 1 by default */
 } WorkloadTerm;
 
 typedef struct Workload
 {
 	Mat		   *matrix;			/* m x n, one query a row; NULL when not built */
 	char	  **labels;			/* m labels */
+	double	   *weights;		/* m query weights, NULL when all are 1 */
 } Workload;
 
 /* workload.c */
@@ -90,8 +92,9 @@ typedef struct KronGram
 	int			nterms;
 	int			nattrs;
 	int		   *sizes;			/* bins per attribute */
-	Mat		 ***factors;
+	Mat		 ***factors;			/* the first factor of each term carries its weight^2 */
 	BlockKind **kinds;			/* the block behind each factor */
+	double	   *weights;		/* weight^2 of each term */
 } KronGram;
 
 extern KronGram *workload_kron_gram(const WorkloadDomain *dom, List *terms);

@@ -71,3 +71,42 @@ SELECT count(*) AS charges FROM dpm.ledger l JOIN dpm.sources s ON s.id = l.sour
 SELECT bool_and(answer >= 0) FILTER (WHERE query <= 12) AS cells_non_negative,
        abs(max(answer) FILTER (WHERE query = 13) - sum(answer) FILTER (WHERE query <= 12)) < 1e-6 AS total_is_sum
   FROM dpm.answer('inf_w', epsilon => 0.5, method => 'hdmm', inference => 'nnls');
+
+-- Weighted workloads (slides, "rows scaled to express how much each query matters"): a weight on
+-- a block of the spec, or one per row of an explicit matrix, changes what the optimizers minimize;
+-- answers stay in the queries' own units.
+SELECT dpm.create_workload('inf_w0', 'inf_kind', 'Identity(kind) + Total(kind)');
+SELECT dpm.create_workload('inf_w30', 'inf_kind', 'Identity(kind) + 30 * Total(kind)');
+SELECT dpm.create_workload('inf_w2', 'inf_kind', '2 * (Identity(kind) + 3 * Total(kind))');
+SELECT name, weights FROM dpm.workloads WHERE name IN ('inf_w0', 'inf_w30', 'inf_w2') ORDER BY name;
+-- the total, weighted 30, gets a smaller expected error under gaussian_optimal, the cells larger
+CREATE TEMP TABLE inf_ids AS
+  SELECT name, dpm.optimize(name, 'gaussian_optimal', 1, 1e-6) AS sid FROM dpm.workloads WHERE name IN ('inf_w0', 'inf_w30');
+CREATE TEMP TABLE inf_err AS
+  SELECT w.name, e.query, e.variance
+    FROM inf_ids i JOIN dpm.workloads w USING (name) JOIN dpm.strategies s ON s.id = i.sid,
+         dpm.expected_error(w.matrix, s.matrix, 1, 1e-6) e;
+SELECT (SELECT variance FROM inf_err WHERE name = 'inf_w30' AND query = 13)
+         < 0.5 * (SELECT variance FROM inf_err WHERE name = 'inf_w0' AND query = 13) AS total_more_accurate,
+       (SELECT max(variance) FROM inf_err WHERE name = 'inf_w30' AND query <= 12)
+         > (SELECT max(variance) FROM inf_err WHERE name = 'inf_w0' AND query <= 12) AS cells_less_accurate;
+-- the same through hdmm, which optimizes from the spec's weighted factors
+SELECT (SELECT stderr FROM dpm.answer('inf_w30', epsilon => 0.5, method => 'hdmm') WHERE query = 13)
+         < (SELECT stderr FROM dpm.answer('inf_w0', epsilon => 0.5, method => 'hdmm') WHERE query = 13) AS hdmm_total_more_accurate;
+-- answers in the query's own units: the total is nearer 400 people than 30 times that (the gap,
+-- 5800, is over 1000 standard errors: by Chebyshev's inequality a false alarm below 1e-6 whatever
+-- the noise's shape)
+SELECT abs(answer - 400) < 5800 AND 5800 > 1000 * stderr AS own_units
+  FROM dpm.answer('inf_w30', epsilon => 0.5, method => 'gaussian_optimal') WHERE query = 13;
+-- explicit matrices take one weight per row
+SELECT dpm.create_workload('inf_wm', 'inf_kind', ARRAY[array_fill(1.0::float8, ARRAY[12]), array_fill(0.0::float8, ARRAY[12])],
+                           '{5, 1}');
+SELECT weights FROM dpm.workloads WHERE name = 'inf_wm';
+SELECT dpm.create_workload('inf_wm2', 'inf_kind', ARRAY[array_fill(1.0::float8, ARRAY[12])], '{0}');
+SELECT dpm.create_workload('inf_wm2', 'inf_kind', ARRAY[array_fill(1.0::float8, ARRAY[12])], '{1, 2}');
+SELECT dpm.create_workload('inf_wm2', 'inf_kind', ARRAY[array_fill(1.0::float8, ARRAY[12])], '{NaN}');
+SELECT dpm.create_workload('inf_ws', 'inf_kind', '0 * Total(kind)');
+SELECT dpm.create_workload('inf_ws', 'inf_kind', '-2 * Total(kind)');
+SELECT dpm.create_workload('inf_ws', 'inf_kind', '3 Total(kind)');
+SELECT dpm.create_workload('inf_ws', 'inf_kind', '1e200 * Total(kind)');
+SELECT count(*) FROM dpm.workloads WHERE name IN ('inf_wm2', 'inf_ws');
