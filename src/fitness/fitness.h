@@ -30,7 +30,6 @@ typedef struct FitnessReport
 {
 	int			iterations;
 	double		cost2;			/* squared privacy cost max_i b_i^T Sigma^-1 b_i */
-	double		t;				/* the final soft-max parameter */
 } FitnessReport;
 
 /*

@@ -61,6 +61,13 @@ SELECT kind, bool_and(answer >= 0) FILTER (WHERE query <= 12) AS cells_non_negat
        abs(max(answer) FILTER (WHERE query = 13) - sum(answer) FILTER (WHERE query <= 12)) < 1e-6 AS total_is_sum,
        abs(max(answer) FILTER (WHERE query = 25) - sum(answer) FILTER (WHERE query <= 12)) < 1e-6 AS last_prefix_is_sum
   FROM (SELECT 'nnls' AS kind, * FROM inf_nnls UNION ALL SELECT 'nnls_integer', * FROM inf_int) t GROUP BY kind ORDER BY kind;
+-- W x_hat reproduces every answer: the identity rows are x_hat itself
+CREATE TEMP TABLE inf_all AS SELECT 'nnls' AS kind, * FROM inf_nnls UNION ALL SELECT 'nnls_integer', * FROM inf_int;
+SELECT t.kind, bool_and(abs(t.answer - x.wx) <= 1e-9 * greatest(1, abs(t.answer))) AS w_xhat
+  FROM inf_all t, dpm.workloads w,
+       LATERAL (SELECT sum(w.matrix[t.query][c.query] * c.answer) AS wx FROM inf_all c
+                 WHERE c.kind = t.kind AND c.query <= 12) x
+ WHERE w.name = 'inf_w' GROUP BY t.kind ORDER BY t.kind;
 SELECT bool_and(answer = round(answer)) AS integers FROM inf_int;
 SELECT bool_and(abs(n.stderr - l.stderr) < 1e-9 * l.stderr) AS ls_stderr FROM inf_nnls n JOIN inf_ls l USING (query);
 SELECT inference, count(*) FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id
