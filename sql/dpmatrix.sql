@@ -88,11 +88,12 @@ AS 'MODULE_PATHNAME', 'dpm_strategy_report' LANGUAGE C IMMUTABLE STRICT PARALLEL
 -- Useful to study a strategy on synthetic data; dpm.answer is the same mechanism on a source.
 CREATE FUNCTION dpm.mechanism(w float8[], a float8[], x float8[], epsilon float8 DEFAULT NULL,
                               delta float8 DEFAULT 0, sensitivity_scale float8 DEFAULT 1,
-                              rho float8 DEFAULT NULL, inference text DEFAULT 'ls')
-RETURNS TABLE(query int, answer float8, stderr float8)
+                              rho float8 DEFAULT NULL, inference text DEFAULT 'ls',
+                              confidence float8 DEFAULT 0.95)
+RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 AS 'MODULE_PATHNAME', 'dpm_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
-COMMENT ON FUNCTION dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8, text) IS
-  'answers workload w on the caller''s own vector x through strategy a with fresh noise: Laplace (epsilon, delta = 0), Gaussian ((epsilon, delta > 0)-DP) or Gaussian (rho-zCDP)';
+COMMENT ON FUNCTION dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8, text, float8) IS
+  'answers workload w on the caller''s own vector x through strategy a with fresh noise: Laplace (epsilon, delta = 0), Gaussian ((epsilon, delta > 0)-DP) or Gaussian (rho-zCDP); ci_low and ci_high bound each answer''s noise at the given confidence (NULL: none), exactly for Gaussian noise and from ci_draws simulated draws of the noise for Laplace';
 
 CREATE FUNCTION dpm.noise(distribution text, scale float8, count int) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_noise' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
@@ -148,8 +149,9 @@ CREATE FUNCTION dpm._hdmm_mechanism(spec text, attr_names text[], attr_sizes int
                                     bin_lo float8[], bin_hi float8[], kind text, p int[], theta float8[],
                                     weights float8[], x float8[], epsilon float8 DEFAULT NULL,
                                     delta float8 DEFAULT 0, sensitivity_scale float8 DEFAULT 1,
-                                    rho float8 DEFAULT NULL, inference text DEFAULT 'ls')
-RETURNS TABLE(query int, answer float8, stderr float8)
+                                    rho float8 DEFAULT NULL, inference text DEFAULT 'ls',
+                                    confidence float8 DEFAULT 0.95)
+RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 AS 'MODULE_PATHNAME', 'dpm_hdmm_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
 CREATE FUNCTION dpm._spec_term_rows(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
                                     bin_lo float8[], bin_hi float8[]) RETURNS int[]
@@ -323,7 +325,11 @@ CREATE TABLE dpm.releases (
   released_by     regrole NOT NULL,
   released_at     timestamptz NOT NULL DEFAULT clock_timestamp(),
   -- how x was estimated from the noisy strategy answers (post-processing, no privacy cost)
-  inference       text NOT NULL DEFAULT 'ls' CHECK (inference IN ('ls', 'nnls', 'nnls_integer'))
+  inference       text NOT NULL DEFAULT 'ls' CHECK (inference IN ('ls', 'nnls', 'nnls_integer')),
+  -- the answers' confidence intervals: their confidence (NULL: none) and, for Laplace noise, the
+  -- simulated draws of the noise behind them (coverage sd about sqrt(c (1 - c) / ci_draws))
+  confidence      float8 CHECK (confidence > 0 AND confidence < 1),
+  ci_draws        int
 );
 COMMENT ON TABLE dpm.releases IS 'one row per run of a mechanism on a source; an analyst sees the releases of the roles it belongs to';
 
@@ -333,6 +339,8 @@ CREATE TABLE dpm.release_answers (
   label       text NOT NULL,
   answer      float8 NOT NULL,
   stderr      float8 NOT NULL,
+  ci_low      float8,
+  ci_high     float8,
   PRIMARY KEY (release_id, query)
 );
 COMMENT ON TABLE dpm.release_answers IS 'the noisy answers of each release, replayable at no cost (dpm.release)';
@@ -1344,6 +1352,7 @@ DECLARE
   st dpm.strategies;
   cost record;
   sid int := (args->>'strategy')::int;
+  ci_draws int := coalesce((args->>'ci_draws')::int, 1000);   -- the caller's dpm.ci_draws
   delta float8 := CASE WHEN args ? 'delta' THEN (args->>'delta')::float8 ELSE 0 END;
   accuracy_first boolean;
   need record;
@@ -1351,7 +1360,8 @@ DECLARE
   rel_id bigint;
 BEGIN
   FOR k IN SELECT jsonb_object_keys(args) LOOP
-    IF k NOT IN ('workload', 'epsilon', 'delta', 'rho', 'strategy', 'method', 'options', 'inference') THEN
+    IF k NOT IN ('workload', 'epsilon', 'delta', 'rho', 'strategy', 'method', 'options', 'inference',
+                 'confidence', 'ci_draws') THEN
       RAISE EXCEPTION 'unknown release argument "%"', k USING ERRCODE = 'invalid_parameter_value';
     END IF;
   END LOOP;
@@ -1359,6 +1369,10 @@ BEGIN
     RAISE EXCEPTION 'unknown inference "%"', args->>'inference'
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'Valid: ls (least squares), nnls (non-negative least squares), nnls_integer (the same, rounded to integers).';
+  END IF;
+  IF args->>'confidence' IS NOT NULL AND NOT ((args->>'confidence')::float8 > 0 AND (args->>'confidence')::float8 < 1) THEN
+    RAISE EXCEPTION 'confidence must be between 0 and 1 (exclusive), got %', args->>'confidence'
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for no intervals.';
   END IF;
   wl := dpm._workload(args->>'workload');
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
@@ -1394,6 +1408,12 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'Give delta > 0 or rho, or neither epsilon nor rho to be charged what the targets need.';
   END IF;
+  -- Laplace intervals take ceil(c (N + 1)) <= N simulated draws (src/mechanism/interval.h)
+  IF cost.noise = 'laplace' AND args->>'confidence' IS NOT NULL
+     AND ceil((args->>'confidence')::float8 * (ci_draws + 1)) > ci_draws THEN
+    RAISE EXCEPTION 'confidence % needs more than dpm.ci_draws = % simulated draws of the noise', args->>'confidence', ci_draws
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Raise dpm.ci_draws, or ask for a lower confidence.';
+  END IF;
   -- the scan runs with the domain creator's rights: refuse now rather than fail after the charge
   IF NOT has_table_privilege(dom.created_by, src.relation, 'SELECT') THEN
     RAISE EXCEPTION 'domain "%" cannot be computed: its creator % can no longer read %', dom.name, dom.created_by, src.relation
@@ -1418,9 +1438,11 @@ BEGIN
                                  spent.e, src.budget_epsilon, spent.d, src.budget_delta, cost.c_epsilon, cost.c_delta) END,
             HINT = 'Ask for less, or ask the custodian for more budget.';
   END IF;
-  INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference)
+  INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
+                            confidence, ci_draws)
   VALUES (src.id, wl.id, st.id, cost.noise, cost.c_epsilon, cost.c_delta, cost.c_rho, caller,
-          coalesce(args->>'inference', 'ls'))
+          coalesce(args->>'inference', 'ls'), (args->>'confidence')::float8,
+          CASE WHEN cost.noise = 'laplace' AND args->>'confidence' IS NOT NULL THEN ci_draws END)
   RETURNING id INTO rel_id;
   INSERT INTO dpm.ledger (source_id, release_id, epsilon, delta, rho, charged_by)
   VALUES (src.id, rel_id, cost.c_epsilon, cost.c_delta, cost.c_rho, caller);
@@ -1440,6 +1462,7 @@ DECLARE
   src dpm.sources;
   st dpm.strategies;
   zcdp_gauss boolean;
+  draws int;
 BEGIN
   SELECT * INTO r FROM dpm.releases x WHERE x.id = rel_id AND x.status = 'charged' FOR UPDATE;
   IF NOT FOUND THEN
@@ -1450,32 +1473,43 @@ BEGIN
   SELECT * INTO src FROM dpm.sources s WHERE s.id = r.source_id;
   SELECT * INTO st FROM dpm.strategies s WHERE s.id = r.strategy_id;
   zcdp_gauss := r.noise = 'gaussian' AND r.rho IS NOT NULL;
+  IF r.ci_draws IS NOT NULL THEN
+    PERFORM set_config('dpm.ci_draws', r.ci_draws::text, true);
+  END IF;
   IF st.matrix IS NOT NULL THEN
-    INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr)
-    SELECT rel_id, m.query, wl.labels[m.query], m.answer, m.stderr
-      FROM dpm.mechanism(wl.matrix, st.matrix, dpm._frequency_vector(src, dom, dom.created_by, true),
+    WITH m AS MATERIALIZED (
+    SELECT * FROM dpm.mechanism(wl.matrix, st.matrix, dpm._frequency_vector(src, dom, dom.created_by, true),
                          epsilon => CASE WHEN NOT zcdp_gauss THEN dpm._below(r.epsilon) END,
                          delta => CASE WHEN r.noise = 'gaussian' AND NOT zcdp_gauss THEN dpm._below(r.delta) ELSE 0 END,
                          sensitivity_scale => src.max_contributions,
-                         rho => CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END, inference => r.inference) m;
+                         rho => CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END, inference => r.inference,
+                         confidence => r.confidence)),
+    ins AS (INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr, ci_low, ci_high)
+            SELECT rel_id, m.query, wl.labels[m.query], m.answer, m.stderr, m.ci_low, m.ci_high FROM m)
+    SELECT max(m.ci_draws) INTO draws FROM m;
   ELSE
-    INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr)
-    SELECT rel_id, m.query, wl.labels[m.query], m.answer, m.stderr
-      FROM dpm._hdmm_mechanism(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi,
+    WITH m AS MATERIALIZED (
+    SELECT * FROM dpm._hdmm_mechanism(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi,
                                (st.hdmm).kind, (st.hdmm).p, (st.hdmm).theta, (st.hdmm).weights,
                                dpm._frequency_vector(src, dom, dom.created_by, true),
                                epsilon => CASE WHEN NOT zcdp_gauss THEN dpm._below(r.epsilon) END,
                                delta => CASE WHEN r.noise = 'gaussian' AND NOT zcdp_gauss THEN dpm._below(r.delta) ELSE 0 END,
                                sensitivity_scale => src.max_contributions,
-                               rho => CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END, inference => r.inference) m;
+                               rho => CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END, inference => r.inference,
+                               confidence => r.confidence)),
+    ins AS (INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr, ci_low, ci_high)
+            SELECT rel_id, m.query, wl.labels[m.query], m.answer, m.stderr, m.ci_low, m.ci_high FROM m)
+    SELECT max(m.ci_draws) INTO draws FROM m;
   END IF;
-  UPDATE dpm.releases x SET status = 'released' WHERE x.id = rel_id;
+  -- an HDMM simulation may stop early (dpm.ci_max_seconds): record the draws it used
+  UPDATE dpm.releases x SET status = 'released', ci_draws = CASE WHEN x.ci_draws IS NOT NULL THEN draws END
+   WHERE x.id = rel_id;
   RETURN rel_id;
 END
 $$;
 
 CREATE FUNCTION dpm.release(release_id bigint)
-RETURNS TABLE(query int, label text, answer float8, stderr float8)
+RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8)
 AS 'MODULE_PATHNAME', 'dpm_release' LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION dpm.release(bigint) IS
   'replay a release: its stored noisy answers, at no cost (your own releases; custodians see all)';
@@ -1485,8 +1519,9 @@ COMMENT ON FUNCTION dpm.release(bigint) IS
 -- src/release/worker.c for why.
 CREATE FUNCTION dpm.answer(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
                            rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
-                           options jsonb DEFAULT NULL, inference text DEFAULT 'ls')
-RETURNS TABLE(query int, label text, answer float8, stderr float8)
+                           options jsonb DEFAULT NULL, inference text DEFAULT 'ls',
+                           confidence float8 DEFAULT 0.95)
+RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -1501,7 +1536,9 @@ BEGIN
     rel_id := dpm._run_release(jsonb_build_object('workload', answer.workload, 'epsilon', answer.epsilon,
                                                   'delta', answer.delta, 'rho', answer.rho,
                                                   'strategy', answer.strategy, 'method', answer.method,
-                                                  'options', answer.options, 'inference', answer.inference));
+                                                  'options', answer.options, 'inference', answer.inference,
+                                                  'confidence', answer.confidence,
+                                                  'ci_draws', current_setting('dpm.ci_draws', true)));
   EXCEPTION WHEN undefined_object THEN
     -- the worker cannot see what this transaction has not committed
     GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
@@ -1517,7 +1554,7 @@ BEGIN
     RAISE;
   END;
   IF coalesce(answer.inference, 'ls') <> 'ls' THEN
-    RAISE NOTICE 'release % estimates by non-negative least squares: stderr is the least-squares standard error, a reference', rel_id
+    RAISE NOTICE 'release % estimates by non-negative least squares: stderr and the interval''s width are least squares'', a reference', rel_id
       USING DETAIL = 'The error of non-negative estimates depends on the data and has no closed form; over the strategy''s own queries it is never larger in total than least squares''.';
   END IF;
   IF prior IS NOT NULL THEN
@@ -1527,8 +1564,8 @@ BEGIN
   RETURN QUERY SELECT * FROM dpm.release(rel_id);
 END
 $$;
-COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text) IS
-  'answer a workload on its source with the matrix mechanism and charge the source''s budget: epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); the charge is committed before any noise is drawn and survives rollback';
+COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8) IS
+  'answer a workload on its source with the matrix mechanism and charge the source''s budget: epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); ci_low and ci_high at the given confidence (NULL: none), exact for Gaussian noise and simulated from dpm.ci_draws draws of the noise for Laplace; the charge is committed before any noise is drawn and survives rollback';
 
 CREATE FUNCTION dpm.budget(source regclass, delta float8 DEFAULT NULL)
 RETURNS TABLE(model text, epsilon_budget numeric, epsilon_spent numeric, epsilon_remaining numeric,
@@ -1574,7 +1611,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.expected_error(float8[], float8[], float8, float8), dpm.total_error(float8[], float8[], float8, float8),
   dpm.reconstruct(float8[], float8[], text), dpm.strategy(float8[], text, jsonb),
   dpm.svd_bound(float8[], float8, float8), dpm.gram_root(float8[]),
-  dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8, text), dpm.noise(text, float8, int),
+  dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8, text, float8), dpm.noise(text, float8, int),
   dpm.histogram(int, int), dpm._random_key()
   TO PUBLIC;
 GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.releases,
@@ -1584,7 +1621,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.optimize(text, text, float8, float8, jsonb, float8),
   dpm.compare_strategies(text, float8, float8, float8),
   dpm.fitness_privacy(int, float8, float8, float8), dpm.privacy_profile(int),
-  dpm.answer(text, float8, float8, float8, int, text, jsonb, text), dpm.release(bigint), dpm._run_release(jsonb),
+  dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8), dpm.release(bigint), dpm._run_release(jsonb),
   dpm.budget(regclass, float8)
   TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION

@@ -205,13 +205,31 @@ release_rows(FunctionCallInfo fcinfo, const Release *rel)
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i < rel->p; i++)
 	{
-		Datum		values[3] = {Int32GetDatum(i + 1), Float8GetDatum(rel->answers[i]),
-		Float8GetDatum(rel->stderrs[i])};
-		bool		nulls[3] = {false, false, false};
+		double		h = rel->half ? rel->half[i] : 0.0;
+		Datum		values[6] = {Int32GetDatum(i + 1), Float8GetDatum(rel->answers[i]),
+			Float8GetDatum(rel->stderrs[i]), Float8GetDatum(rel->answers[i] - h),
+		Float8GetDatum(rel->answers[i] + h), Int32GetDatum(rel->ci_draws)};
+		bool		nulls[6] = {false, false, false, !rel->half, !rel->half, rel->ci_draws == 0};
 
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+double
+confidence_arg(FunctionCallInfo fcinfo, int i)
+{
+	double		c;
+
+	if (PG_NARGS() <= i || PG_ARGISNULL(i))
+		return NO_INTERVALS;
+	c = PG_GETARG_FLOAT8(i);
+	if (!(c > 0.0 && c < 1.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("confidence must be between 0 and 1 (exclusive), got %g", c),
+				 errhint("Pass NULL for no intervals.")));
+	return c;
 }
 
 Inference

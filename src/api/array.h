@@ -34,7 +34,10 @@ extern void privacy_args(FunctionCallInfo fcinfo, int first, double *epsilon, do
 /* argument i, the inference of a release by name ("ls" when the function has no such argument) */
 extern Inference inference_arg(FunctionCallInfo fcinfo, int i);
 
-/* a release as the rows (query, answer, stderr) of a set-returning function */
+/* argument i: a confidence in (0, 1), or NO_INTERVALS when absent or NULL */
+extern double confidence_arg(FunctionCallInfo fcinfo, int i);
+
+/* a release as the rows (query, answer, stderr, ci_low, ci_high, ci_draws) of a set-returning function */
 extern Datum release_rows(FunctionCallInfo fcinfo, const Release *rel);
 
 #endif

@@ -444,7 +444,8 @@ dpm_hdmm_mechanism(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("x has %d values but the domain has %.0f cells", n, cells)));
-	rel = run_hdmm_mechanism(s, w.kg, w.blocks, w.m, x, epsilon, delta, rho, scale, inference_arg(fcinfo, 15));
+	rel = run_hdmm_mechanism(s, w.kg, w.blocks, w.m, x, epsilon, delta, rho, scale, inference_arg(fcinfo, 15),
+							 confidence_arg(fcinfo, 16));
 	return release_rows(fcinfo, rel);
 }
 

@@ -11,6 +11,7 @@
 #include "histogram/histogram.h"
 #include "linalg/lapack.h"
 #include "linalg/linalg.h"
+#include "mechanism/interval.h"
 #include "release/release.h"
 
 PG_MODULE_MAGIC;
@@ -53,6 +54,16 @@ _PG_init(void)
 							NULL,
 							&dpm_debug_release_delay, 0, 0, 600000,
 							PGC_SUSET, GUC_UNIT_MS | GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomIntVariable("dpm.ci_draws",
+							"Simulated draws of Laplace noise behind each release's confidence intervals (100 .. 100000).",
+							"Coverage is the confidence on average, with a standard deviation of about sqrt(c (1 - c) / draws).",
+							&dpm_ci_draws, 1000, 100, 100000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("dpm.ci_max_seconds",
+							 "Seconds after which the simulation for an HDMM strategy's intervals stops drawing, once it has the fewest draws the confidence needs.",
+							 NULL,
+							 &dpm_ci_max_seconds, 5.0, 0.0, 3600.0,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dpm");
 	openblas_set_num_threads(dpm_blas_threads);
 }

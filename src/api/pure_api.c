@@ -265,7 +265,8 @@ dpm_mechanism(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("x has %d values but the matrices have %d columns", n, a->cols)));
-	rel = run_mechanism(w, a, x, epsilon, delta, rho, scale, inference_arg(fcinfo, 7));
+	rel = run_mechanism(w, a, x, epsilon, delta, rho, scale, inference_arg(fcinfo, 7),
+						confidence_arg(fcinfo, 8));
 	return release_rows(fcinfo, rel);
 }
 

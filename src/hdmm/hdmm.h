@@ -80,6 +80,7 @@ extern double *hdmm_workload_apply(const KronGram *kg, Mat ***blocks, double m, 
 /* the mechanism with an HDMM strategy: as run_mechanism (mechanism.h) */
 extern struct Release *run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks,
 										  double m, const double *x, double epsilon, double delta,
-										  double rho, double sens_scale, Inference inference);
+										  double rho, double sens_scale, Inference inference,
+										  double confidence);
 
 #endif

@@ -17,9 +17,12 @@
 
 #include <math.h>
 
+#include "common/pg_prng.h"
 #include "miscadmin.h"
+#include "portability/instr_time.h"
 
 #include "hdmm/hdmm.h"
+#include "mechanism/interval.h"
 #include "mechanism/mechanism.h"
 
 static double
@@ -237,6 +240,61 @@ hdmm_measure_t(const HdmmStrategy *s, const double *y)
 	return aty;
 }
 
+/*
+ * Laplace half-widths by simulating the noise alone (interval.h), one draw at
+ * a time through the same reconstruction: no matrix over the cells exists to
+ * batch them.  Draws stop after dpm.ci_max_seconds once there are enough for
+ * the confidence; the number used is returned in *used.
+ */
+static double *
+interval_laplace(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, double m, size_t rows,
+				 const LaplaceLaw *law, double confidence, int *used)
+{
+	int			min_draws = interval_min_draws(confidence),
+				draws = dpm_ci_draws,
+				j;
+	Mat		   *e;
+	double	   *z = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
+	double	   *half = palloc(sizeof(double) * Max((size_t) m, 1));
+	pg_prng_state rng;
+	instr_time	start,
+				now;
+
+	mat_check_size(m, min_draws, "simulated errors");
+	/* as many draws as dpm.max_matrix_mb holds */
+	draws = (int) Min((double) draws, (double) dpm_max_matrix_mb * 1024 * 1024 / (sizeof(double) * m));
+	draws = Max(draws, min_draws);
+	e = mat_new((int) m, draws);
+	interval_seed(&rng);
+	INSTR_TIME_SET_CURRENT(start);
+	for (j = 0; j < draws; j++)
+	{
+		double	   *xh,
+				   *err;
+
+		CHECK_FOR_INTERRUPTS();
+		if (j >= min_draws)
+		{
+			INSTR_TIME_SET_CURRENT(now);
+			INSTR_TIME_SUBTRACT(now, start);
+			if (INSTR_TIME_GET_DOUBLE(now) > dpm_ci_max_seconds)
+				break;
+		}
+		dpm_simulate_laplace(law, &rng, (int) rows, z);
+		xh = hdmm_solve(s, z);
+		err = hdmm_workload_apply(kg, blocks, m, xh);
+		memcpy(&MAT(e, 0, j), err, sizeof(double) * (size_t) m);
+		pfree(xh);
+		pfree(err);
+	}
+	e->cols = j;				/* column-major: the first j columns */
+	interval_from_errors(e, 0, interval_rank(confidence, j), half);
+	mat_free(e);
+	pfree(z);
+	*used = j;
+	return half;
+}
+
 double *
 hdmm_solve(const HdmmStrategy *s, const double *y)
 {
@@ -436,20 +494,26 @@ hdmm_apply_t(const void *ctx, const double *y, double *x)
 Release *
 run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, double m,
 				   const double *x, double epsilon, double delta, double rho, double sens_scale,
-				   Inference inference)
+				   Inference inference, double confidence)
 {
 	Release    *rel = palloc0(sizeof(Release));
+	LaplaceLaw	law;
 	double	   *profile,
 			   *y,
 			   *xhat;
 	double		rows = hdmm_rows(s);
 
 	mat_check_size(rows, 1, "strategy answers");
+	if (confidence != NO_INTERVALS && MECHANISM_LAPLACE(delta, rho))
+	{
+		(void) interval_rank(confidence, dpm_ci_draws);
+		mat_check_size(m, interval_min_draws(confidence), "simulated errors");
+	}
 	/* every query answerable, before any noise exists */
 	profile = hdmm_profile(s, kg, blocks, m);
 	y = hdmm_measure(s, x);
 	rel->noise_var = mechanism_noise(y, (int) rows, sens_scale * hdmm_sensitivity(s, 1),
-									 sens_scale * hdmm_sensitivity(s, 2), epsilon, delta, rho);
+									 sens_scale * hdmm_sensitivity(s, 2), epsilon, delta, rho, &law);
 	xhat = hdmm_solve(s, y);
 	if (inference != INFERENCE_LS)
 	{
@@ -464,5 +528,11 @@ run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, dou
 	rel->stderrs = profile;
 	for (size_t i = 0; i < (size_t) m; i++)
 		rel->stderrs[i] = sqrt(rel->noise_var * profile[i]);
+	if (confidence == NO_INTERVALS)
+		return rel;
+	if (law.t > 0.0)
+		rel->half = interval_laplace(s, kg, blocks, m, (size_t) rows, &law, confidence, &rel->ci_draws);
+	else
+		rel->half = interval_gaussian(rel->stderrs, (int) m, confidence);
 	return rel;
 }

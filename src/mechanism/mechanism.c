@@ -13,11 +13,13 @@
 
 #include "mechanism/calibrate.h"
 #include "mechanism/error.h"
+#include "mechanism/interval.h"
 #include "mechanism/mechanism.h"
 #include "mechanism/sampler.h"
 
 double
-mechanism_noise(double *y, int m, double l1, double l2, double epsilon, double delta, double rho)
+mechanism_noise(double *y, int m, double l1, double l2, double epsilon, double delta, double rho,
+				LaplaceLaw *law)
 {
 	for (int i = 0; i < m; i++)
 		if (!isfinite(y[i]))
@@ -25,18 +27,21 @@ mechanism_noise(double *y, int m, double l1, double l2, double epsilon, double d
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 					 errmsg("strategy answer %d is not a finite number", i + 1),
 					 errdetail("The data vector or the strategy holds values too large to combine.")));
+	law->t = 0.0;
 	if (rho > 0.0)
 		return dpm_gaussian_mechanism(y, m, l2, zcdp_sigma(rho, l2));
 	if (delta == 0.0)
-		return dpm_laplace_mechanism(y, m, l1, epsilon);
+		return dpm_laplace_mechanism(y, m, l1, epsilon, law);
 	return dpm_gaussian_mechanism(y, m, l2, gaussian_sigma(epsilon, delta, l2));
 }
 
 Release *
 run_mechanism(const Mat *w, const Mat *a, const double *x,
-			  double epsilon, double delta, double rho, double sens_scale, Inference inference)
+			  double epsilon, double delta, double rho, double sens_scale, Inference inference,
+			  double confidence)
 {
 	Release    *rel = palloc0(sizeof(Release));
+	LaplaceLaw	law;
 	Svd		   *svd;
 	double	   *terms,
 			   *y,
@@ -52,12 +57,14 @@ run_mechanism(const Mat *w, const Mat *a, const double *x,
 	svd = mat_svd(a, true);
 	terms = profile_terms(w, svd);
 	r = svd->rank;
+	if (confidence != NO_INTERVALS && MECHANISM_LAPLACE(delta, rho))
+		(void) interval_rank(confidence, dpm_ci_draws);
 	CHECK_FOR_INTERRUPTS();
 
 	y = palloc(sizeof(double) * Max(m, 1));
 	mat_vec(a, false, x, y);
 	rel->noise_var = mechanism_noise(y, m, sens_scale * mat_max_col_norm(a, 1),
-									 sens_scale * mat_max_col_norm(a, 2), epsilon, delta, rho);
+									 sens_scale * mat_max_col_norm(a, 2), epsilon, delta, rho, &law);
 
 	/* x_hat = V_r diag(1/s_r) U_r^T y; the first r columns of U and V are contiguous */
 	{
@@ -85,5 +92,14 @@ run_mechanism(const Mat *w, const Mat *a, const double *x,
 	rel->stderrs = palloc(sizeof(double) * Max(w->rows, 1));
 	for (int i = 0; i < w->rows; i++)
 		rel->stderrs[i] = sqrt(rel->noise_var * terms[i]);
+	if (confidence == NO_INTERVALS)
+		return rel;
+	if (law.t > 0.0)
+	{
+		rel->half = interval_dense_laplace(w, svd, m, &law, confidence);
+		rel->ci_draws = dpm_ci_draws;
+	}
+	else
+		rel->half = interval_gaussian(rel->stderrs, w->rows, confidence);
 	return rel;
 }

@@ -7,6 +7,7 @@
 
 #include "inference/nnls.h"
 #include "linalg/linalg.h"
+#include "mechanism/sampler.h"
 
 typedef struct Release
 {
@@ -14,7 +15,12 @@ typedef struct Release
 	double	   *answers;		/* W x_hat */
 	double	   *stderrs;		/* sqrt of each answer's noise variance */
 	double		noise_var;		/* variance of the noise on each strategy answer */
+	double	   *half;			/* confidence interval half-widths, or NULL */
+	int			ci_draws;		/* simulated draws behind them; 0 when exact */
 } Release;
+
+/* confidence 0: no intervals */
+#define NO_INTERVALS 0.0
 
 /*
  * Answer workload w on data vector x through strategy a: rho-zCDP Gaussian
@@ -22,20 +28,24 @@ typedef struct Release
  * (epsilon, delta)-DP Gaussian noise when delta > 0.
  * sens_scale multiplies the strategy's sensitivity (a privacy unit that may
  * contribute several rows).  inference chooses the estimate of x from the
- * noisy answers (least squares, or non-negative); the standard errors are
- * least squares' in every case.  Every check that can fail runs before any noise
- * is drawn.
+ * noisy answers (least squares, or non-negative); the standard errors and
+ * interval half-widths at confidence (see interval.h) are least squares' in
+ * every case.  Every check that can fail runs before any noise is drawn.
  */
 extern Release *run_mechanism(const Mat *w, const Mat *a, const double *x,
 							  double epsilon, double delta, double rho, double sens_scale,
-							  Inference inference);
+							  Inference inference, double confidence);
 
 /*
  * Add the noise in place to the m exact strategy answers y, for sensitivities
- * l1 and l2 (already scaled); returns its variance per answer.  Refuses
- * answers that are not finite, before any noise is drawn.
+ * l1 and l2 (already scaled); returns its variance per answer, and in *law
+ * the law of Laplace noise (t = 0 for Gaussian).  Refuses answers that are
+ * not finite, before any noise is drawn.
  */
 extern double mechanism_noise(double *y, int m, double l1, double l2, double epsilon,
-							  double delta, double rho);
+							  double delta, double rho, LaplaceLaw *law);
+
+/* true when these privacy arguments call for Laplace noise */
+#define MECHANISM_LAPLACE(delta, rho) (!((rho) > 0.0) && (delta) == 0.0)
 
 #endif

@@ -113,6 +113,7 @@
 #include <math.h>
 #include <float.h>
 
+#include "common/pg_prng.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
 
@@ -401,7 +402,7 @@ discrete_laplace_variance(uint64 t)
 }
 
 double
-dpm_laplace_mechanism(double *v, int m, double l1_sens, double epsilon)
+dpm_laplace_mechanism(double *v, int m, double l1_sens, double epsilon, LaplaceLaw *law)
 {
 	double		b;
 	int			e;
@@ -433,7 +434,28 @@ dpm_laplace_mechanism(double *v, int m, double l1_sens, double epsilon)
 	t = ceil_with_margin((ldexp(l1_sens, -e) + (double) m) / epsilon);
 	Assert(t <= LAPLACE_MAX_T);
 	add_grid_noise(v, m, e, false, t);
+	if (law)
+	{
+		law->grid_exp = e;
+		law->t = (double) t;
+	}
 	return ldexp(1.0, 2 * e) * discrete_laplace_variance(t);
+}
+
+/*
+ * DiscreteLaplace(t) is the difference of two geometric variables G with
+ * P(G >= k) = e^(-k/t), and floor(t E) for E ~ Exp(1) is such a G.
+ */
+void
+dpm_simulate_laplace(const LaplaceLaw *law, pg_prng_state *rng, int n, double *out)
+{
+	for (int i = 0; i < n; i++)
+	{
+		double		g1 = floor(-law->t * log(1.0 - pg_prng_double(rng)));
+		double		g2 = floor(-law->t * log(1.0 - pg_prng_double(rng)));
+
+		out[i] = ldexp(g1 - g2, law->grid_exp);
+	}
 }
 
 /*

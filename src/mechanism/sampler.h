@@ -14,9 +14,23 @@
  * moves each coordinate of each of two neighbouring inputs by at most g / 2,
  * so the rounded answers are at most l1_sens + m g apart in L1.
  * Returns the per-coordinate variance of the noise actually added,
- * g^2 * 2 e^{-1/t} / (1 - e^{-1/t})^2.
+ * g^2 * 2 e^{-1/t} / (1 - e^{-1/t})^2, and its law in *law (when not NULL).
  */
-extern double dpm_laplace_mechanism(double *v, int m, double l1_sens, double epsilon);
+typedef struct LaplaceLaw
+{
+	int			grid_exp;		/* the noise is 2^grid_exp times ... */
+	double		t;				/* ... DiscreteLaplace(t); t = 0: no Laplace noise */
+} LaplaceLaw;
+
+extern double dpm_laplace_mechanism(double *v, int m, double l1_sens, double epsilon,
+									LaplaceLaw *law);
+
+/*
+ * n plain draws from law with pg_prng (not pg_strong_random): for simulating
+ * the noise alone, which needs no secrecy.
+ */
+struct pg_prng_state;
+extern void dpm_simulate_laplace(const LaplaceLaw *law, struct pg_prng_state *rng, int n, double *out);
 
 /*
  * Gaussian mechanism with standard deviation at least sigma, where sigma is

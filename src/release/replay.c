@@ -58,14 +58,14 @@ dpm_release(PG_FUNCTION_ARGS)
 						   "It is charged and still being computed, or its worker stopped."),
 				 errhint("The custodian can find the cause in the server log.")));
 
-	tt = latest("SELECT query, label, answer, stderr FROM dpm.release_answers "
+	tt = latest("SELECT query, label, answer, stderr, ci_low, ci_high FROM dpm.release_answers "
 				"WHERE release_id = $1 ORDER BY query", id);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
-		Datum		values[4];
-		bool		nulls[4];
+		Datum		values[6];
+		bool		nulls[6];
 
-		for (int c = 0; c < 4; c++)
+		for (int c = 0; c < 6; c++)
 			values[c] = SPI_getbinval(tt->vals[i], tt->tupdesc, c + 1, &nulls[c]);
 		/* tuplestore_putvalues copies the datums, so SPI memory can go */
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
