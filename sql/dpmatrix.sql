@@ -1339,26 +1339,24 @@ $$;
 COMMENT ON FUNCTION dpm.privacy_profile(int) IS
   'personalized privacy cost of each cell under a strategy with unit Gaussian noise (fitness-for-use Definition 4: sqrt(b_i^T Sigma^-1 b_i)); its maximum is the privacy cost, and a cell below it could be queried more at no extra cost';
 
--- Step 1 of a release, in the worker's first transaction (src/release/worker.c): validate,
--- choose the strategy, check and record the charge.  Commits before any noise exists.
-CREATE FUNCTION dpm._release_charge(caller regrole, args jsonb) RETURNS bigint
+-- What a release would be, from its request: workload, strategy, noise and charge in the
+-- source's model, with every check that needs neither data nor a lock.  Shared by the charge
+-- and the dry run (dpm.explain).
+CREATE FUNCTION dpm._release_plan(args jsonb, OUT wl dpm.workloads, OUT dom dpm.domains,
+                                  OUT src dpm.sources, OUT st dpm.strategies, OUT noise text,
+                                  OUT c_epsilon numeric, OUT c_delta numeric, OUT c_rho numeric,
+                                  OUT ci_draws int)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   k text;
-  wl dpm.workloads;
-  dom dpm.domains;
-  src dpm.sources;
-  st dpm.strategies;
   cost record;
   sid int := (args->>'strategy')::int;
-  ci_draws int := coalesce((args->>'ci_draws')::int, 1000);   -- the caller's dpm.ci_draws
   delta float8 := CASE WHEN args ? 'delta' THEN (args->>'delta')::float8 ELSE 0 END;
   accuracy_first boolean;
   need record;
-  spent record;
-  rel_id bigint;
 BEGIN
+  ci_draws := coalesce((args->>'ci_draws')::int, 1000);   -- the caller's dpm.ci_draws
   FOR k IN SELECT jsonb_object_keys(args) LOOP
     IF k NOT IN ('workload', 'epsilon', 'delta', 'rho', 'strategy', 'method', 'options', 'inference',
                  'confidence', 'ci_draws') THEN
@@ -1414,6 +1412,25 @@ BEGIN
     RAISE EXCEPTION 'confidence % needs more than dpm.ci_draws = % simulated draws of the noise', args->>'confidence', ci_draws
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Raise dpm.ci_draws, or ask for a lower confidence.';
   END IF;
+  noise := cost.noise;
+  c_epsilon := cost.c_epsilon;
+  c_delta := cost.c_delta;
+  c_rho := cost.c_rho;
+END
+$$;
+
+-- Step 1 of a release, in the worker's first transaction (src/release/worker.c): the plan, then
+-- check and record the charge.  Commits before any noise exists.
+CREATE FUNCTION dpm._release_charge(caller regrole, args jsonb) RETURNS bigint
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  p record := dpm._release_plan(args);
+  dom dpm.domains := p.dom;
+  src dpm.sources := p.src;
+  spent record;
+  rel_id bigint;
+BEGIN
   -- the scan runs with the domain creator's rights: refuse now rather than fail after the charge
   IF NOT has_table_privilege(dom.created_by, src.relation, 'SELECT') THEN
     RAISE EXCEPTION 'domain "%" cannot be computed: its creator % can no longer read %', dom.name, dom.created_by, src.relation
@@ -1427,31 +1444,65 @@ BEGIN
   SELECT * INTO src FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
   SELECT coalesce(sum(l.epsilon), 0) AS e, coalesce(sum(l.delta), 0) AS d, coalesce(sum(l.rho), 0) AS r
     INTO spent FROM dpm.ledger l WHERE l.source_id = src.id;
-  IF (src.model = 'zcdp' AND spent.r + cost.c_rho > src.budget_rho)
-     OR (src.model <> 'zcdp' AND (spent.e + cost.c_epsilon > src.budget_epsilon OR spent.d + cost.c_delta > src.budget_delta)) THEN
+  IF (src.model = 'zcdp' AND spent.r + p.c_rho > src.budget_rho)
+     OR (src.model <> 'zcdp' AND (spent.e + p.c_epsilon > src.budget_epsilon OR spent.d + p.c_delta > src.budget_delta)) THEN
     RAISE EXCEPTION 'privacy budget of source "%" is exhausted', src.relation
       USING ERRCODE = 'Y1001',
             DETAIL = CASE src.model
-                     WHEN 'zcdp' THEN format('Spent rho %s of %s; this release needs rho %s.', spent.r, src.budget_rho, cost.c_rho)
-                     WHEN 'pure' THEN format('Spent epsilon %s of %s; this release needs epsilon %s.', spent.e, src.budget_epsilon, cost.c_epsilon)
+                     WHEN 'zcdp' THEN format('Spent rho %s of %s; this release needs rho %s.', spent.r, src.budget_rho, p.c_rho)
+                     WHEN 'pure' THEN format('Spent epsilon %s of %s; this release needs epsilon %s.', spent.e, src.budget_epsilon, p.c_epsilon)
                      ELSE format('Spent epsilon %s of %s and delta %s of %s; this release needs epsilon %s and delta %s.',
-                                 spent.e, src.budget_epsilon, spent.d, src.budget_delta, cost.c_epsilon, cost.c_delta) END,
+                                 spent.e, src.budget_epsilon, spent.d, src.budget_delta, p.c_epsilon, p.c_delta) END,
             HINT = 'Ask for less, or ask the custodian for more budget.';
   END IF;
   INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
                             confidence, ci_draws)
-  VALUES (src.id, wl.id, st.id, cost.noise, cost.c_epsilon, cost.c_delta, cost.c_rho, caller,
+  VALUES (src.id, (p.wl).id, (p.st).id, p.noise, p.c_epsilon, p.c_delta, p.c_rho, caller,
           coalesce(args->>'inference', 'ls'), (args->>'confidence')::float8,
-          CASE WHEN cost.noise = 'laplace' AND args->>'confidence' IS NOT NULL THEN ci_draws END)
+          CASE WHEN p.noise = 'laplace' AND args->>'confidence' IS NOT NULL THEN p.ci_draws END)
   RETURNING id INTO rel_id;
   INSERT INTO dpm.ledger (source_id, release_id, epsilon, delta, rho, charged_by)
-  VALUES (src.id, rel_id, cost.c_epsilon, cost.c_delta, cost.c_rho, caller);
+  VALUES (src.id, rel_id, p.c_epsilon, p.c_delta, p.c_rho, caller);
   RETURN rel_id;
 END
 $$;
 
+-- The mechanism a release r runs, on the data vector x: its strategy (dense or HDMM), noise
+-- calibrated for parameters strictly below the charge (dpm._below), inference and intervals.
+CREATE FUNCTION dpm._release_mechanism(r dpm.releases, x float8[])
+RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  wl dpm.workloads;
+  dom dpm.domains;
+  src dpm.sources;
+  st dpm.strategies;
+  zcdp_gauss boolean := r.noise = 'gaussian' AND r.rho IS NOT NULL;
+  eps float8 := CASE WHEN NOT zcdp_gauss THEN dpm._below(r.epsilon) END;
+  del float8 := CASE WHEN r.noise = 'gaussian' AND NOT zcdp_gauss THEN dpm._below(r.delta) ELSE 0 END;
+  rh float8 := CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END;
+BEGIN
+  SELECT * INTO wl FROM dpm.workloads w WHERE w.id = r.workload_id;
+  SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
+  SELECT * INTO src FROM dpm.sources s WHERE s.id = r.source_id;
+  SELECT * INTO st FROM dpm.strategies s WHERE s.id = r.strategy_id;
+  IF r.ci_draws IS NOT NULL THEN
+    PERFORM set_config('dpm.ci_draws', r.ci_draws::text, true);
+  END IF;
+  IF st.matrix IS NOT NULL THEN
+    RETURN QUERY SELECT * FROM dpm.mechanism(wl.matrix, st.matrix, x, eps, del, src.max_contributions, rh,
+                                             r.inference, r.confidence);
+  ELSE
+    RETURN QUERY SELECT * FROM dpm._hdmm_mechanism(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels,
+                                                   dom.bin_lo, dom.bin_hi, (st.hdmm).kind, (st.hdmm).p,
+                                                   (st.hdmm).theta, (st.hdmm).weights, x, eps, del,
+                                                   src.max_contributions, rh, r.inference, r.confidence);
+  END IF;
+END
+$$;
+
 -- Step 2, in the worker's second transaction: scan the source, add the noise, store the answers.
--- The noise is calibrated for parameters strictly below the charge (dpm._below).
 CREATE FUNCTION dpm._release_fill(rel_id bigint) RETURNS bigint
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1460,8 +1511,6 @@ DECLARE
   wl dpm.workloads;
   dom dpm.domains;
   src dpm.sources;
-  st dpm.strategies;
-  zcdp_gauss boolean;
   draws int;
 BEGIN
   SELECT * INTO r FROM dpm.releases x WHERE x.id = rel_id AND x.status = 'charged' FOR UPDATE;
@@ -1471,36 +1520,11 @@ BEGIN
   SELECT * INTO wl FROM dpm.workloads w WHERE w.id = r.workload_id;
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = r.source_id;
-  SELECT * INTO st FROM dpm.strategies s WHERE s.id = r.strategy_id;
-  zcdp_gauss := r.noise = 'gaussian' AND r.rho IS NOT NULL;
-  IF r.ci_draws IS NOT NULL THEN
-    PERFORM set_config('dpm.ci_draws', r.ci_draws::text, true);
-  END IF;
-  IF st.matrix IS NOT NULL THEN
-    WITH m AS MATERIALIZED (
-    SELECT * FROM dpm.mechanism(wl.matrix, st.matrix, dpm._frequency_vector(src, dom, dom.created_by, true),
-                         epsilon => CASE WHEN NOT zcdp_gauss THEN dpm._below(r.epsilon) END,
-                         delta => CASE WHEN r.noise = 'gaussian' AND NOT zcdp_gauss THEN dpm._below(r.delta) ELSE 0 END,
-                         sensitivity_scale => src.max_contributions,
-                         rho => CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END, inference => r.inference,
-                         confidence => r.confidence)),
-    ins AS (INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr, ci_low, ci_high)
-            SELECT rel_id, m.query, wl.labels[m.query], m.answer, m.stderr, m.ci_low, m.ci_high FROM m)
-    SELECT max(m.ci_draws) INTO draws FROM m;
-  ELSE
-    WITH m AS MATERIALIZED (
-    SELECT * FROM dpm._hdmm_mechanism(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi,
-                               (st.hdmm).kind, (st.hdmm).p, (st.hdmm).theta, (st.hdmm).weights,
-                               dpm._frequency_vector(src, dom, dom.created_by, true),
-                               epsilon => CASE WHEN NOT zcdp_gauss THEN dpm._below(r.epsilon) END,
-                               delta => CASE WHEN r.noise = 'gaussian' AND NOT zcdp_gauss THEN dpm._below(r.delta) ELSE 0 END,
-                               sensitivity_scale => src.max_contributions,
-                               rho => CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END, inference => r.inference,
-                               confidence => r.confidence)),
-    ins AS (INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr, ci_low, ci_high)
-            SELECT rel_id, m.query, wl.labels[m.query], m.answer, m.stderr, m.ci_low, m.ci_high FROM m)
-    SELECT max(m.ci_draws) INTO draws FROM m;
-  END IF;
+  WITH m AS MATERIALIZED (
+         SELECT * FROM dpm._release_mechanism(r, dpm._frequency_vector(src, dom, dom.created_by, true))),
+       ins AS (INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr, ci_low, ci_high)
+               SELECT rel_id, m.query, wl.labels[m.query], m.answer, m.stderr, m.ci_low, m.ci_high FROM m)
+  SELECT max(m.ci_draws) INTO draws FROM m;
   -- an HDMM simulation may stop early (dpm.ci_max_seconds): record the draws it used
   UPDATE dpm.releases x SET status = 'released', ci_draws = CASE WHEN x.ci_draws IS NOT NULL THEN draws END
    WHERE x.id = rel_id;
@@ -1567,6 +1591,111 @@ $$;
 COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8) IS
   'answer a workload on its source with the matrix mechanism and charge the source''s budget: epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); ci_low and ci_high at the given confidence (NULL: none), exact for Gaussian noise and simulated from dpm.ci_draws draws of the noise for Laplace; the charge is committed before any noise is drawn and survives rollback';
 
+-- The dry run.  The release dpm.answer would make with these arguments is planned (strategy,
+-- noise, charge) and its mechanism run on a vector of zeros: no row of the source is read and
+-- nothing is charged, and the standard errors and intervals are exactly those the release
+-- would report, since the noise does not depend on the data.  SECURITY DEFINER to sum every
+-- charge of the source, as dpm.budget does.
+CREATE FUNCTION dpm._explain(args jsonb)
+RETURNS TABLE(r dpm.releases, query int, label text, stderr float8, ci_half_width float8)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  p record := dpm._release_plan(args);
+  rel dpm.releases;
+BEGIN
+  rel.source_id := (p.src).id;
+  rel.workload_id := (p.wl).id;
+  rel.strategy_id := (p.st).id;
+  rel.noise := p.noise;
+  rel.epsilon := p.c_epsilon;
+  rel.delta := p.c_delta;
+  rel.rho := p.c_rho;
+  rel.inference := 'ls';
+  rel.confidence := (args->>'confidence')::float8;
+  rel.ci_draws := CASE WHEN p.noise = 'laplace' AND rel.confidence IS NOT NULL THEN p.ci_draws END;
+  RETURN QUERY
+    SELECT rel, m.query, (p.wl).labels[m.query], m.stderr, (m.ci_high - m.ci_low) / 2
+      FROM dpm._release_mechanism(rel, array_fill(0::float8, ARRAY[(p.wl).n])) m;
+END
+$$;
+
+CREATE FUNCTION dpm.explain(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
+                            rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
+                            options jsonb DEFAULT NULL, confidence float8 DEFAULT 0.95)
+RETURNS TABLE(strategy_id int, strategy_method text, noise text, measurements int, sensitivity float8,
+              charge_epsilon numeric, charge_delta numeric, charge_rho numeric,
+              queries int, total_variance float8, rms_error float8, max_stderr float8,
+              mean_ci_half_width float8, max_ci_half_width float8, ratio_to_bound float8,
+              epsilon_remaining numeric, delta_remaining numeric, rho_remaining numeric, within_budget boolean)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  args jsonb := jsonb_build_object('workload', explain.workload, 'epsilon', explain.epsilon, 'delta', explain.delta,
+                                   'rho', explain.rho, 'strategy', explain.strategy, 'method', explain.method,
+                                   'options', explain.options, 'confidence', explain.confidence,
+                                   'ci_draws', current_setting('dpm.ci_draws', true));
+  agg record;
+  rel dpm.releases;
+  st dpm.strategies;
+  src dpm.sources;
+  spent record;
+BEGIN
+  SELECT (array_agg(e.r))[1] AS rel, count(*) AS n, sum(e.stderr ^ 2) AS total, max(e.stderr) AS max_se,
+         avg(e.ci_half_width) AS mean_ci, max(e.ci_half_width) AS max_ci
+    INTO agg FROM dpm._explain(args) e;
+  rel := agg.rel;
+  SELECT * INTO st FROM dpm.strategies s WHERE s.id = rel.strategy_id;
+  SELECT * INTO src FROM dpm.sources s WHERE s.id = rel.source_id;
+  SELECT coalesce(sum(l.epsilon), 0) AS e, coalesce(sum(l.delta), 0) AS d, coalesce(sum(l.rho), 0) AS r
+    INTO spent FROM dpm.ledger l WHERE l.source_id = src.id;
+  strategy_id := st.id;
+  strategy_method := st.method;
+  noise := rel.noise;
+  measurements := st.rows;
+  sensitivity := src.max_contributions * CASE rel.noise WHEN 'laplace' THEN st.sensitivity_l1 ELSE st.sensitivity_l2 END;
+  charge_epsilon := CASE WHEN src.model <> 'zcdp' OR rel.noise = 'laplace' THEN rel.epsilon END;
+  charge_delta := CASE WHEN src.model = 'approx' THEN rel.delta END;
+  charge_rho := rel.rho;
+  queries := agg.n;
+  total_variance := agg.total;
+  rms_error := sqrt(agg.total / greatest(agg.n, 1));
+  max_stderr := agg.max_se;
+  mean_ci_half_width := agg.mean_ci;
+  max_ci_half_width := agg.max_ci;
+  ratio_to_bound := st.ratio_to_bound;
+  IF src.model = 'zcdp' THEN
+    rho_remaining := src.budget_rho - spent.r - rel.rho;
+    within_budget := rho_remaining >= 0;
+  ELSE
+    epsilon_remaining := src.budget_epsilon - spent.e - rel.epsilon;
+    delta_remaining := CASE WHEN src.model = 'approx' THEN src.budget_delta - spent.d - rel.delta END;
+    within_budget := epsilon_remaining >= 0 AND coalesce(delta_remaining >= 0, true);
+  END IF;
+  RETURN NEXT;
+END
+$$;
+COMMENT ON FUNCTION dpm.explain(text, float8, float8, float8, int, text, jsonb, float8) IS
+  'dry run of dpm.answer with the same arguments: reads no data and spends nothing; the strategy that would be used, its sensitivity, the charge in the source''s privacy model, the expected error (total variance, RMS, largest standard error, confidence interval half-widths), the ratio to the SVD lower bound and the budget that would remain';
+
+CREATE FUNCTION dpm.explain_queries(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
+                                    rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
+                                    options jsonb DEFAULT NULL, confidence float8 DEFAULT 0.95)
+RETURNS TABLE(query int, label text, stderr float8, ci_half_width float8)
+LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT e.query, e.label, e.stderr, e.ci_half_width
+    FROM dpm._explain(jsonb_build_object('workload', workload, 'epsilon', epsilon, 'delta', delta, 'rho', rho,
+                                         'strategy', strategy, 'method', method, 'options', options,
+                                         'confidence', confidence,
+                                         'ci_draws', current_setting('dpm.ci_draws', true))) e
+   ORDER BY e.query
+$$;
+COMMENT ON FUNCTION dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8) IS
+  'dry run of dpm.answer, query by query: the standard error and confidence interval half-width each answer would have; reads no data and spends nothing';
+
 CREATE FUNCTION dpm.budget(source regclass, delta float8 DEFAULT NULL)
 RETURNS TABLE(model text, epsilon_budget numeric, epsilon_spent numeric, epsilon_remaining numeric,
               delta_budget numeric, delta_spent numeric, delta_remaining numeric,
@@ -1622,7 +1751,9 @@ GRANT EXECUTE ON FUNCTION
   dpm.compare_strategies(text, float8, float8, float8),
   dpm.fitness_privacy(int, float8, float8, float8), dpm.privacy_profile(int),
   dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8), dpm.release(bigint), dpm._run_release(jsonb),
-  dpm.budget(regclass, float8)
+  dpm.budget(regclass, float8),
+  dpm.explain(text, float8, float8, float8, int, text, jsonb, float8),
+  dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8), dpm._explain(jsonb)
   TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.register_source(regclass, name, int, float8, float8, float8),

@@ -105,6 +105,7 @@ CREATE TABLE ci_people AS SELECT g AS id, g % 5 AS kind FROM generate_series(1, 
 SELECT dpm.register_source('ci_people', epsilon => 10, delta => 1e-3);
 SELECT dpm.create_domain('ci_kind', 'ci_people', '[{"name": "kind", "values": [0,1,2,3,4]}]');
 SELECT dpm.create_workload('ci_w', 'ci_kind', 'Identity(kind) + Total(kind)');
+SET client_min_messages = warning;   -- the notices name release ids
 CREATE TEMP TABLE a1 AS SELECT * FROM dpm.answer('ci_w', epsilon => 1, method => 'identity');
 SELECT count(*) AS rows, bool_and(ci_low < answer AND answer < ci_high) AS around_answer,
        bool_and(abs((ci_high - answer) - (answer - ci_low)) < 1e-9 * (ci_high - answer)) AS symmetric
@@ -117,11 +118,12 @@ SELECT count(*) FILTER (WHERE ci_low IS NULL AND ci_high IS NULL) AS no_interval
 SELECT noise, confidence, ci_draws FROM dpm.releases ORDER BY id DESC LIMIT 1;
 SELECT bool_and(abs((ci_high - answer) / stderr - 1.6448536269514722) < 1e-9) AS gaussian_90
   FROM dpm.answer('ci_w', epsilon => 0.5, delta => 1e-6, method => 'identity', confidence => 0.9);
-SELECT count(*) AS releases_before FROM dpm.releases;
+SELECT count(*) AS rel0 FROM dpm.releases \gset
 SELECT * FROM dpm.answer('ci_w', epsilon => 1, method => 'identity', confidence => 0);
 SELECT * FROM dpm.answer('ci_w', epsilon => 1, method => 'identity', confidence => 0.9995);
-SELECT count(*) AS releases_after, (SELECT epsilon_spent FROM dpm.budget('ci_people')) AS spent FROM dpm.releases;
+SELECT count(*) - :rel0 AS new_releases, (SELECT epsilon_spent FROM dpm.budget('ci_people')) AS spent FROM dpm.releases;
 SET dpm.ci_draws = 2000;
 SELECT count(*) FROM dpm.answer('ci_w', epsilon => 1, method => 'identity', confidence => 0.9995);
 SELECT confidence, ci_draws FROM dpm.releases ORDER BY id DESC LIMIT 1;
 RESET dpm.ci_draws;
+RESET client_min_messages;

@@ -1,0 +1,71 @@
+-- The dry run: dpm.explain and dpm.explain_queries report what dpm.answer would do with the same
+-- arguments, read no row of the source and charge nothing.
+\set SHOW_CONTEXT never
+CREATE TABLE ex_people AS SELECT g AS id, g % 5 AS kind FROM generate_series(1, 500) g;
+SELECT dpm.register_source('ex_people', epsilon => 10, delta => 1e-3);
+SELECT dpm.create_domain('ex_kind', 'ex_people', '[{"name": "kind", "values": [0,1,2,3,4]}]');
+SELECT dpm.create_workload('ex_w', 'ex_kind', 'AllRange(kind)');
+SELECT (SELECT count(*) FROM dpm.releases) AS rel0, (SELECT count(*) FROM dpm.ledger) AS led0 \gset
+
+-- identity at epsilon = 1 (Laplace): a range of k cells has variance 2 k, so the total is
+-- 2 * sum_k k (6 - k) = 70 over the 15 ranges; sensitivity 1; the whole budget but 1 remains
+BEGIN;
+SELECT strategy_method, noise, measurements, sensitivity, charge_epsilon, charge_delta, charge_rho, queries,
+       abs(total_variance - 70) < 1e-6 * 70 AS total_variance_70,
+       abs(max_stderr - sqrt(10)) < 1e-6 AS max_stderr_sqrt_10,
+       max_ci_half_width > 1.959963984540054 * max_stderr AS laplace_wider_than_normal,
+       epsilon_remaining, delta_remaining, within_budget
+  FROM dpm.explain('ex_w', epsilon => 1, method => 'identity');
+-- it read nothing: no scan of the source in this transaction, no release, no charge
+SELECT coalesce(sum(seq_scan + coalesce(idx_scan, 0)), 0) AS source_scans
+  FROM pg_stat_xact_user_tables WHERE relname = 'ex_people';
+SELECT (SELECT count(*) FROM dpm.releases) - :rel0 AS new_releases, (SELECT count(*) FROM dpm.ledger) - :led0 AS new_charges;
+COMMIT;
+
+-- the standard errors are the ones the release then reports, query by query, and the budget
+-- left is the one dpm.explain announced
+CREATE TEMP TABLE ex_plan AS SELECT * FROM dpm.explain_queries('ex_w', epsilon => 1, method => 'hierarchical');
+CREATE TEMP TABLE ex_sum AS SELECT * FROM dpm.explain('ex_w', epsilon => 1, method => 'hierarchical');
+CREATE TEMP TABLE ex_ans AS SELECT * FROM dpm.answer('ex_w', epsilon => 1, method => 'hierarchical');
+SELECT count(*) AS queries, bool_and(abs(p.stderr - a.stderr) < 1e-12 * a.stderr) AS same_stderr,
+       bool_and(p.label = a.label) AS same_labels
+  FROM ex_plan p JOIN ex_ans a USING (query);
+SELECT s.epsilon_remaining = b.epsilon_remaining AS remaining_as_announced,
+       s.strategy_id = (SELECT strategy_id FROM dpm.releases ORDER BY id DESC LIMIT 1) AS same_strategy,
+       s.ratio_to_bound = st.ratio_to_bound AS ratio_from_catalog
+  FROM ex_sum s, dpm.budget('ex_people') b, dpm.strategies st WHERE st.id = s.strategy_id;
+
+-- Gaussian: exact normal half-widths; intervals off with confidence => NULL
+SELECT bool_and(abs(ci_half_width / stderr - 1.959963984540054) < 1e-9) AS normal_half_widths
+  FROM dpm.explain_queries('ex_w', epsilon => 0.5, delta => 1e-6, method => 'identity');
+SELECT noise, charge_epsilon, charge_delta, mean_ci_half_width IS NULL AS no_intervals
+  FROM dpm.explain('ex_w', epsilon => 0.5, delta => 1e-6, method => 'identity', confidence => NULL);
+
+-- over budget: reported, not refused (dpm.answer would refuse)
+SELECT epsilon_remaining, within_budget FROM dpm.explain('ex_w', epsilon => 9.5, method => 'identity');
+
+-- a zCDP source: the charge and the remainder in rho
+CREATE TABLE ex_z AS SELECT g AS id, g % 5 AS kind FROM generate_series(1, 500) g;
+SELECT dpm.register_source('ex_z', rho => 1);
+SELECT dpm.create_domain('ex_zkind', 'ex_z', '[{"name": "kind", "values": [0,1,2,3,4]}]');
+SELECT dpm.create_workload('ex_zw', 'ex_zkind', 'Identity(kind)');
+SELECT noise, charge_epsilon, charge_rho, rho_remaining, within_budget,
+       abs(total_variance - 5 * 1 / (2 * 0.25)) < 1e-3 AS total_variance_closed_form
+  FROM dpm.explain('ex_zw', rho => 0.25, method => 'identity');
+SELECT noise, charge_epsilon, charge_rho, rho_remaining FROM dpm.explain('ex_zw', epsilon => 0.5, method => 'identity');
+
+-- the same errors as dpm.answer for bad arguments, and still nothing charged
+SELECT * FROM dpm.explain('ex_w', epsilon => -1);
+SELECT * FROM dpm.explain('no_such_workload', epsilon => 1);
+SELECT * FROM dpm.explain('ex_w', epsilon => 1, rho => 1);
+SELECT * FROM dpm.explain('ex_w', epsilon => 1, confidence => 2);
+SELECT * FROM dpm.explain('ex_zw', epsilon => 1, delta => 1e-6);
+SELECT (SELECT count(*) FROM dpm.releases) - :rel0 AS new_releases, (SELECT count(*) FROM dpm.ledger) - :led0 AS new_charges;
+
+-- an analyst may look before spending, with no privilege on the table
+CREATE ROLE ex_analyst IN ROLE dpm_analyst;
+SET ROLE ex_analyst;
+SELECT strategy_method, charge_epsilon, epsilon_remaining FROM dpm.explain('ex_w', epsilon => 1, method => 'identity');
+SELECT count(*) FROM ex_people;
+RESET ROLE;
+DROP ROLE ex_analyst;
