@@ -13,6 +13,7 @@ PACKAGES=(
 	postgresql-common                   # pg_virtualenv: throw-away clusters for the demo and tests
 	libopenblas-dev                     # BLAS and LAPACK
 	liblbfgsb-dev                       # L-BFGS-B: the quasi-Newton loop of the HDMM strategies
+	odbc-postgresql unixodbc python3-pyodbc  # test/odbc.sh: a release read the way BI tools read it
 )
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -104,7 +104,8 @@ COMMENT ON FUNCTION dpm.noise(text, float8, int) IS
 CREATE FUNCTION dpm._workload_matrix(spec text, attr_names text[], attr_sizes int[],
                                      bin_labels text[], bin_lo float8[], bin_hi float8[],
                                      dense boolean DEFAULT true,
-                                     OUT matrix float8[], OUT labels text[], OUT weights float8[])
+                                     OUT matrix float8[], OUT labels text[], OUT weights float8[],
+                                     OUT spans int[])
 AS 'MODULE_PATHNAME', 'dpm_workload_matrix' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION dpm._scale_rows(w float8[], weights float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_scale_rows' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -272,7 +273,11 @@ CREATE TABLE dpm.workloads (
   created_at  timestamptz NOT NULL DEFAULT now(),
   -- how much each query matters to the optimizers (3 * Total(a)); NULL: all 1.  Answers are
   -- always in the queries' own units.
-  weights     float8[] CHECK (weights IS NULL OR cardinality(weights) = m)
+  weights     float8[] CHECK (weights IS NULL OR cardinality(weights) = m),
+  -- m x 2 per attribute: the first and last bin (1-based) each query counts on each attribute,
+  -- 0 and 0 for no condition, -1 and -1 for one that is not a run of bins; NULL for an explicit
+  -- matrix.  Gives published releases one column per attribute (dpm.publish).
+  spans       int[]
 );
 COMMENT ON TABLE dpm.workloads IS 'batches of linear counting queries over a domain';
 
@@ -358,6 +363,27 @@ CREATE TABLE dpm.ledger (
   charged_at  timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 COMMENT ON TABLE dpm.ledger IS 'every charge against a source''s privacy budget, append-only';
+
+-- Releases published as plain views for reporting roles (dpm.publish).  The view reads the
+-- release named here, so republishing under the same name is one update.
+CREATE TABLE dpm.publications (
+  view_name     text PRIMARY KEY,        -- schema-qualified, quoted as needed
+  domain_id     int NOT NULL REFERENCES dpm.domains,
+  release_id    bigint NOT NULL REFERENCES dpm.releases,
+  published_by  regrole NOT NULL DEFAULT dpm._invoker(),
+  published_at  timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE dpm.publications IS 'views made by dpm.publish and the release each one shows';
+
+-- dpm.workloads.spans one query a row, for the views' joins: made by the first dpm.publish of a
+-- workload (a subscript of the whole array per row would detoast it per row).
+CREATE TABLE dpm.query_spans (
+  workload_id  int NOT NULL REFERENCES dpm.workloads ON DELETE CASCADE,
+  query        int NOT NULL,
+  spans        int[] NOT NULL,           -- first and last bin per attribute, as in dpm.workloads.spans
+  PRIMARY KEY (workload_id, query)
+);
+COMMENT ON TABLE dpm.query_spans IS 'the bins each query of a published workload counts, per attribute';
 CREATE INDEX ON dpm.ledger (source_id);
 CREATE INDEX ON dpm.releases (workload_id);
 
@@ -368,6 +394,8 @@ SELECT pg_catalog.pg_extension_config_dump('dpm.strategies', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.releases', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.release_answers', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.ledger', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.publications', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.query_spans', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.sources_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.domains_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.workloads_id_seq', '');
@@ -923,7 +951,7 @@ COMMENT ON FUNCTION dpm.exact_answers(text) IS
 ------------------------------------------------------------------------------------------------
 
 CREATE FUNCTION dpm._store_workload(wname text, dom dpm.domains, spec text, matrix float8[], labels text[],
-                                    weights float8[])
+                                    weights float8[], spans int[] DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -936,8 +964,8 @@ BEGIN
   IF EXISTS (SELECT 1 FROM dpm.workloads w WHERE w.name = wname) THEN
     RAISE EXCEPTION 'workload "%" already exists', wname USING ERRCODE = 'duplicate_object';
   END IF;
-  INSERT INTO dpm.workloads (name, domain_id, spec, matrix, labels, m, n, weights)
-  VALUES (wname, dom.id, spec, matrix, labels, m, dom.n, weights);
+  INSERT INTO dpm.workloads (name, domain_id, spec, matrix, labels, m, n, weights, spans)
+  VALUES (wname, dom.id, spec, matrix, labels, m, dom.n, weights, spans);
   RETURN m;
 END
 $$;
@@ -970,7 +998,7 @@ BEGIN
     -- too large as a matrix: kept as its spec and labels, for the implicit (hdmm) strategies
     r := dpm._workload_matrix(spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi, false);
   END;
-  RETURN dpm._store_workload(name, dom, spec, r.matrix, r.labels, r.weights);
+  RETURN dpm._store_workload(name, dom, spec, r.matrix, r.labels, r.weights, r.spans);
 END
 $$;
 COMMENT ON FUNCTION dpm.create_workload(text, text, text) IS
@@ -1696,6 +1724,130 @@ $$;
 COMMENT ON FUNCTION dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8) IS
   'dry run of dpm.answer, query by query: the standard error and confidence interval half-width each answer would have; reads no data and spends nothing';
 
+-- Publication for BI tools: a view with one column per attribute, owned by the extension owner
+-- (so it reads the catalog whatever the reader may do) and granted to a reporting role, which
+-- needs no other dpmatrix right.  security_barrier: a reader's own predicates run after the
+-- view's filter, so a leaky function cannot see other releases' rows.
+CREATE FUNCTION dpm.publish(release_id bigint, view_name text, reader regrole DEFAULT NULL)
+RETURNS regclass
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  r dpm.releases;
+  wl dpm.workloads;
+  dom dpm.domains;
+  parts text[];
+  schema_name text;
+  rel_name text;
+  qualified text;
+  pub dpm.publications;
+  cols text := '';
+  off int := 0;
+  a text;
+BEGIN
+  SELECT * INTO r FROM dpm.releases x WHERE x.id = publish.release_id;
+  IF NOT FOUND OR r.status <> 'released' THEN
+    RAISE EXCEPTION 'release % does not exist or has no answers', publish.release_id
+      USING ERRCODE = 'undefined_object', HINT = 'Releases are listed in dpm.releases.';
+  END IF;
+  SELECT * INTO wl FROM dpm.workloads w WHERE w.id = r.workload_id;
+  SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
+  parts := parse_ident(coalesce(publish.view_name, ''));
+  IF cardinality(parts) = 1 THEN
+    parts := ARRAY['public'] || parts;
+  ELSIF cardinality(parts) <> 2 THEN
+    RAISE EXCEPTION 'view name "%" must be a name or schema.name', publish.view_name
+      USING ERRCODE = 'invalid_name';
+  END IF;
+  schema_name := parts[1];
+  rel_name := parts[2];
+  qualified := format('%I.%I', schema_name, rel_name);
+  IF NOT EXISTS (SELECT 1 FROM pg_namespace n WHERE n.nspname = schema_name) THEN
+    RAISE EXCEPTION 'schema "%" does not exist', schema_name USING ERRCODE = 'invalid_schema_name';
+  END IF;
+  IF NOT has_schema_privilege(dpm._invoker(), schema_name, 'CREATE') THEN
+    RAISE EXCEPTION 'permission denied to create "%"', qualified
+      USING ERRCODE = 'insufficient_privilege', HINT = format('You need CREATE on schema %I.', schema_name);
+  END IF;
+  IF wl.spans IS NOT NULL AND NOT EXISTS (SELECT 1 FROM dpm.query_spans q WHERE q.workload_id = wl.id) THEN
+    INSERT INTO dpm.query_spans (workload_id, query, spans)
+    SELECT wl.id, (i - 1) / (2 * cardinality(dom.attr_names)) + 1, array_agg(v ORDER BY i)
+      FROM unnest(wl.spans) WITH ORDINALITY u(v, i) GROUP BY 2;
+  END IF;
+  SELECT * INTO pub FROM dpm.publications p WHERE p.view_name = qualified;
+  IF FOUND THEN
+    IF pub.domain_id <> dom.id THEN
+      RAISE EXCEPTION 'view % shows releases over domain %, not %', qualified,
+        (SELECT d.name FROM dpm.domains d WHERE d.id = pub.domain_id), dom.name
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'Its columns are that domain''s attributes: publish under another name, or dpm.unpublish it first.';
+    END IF;
+    UPDATE dpm.publications p SET release_id = r.id, published_by = dpm._invoker(), published_at = now()
+     WHERE p.view_name = qualified;
+  ELSE
+    IF to_regclass(qualified) IS NOT NULL THEN
+      RAISE EXCEPTION 'relation % already exists', qualified USING ERRCODE = 'duplicate_table';
+    END IF;
+    -- per attribute: the bin when the query counts one, the first and last of a run of bins,
+    -- NULL when the query puts no condition on it (or is an explicit matrix's row)
+    FOR k IN 1 .. cardinality(dom.attr_names) LOOP
+      a := dom.attr_names[k];
+      IF a IN ('release_id', 'released_at', 'query', 'label', 'answer', 'stderr', 'ci_low', 'ci_high', 'confidence') THEN
+        RAISE EXCEPTION 'attribute "%" would clash with a column of the view', a USING ERRCODE = 'duplicate_column';
+      END IF;
+      cols := cols || format(
+        $f$       CASE WHEN q.spans[%1$s] > 0 AND q.spans[%1$s] = q.spans[%2$s] THEN d.bin_labels[%3$s + q.spans[%1$s]] END AS %4$I,
+       CASE WHEN q.spans[%1$s] > 0 THEN d.bin_labels[%3$s + q.spans[%1$s]] END AS %5$I,
+       CASE WHEN q.spans[%1$s] > 0 THEN d.bin_labels[%3$s + q.spans[%2$s]] END AS %6$I,
+$f$, 2 * k - 1, 2 * k, off, a, a || '_from', a || '_to');
+      off := off + dom.attr_sizes[k];
+    END LOOP;
+    INSERT INTO dpm.publications (view_name, domain_id, release_id) VALUES (qualified, dom.id, r.id);
+    EXECUTE format($v$CREATE VIEW %s WITH (security_barrier) AS
+SELECT ra.release_id, r.released_at, ra.query, ra.label,
+%s       ra.answer, ra.stderr, ra.ci_low, ra.ci_high, r.confidence
+  FROM dpm.publications p
+  JOIN dpm.release_answers ra ON ra.release_id = p.release_id
+  JOIN dpm.releases r ON r.id = ra.release_id
+  JOIN dpm.domains d ON d.id = p.domain_id
+  LEFT JOIN dpm.query_spans q ON q.workload_id = r.workload_id AND q.query = ra.query
+ WHERE p.view_name = %L$v$, qualified, cols, qualified);
+    EXECUTE format('COMMENT ON VIEW %s IS %L', qualified,
+                   format('dpmatrix release of workload %s over domain %s (dpm.publish); one row per query, one column per attribute', wl.name, dom.name));
+  END IF;
+  IF publish.reader IS NOT NULL THEN
+    EXECUTE format('GRANT SELECT ON %s TO %s', qualified, publish.reader);
+  END IF;
+  RETURN qualified::regclass;
+END
+$$;
+COMMENT ON FUNCTION dpm.publish(bigint, text, regrole) IS
+  'publish a release as a plain view (one row per query; per attribute of the domain a column with the bin, and _from and _to columns for a run of bins; answer, stderr, ci_low, ci_high, release id and time) and grant SELECT on it to a reporting role that needs no other right; publishing again under the same name switches the view to the new release';
+
+CREATE FUNCTION dpm.unpublish(view_name text) RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  parts text[] := parse_ident(coalesce(unpublish.view_name, ''));
+  qualified text;
+BEGIN
+  IF cardinality(parts) = 1 THEN
+    parts := ARRAY['public'] || parts;
+  END IF;
+  qualified := format('%I.%I', parts[1], parts[2]);
+  IF NOT EXISTS (SELECT 1 FROM dpm.publications p WHERE p.view_name = qualified) THEN
+    RAISE EXCEPTION 'view % is not a dpmatrix publication', qualified
+      USING ERRCODE = 'undefined_object', HINT = 'Publications are listed in dpm.publications.';
+  END IF;
+  IF NOT has_schema_privilege(dpm._invoker(), parts[1], 'CREATE') THEN
+    RAISE EXCEPTION 'permission denied to drop %', qualified USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  EXECUTE format('DROP VIEW IF EXISTS %s', qualified);
+  DELETE FROM dpm.publications p WHERE p.view_name = qualified;
+END
+$$;
+COMMENT ON FUNCTION dpm.unpublish(text) IS 'drop a view made by dpm.publish';
+
 CREATE FUNCTION dpm.budget(source regclass, delta float8 DEFAULT NULL)
 RETURNS TABLE(model text, epsilon_budget numeric, epsilon_spent numeric, epsilon_remaining numeric,
               delta_budget numeric, delta_spent numeric, delta_remaining numeric,
@@ -1744,7 +1896,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.histogram(int, int), dpm._random_key()
   TO PUBLIC;
 GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.releases,
-                dpm.release_answers, dpm.ledger TO dpm_analyst;
+                dpm.release_answers, dpm.ledger, dpm.publications TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[], float8[]),
   dpm.optimize(text, text, float8, float8, jsonb, float8),
@@ -1758,5 +1910,6 @@ GRANT EXECUTE ON FUNCTION
 GRANT EXECUTE ON FUNCTION
   dpm.register_source(regclass, name, int, float8, float8, float8),
   dpm.set_budget(regclass, float8, float8, float8),
-  dpm.create_domain(text, regclass, jsonb), dpm.exact_answers(text)
+  dpm.create_domain(text, regclass, jsonb), dpm.exact_answers(text),
+  dpm.publish(bigint, text, regrole), dpm.unpublish(text)
   TO dpm_admin;

@@ -128,8 +128,8 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 	Workload   *w;
 	Datum	   *label_datums;
 	TupleDesc	tupdesc;
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
 	bool		want_matrix;
 	List	   *terms;
 	int			m;
@@ -156,6 +156,19 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 		values[2] = PointerGetDatum(vec_to_array(w->weights, m));
 	else
 		nulls[2] = true;
+	{
+		size_t		count = (size_t) m * 2 * dom.nattrs;
+		Datum	   *spans = palloc_extended(sizeof(Datum) * Max(count, 1), MCXT_ALLOC_HUGE);
+		int			dims[2] = {m, 2 * dom.nattrs},
+					lbs[2] = {1, 1};
+
+		for (size_t i = 0; i < count; i++)
+			spans[i] = Int32GetDatum(w->spans[i]);
+		values[3] = PointerGetDatum(m > 0 ?
+									construct_md_array(spans, NULL, 2, dims, lbs, INT4OID,
+													   sizeof(int32), true, TYPALIGN_INT) :
+									construct_empty_array(INT4OID));
+	}
 	tupdesc = BlessTupleDesc(tupdesc);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -139,3 +139,38 @@ block_row_condition(const WorkloadAttr *attr, const Mat *block, int row)
 	pfree(sel);
 	return buf.data;
 }
+
+void
+block_row_span(const Mat *block, int row, int *first, int *last)
+{
+	int			k = block->cols,
+				lo = -1,
+				hi = -1,
+				count = 0;
+
+	for (int j = 0; j < k; j++)
+	{
+		double		v = MAT(block, row, j);
+
+		if (v == 0)
+			continue;
+		if (v != 1)
+		{
+			*first = *last = -1;
+			return;
+		}
+		if (lo < 0)
+			lo = j;
+		hi = j;
+		count++;
+	}
+	if (count == k)
+		*first = *last = 0;
+	else if (count > 0 && count == hi - lo + 1)
+	{
+		*first = lo + 1;
+		*last = hi + 1;
+	}
+	else
+		*first = *last = -1;
+}

@@ -165,6 +165,7 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 	Block	  **totals = palloc0(sizeof(Block *) * d);
 	int		   *rows = palloc(sizeof(int) * d);
 	char	 ***conds = palloc(sizeof(char **) * d);
+	int		  **spans = palloc(sizeof(int *) * d);
 	int		   *digit = palloc(sizeof(int) * d);
 	int			m,
 				off = 0;
@@ -183,6 +184,7 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 	w->matrix = want_matrix ? mat_new(m, dom->cells) : NULL;
 	w->labels = palloc_extended(sizeof(char *) * Max(m, 1), MCXT_ALLOC_HUGE);
 	w->weights = NULL;
+	w->spans = palloc_extended(sizeof(int) * 2 * d * Max(m, 1), MCXT_ALLOC_HUGE);
 	foreach(lc, terms)
 		if (((WorkloadTerm *) lfirst(lc))->weight != 1.0)
 			w->weights = palloc_extended(sizeof(double) * Max(m, 1), MCXT_ALLOC_HUGE);
@@ -210,8 +212,12 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 			bm = block_matrix(b);
 			rows[a] = bm->rows;
 			conds[a] = palloc(sizeof(char *) * bm->rows);
+			spans[a] = palloc(sizeof(int) * 2 * bm->rows);
 			for (int r = 0; r < bm->rows; r++)
+			{
 				conds[a][r] = block_row_condition(&dom->attrs[a], bm, r);
+				block_row_span(bm, r, &spans[a][2 * r], &spans[a][2 * r + 1]);
+			}
 
 			CHECK_FOR_INTERRUPTS();
 			if (!want_matrix)
@@ -245,6 +251,12 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 			if (w->weights)
 				w->weights[off + r] = t->weight;
 			w->labels[off + r] = query_label(dom, conds, rows, r, &buf, digit);
+			/* query_label left each attribute's block row in digit */
+			for (int a = 0; a < d; a++)
+			{
+				w->spans[(size_t) (off + r) * 2 * d + 2 * a] = spans[a][2 * digit[a]];
+				w->spans[(size_t) (off + r) * 2 * d + 2 * a + 1] = spans[a][2 * digit[a] + 1];
+			}
 			/* palloc rounds small chunks up to a power of two, plus a header */
 			label_bytes += pg_nextpower2_32((uint32) buf.len + 1) + 16;
 		}
@@ -257,6 +269,7 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 				if (conds[a][r])
 					pfree(conds[a][r]);
 			pfree(conds[a]);
+			pfree(spans[a]);
 		}
 		if (owned)
 			mat_free(term);
@@ -265,6 +278,7 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 	pfree(totals);
 	pfree(rows);
 	pfree(conds);
+	pfree(spans);
 	pfree(digit);
 	pfree(buf.data);
 	return w;

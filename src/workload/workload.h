@@ -71,6 +71,12 @@ typedef struct Workload
 	Mat		   *matrix;			/* m x n, one query a row; NULL when not built */
 	char	  **labels;			/* m labels */
 	double	   *weights;		/* m query weights, NULL when all are 1 */
+	/*
+	 * m x 2d, row-major: for query q and attribute a, the first and last bin
+	 * (1-based) of the contiguous run it counts, 0 and 0 when it puts no
+	 * condition on a, -1 and -1 when the condition is not such a run
+	 */
+	int		   *spans;
 } Workload;
 
 /* workload.c */
@@ -117,5 +123,7 @@ extern void append_number(StringInfo buf, double x);
 extern void append_interval(StringInfo buf, double lo, double hi);
 extern void append_list(StringInfo buf, char *const *items, int count);
 extern char *block_row_condition(const WorkloadAttr *attr, const Mat *block, int row);
+/* the bins one block row counts: 0, 0 for all; first, last (1-based) for a run of ones; else -1, -1 */
+extern void block_row_span(const Mat *block, int row, int *first, int *last);
 
 #endif

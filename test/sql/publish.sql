@@ -1,0 +1,61 @@
+-- dpm.publish: a release as a plain view for a reporting role (the ODBC client's view of it is
+-- test/odbc.sh).  One column per attribute, republishing under the same name, and refusals.
+\set SHOW_CONTEXT never
+SET client_min_messages = warning;
+CREATE TABLE pub_people AS
+  SELECT g AS id, g % 4 AS kind, CASE WHEN g % 2 = 0 THEN 'F' ELSE 'M' END AS sex FROM generate_series(1, 400) g;
+SELECT dpm.register_source('pub_people', epsilon => 10);
+SELECT dpm.create_domain('pub_dom', 'pub_people', '[{"name": "kind", "values": [0,1,2,3]}, {"name": "sex", "values": ["F","M"]}]');
+SELECT dpm.create_workload('pub_w', 'pub_dom', 'Prefix(kind) * Identity(sex) + Total(kind)');
+CREATE TEMP TABLE pub_a AS SELECT * FROM dpm.answer('pub_w', epsilon => 1, method => 'identity');
+SELECT max(id) AS rel1 FROM dpm.releases \gset
+CREATE SCHEMA pub_reports;
+CREATE ROLE pub_reader;
+GRANT USAGE ON SCHEMA pub_reports TO pub_reader;
+SELECT dpm.publish(:rel1, 'pub_reports.kinds', 'pub_reader');
+SELECT query, label, kind, kind_from, kind_to, sex, sex_from, sex_to FROM pub_reports.kinds ORDER BY query;
+-- the view shows the stored release exactly
+SELECT bool_and(v.answer = a.answer AND v.stderr = a.stderr AND v.ci_low = a.ci_low AND v.ci_high = a.ci_high
+                AND v.release_id = :rel1) AS same_as_release
+  FROM pub_reports.kinds v JOIN pub_a a USING (query);
+-- the reader sees the view and nothing else
+SET ROLE pub_reader;
+SELECT count(*) AS rows FROM pub_reports.kinds WHERE sex = 'F';
+SELECT count(*) FROM dpm.release_answers;
+SELECT * FROM dpm.release(:rel1);
+RESET ROLE;
+-- republishing switches the same view to a newer release
+CREATE TEMP TABLE pub_b AS SELECT * FROM dpm.answer('pub_w', epsilon => 1, method => 'identity');
+SELECT max(id) AS rel2 FROM dpm.releases \gset
+SELECT dpm.publish(:rel2, 'pub_reports.kinds');
+SELECT count(DISTINCT release_id) = 1 AND min(release_id) = :rel2 AS newer_release FROM pub_reports.kinds;
+SELECT view_name, release_id = :rel2 AS current FROM dpm.publications;
+-- refusals: unknown release, a name taken by another relation, a view of another domain, an
+-- attribute named like a fixed column, a schema the caller may not create in, unpublishing
+-- what was not published
+SELECT dpm.publish(999999, 'pub_reports.nothing');
+CREATE TABLE pub_reports.taken (x int);
+SELECT dpm.publish(:rel1, 'pub_reports.taken');
+SELECT dpm.create_domain('pub_dom2', 'pub_people', '[{"name": "kind", "values": [0,1,2,3]}]');
+SELECT dpm.create_workload('pub_w2', 'pub_dom2', 'Identity(kind)');
+CREATE TEMP TABLE pub_c AS SELECT * FROM dpm.answer('pub_w2', epsilon => 1, method => 'identity');
+SELECT dpm.publish((SELECT max(id) FROM dpm.releases), 'pub_reports.kinds');
+SELECT dpm.publish(:rel1, 'a.b.c');
+SELECT dpm.create_domain('pub_dom3', 'pub_people', '[{"name": "answer", "column": "kind", "values": [0,1,2,3]}]');
+SELECT dpm.create_workload('pub_w3', 'pub_dom3', 'Identity(answer)');
+CREATE TEMP TABLE pub_d AS SELECT * FROM dpm.answer('pub_w3', epsilon => 1, method => 'identity');
+SELECT dpm.publish((SELECT max(id) FROM dpm.releases), 'pub_reports.clash');
+CREATE ROLE pub_custodian IN ROLE dpm_admin;
+GRANT SELECT ON pub_people TO pub_custodian;
+SET ROLE pub_custodian;
+SELECT dpm.publish(:rel1, 'pub_reports.mine');
+SELECT dpm.unpublish('pub_reports.kinds');
+RESET ROLE;
+SELECT dpm.unpublish('pub_reports.never');
+SELECT dpm.unpublish('pub_reports.kinds');
+SELECT to_regclass('pub_reports.kinds') AS dropped, (SELECT count(*) FROM dpm.publications) AS publications;
+REVOKE SELECT ON pub_people FROM pub_custodian;
+DROP ROLE pub_custodian;
+REVOKE USAGE ON SCHEMA pub_reports FROM pub_reader;
+DROP ROLE pub_reader;
+RESET client_min_messages;
