@@ -190,6 +190,11 @@ CREATE AGGREGATE dpm.histogram(cell int, n int) (
 );
 COMMENT ON AGGREGATE dpm.histogram(int, int) IS
   'frequency vector: element i+1 counts the rows whose cell is i (0 <= i < n); NULL cells are skipped';
+COMMENT ON FUNCTION dpm.histogram_transfn(internal, int, int) IS 'support function of the aggregate dpm.histogram: adds one row''s cell';
+COMMENT ON FUNCTION dpm.histogram_combinefn(internal, internal) IS 'support function of the aggregate dpm.histogram: merges the counts of two parallel workers';
+COMMENT ON FUNCTION dpm.histogram_serialfn(internal) IS 'support function of the aggregate dpm.histogram: counts to bytes, between parallel workers';
+COMMENT ON FUNCTION dpm.histogram_deserialfn(bytea, internal) IS 'support function of the aggregate dpm.histogram: bytes to counts, between parallel workers';
+COMMENT ON FUNCTION dpm.histogram_finalfn(internal) IS 'support function of the aggregate dpm.histogram: the counts as float8[]';
 
 ------------------------------------------------------------------------------------------------
 -- Roles.  Cluster-wide, so created only if missing (another database may already have them);
@@ -1877,6 +1882,20 @@ END
 $$;
 COMMENT ON FUNCTION dpm.budget(regclass, float8) IS
   'privacy budget of a source: total, spent and remaining; for a zCDP source and a given delta, the epsilon its spending implies';
+
+-- Every internal function (name starting with "_") says so in \df+ and a BI catalog browser.
+DO $$
+DECLARE
+  f regprocedure;
+BEGIN
+  FOR f IN SELECT p.oid FROM pg_catalog.pg_proc p
+            WHERE p.pronamespace = 'dpm'::regnamespace AND p.proname ~ '^_'
+              AND pg_catalog.obj_description(p.oid, 'pg_proc') IS NULL LOOP
+    EXECUTE pg_catalog.format('COMMENT ON FUNCTION %s IS %L', f,
+                              'internal to dpmatrix (called by its public functions); not a stable interface');
+  END LOOP;
+END
+$$;
 
 ------------------------------------------------------------------------------------------------
 -- Privileges.  Nothing is granted to PUBLIC except the pure functions, which read no data.

@@ -1,0 +1,19 @@
+-- Every object of the extension explains itself in \df+, \dt+ and a BI tool's catalog browser:
+-- no function, aggregate, table, view or type of schema dpm is without a comment.
+SELECT kind, name FROM (
+  SELECT 'function' AS kind, p.oid::regprocedure::text AS name, obj_description(p.oid, 'pg_proc') AS c
+    FROM pg_proc p WHERE p.pronamespace = 'dpm'::regnamespace
+  UNION ALL
+  SELECT CASE c.relkind WHEN 'v' THEN 'view' ELSE 'table' END, c.oid::regclass::text, obj_description(c.oid, 'pg_class')
+    FROM pg_class c WHERE c.relnamespace = 'dpm'::regnamespace AND c.relkind IN ('r', 'v', 'm', 'p')
+  UNION ALL
+  SELECT 'type', t.oid::regtype::text, obj_description(t.oid, 'pg_type')
+    FROM pg_type t JOIN pg_class c ON c.oid = t.typrelid
+   WHERE t.typnamespace = 'dpm'::regnamespace AND c.relkind = 'c'
+) o WHERE c IS NULL OR c = '' ORDER BY 1, 2;
+-- and the public interface is more than a handful of functions, each with a real sentence
+SELECT count(*) > 30 AS many_documented,
+       bool_and(length(obj_description(p.oid, 'pg_proc')) > 20) AS long_enough
+  FROM pg_proc p WHERE p.pronamespace = 'dpm'::regnamespace AND p.proname !~ '^_';
+-- the install script is the versioned one, ready for upgrade scripts
+SELECT extversion FROM pg_extension WHERE extname = 'dpmatrix';
