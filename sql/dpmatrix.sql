@@ -1897,6 +1897,19 @@ BEGIN
 END
 $$;
 
+-- Long work in progress, every session's (needs dpmatrix in shared_preload_libraries, see
+-- src/progress/progress.h; empty with a NOTICE otherwise).
+CREATE FUNCTION dpm._progress()
+RETURNS TABLE(pid int, activity text, iteration int, objective float8, gap float8,
+              started timestamptz, updated timestamptz)
+AS 'MODULE_PATHNAME', 'dpm_progress' LANGUAGE C VOLATILE;
+CREATE VIEW dpm.progress AS
+  SELECT p.pid, p.activity, p.iteration, p.objective, p.gap, p.started, p.updated,
+         p.updated - p.started AS elapsed
+    FROM dpm._progress() p;
+COMMENT ON VIEW dpm.progress IS
+  'optimizations and simulations running now in any session: backend pid (join pg_stat_activity), activity, iteration, objective, gap, start and last update; needs dpmatrix in shared_preload_libraries, NOTICE lines (dpm.progress_interval) work without it';
+
 ------------------------------------------------------------------------------------------------
 -- Privileges.  Nothing is granted to PUBLIC except the pure functions, which read no data.
 ------------------------------------------------------------------------------------------------
@@ -1915,7 +1928,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.histogram(int, int), dpm._random_key()
   TO PUBLIC;
 GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.releases,
-                dpm.release_answers, dpm.ledger, dpm.publications TO dpm_analyst;
+                dpm.release_answers, dpm.ledger, dpm.publications, dpm.progress TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[], float8[]),
   dpm.optimize(text, text, float8, float8, jsonb, float8),
@@ -1924,7 +1937,8 @@ GRANT EXECUTE ON FUNCTION
   dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8), dpm.release(bigint), dpm._run_release(jsonb),
   dpm.budget(regclass, float8),
   dpm.explain(text, float8, float8, float8, int, text, jsonb, float8),
-  dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8), dpm._explain(jsonb)
+  dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8), dpm._explain(jsonb),
+  dpm._progress()
   TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.register_source(regclass, name, int, float8, float8, float8),

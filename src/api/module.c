@@ -12,6 +12,7 @@
 #include "linalg/lapack.h"
 #include "linalg/linalg.h"
 #include "mechanism/interval.h"
+#include "progress/progress.h"
 #include "release/release.h"
 
 PG_MODULE_MAGIC;
@@ -64,6 +65,12 @@ _PG_init(void)
 							 NULL,
 							 &dpm_ci_max_seconds, 5.0, 0.0, 3600.0,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dpm.progress_interval",
+							"Seconds between the NOTICE lines of long work (optimizers, simulations); 0 silences them.",
+							NULL,
+							&dpm_progress_interval, 10, 0, 3600,
+							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dpm");
+	progress_init();
 	openblas_set_num_threads(dpm_blas_threads);
 }

@@ -41,6 +41,7 @@
 #include "miscadmin.h"
 
 #include "fitness/fitness.h"
+#include "progress/progress.h"
 
 typedef struct Problem
 {
@@ -507,6 +508,7 @@ fitness_optimize(const Mat *b, const Mat *l, const double *c, const FitnessOptio
 		bool		last_stage = (d + m) / (pr.t1 * opts->mu) < opts->tol;
 		double		ntol = opts->newton_tol * fmax(1.0, pr.f);
 
+		progress_update("fitness", it, pr.f, (d + m) / pr.t1);
 		mat_free(g);
 		if (fabs(delta) >= ntol)
 		{

@@ -24,6 +24,7 @@
 #include "hdmm/hdmm.h"
 #include "mechanism/interval.h"
 #include "mechanism/mechanism.h"
+#include "progress/progress.h"
 
 static double
 cells(const HdmmStrategy *s)
@@ -280,6 +281,7 @@ interval_laplace(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, doubl
 			if (INSTR_TIME_GET_DOUBLE(now) > dpm_ci_max_seconds)
 				break;
 		}
+		progress_update("interval simulation", j, NAN, NAN);
 		dpm_simulate_laplace(law, &rng, (int) rows, z);
 		xh = hdmm_solve(s, z);
 		err = hdmm_workload_apply(kg, blocks, m, xh);

@@ -7,7 +7,10 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "linalg/lbfgsb.h"
+#include "progress/progress.h"
 
 /* L-BFGS-B's entry point (Fortran: character arguments carry hidden lengths) */
 extern void setulb_(const int *n, const int *m, double *x, const double *l, const double *u,
@@ -93,6 +96,7 @@ lbfgsb_next(LbfgsbState *s, double *f, double *g)
 		if (strncmp(s->task, "NEW_X", 5) != 0)
 			return false;		/* converged, stopped, or an abnormal line search: x is the best */
 		/* isave(30): iterations so far */
+		progress_update("l-bfgs-b", s->isave[29], *f, NAN);
 		if (s->isave[29] >= s->max_iter)
 			set_task(s, "STOP: ITERATION LIMIT");
 	}

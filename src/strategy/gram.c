@@ -32,6 +32,7 @@
 #include "miscadmin.h"
 
 #include "strategy/gram.h"
+#include "progress/progress.h"
 
 /* eigenvalues of G below this fraction of the largest count as zero */
 #define EIG_TOL 1e-12
@@ -262,6 +263,8 @@ strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, OptReport *rep
 		primal = t * maxx;
 		dual = t * t / vsum;
 		best_dual = fmax(best_dual, dual);
+		progress_update("gaussian_optimal", it, fmin(primal, best_primal),
+						fmin(primal, best_primal) / best_dual - 1.0);
 		if (primal < best_primal)
 		{
 			best_primal = primal;
@@ -405,6 +408,8 @@ strategy_eigen_design(const Mat *g, double tol, int max_iter, OptReport *rep)
 		primal = obj * maxcol;
 		dual = root * root / ysum;
 		best_dual = fmax(best_dual, dual);
+		progress_update("eigen_design", it, fmin(primal, best_primal),
+						fmin(primal, best_primal) / best_dual - 1.0);
 		if (primal < best_primal)
 		{
 			best_primal = primal;

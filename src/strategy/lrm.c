@@ -34,6 +34,7 @@
 #include "miscadmin.h"
 
 #include "strategy/gram.h"
+#include "progress/progress.h"
 
 static int
 cmp_desc(const void *a, const void *b)
@@ -343,6 +344,7 @@ strategy_lrm(const Mat *g, int rank_opt, double gamma, int max_iter, OptReport *
 		tau = sqrt(sum_sq(resid));
 		elog(DEBUG2, "lrm: iteration %d, %d steps, beta %g, ||W - B L|| / ||W|| = %g",
 			 it, steps, beta, tau);
+		progress_update("lrm", it, tau, NAN);
 		if (tau <= gamma || beta > 1e10)
 		{
 			mat_free(resid);

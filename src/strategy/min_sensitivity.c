@@ -21,6 +21,7 @@
 #include "miscadmin.h"
 
 #include "strategy/gram.h"
+#include "progress/progress.h"
 
 #define GRID 48
 
@@ -135,6 +136,7 @@ rotate_down(Mat *b, int max_sweeps)
 		double		before = l1_sensitivity(b);
 		bool		moved = false;
 
+		progress_update("min_sensitivity", sweeps, before, NAN);
 		for (int i = 0; i < b->rows; i++)
 		{
 			CHECK_FOR_INTERRUPTS();

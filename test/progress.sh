@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# progress.sh -- long work reports progress: NOTICE lines every dpm.progress_interval seconds
+# (none with 0), and, with dpmatrix in shared_preload_libraries, the view dpm.progress shows
+# another session's optimization while it runs and forgets it when it ends.  The preload needs a
+# restart of the test cluster (pg_ctlcluster), undone at the end.  Prints "N passed, N failed".
+set -uo pipefail
+
+DB=dpm_progress
+passed=0 failed=0
+check()
+{
+	if [ "$2" = 1 ]; then
+		echo "ok     $1"; passed=$((passed + 1))
+	else
+		echo "FAILED $1"; failed=$((failed + 1))
+	fi
+}
+q() { psql -X -q -At -d "$DB" -c "$1"; }
+
+psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+q "CREATE EXTENSION dpmatrix" >/dev/null 2>&1
+# min_sensitivity on all ranges of 80 cells: several seconds of rotation sweeps
+LONG="SELECT iterations FROM dpm._strategy_report((SELECT matrix FROM dpm._workload_matrix('AllRange(x)', '{x}', '{80}',
+  (SELECT array_agg(i::text) FROM generate_series(1, 80) i), array_fill('NaN'::float8, ARRAY[80]),
+  array_fill('NaN'::float8, ARRAY[80]))), 'min_sensitivity', '{}')"
+
+out=$(psql -X -q -At -d "$DB" -c "SET dpm.progress_interval = 1" -c "$LONG" 2>&1)
+check "NOTICE lines while an optimizer runs" \
+	"$(grep -qE '^NOTICE:  min_sensitivity: iteration [0-9]+, objective [0-9.]+, [0-9.]+ s$' <<<"$out" && echo 1 || echo 0)"
+n=$(grep -c 'min_sensitivity: iteration' <<<"$out")
+check "at a steady pace (one a second over several seconds: $n lines)" "$([ "$n" -ge 2 ] && [ "$n" -le 30 ] && echo 1 || echo 0)"
+out=$(psql -X -q -At -d "$DB" -c "SET dpm.progress_interval = 0" -c "$LONG" 2>&1)
+check "dpm.progress_interval = 0 silences them" "$(grep -q 'iteration' <<<"$out" && echo 0 || echo 1)"
+out=$(psql -X -q -At -d "$DB" -c "SELECT count(*) FROM dpm.progress" 2>&1)
+check "without the preload dpm.progress is empty and says why" \
+	"$(grep -q 'not in shared_preload_libraries' <<<"$out" && grep -qx 0 <<<"$out" && echo 1 || echo 0)"
+
+# --- with dpmatrix preloaded: another session sees the work -------------------------------
+read -r CL_VERSION CL_NAME <<<"$(pg_lsclusters -h 2>/dev/null | awk -v port="${PGPORT:-5432}" '$3 == port {print $1, $2; exit}')"
+restart() {
+	pg_ctlcluster "$CL_VERSION" "$CL_NAME" restart >/dev/null 2>&1 || return 1
+	for ((i = 0; i < 300; i++)); do pg_isready -q -d "$DB" && return 0; sleep 0.1; done
+	return 1
+}
+if [ -n "${CL_NAME:-}" ] && q "ALTER SYSTEM SET shared_preload_libraries = 'dpmatrix'" && restart; then
+	check "the cluster restarts with dpmatrix preloaded" 1
+	psql -X -q -At -d "$DB" -c "SET application_name = 'dpm_progress_long'" -c "SET dpm.progress_interval = 0" \
+		-c "$LONG" >/dev/null 2>&1 &
+	long=$!
+	seen=
+	for ((i = 0; i < 200; i++)); do
+		seen=$(q "SELECT p.activity || ' ' || (p.iteration >= 0) || ' ' || (p.elapsed >= '0'::interval)
+		            FROM dpm.progress p JOIN pg_stat_activity a USING (pid)
+		           WHERE a.application_name = 'dpm_progress_long'" 2>/dev/null)
+		[ -n "$seen" ] && break
+		sleep 0.1
+	done
+	check "dpm.progress shows the other session's optimizer ($seen)" "$([ "$seen" = 'min_sensitivity true true' ] && echo 1 || echo 0)"
+	wait "$long"
+	left=$(q "SELECT count(*) FROM dpm.progress p JOIN pg_stat_activity a USING (pid) WHERE a.application_name = 'dpm_progress_long'")
+	check "and forgets it when its transaction ends" "$([ "$left" = 0 ] && echo 1 || echo 0)"
+	analyst=$(psql -X -q -At -d "$DB" -c "CREATE ROLE dpm_progress_analyst IN ROLE dpm_analyst" \
+		-c "SET ROLE dpm_progress_analyst" -c "SELECT count(*) >= 0 FROM dpm.progress" -c "RESET ROLE" \
+		-c "DROP ROLE dpm_progress_analyst" 2>&1)
+	check "analysts may read it" "$(grep -qx t <<<"$analyst" && echo 1 || echo 0)"
+else
+	check "the cluster restarts with dpmatrix preloaded" 0
+fi
+q "ALTER SYSTEM RESET shared_preload_libraries" >/dev/null 2>&1
+[ -z "${CL_NAME:-}" ] || restart || check "the cluster restarts without the preload" 0
+psql -X -q -d postgres -c "DROP DATABASE $DB" >/dev/null 2>&1
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
