@@ -1903,6 +1903,7 @@ CREATE FUNCTION dpm._progress()
 RETURNS TABLE(pid int, activity text, iteration int, objective float8, gap float8,
               started timestamptz, updated timestamptz)
 AS 'MODULE_PATHNAME', 'dpm_progress' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dpm._progress() IS 'internal to dpmatrix: the rows of the view dpm.progress';
 CREATE VIEW dpm.progress AS
   SELECT p.pid, p.activity, p.iteration, p.objective, p.gap, p.started, p.updated,
          p.updated - p.started AS elapsed
