@@ -28,20 +28,22 @@ SELECT dpm.create_workload('ranges', 'age_sex', 'AllRange(age) * Identity(sex) +
 \set ECHO none
 
 \echo
-\echo '== one release: epsilon 1 of the budget of 10, hierarchical strategy, Laplace noise'
+\echo '== one release: epsilon 1 of the budget of 10, the best strategy (auto), Laplace noise'
 \set ECHO queries
 CREATE TEMP TABLE private AS
-SELECT * FROM dpm.answer('ranges', epsilon => 1.0, method => 'hierarchical');
+SELECT * FROM dpm.answer('ranges', epsilon => 1.0);
 \set ECHO none
 -- the custodian's view: the true answers, which analysts never see
 CREATE TEMP TABLE truth AS SELECT * FROM dpm.exact_answers('ranges');
 
 \echo
-\echo '== the first 14 queries and the total: private answer +- standard error, true value'
+\echo '== the first 14 queries and the total: private answer, standard error, 95% interval, true value'
 SELECT p.query,
        p.label,
        round(p.answer::numeric, 1) AS private_answer,
        round(p.stderr::numeric, 1) AS stderr,
+       round(p.ci_low::numeric, 1) AS ci_low,
+       round(p.ci_high::numeric, 1) AS ci_high,
        t.answer::bigint AS true_value,
        round((p.answer - t.answer)::numeric, 1) AS error
   FROM private p JOIN truth t USING (query)
@@ -53,8 +55,8 @@ SELECT p.query,
 SELECT count(*) AS queries,
        round(sqrt(avg((p.answer - t.answer) ^ 2))::numeric, 1) AS rms_error,
        round(sqrt(avg(p.stderr ^ 2))::numeric, 1) AS rms_stderr,
-       round(100.0 * count(*) FILTER (WHERE abs(p.answer - t.answer) <= 2 * p.stderr) / count(*), 1)
-         AS pct_within_2_stderr
+       round(100.0 * count(*) FILTER (WHERE t.answer BETWEEN p.ci_low AND p.ci_high) / count(*), 1)
+         AS pct_in_95_interval
   FROM private p JOIN truth t USING (query);
 
 \echo
