@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # progress.sh -- long work reports progress: NOTICE lines every dpm.progress_interval seconds
-# (none with 0), and, with dpmatrix in shared_preload_libraries, the view dpm.progress shows
+# (none with 0) from the optimizers and from a caller waiting for its release, and, with dpmatrix in shared_preload_libraries, the view dpm.progress shows
 # another session's optimization while it runs and forgets it when it ends.  The preload needs a
 # restart of the test cluster (pg_ctlcluster), undone at the end.  Prints "N passed, N failed".
 set -uo pipefail
@@ -31,6 +31,15 @@ n=$(grep -c 'min_sensitivity: iteration' <<<"$out")
 check "at a steady pace (one a second over several seconds: $n lines)" "$([ "$n" -ge 2 ] && [ "$n" -le 30 ] && echo 1 || echo 0)"
 out=$(psql -X -q -At -d "$DB" -c "SET dpm.progress_interval = 0" -c "$LONG" 2>&1)
 check "dpm.progress_interval = 0 silences them" "$(grep -q 'iteration' <<<"$out" && echo 0 || echo 1)"
+# a release: the caller waits for its worker and says how far it is
+q "SET client_min_messages = warning; CREATE TABLE pt AS SELECT g % 4 AS k FROM generate_series(1, 100) g;
+   SELECT dpm.register_source('pt', epsilon => 5);
+   SELECT dpm.create_domain('pt_d', 'pt', '[{\"name\": \"k\", \"values\": [0, 1, 2, 3]}]');
+   SELECT dpm.create_workload('pt_w', 'pt_d', 'Identity(k)')" >/dev/null
+out=$(psql -X -q -At -d "$DB" -c "SET dpm.progress_interval = 1" -c "SET dpm.debug_release_delay = 2500" \
+	-c "SELECT count(*) FROM dpm.answer('pt_w', epsilon => 1)" 2>&1)
+check "a waiting dpm.answer reports its release's progress" \
+	"$(grep -qE '^NOTICE:  release [0-9]+ is charged and its answers are being computed \([0-9]+ s\)$' <<<"$out" && grep -qx 4 <<<"$out" && echo 1 || echo 0)"
 out=$(psql -X -q -At -d "$DB" -c "SELECT count(*) FROM dpm.progress" 2>&1)
 check "without the preload dpm.progress is empty and says why" \
 	"$(grep -q 'not in shared_preload_libraries' <<<"$out" && grep -qx 0 <<<"$out" && echo 1 || echo 0)"

@@ -45,6 +45,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "progress/progress.h"
 #include "release/release.h"
 
 int			dpm_debug_release_delay = 0;
@@ -251,6 +252,49 @@ start_worker(dsm_segment *seg)
 	return handle;
 }
 
+/*
+ * WaitForBackgroundWorkerShutdown, with a NOTICE every dpm.progress_interval
+ * seconds saying how far the release is: the worker's own progress lines
+ * cannot reach this client.  Cancelling the caller stops the wait only.
+ */
+static void
+wait_for_worker(BackgroundWorkerHandle *handle, ReleaseSlot *slot)
+{
+	TimestampTz start = GetCurrentTimestamp(),
+				last = start;
+
+	for (;;)
+	{
+		pid_t		pid;
+		TimestampTz now;
+
+		if (GetBackgroundWorkerPid(handle, &pid) == BGWH_STOPPED)
+			return;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1000L,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		now = GetCurrentTimestamp();
+		if (dpm_progress_interval > 0 &&
+			TimestampDifferenceExceeds(last, now, dpm_progress_interval * 1000))
+		{
+			double		secs = (double) (now - start) / USECS_PER_SEC;
+
+			last = now;
+			pg_read_barrier();
+			if (slot->state == SLOT_CHARGED)
+				ereport(NOTICE,
+						(errmsg("release %lld is charged and its answers are being computed (%.0f s)",
+								(long long) slot->release_id, secs),
+						 errhidestmt(true), errhidecontext(true)));
+			else
+				ereport(NOTICE,
+						(errmsg("release: choosing the strategy and checking the budget (%.0f s)", secs),
+						 errhidestmt(true), errhidecontext(true)));
+		}
+	}
+}
+
 PG_FUNCTION_INFO_V1(dpm_run_release);
 Datum
 dpm_run_release(PG_FUNCTION_ARGS)
@@ -274,10 +318,7 @@ dpm_run_release(PG_FUNCTION_ARGS)
 	memcpy(slot->args, text, len);
 
 	handle = start_worker(seg);
-	if (WaitForBackgroundWorkerShutdown(handle) == BGWH_POSTMASTER_DIED)
-		ereport(FATAL,
-				(errcode(ERRCODE_ADMIN_SHUTDOWN),
-				 errmsg("postmaster exited during a dpmatrix release")));
+	wait_for_worker(handle, slot);
 	pg_read_barrier();
 	memcpy(&result, slot, offsetof(ReleaseSlot, args));
 	dsm_detach(seg);
