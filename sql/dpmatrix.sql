@@ -1420,10 +1420,7 @@ BEGIN
   ELSIF args->>'method' IS NOT NULL THEN
     RAISE EXCEPTION 'give a strategy or a method, not both' USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  SELECT * INTO st FROM dpm.strategies s WHERE s.id = sid;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'strategy % does not exist', sid USING ERRCODE = 'undefined_object';
-  END IF;
+  st := dpm._strategy(sid);
   IF st.workload_id <> wl.id THEN
     RAISE EXCEPTION 'strategy % was built for another workload', sid
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Use dpm.optimize on this workload to get a strategy for it.';
@@ -1733,6 +1730,24 @@ COMMENT ON FUNCTION dpm.explain_queries(text, float8, float8, float8, int, text,
 -- (so it reads the catalog whatever the reader may do) and granted to a reporting role, which
 -- needs no other dpmatrix right.  security_barrier: a reader's own predicates run after the
 -- view's filter, so a leaky function cannot see other releases' rows.
+-- A view name as given to dpm.publish: its schema (public when none) and name.
+CREATE FUNCTION dpm._view_name(view_name text, OUT schema_name text, OUT rel_name text)
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  parts text[] := parse_ident(coalesce(view_name, ''));
+BEGIN
+  IF cardinality(parts) = 1 THEN
+    parts := ARRAY['public'] || parts;
+  ELSIF cardinality(parts) <> 2 THEN
+    RAISE EXCEPTION 'view name "%" must be a name or schema.name', view_name
+      USING ERRCODE = 'invalid_name';
+  END IF;
+  schema_name := parts[1];
+  rel_name := parts[2];
+END
+$$;
+
 CREATE FUNCTION dpm.publish(release_id bigint, view_name text, reader regrole DEFAULT NULL)
 RETURNS regclass
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -1741,7 +1756,6 @@ DECLARE
   r dpm.releases;
   wl dpm.workloads;
   dom dpm.domains;
-  parts text[];
   schema_name text;
   rel_name text;
   qualified text;
@@ -1757,15 +1771,7 @@ BEGIN
   END IF;
   SELECT * INTO wl FROM dpm.workloads w WHERE w.id = r.workload_id;
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
-  parts := parse_ident(coalesce(publish.view_name, ''));
-  IF cardinality(parts) = 1 THEN
-    parts := ARRAY['public'] || parts;
-  ELSIF cardinality(parts) <> 2 THEN
-    RAISE EXCEPTION 'view name "%" must be a name or schema.name', publish.view_name
-      USING ERRCODE = 'invalid_name';
-  END IF;
-  schema_name := parts[1];
-  rel_name := parts[2];
+  SELECT v.schema_name, v.rel_name INTO schema_name, rel_name FROM dpm._view_name(publish.view_name) v;
   qualified := format('%I.%I', schema_name, rel_name);
   IF NOT EXISTS (SELECT 1 FROM pg_namespace n WHERE n.nspname = schema_name) THEN
     RAISE EXCEPTION 'schema "%" does not exist', schema_name USING ERRCODE = 'invalid_schema_name';
@@ -1833,18 +1839,14 @@ CREATE FUNCTION dpm.unpublish(view_name text) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  parts text[] := parse_ident(coalesce(unpublish.view_name, ''));
-  qualified text;
+  v record := dpm._view_name(unpublish.view_name);
+  qualified text := format('%I.%I', v.schema_name, v.rel_name);
 BEGIN
-  IF cardinality(parts) = 1 THEN
-    parts := ARRAY['public'] || parts;
-  END IF;
-  qualified := format('%I.%I', parts[1], parts[2]);
   IF NOT EXISTS (SELECT 1 FROM dpm.publications p WHERE p.view_name = qualified) THEN
     RAISE EXCEPTION 'view % is not a dpmatrix publication', qualified
       USING ERRCODE = 'undefined_object', HINT = 'Publications are listed in dpm.publications.';
   END IF;
-  IF NOT has_schema_privilege(dpm._invoker(), parts[1], 'CREATE') THEN
+  IF NOT has_schema_privilege(dpm._invoker(), v.schema_name, 'CREATE') THEN
     RAISE EXCEPTION 'permission denied to drop %', qualified USING ERRCODE = 'insufficient_privilege';
   END IF;
   EXECUTE format('DROP VIEW IF EXISTS %s', qualified);

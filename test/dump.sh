@@ -41,15 +41,7 @@ env -u PGHOST -u PGPORT -u PGUSER -u PGPASSWORD -u PGDATABASE -u PG_CLUSTER_CONF
 	pg_virtualenv -t -v 15 -c "--locale=C.UTF-8 --encoding=UTF8" bash test/lib/dump_restore.sh restore \
 	>"$DPM_DUMP_DIR/restore.log" 2>&1 || restore_ok=0
 
-passed=0 failed=0
-check()
-{
-	if [ "$2" = 1 ]; then
-		echo "ok     $1"; passed=$((passed + 1))
-	else
-		echo "FAILED $1"; failed=$((failed + 1))
-	fi
-}
+. "$(dirname "$0")/lib/check.sh"
 has() { grep -qxF "$1" "$2" 2>/dev/null && echo 1 || echo 0; }
 
 check "the dump restores into a fresh cluster" "$restore_ok"
@@ -66,5 +58,4 @@ check "a new release continues the sequences (release 3 of 3)" "$(has 'new relea
 check "the restored ledger counts toward the budget (2 of 4 spent)" "$(has 'spent|2.0' "$DPM_DUMP_DIR/new")"
 check "the restored budget still refuses overspending" \
 	"$(grep -q 'privacy budget of source "public.people" is exhausted' "$DPM_DUMP_DIR/restore.log" && echo 1 || echo 0)"
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+report

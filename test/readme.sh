@@ -7,15 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 DB=dpm_readme
-passed=0 failed=0
-check()
-{
-	if [ "$2" = 1 ]; then
-		echo "ok     $1"; passed=$((passed + 1))
-	else
-		echo "FAILED $1"; failed=$((failed + 1))
-	fi
-}
+. "$(dirname "$0")/lib/check.sh"
 
 blocks=$(mktemp -d -t dpmatrix-readme.XXXXXX)
 trap 'rm -rf "${blocks:?}"' EXIT
@@ -50,5 +42,4 @@ check "doc/reference.md documents every public function${missing:+ (missing: $mi
 # the roles the README creates are cluster-wide
 psql -X -q -d postgres -c "DROP DATABASE $DB" >/dev/null 2>&1
 for r in carol alex dashboard; do psql -X -q -d postgres -c "DROP ROLE IF EXISTS $r" >/dev/null 2>&1; done
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+report
