@@ -822,9 +822,14 @@ BEGIN
       vhi := least(v + vw, vmax);
       labels := labels || format('[%s,%s)', trim_scale(v), trim_scale(vhi));
       lo := lo || v::float8; hi := hi || vhi::float8;
-      conds := conds || format('%I >= %s AND %I < %s', col, v, col, vhi);
+      conds := conds || v::text;
       v := vhi;
     END LOOP;
+    -- contiguous bins: a binary search over their lower bounds (width_bucket compares with the
+    -- same literals, in the same types, as a WHEN per bin would, in log time instead of linear)
+    expr := format('CASE WHEN %I >= %s AND %I < %s THEN width_bucket(%I, ARRAY[%s]) - 1 END',
+                   col, vmin, col, vmax, col, array_to_string(conds, ', '));
+    RETURN;
   ELSIF jsonb_typeof(attr->'bins') = 'array' AND jsonb_array_length(attr->'bins') > 0 THEN
     FOR b IN SELECT value FROM jsonb_array_elements(attr->'bins') LOOP
       IF jsonb_typeof(b) <> 'object' THEN

@@ -48,3 +48,24 @@ SELECT (SELECT x FROM serial_x) = (SELECT x FROM parallel_x) AS parallel_equals_
 SELECT bool_and(x[cell + 1] = cnt) AS matches_group_by, sum(cnt) = (SELECT sum(v) FROM serial_x, unnest(x) v) AS total_ok
   FROM (SELECT cell, count(*) AS cnt FROM hist_rows WHERE cell IS NOT NULL GROUP BY cell) g, serial_x;
 DROP TABLE hist_rows;
+
+-- Width bins {"min", "max", "width"} find their cell by a binary search (width_bucket over the
+-- bins' lower bounds); the cells are those of one condition "col >= lo AND col < hi" per bin, at
+-- every boundary, for float8 and numeric columns, with values outside the range, NULL and NaN
+-- (in no cell).
+CREATE TABLE wb AS
+  SELECT x AS f, x::numeric AS n
+    FROM unnest(ARRAY[-1, 0, 0.1, 0.2, 0.25, 0.3, 0.7, 0.9999999999, 1, 1.5, 2.9, 2.95, 3, 1e300,
+                      NULL, 'NaN']::float8[]) x;
+SELECT dpm.register_source('wb', epsilon => 1);
+SELECT dpm.create_domain('wb_f', 'wb', '[{"name": "f", "bins": {"min": 0, "max": 3, "width": 0.1}}]');
+SELECT dpm.create_domain('wb_n', 'wb', '[{"name": "n", "bins": {"min": 0, "max": 3, "width": 0.1}}]');
+SELECT d.name,
+       dpm._frequency_vector(s, d, current_user::regrole, false)
+       = ARRAY(SELECT (SELECT count(*) FROM wb
+                        WHERE CASE d.name WHEN 'wb_f' THEN f >= d.bin_lo[k] AND f < d.bin_hi[k]
+                                          ELSE n >= d.bin_lo[k]::numeric AND n < d.bin_hi[k]::numeric END)::float8
+                 FROM generate_series(1, d.n) k) AS same_cells,
+       (SELECT sum(c) FROM unnest(dpm._frequency_vector(s, d, current_user::regrole, false)) c) AS counted
+  FROM dpm.sources s JOIN dpm.domains d ON d.source_id = s.id
+ WHERE s.relation = 'wb'::regclass ORDER BY d.name;
