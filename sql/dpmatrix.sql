@@ -92,6 +92,15 @@ CREATE FUNCTION dpm.mechanism(w float8[], a float8[], x float8[], epsilon float8
                               confidence float8 DEFAULT 0.95)
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 AS 'MODULE_PATHNAME', 'dpm_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
+-- The same with a stored strategy's cache (dpm._strategy_cache): no factorization per release.
+CREATE FUNCTION dpm._mechanism_cached(w float8[], a float8[], pinv float8[], profile float8[], x float8[],
+                                      epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
+                                      sensitivity_scale float8 DEFAULT 1, rho float8 DEFAULT NULL,
+                                      inference text DEFAULT 'ls', confidence float8 DEFAULT 0.95)
+RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
+AS 'MODULE_PATHNAME', 'dpm_mechanism_cached' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
+CREATE FUNCTION dpm._strategy_cache(w float8[], a float8[], OUT pinv float8[], OUT profile float8[])
+AS 'MODULE_PATHNAME', 'dpm_strategy_cache' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8, text, float8) IS
   'answers workload w on the caller''s own vector x through strategy a with fresh noise: Laplace (epsilon, delta = 0), Gaussian ((epsilon, delta > 0)-DP) or Gaussian (rho-zCDP); ci_low and ci_high bound each answer''s noise at the given confidence (NULL: none), exactly for Gaussian noise and from ci_draws simulated draws of the noise for Laplace';
 
@@ -313,6 +322,10 @@ CREATE TABLE dpm.strategies (
   -- strategies (the dual value), NULL otherwise
   lower_bound     float8,
   optimize_ms     float8 NOT NULL,
+  -- dense strategies: A's pseudo-inverse and each query's w (A^T A)^+ w^T, so that a release
+  -- needs no factorization (NULL: computed per release)
+  pinv            float8[],
+  profile         float8[],
   created_by      regrole NOT NULL DEFAULT dpm._invoker(),
   created_at      timestamptz NOT NULL DEFAULT now(),
   CONSTRAINT strategies_cache_key UNIQUE (workload_id, method, options, noise),
@@ -1112,6 +1125,8 @@ DECLARE
   iters int;
   lower float8;
   bound float8;
+  pinv float8[];
+  profile float8[];
   -- what the optimizers see: the rows scaled by their weights, if any
   wopt float8[] := CASE WHEN wl.weights IS NULL THEN wl.matrix ELSE dpm._scale_rows(wl.matrix, wl.weights) END;
 BEGIN
@@ -1196,19 +1211,20 @@ BEGIN
     l2 := dpm.sensitivity(a, 'l2');
     -- Laplace error at epsilon = 1 is 2 Delta_1^2 times the profile; the trace weighs each query
     -- by its weight^2, as the optimizers do, the largest term is in the query's own units
-    SELECT sum(coalesce(wl.weights[e.query], 1) ^ 2 * e.variance) / (2 * l1 ^ 2), max(e.variance) / (2 * l1 ^ 2)
-      INTO trace, maxp
-      FROM dpm.expected_error(wl.matrix, a, 1.0) e;
+    SELECT c.pinv, c.profile INTO pinv, profile FROM dpm._strategy_cache(wl.matrix, a) c;
+    SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
+      FROM unnest(profile) WITH ORDINALITY t(v, i);
     rows := array_length(a, 1);
     iters := rep.iterations;
     lower := rep.lower_bound;
     bound := dpm.svd_bound(wopt);
   END IF;
   INSERT INTO dpm.strategies (workload_id, method, options, noise, matrix, hdmm, rows, sensitivity_l1, sensitivity_l2,
-                              profile_trace, max_profile, ratio_to_bound, iterations, lower_bound, optimize_ms)
+                              profile_trace, max_profile, ratio_to_bound, iterations, lower_bound, optimize_ms,
+                              pinv, profile)
   VALUES (wl.id, method, options, noise, a, st_h, rows, l1, l2, trace, maxp,
           CASE noise WHEN 'laplace' THEN l1 ^ 2 ELSE l2 ^ 2 END * trace / nullif(bound, 0),
-          iters, lower, ms)
+          iters, lower, ms, pinv, profile)
   ON CONFLICT ON CONSTRAINT strategies_cache_key DO NOTHING
   RETURNING id INTO sid;
   IF sid IS NULL THEN    -- a concurrent session stored the same strategy first
@@ -1410,7 +1426,12 @@ BEGIN
     RAISE EXCEPTION 'confidence must be between 0 and 1 (exclusive), got %', args->>'confidence'
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for no intervals.';
   END IF;
-  wl := dpm._workload(args->>'workload');
+  -- the rows without their matrices (megabytes each, which a row variable would detoast)
+  IF NOT EXISTS (SELECT 1 FROM dpm.workloads w WHERE w.name = args->>'workload') THEN
+    PERFORM dpm._workload(args->>'workload');    -- its error
+  END IF;
+  SELECT w.id, w.name, w.domain_id, w.spec, NULL, w.labels, w.m, w.n, w.created_by, w.created_at, w.weights, NULL
+    INTO wl FROM dpm.workloads w WHERE w.name = args->>'workload';
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
   -- neither epsilon nor rho, with a fitness strategy: its targets decide the charge
@@ -1425,7 +1446,13 @@ BEGIN
   ELSIF args->>'method' IS NOT NULL THEN
     RAISE EXCEPTION 'give a strategy or a method, not both' USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  st := dpm._strategy(sid);
+  IF NOT EXISTS (SELECT 1 FROM dpm.strategies s WHERE s.id = sid) THEN
+    PERFORM dpm._strategy(sid);                  -- its error
+  END IF;
+  SELECT s.id, s.workload_id, s.method, s.options, s.noise, NULL, s.hdmm, s.rows, s.sensitivity_l1, s.sensitivity_l2,
+         s.profile_trace, s.max_profile, s.ratio_to_bound, s.iterations, s.lower_bound, s.optimize_ms, NULL, NULL,
+         s.created_by, s.created_at
+    INTO st FROM dpm.strategies s WHERE s.id = sid;
   IF st.workload_id <> wl.id THEN
     RAISE EXCEPTION 'strategy % was built for another workload', sid
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Use dpm.optimize on this workload to get a strategy for it.';
@@ -1509,30 +1536,35 @@ RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high fl
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  wl dpm.workloads;
-  dom dpm.domains;
-  src dpm.sources;
-  st dpm.strategies;
+  form text;
+  scale int := (SELECT s.max_contributions FROM dpm.sources s WHERE s.id = r.source_id);
   zcdp_gauss boolean := r.noise = 'gaussian' AND r.rho IS NOT NULL;
   eps float8 := CASE WHEN NOT zcdp_gauss THEN dpm._below(r.epsilon) END;
   del float8 := CASE WHEN r.noise = 'gaussian' AND NOT zcdp_gauss THEN dpm._below(r.delta) ELSE 0 END;
   rh float8 := CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END;
 BEGIN
-  SELECT * INTO wl FROM dpm.workloads w WHERE w.id = r.workload_id;
-  SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
-  SELECT * INTO src FROM dpm.sources s WHERE s.id = r.source_id;
-  SELECT * INTO st FROM dpm.strategies s WHERE s.id = r.strategy_id;
+  -- the matrices go straight from the catalog to the mechanism: a PL/pgSQL row variable would
+  -- detoast megabytes of them once more
+  SELECT CASE WHEN s.pinv IS NOT NULL THEN 'cached' WHEN s.matrix IS NOT NULL THEN 'dense' ELSE 'hdmm' END
+    INTO form FROM dpm.strategies s WHERE s.id = r.strategy_id;
   IF r.ci_draws IS NOT NULL THEN
     PERFORM set_config('dpm.ci_draws', r.ci_draws::text, true);
   END IF;
-  IF st.matrix IS NOT NULL THEN
-    RETURN QUERY SELECT * FROM dpm.mechanism(wl.matrix, st.matrix, x, eps, del, src.max_contributions, rh,
-                                             r.inference, r.confidence);
+  IF form = 'cached' THEN
+    RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.strategies s,
+                        LATERAL dpm._mechanism_cached(w.matrix, s.matrix, s.pinv, s.profile, x, eps, del, scale, rh,
+                                                      r.inference, r.confidence) m
+                  WHERE w.id = r.workload_id AND s.id = r.strategy_id;
+  ELSIF form = 'dense' THEN
+    RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.strategies s,
+                        LATERAL dpm.mechanism(w.matrix, s.matrix, x, eps, del, scale, rh, r.inference, r.confidence) m
+                  WHERE w.id = r.workload_id AND s.id = r.strategy_id;
   ELSE
-    RETURN QUERY SELECT * FROM dpm._hdmm_mechanism(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels,
-                                                   dom.bin_lo, dom.bin_hi, (st.hdmm).kind, (st.hdmm).p,
-                                                   (st.hdmm).theta, (st.hdmm).weights, x, eps, del,
-                                                   src.max_contributions, rh, r.inference, r.confidence);
+    RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
+                        LATERAL dpm._hdmm_mechanism(w.spec, d.attr_names, d.attr_sizes, d.bin_labels, d.bin_lo, d.bin_hi,
+                                                    (s.hdmm).kind, (s.hdmm).p, (s.hdmm).theta, (s.hdmm).weights, x,
+                                                    eps, del, scale, rh, r.inference, r.confidence) m
+                  WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
   END IF;
 END
 $$;

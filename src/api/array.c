@@ -20,42 +20,45 @@
 
 #define DPM_MAX_ABS_VALUE 1e100
 
-static double *
-array_values(ArrayType *arr, const char *argname, int *count)
+/* refuse values that are not finite or beyond +-1e100, naming the first */
+static void
+check_values(const double *v, size_t count, const char *argname)
 {
-	Datum	   *elems;
-	bool	   *nulls;
-	double	   *v;
-
-	if (ARR_ELEMTYPE(arr) != FLOAT8OID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("%s must be a float8 array", argname)));
-	deconstruct_array(arr, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-					  &elems, &nulls, count);
-	v = palloc_extended(sizeof(double) * Max(*count, 1), MCXT_ALLOC_HUGE);
-	for (int i = 0; i < *count; i++)
+	for (size_t i = 0; i < count; i++)
 	{
-		if (nulls[i])
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("%s must not contain NULL values", argname)));
-		v[i] = DatumGetFloat8(elems[i]);
 		if (!isfinite(v[i]))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),
-					 errmsg("%s must contain only finite values, found %g at position %d",
+					 errmsg("%s must contain only finite values, found %g at position %zu",
 							argname, v[i], i + 1)));
 		/* beyond this, sums and squares overflow long before any result is useful */
 		if (fabs(v[i]) > DPM_MAX_ABS_VALUE)
 			ereport(ERROR,
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-					 errmsg("%s holds %s at position %d, outside the supported range [-1e100, 1e100]",
+					 errmsg("%s holds %s at position %zu, outside the supported range [-1e100, 1e100]",
 							argname, float8out_internal(v[i]), i + 1)));
 	}
-	pfree(elems);
-	pfree(nulls);
-	return v;
+}
+
+/*
+ * The elements in array order.  Without NULLs a float8 array's data is a
+ * plain C array of doubles, read in place (a stored strategy's arrays hold
+ * millions of values, and deconstruct_array would allocate a Datum for each).
+ */
+static const double *
+array_values(ArrayType *arr, const char *argname, int *count)
+{
+	if (ARR_ELEMTYPE(arr) != FLOAT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s must be a float8 array", argname)));
+	*count = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	if (ARR_HASNULL(arr) && array_contains_nulls(arr))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not contain NULL values", argname)));
+	check_values((const double *) ARR_DATA_PTR(arr), *count, argname);
+	return (const double *) ARR_DATA_PTR(arr);
 }
 
 Mat *
@@ -65,7 +68,7 @@ array_to_mat(ArrayType *arr, const char *argname)
 	int			rows,
 				cols,
 				count;
-	double	   *v;
+	const double *v;
 	Mat		   *m;
 
 	if (ndim == 0)
@@ -83,10 +86,12 @@ array_to_mat(ArrayType *arr, const char *argname)
 	mat_check_size(rows, cols, argname);
 	v = array_values(arr, argname, &count);
 	m = mat_new(rows, cols);
-	for (int i = 0; i < rows; i++)
-		for (int j = 0; j < cols; j++)
-			MAT(m, i, j) = v[(size_t) i * cols + j];
-	pfree(v);
+	/* row-major to column-major, in tiles that stay in cache */
+	for (int i0 = 0; i0 < rows; i0 += 64)
+		for (int j0 = 0; j0 < cols; j0 += 64)
+			for (int i = i0; i < Min(i0 + 64, rows); i++)
+				for (int j = j0; j < Min(j0 + 64, cols); j++)
+					MAT(m, i, j) = v[(size_t) i * cols + j];
 	return m;
 }
 
@@ -123,7 +128,14 @@ array_to_vec(ArrayType *arr, const char *argname, int *len)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must be a one-dimensional array", argname)));
 	mat_check_size(1, ARR_DIMS(arr)[0], argname);
-	return array_values(arr, argname, len);
+	/* a copy: callers may change it, and the array may be the caller's own datum */
+	{
+		const double *v = array_values(arr, argname, len);
+		double	   *copy = palloc_extended(sizeof(double) * Max(*len, 1), MCXT_ALLOC_HUGE);
+
+		memcpy(copy, v, sizeof(double) * *len);
+		return copy;
+	}
 }
 
 ArrayType *

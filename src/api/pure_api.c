@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
@@ -236,13 +237,20 @@ dpm_reconstruct(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(vec_to_array(x, a->cols));
 }
 
-PG_FUNCTION_INFO_V1(dpm_mechanism);
-Datum
-dpm_mechanism(PG_FUNCTION_ARGS)
+/*
+ * dpm.mechanism(w, a, x, epsilon, delta, sensitivity_scale, rho, inference,
+ * confidence) and dpm._mechanism_cached(w, a, pinv, profile, x, ...): the
+ * same, the second with the strategy's cache (strategy_cache) as stored.
+ */
+static Datum
+mechanism_call(FunctionCallInfo fcinfo, bool cached)
 {
+	int			xarg = cached ? 4 : 2,
+				n;
 	Mat		   *w,
 			   *a;
-	int			n;
+	StrategyCache cache,
+			   *c = NULL;
 	double	   *x;
 	double		epsilon,
 				delta,
@@ -251,23 +259,70 @@ dpm_mechanism(PG_FUNCTION_ARGS)
 	Release    *rel;
 
 	/* not STRICT: either epsilon (and delta) or rho is given */
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i <= xarg; i++)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("only epsilon or rho may be NULL")));
-	privacy_args(fcinfo, 3, &epsilon, &delta, &scale, &rho);
+	privacy_args(fcinfo, xarg + 1, &epsilon, &delta, &scale, &rho);
 	w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
 	a = array_to_mat(PG_GETARG_ARRAYTYPE_P(1), "a");
-	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(2), "x", &n);
+	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(xarg), "x", &n);
 	check_same_cells(w, a);
 	if (n != a->cols)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("x has %d values but the matrices have %d columns", n, a->cols)));
-	rel = run_mechanism(w, a, x, epsilon, delta, rho, scale, inference_arg(fcinfo, 7),
-						confidence_arg(fcinfo, 8));
+	if (cached)
+	{
+		int			p;
+
+		cache.pinv = array_to_mat(PG_GETARG_ARRAYTYPE_P(2), "pinv");
+		cache.profile = array_to_vec(PG_GETARG_ARRAYTYPE_P(3), "profile", &p);
+		if (cache.pinv->rows != a->cols || cache.pinv->cols != a->rows || p != w->rows)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the cache does not fit the strategy and workload")));
+		c = &cache;
+	}
+	rel = run_mechanism(w, a, c, x, epsilon, delta, rho, scale, inference_arg(fcinfo, xarg + 5),
+						confidence_arg(fcinfo, xarg + 6));
 	return release_rows(fcinfo, rel);
+}
+
+PG_FUNCTION_INFO_V1(dpm_mechanism);
+Datum
+dpm_mechanism(PG_FUNCTION_ARGS)
+{
+	return mechanism_call(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(dpm_mechanism_cached);
+Datum
+dpm_mechanism_cached(PG_FUNCTION_ARGS)
+{
+	return mechanism_call(fcinfo, true);
+}
+
+/* dpm._strategy_cache(w, a): what a stored strategy keeps to answer without factoring A */
+PG_FUNCTION_INFO_V1(dpm_strategy_cache);
+Datum
+dpm_strategy_cache(PG_FUNCTION_ARGS)
+{
+	Mat		   *w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
+	Mat		   *a = array_to_mat(PG_GETARG_ARRAYTYPE_P(1), "a");
+	StrategyCache *c;
+	TupleDesc	tupdesc;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	check_same_cells(w, a);
+	c = strategy_cache(w, a);
+	values[0] = PointerGetDatum(mat_to_array(c->pinv));
+	values[1] = PointerGetDatum(vec_to_array(c->profile, w->rows));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }
 
 PG_FUNCTION_INFO_V1(dpm_matvec);

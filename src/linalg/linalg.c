@@ -394,17 +394,22 @@ mat_lstsq(const Mat *a, const double *b, int *rank)
 Mat *
 mat_pinv(const Mat *a)
 {
-	Svd		   *svd = mat_svd(a, true);
-	Mat		   *vs = mat_new(a->cols, svd->rank);
-	Mat		   *ur = mat_new(a->rows, svd->rank);
+	return svd_pinv(mat_svd(a, true), a->rows, a->cols);
+}
+
+Mat *
+svd_pinv(const Svd *svd, int rows, int cols)
+{
+	Mat		   *vs = mat_new(cols, svd->rank);
+	Mat		   *ur = mat_new(rows, svd->rank);
 	Mat		   *p;
 
 	/* A^+ = V_r diag(1/s_r) U_r^T */
 	for (int j = 0; j < svd->rank; j++)
 	{
-		for (int i = 0; i < a->cols; i++)
+		for (int i = 0; i < cols; i++)
 			MAT(vs, i, j) = MAT(svd->v, i, j) / svd->s[j];
-		memcpy(&MAT(ur, 0, j), &MAT(svd->u, 0, j), sizeof(double) * a->rows);
+		memcpy(&MAT(ur, 0, j), &MAT(svd->u, 0, j), sizeof(double) * rows);
 	}
 	p = mat_mul(vs, false, ur, true);
 	mat_free(vs);

@@ -79,6 +79,8 @@ extern double *mat_lstsq(const Mat *a, const double *b, int *rank);
 
 /* Moore-Penrose pseudo-inverse via SVD */
 extern Mat *mat_pinv(const Mat *a);
+/* the same from A's thin SVD (with U), A being rows x cols */
+extern Mat *svd_pinv(const Svd *svd, int rows, int cols);
 
 /* column norms: max_j sum_i |a_ij| (p = 1) or max_j sqrt(sum_i a_ij^2) (p = 2) */
 extern double mat_max_col_norm(const Mat *a, int p);

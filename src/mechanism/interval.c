@@ -159,28 +159,15 @@ interval_from_errors(const Mat *e, int first, int k, double *half)
 }
 
 double *
-interval_dense_laplace(const Mat *w, const Svd *svd, int m, const LaplaceLaw *law, double confidence)
+interval_dense_laplace(const Mat *w, const Mat *pinv, const LaplaceLaw *law, double confidence)
 {
 	int			k = interval_rank(confidence, dpm_ci_draws),
-				n = w->cols,
-				r = svd->rank,
-				draws = dpm_ci_draws;
+				n = w->cols;
 	double	   *half = palloc(sizeof(double) * Max(w->rows, 1));
-	Mat		   *z = interval_noise(law, m, draws);
-	Mat			ur = {m, r, svd->u->data};
-	Mat			vr = {n, r, svd->v->data};
-	Mat		   *t,
-			   *xn;
+	Mat		   *z = interval_noise(law, pinv->cols, dpm_ci_draws);
+	Mat		   *xn = mat_mul(pinv, false, z, false);	/* each draw reconstructed: n x N */
 
-	/* the reconstruction of each draw, A^+ z = V_r S^-1 U_r^T z: n x N */
-	t = mat_mul(&ur, true, z, false);
 	mat_free(z);
-	for (int j = 0; j < draws; j++)
-		for (int i = 0; i < r; i++)
-			MAT(t, i, j) /= svd->s[i];
-	xn = mat_mul(&vr, false, t, false);
-	mat_free(t);
-
 	for (int first = 0; first < w->rows; first += INTERVAL_BLOCK)
 	{
 		int			rows = Min(INTERVAL_BLOCK, w->rows - first);

@@ -49,11 +49,11 @@ extern Mat *interval_noise(const LaplaceLaw *law, int m, int draws);
 extern void interval_from_errors(const Mat *e, int first, int k, double *half);
 
 /*
- * Laplace half-widths for dense W (p x n) and strategy A given by its thin
- * SVD (rank r): the simulated noise Z is reconstructed as V_r S^-1 U_r^T Z
+ * Laplace half-widths for dense W (p x n) and strategy A given by its
+ * pseudo-inverse (n x m): the simulated noise Z is reconstructed as A^+ Z
  * and multiplied by W a block of rows at a time.
  */
-extern double *interval_dense_laplace(const Mat *w, const Svd *svd, int m,
-									  const LaplaceLaw *law, double confidence);
+extern double *interval_dense_laplace(const Mat *w, const Mat *pinv, const LaplaceLaw *law,
+									  double confidence);
 
 #endif

@@ -1,9 +1,9 @@
 /*
  * mechanism.c -- the matrix mechanism (matrix-mechanism.txt, Proposition 3).
  *
- * y = A x + noise, x_hat = A^+ y, answers W x_hat.  One thin SVD of A serves
- * both the reconstruction (x_hat = V S^-1 U^T y, the minimum-norm least
- * squares solution, no inverse formed) and the error of every answer.
+ * y = A x + noise, x_hat = A^+ y, answers W x_hat.  One thin SVD of A gives
+ * both A^+ and the error of every answer; a stored strategy keeps them
+ * (strategy_cache), so a release does not factor A again.
  */
 #include "postgres.h"
 
@@ -35,28 +35,40 @@ mechanism_noise(double *y, int m, double l1, double l2, double epsilon, double d
 	return dpm_gaussian_mechanism(y, m, l2, gaussian_sigma(epsilon, delta, l2));
 }
 
+StrategyCache *
+strategy_cache(const Mat *w, const Mat *a)
+{
+	StrategyCache *c = palloc(sizeof(StrategyCache));
+	Svd		   *svd;
+
+	if (w->cols != a->cols)
+		elog(ERROR, "strategy_cache: workload has %d cells, strategy %d", w->cols, a->cols);
+	svd = mat_svd(a, true);
+	c->profile = profile_terms(w, svd);
+	CHECK_FOR_INTERRUPTS();
+	c->pinv = svd_pinv(svd, a->rows, a->cols);
+	return c;
+}
+
 Release *
-run_mechanism(const Mat *w, const Mat *a, const double *x,
+run_mechanism(const Mat *w, const Mat *a, const StrategyCache *cache, const double *x,
 			  double epsilon, double delta, double rho, double sens_scale, Inference inference,
 			  double confidence)
 {
 	Release    *rel = palloc0(sizeof(Release));
 	LaplaceLaw	law;
-	Svd		   *svd;
-	double	   *terms,
-			   *y,
-			   *z,
+	double	   *y,
 			   *xhat;
 	int			m = a->rows,
-				n = a->cols,
-				r;
+				n = a->cols;
 
 	if (w->cols != n)
 		elog(ERROR, "run_mechanism: workload has %d cells, strategy %d", w->cols, n);
-
-	svd = mat_svd(a, true);
-	terms = profile_terms(w, svd);
-	r = svd->rank;
+	if (cache == NULL)
+		cache = strategy_cache(w, a);
+	else if (cache->pinv->rows != n || cache->pinv->cols != m)
+		elog(ERROR, "run_mechanism: the cached pseudo-inverse is %d x %d, the strategy %d x %d",
+			 cache->pinv->rows, cache->pinv->cols, m, n);
 	if (confidence != NO_INTERVALS && MECHANISM_LAPLACE(delta, rho))
 		(void) interval_rank(confidence, dpm_ci_draws);
 	CHECK_FOR_INTERRUPTS();
@@ -66,18 +78,9 @@ run_mechanism(const Mat *w, const Mat *a, const double *x,
 	rel->noise_var = mechanism_noise(y, m, sens_scale * mat_max_col_norm(a, 1),
 									 sens_scale * mat_max_col_norm(a, 2), epsilon, delta, rho, &law);
 
-	/* x_hat = V_r diag(1/s_r) U_r^T y; the first r columns of U and V are contiguous */
-	{
-		Mat			ur = {m, r, svd->u->data};
-		Mat			vr = {n, r, svd->v->data};
-
-		z = palloc0(sizeof(double) * Max(r, 1));
-		mat_vec(&ur, true, y, z);
-		for (int k = 0; k < r; k++)
-			z[k] /= svd->s[k];
-		xhat = palloc0(sizeof(double) * Max(n, 1));
-		mat_vec(&vr, false, z, xhat);
-	}
+	/* x_hat = A^+ y, the minimum-norm least-squares solution */
+	xhat = palloc0(sizeof(double) * Max(n, 1));
+	mat_vec(cache->pinv, false, y, xhat);
 	if (inference != INFERENCE_LS)
 	{
 		LinOp		op;
@@ -91,12 +94,12 @@ run_mechanism(const Mat *w, const Mat *a, const double *x,
 	mat_vec(w, false, xhat, rel->answers);
 	rel->stderrs = palloc(sizeof(double) * Max(w->rows, 1));
 	for (int i = 0; i < w->rows; i++)
-		rel->stderrs[i] = sqrt(rel->noise_var * terms[i]);
+		rel->stderrs[i] = sqrt(rel->noise_var * cache->profile[i]);
 	if (confidence == NO_INTERVALS)
 		return rel;
 	if (law.t > 0.0)
 	{
-		rel->half = interval_dense_laplace(w, svd, m, &law, confidence);
+		rel->half = interval_dense_laplace(w, cache->pinv, &law, confidence);
 		rel->ci_draws = dpm_ci_draws;
 	}
 	else

@@ -19,6 +19,12 @@ typedef struct Release
 	int			ci_draws;		/* simulated draws behind them; 0 when exact */
 } Release;
 
+typedef struct StrategyCache
+{
+	Mat		   *pinv;			/* n x m, A^+ */
+	double	   *profile;		/* one term per workload query */
+} StrategyCache;
+
 /* confidence 0: no intervals */
 #define NO_INTERVALS 0.0
 
@@ -30,11 +36,20 @@ typedef struct Release
  * contribute several rows).  inference chooses the estimate of x from the
  * noisy answers (least squares, or non-negative); the standard errors and
  * interval half-widths at confidence (see interval.h) are least squares' in
- * every case.  Every check that can fail runs before any noise is drawn.
+ * every case.  cache: strategy_cache(w, a), or NULL to compute it here.
+ * Every check that can fail runs before any noise is drawn.
  */
-extern Release *run_mechanism(const Mat *w, const Mat *a, const double *x,
-							  double epsilon, double delta, double rho, double sens_scale,
-							  Inference inference, double confidence);
+extern Release *run_mechanism(const Mat *w, const Mat *a, const StrategyCache *cache,
+							  const double *x, double epsilon, double delta, double rho,
+							  double sens_scale, Inference inference, double confidence);
+
+/*
+ * What answering through a dense strategy A needs besides A, computed once
+ * when a strategy is stored (one SVD of A) so that a release is a few
+ * matrix-vector products: A's pseudo-inverse and every query's profile term
+ * w (A^T A)^+ w^T.  Errors out, naming the query, when A cannot answer one.
+ */
+extern StrategyCache *strategy_cache(const Mat *w, const Mat *a);
 
 /*
  * Add the noise in place to the m exact strategy answers y, for sensitivities
