@@ -7,6 +7,7 @@
 SET client_min_messages = warning;
 SET jit = off;
 
+\o /dev/null
 CREATE TABLE bench_fv AS
 SELECT floor(random() * 100)::int AS age, floor(random() * 20)::int AS region, floor(random() * 5)::int AS band,
        md5(g::text) AS filler
@@ -17,6 +18,7 @@ SELECT dpm.create_domain('bench_fv', 'bench_fv', '[
   {"name": "age", "bins": {"min": 0, "max": 100, "width": 1}},
   {"name": "region", "bins": {"min": 0, "max": 20, "width": 1}},
   {"name": "band", "bins": {"min": 0, "max": 5, "width": 1}}]') AS cells;
+\o
 
 CREATE TEMP TABLE fv_results (mode text, what text, run int, seconds float8, workers int);
 
