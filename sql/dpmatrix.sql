@@ -1605,6 +1605,17 @@ AS 'MODULE_PATHNAME', 'dpm_release' LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION dpm.release(bigint) IS
   'replay a release: its stored noisy answers, at no cost (your own releases; custodians see all)';
 
+-- The request of a release (dpm.answer) or of its dry run (dpm.explain), as dpm._release_plan
+-- reads it; it carries the caller's dpm.ci_draws, which the worker does not see.
+CREATE FUNCTION dpm._release_request(workload text, epsilon float8, delta float8, rho float8, strategy int,
+                                     method text, options jsonb, inference text, confidence float8)
+RETURNS jsonb LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT jsonb_build_object('workload', workload, 'epsilon', epsilon, 'delta', delta, 'rho', rho,
+                            'strategy', strategy, 'method', method, 'options', options, 'inference', inference,
+                            'confidence', confidence, 'ci_draws', current_setting('dpm.ci_draws', true))
+$$;
+
 -- Not SECURITY DEFINER: the release is attributed to the caller, and what the caller may see is
 -- decided by row-level security.  The work happens in a background worker; see
 -- src/release/worker.c for why.
@@ -1624,12 +1635,9 @@ BEGIN
     FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id
    WHERE w.name = answer.workload AND r.status = 'released';
   BEGIN
-    rel_id := dpm._run_release(jsonb_build_object('workload', answer.workload, 'epsilon', answer.epsilon,
-                                                  'delta', answer.delta, 'rho', answer.rho,
-                                                  'strategy', answer.strategy, 'method', answer.method,
-                                                  'options', answer.options, 'inference', answer.inference,
-                                                  'confidence', answer.confidence,
-                                                  'ci_draws', current_setting('dpm.ci_draws', true)));
+    rel_id := dpm._run_release(dpm._release_request(answer.workload, answer.epsilon, answer.delta, answer.rho,
+                                                    answer.strategy, answer.method, answer.options,
+                                                    answer.inference, answer.confidence));
   EXCEPTION WHEN undefined_object THEN
     -- the worker cannot see what this transaction has not committed
     GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
@@ -1700,10 +1708,8 @@ LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
-  args jsonb := jsonb_build_object('workload', explain.workload, 'epsilon', explain.epsilon, 'delta', explain.delta,
-                                   'rho', explain.rho, 'strategy', explain.strategy, 'method', explain.method,
-                                   'options', explain.options, 'confidence', explain.confidence,
-                                   'ci_draws', current_setting('dpm.ci_draws', true));
+  args jsonb := dpm._release_request(explain.workload, explain.epsilon, explain.delta, explain.rho, explain.strategy,
+                                     explain.method, explain.options, 'ls', explain.confidence);
   agg record;
   rel dpm.releases;
   st dpm.strategies;
@@ -1754,10 +1760,8 @@ RETURNS TABLE(query int, label text, stderr float8, ci_half_width float8)
 LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT e.query, e.label, e.stderr, e.ci_half_width
-    FROM dpm._explain(jsonb_build_object('workload', workload, 'epsilon', epsilon, 'delta', delta, 'rho', rho,
-                                         'strategy', strategy, 'method', method, 'options', options,
-                                         'confidence', confidence,
-                                         'ci_draws', current_setting('dpm.ci_draws', true))) e
+    FROM dpm._explain(dpm._release_request(workload, epsilon, delta, rho, strategy, method, options, 'ls',
+                                           confidence)) e
    ORDER BY e.query
 $$;
 COMMENT ON FUNCTION dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8) IS
@@ -1978,6 +1982,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.budget(regclass, float8),
   dpm.explain(text, float8, float8, float8, int, text, jsonb, float8),
   dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8), dpm._explain(jsonb),
+  dpm._release_request(text, float8, float8, float8, int, text, jsonb, text, float8),
   dpm._progress()
   TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
