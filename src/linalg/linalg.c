@@ -246,6 +246,22 @@ mat_solve_right_chol(Mat *b, const Mat *l)
 		   1, 1, 1, 1);
 }
 
+/* LAPACK's optimal workspace from a size query, at least min */
+static int
+query_lwork(double wq, int min)
+{
+	return Max((int) wq, min);
+}
+
+/*
+ * dsyevd's three stages called one by one (tridiagonal reduction, divide and
+ * conquer on the tridiagonal matrix, back-transformation), so that a cancel
+ * is seen between them: at n = 2048 one stage takes at most 0.3 s, the
+ * whole 0.75 s, and at the n of a long optimization a single call would hold
+ * the backend past the 1 s a cancel may take.  dsyevd's rescaling of
+ * matrices whose norm is beyond 1e+-154 is left out: G = W^T W of finite
+ * counts that large would already have overflowed.
+ */
 void
 mat_sym_eig(Mat *a, double *w)
 {
@@ -255,23 +271,54 @@ mat_sym_eig(Mat *a, double *w)
 				liwork = -1,
 				iwq;
 	double		wq;
-	double	   *work;
+	double	   *e,
+			   *tau,
+			   *work;
 	int		   *iwork;
+	Mat		   *z;
 
 	Assert(a->rows == a->cols);
 	if (n == 0)
 		return;
-	/* divide and conquer: the fastest LAPACK driver when all eigenvectors are wanted */
-	dsyevd_("V", "U", &n, a->data, &n, w, &wq, &lwork, &iwq, &liwork, &info, 1, 1);
-	lwork = (int) wq;
-	liwork = iwq;
+	e = alloc_doubles(n);
+	tau = alloc_doubles(n);
+	z = mat_new(n, n);
+
+	dsytrd_("L", &n, a->data, &n, w, e, tau, &wq, &lwork, &info, 1);
+	lwork = query_lwork(wq, 1);
+	work = alloc_doubles(lwork);
+	dsytrd_("L", &n, a->data, &n, w, e, tau, work, &lwork, &info, 1);
+	pfree(work);
+	if (info != 0)
+		elog(ERROR, "dsytrd: illegal argument %d", -info);
+	CHECK_FOR_INTERRUPTS();
+
+	lwork = -1;
+	dstedc_("I", &n, w, e, z->data, &n, &wq, &lwork, &iwq, &liwork, &info, 1);
+	lwork = query_lwork(wq, 1 + 4 * n + n * n);
+	liwork = Max(iwq, 3 + 5 * n);
 	work = alloc_doubles(lwork);
 	iwork = palloc_extended(sizeof(int) * liwork, MCXT_ALLOC_HUGE);
-	dsyevd_("V", "U", &n, a->data, &n, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+	dstedc_("I", &n, w, e, z->data, &n, work, &lwork, iwork, &liwork, &info, 1);
 	pfree(work);
 	pfree(iwork);
 	if (info != 0)
-		elog(ERROR, "dsyevd failed to converge (info %d)", info);
+		elog(ERROR, "dstedc failed to converge (info %d)", info);
+	CHECK_FOR_INTERRUPTS();
+
+	/* eigenvectors of A = Q (eigenvectors of the tridiagonal matrix) */
+	lwork = -1;
+	dormtr_("L", "L", "N", &n, &n, a->data, &n, tau, z->data, &n, &wq, &lwork, &info, 1, 1, 1);
+	lwork = query_lwork(wq, n);
+	work = alloc_doubles(lwork);
+	dormtr_("L", "L", "N", &n, &n, a->data, &n, tau, z->data, &n, work, &lwork, &info, 1, 1, 1);
+	pfree(work);
+	if (info != 0)
+		elog(ERROR, "dormtr: illegal argument %d", -info);
+	memcpy(a->data, z->data, sizeof(double) * (size_t) n * n);
+	mat_free(z);
+	pfree(e);
+	pfree(tau);
 }
 
 double
@@ -283,47 +330,181 @@ svd_tolerance(const Svd *svd, int rows, int cols)
 	return smax * Max(rows, cols) * DBL_EPSILON;
 }
 
+/*
+ * SVD of a tall matrix (m >= n; a is overwritten): u (m x n), s, vt (n x n).
+ * dgesdd's own path for jobz = 'S' (QR first when m is well above n, then
+ * bidiagonalization, divide and conquer on the bidiagonal matrix, and the
+ * back-transformations), called stage by stage so that a cancel is seen
+ * between them (see mat_sym_eig).
+ */
+static void
+svd_tall(Mat *a, double *s, Mat *u, Mat *vt)
+{
+	int			m = a->rows,
+				n = a->cols,
+				info,
+				lwork,
+				rm;
+	double		wq;
+	double	   *work,
+			   *e,
+			   *tauq,
+			   *taup,
+			   *tau = NULL;
+	int		   *iwork;
+	bool		qr = m >= n * 11 / 6 && m > n;	/* dgesdd's crossover */
+	Mat		   *r = a,
+			   *ur;
+
+	if (qr)
+	{
+		tau = alloc_doubles(n);
+		lwork = -1;
+		dgeqrf_(&m, &n, a->data, &m, tau, &wq, &lwork, &info);
+		lwork = query_lwork(wq, n);
+		work = alloc_doubles(lwork);
+		dgeqrf_(&m, &n, a->data, &m, tau, work, &lwork, &info);
+		pfree(work);
+		if (info != 0)
+			elog(ERROR, "dgeqrf: illegal argument %d", -info);
+		CHECK_FOR_INTERRUPTS();
+		r = mat_new(n, n);
+		for (int j = 0; j < n; j++)
+			memcpy(&MAT(r, 0, j), &MAT(a, 0, j), sizeof(double) * (j + 1));
+	}
+	rm = r->rows;
+
+	/* R = Q_b B P_b^T with B upper bidiagonal (diagonal into s) */
+	e = alloc_doubles(n);
+	tauq = alloc_doubles(n);
+	taup = alloc_doubles(n);
+	lwork = -1;
+	dgebrd_(&rm, &n, r->data, &rm, s, e, tauq, taup, &wq, &lwork, &info);
+	lwork = query_lwork(wq, rm + n);
+	work = alloc_doubles(lwork);
+	dgebrd_(&rm, &n, r->data, &rm, s, e, tauq, taup, work, &lwork, &info);
+	pfree(work);
+	if (info != 0)
+		elog(ERROR, "dgebrd: illegal argument %d", -info);
+	CHECK_FOR_INTERRUPTS();
+
+	/* B = U_b S V_b^T, singular values in decreasing order */
+	ur = mat_new(rm, n);
+	{
+		Mat		   *ub = mat_new(n, n);
+
+		work = alloc_doubles((size_t) 3 * n * n + 4 * (size_t) n);
+		iwork = palloc_extended(sizeof(int) * 8 * (size_t) n, MCXT_ALLOC_HUGE);
+		dbdsdc_("U", "I", &n, s, e, ub->data, &n, vt->data, &n, NULL, NULL, work, iwork,
+				&info, 1, 1);
+		pfree(work);
+		pfree(iwork);
+		if (info != 0)
+			elog(ERROR, "dbdsdc failed to converge (info %d)", info);
+		for (int j = 0; j < n; j++)
+			memcpy(&MAT(ur, 0, j), &MAT(ub, 0, j), sizeof(double) * n);
+		mat_free(ub);
+	}
+	CHECK_FOR_INTERRUPTS();
+
+	/* U_r = Q_b [U_b; 0], V^T = V_b^T P_b^T */
+	lwork = -1;
+	dormbr_("Q", "L", "N", &rm, &n, &n, r->data, &rm, tauq, ur->data, &rm, &wq, &lwork, &info,
+			1, 1, 1);
+	lwork = query_lwork(wq, n);
+	work = alloc_doubles(lwork);
+	dormbr_("Q", "L", "N", &rm, &n, &n, r->data, &rm, tauq, ur->data, &rm, work, &lwork, &info,
+			1, 1, 1);
+	pfree(work);
+	lwork = -1;
+	dormbr_("P", "R", "T", &n, &n, &rm, r->data, &rm, taup, vt->data, &n, &wq, &lwork, &info,
+			1, 1, 1);
+	lwork = query_lwork(wq, n);
+	work = alloc_doubles(lwork);
+	dormbr_("P", "R", "T", &n, &n, &rm, r->data, &rm, taup, vt->data, &n, work, &lwork, &info,
+			1, 1, 1);
+	pfree(work);
+	if (info != 0)
+		elog(ERROR, "dormbr: illegal argument %d", -info);
+	pfree(e);
+	pfree(tauq);
+	pfree(taup);
+
+	/* U = Q [U_r; 0] */
+	for (int j = 0; j < n; j++)
+	{
+		memcpy(&MAT(u, 0, j), &MAT(ur, 0, j), sizeof(double) * rm);
+		memset(&MAT(u, rm, j), 0, sizeof(double) * (m - rm));
+	}
+	mat_free(ur);
+	if (qr)
+	{
+		CHECK_FOR_INTERRUPTS();
+		mat_free(r);
+		lwork = -1;
+		dormqr_("L", "N", &m, &n, &n, a->data, &m, tau, u->data, &m, &wq, &lwork, &info, 1, 1);
+		lwork = query_lwork(wq, n);
+		work = alloc_doubles(lwork);
+		dormqr_("L", "N", &m, &n, &n, a->data, &m, tau, u->data, &m, work, &lwork, &info, 1, 1);
+		pfree(work);
+		pfree(tau);
+		if (info != 0)
+			elog(ERROR, "dormqr: illegal argument %d", -info);
+	}
+}
+
+/* A^T, column-major, in tiles so both sides stay in cache */
+static Mat *
+mat_transpose(const Mat *a)
+{
+	Mat		   *t = mat_new(a->cols, a->rows);
+
+	for (int j0 = 0; j0 < a->cols; j0 += 64)
+		for (int i0 = 0; i0 < a->rows; i0 += 64)
+			for (int j = j0; j < Min(j0 + 64, a->cols); j++)
+				for (int i = i0; i < Min(i0 + 64, a->rows); i++)
+					MAT(t, j, i) = MAT(a, i, j);
+	return t;
+}
+
 Svd *
 mat_svd(const Mat *a, bool want_u)
 {
 	int			m = a->rows,
 				n = a->cols,
 				r = Min(m, n);
-	int			info,
-				lwork = -1;
-	double		wq;
-	double	   *work;
-	int		   *iwork;
-	Mat		   *acopy = mat_copy(a);
-	Mat		   *vt;
 	Svd		   *svd = palloc0(sizeof(Svd));
 
 	svd->r = r;
 	svd->s = alloc_doubles(r);
-	svd->u = mat_new(m, r);
-	vt = mat_new(r, n);
-	iwork = palloc_extended(sizeof(int) * 8 * (size_t) Max(r, 1), MCXT_ALLOC_HUGE);
-	if (r > 0)
+	if (r == 0)
 	{
-		dgesdd_("S", &m, &n, acopy->data, &m, svd->s, svd->u->data, &m,
-				vt->data, &r, &wq, &lwork, iwork, &info, 1);
-		lwork = (int) wq;
-		work = alloc_doubles(lwork);
-		dgesdd_("S", &m, &n, acopy->data, &m, svd->s, svd->u->data, &m,
-				vt->data, &r, work, &lwork, iwork, &info, 1);
-		pfree(work);
-		if (info != 0)
-			elog(ERROR, "dgesdd failed to converge (info %d)", info);
+		svd->u = mat_new(m, 0);
+		svd->v = mat_new(n, 0);
 	}
-	pfree(iwork);
-	mat_free(acopy);
+	else if (m >= n)
+	{
+		Mat		   *acopy = mat_copy(a),
+				   *vt = mat_new(n, n);
 
-	/* V = (V^T)^T, n x r */
-	svd->v = mat_new(n, r);
-	for (int j = 0; j < r; j++)
-		for (int i = 0; i < n; i++)
-			MAT(svd->v, i, j) = MAT(vt, j, i);
-	mat_free(vt);
+		svd->u = mat_new(m, n);
+		svd_tall(acopy, svd->s, svd->u, vt);
+		mat_free(acopy);
+		svd->v = mat_transpose(vt);
+		mat_free(vt);
+	}
+	else
+	{
+		/* A^T = U' S V'^T, so A = V' S U'^T: U = V', V = U' */
+		Mat		   *at = mat_transpose(a),
+				   *vt = mat_new(m, m);
+
+		svd->v = mat_new(n, m);
+		svd_tall(at, svd->s, svd->v, vt);
+		mat_free(at);
+		svd->u = mat_transpose(vt);
+		mat_free(vt);
+	}
 	if (!want_u)
 	{
 		mat_free(svd->u);

@@ -53,7 +53,9 @@ CREATE FUNCTION pg_temp.targets_met(w float8[], a float8[], c float8[]) RETURNS 
 SELECT d, gamma,
        abs(f.privacy_cost ^ 2 / (2.0 * d / ((1 + d) * gamma)) - 1) < 1e-5 AS cost_theorem_7,
        abs(f.sigma[1][1] - ((d + 1.0) / d * gamma - gamma / d)) < 1e-5 * gamma AS a_plus_b,
-       abs(f.sigma[1][2] + gamma / d) < 1e-5 * gamma AS b,
+       -- the objective is flat to first order around the optimum, so with a tolerance of 1e-6
+       -- on it an entry of Sigma is pinned down less tightly (2.4e-5 gamma seen at d = 16)
+       abs(f.sigma[1][2] + gamma / d) < 1e-4 * gamma AS b,
        (SELECT bool_and(v <= gamma * (1 + 1e-6)) AND max(v) >= gamma * (1 - 1e-6)
           FROM unnest(pg_temp.variances(pg_temp.idsum(d), f.sigma)) v) AS targets_met
   FROM (VALUES (5, 1.0), (8, 1.0), (16, 2.5)) c(d, gamma),

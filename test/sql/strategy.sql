@@ -66,6 +66,31 @@ SELECT max(abs(r)) < 1e-12 AS normal_equations, abs(x[1] - x[2] - x[3] + x[4]) <
                           ARRAY[x[1] + x[2] - 1, x[3] + x[4] - 2, x[1] + x[3] - 3, x[2] + x[4] - 5])) r
  GROUP BY x;
 
+-- the pseudo-inverse cached with a stored strategy comes from an SVD run stage by stage (QR when A
+-- has at least 11/6 as many rows as columns, bidiagonalization, divide and conquer, the
+-- back-transformations): the Penrose conditions A P A = A and P A P = P hold on a tall matrix
+-- (QR path), a nearly square one, a wide one and a tall one of rank 4
+CREATE FUNCTION pg_temp.mat(m int, n int, rank int) RETURNS float8[] LANGUAGE sql AS $$
+  SELECT array_agg(r ORDER BY i) FROM (
+    SELECT i, array_agg((SELECT sum(sin(i * t * 1.3 + t) * cos(j * t * 0.7 + 2 * t)) FROM generate_series(1, rank) t)
+                        ORDER BY j) AS r
+      FROM generate_series(1, m) i, generate_series(1, n) j GROUP BY i) s $$;
+CREATE FUNCTION pg_temp.mul(a float8[], b float8[]) RETURNS float8[] LANGUAGE sql AS $$
+  SELECT array_agg(r ORDER BY i) FROM (
+    SELECT i, array_agg((SELECT sum(a[i][t] * b[t][j]) FROM generate_series(1, array_length(a, 2)) t)
+                        ORDER BY j) AS r
+      FROM generate_series(1, array_length(a, 1)) i, generate_series(1, array_length(b, 2)) j
+     GROUP BY i) s $$;
+CREATE FUNCTION pg_temp.maxdiff(a float8[], b float8[]) RETURNS float8 LANGUAGE sql AS $$
+  SELECT max(abs(x - y)) FROM unnest(a, b) u(x, y) $$;
+SELECT m, n, rank,
+       pg_temp.maxdiff(pg_temp.mul(pg_temp.mul(a, p), a), a) < 1e-10 AS apa_is_a,
+       pg_temp.maxdiff(pg_temp.mul(pg_temp.mul(p, a), p), p) < 1e-10 AS pap_is_p
+  FROM (VALUES (40, 12, 12), (20, 12, 12), (9, 30, 9), (30, 12, 4)) v(m, n, rank),
+       LATERAL pg_temp.mat(m, n, rank) a,
+       LATERAL (SELECT pinv AS p FROM dpm._strategy_cache(a[1:1], a)) c
+ ORDER BY m, n;
+
 -- options are checked
 SELECT dpm.strategy('{{1,1}}', 'hierarchical', '{"branching": 1}');
 SELECT dpm.strategy('{{1,1}}', 'hierarchical', '{"branching": 2.5}');
