@@ -280,6 +280,7 @@ mat_sym_eig(Mat *a, double *w)
 	Assert(a->rows == a->cols);
 	if (n == 0)
 		return;
+	CHECK_FOR_INTERRUPTS();
 	e = alloc_doubles(n);
 	tau = alloc_doubles(n);
 	z = mat_new(n, n);
@@ -356,6 +357,7 @@ svd_tall(Mat *a, double *s, Mat *u, Mat *vt)
 	Mat		   *r = a,
 			   *ur;
 
+	CHECK_FOR_INTERRUPTS();
 	if (qr)
 	{
 		tau = alloc_doubles(n);
