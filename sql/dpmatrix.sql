@@ -323,7 +323,8 @@ CREATE TABLE dpm.strategies (
   lower_bound     float8,
   optimize_ms     float8 NOT NULL,
   -- dense strategies: A's pseudo-inverse and each query's w (A^T A)^+ w^T, so that a release
-  -- needs no factorization (NULL: computed per release)
+  -- needs no factorization (NULL: computed per release).  pinv is stored transposed (m x n), so
+  -- its array data is the column-major matrix LAPACK reads, with no reordering.
   pinv            float8[],
   profile         float8[],
   created_by      regrole NOT NULL DEFAULT dpm._invoker(),
@@ -332,6 +333,19 @@ CREATE TABLE dpm.strategies (
   CONSTRAINT strategies_one_form CHECK ((matrix IS NULL) <> (hdmm IS NULL))
 );
 COMMENT ON TABLE dpm.strategies IS 'strategy matrices chosen for workloads; reused by dpm.optimize and dpm.answer';
+
+-- Every release reads the workload, the strategy and its pseudo-inverse (tens of MB at n = 1024):
+-- lz4 decompresses them several times faster than the default pglz.  Servers built without lz4
+-- keep pglz.
+DO $$
+BEGIN
+  ALTER TABLE dpm.workloads ALTER COLUMN matrix SET COMPRESSION lz4;
+  ALTER TABLE dpm.strategies ALTER COLUMN matrix SET COMPRESSION lz4,
+                             ALTER COLUMN pinv SET COMPRESSION lz4,
+                             ALTER COLUMN profile SET COMPRESSION lz4;
+EXCEPTION WHEN feature_not_supported THEN
+  NULL;
+END $$;
 
 -- A release is inserted, with its ledger rows, in a transaction that commits before any noise
 -- is drawn (status 'charged'); its answers follow in a second one (status 'released').
@@ -1575,7 +1589,7 @@ LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   r dpm.releases;
-  wl dpm.workloads;
+  labels text[];
   dom dpm.domains;
   src dpm.sources;
   draws int;
@@ -1584,13 +1598,14 @@ BEGIN
   IF NOT FOUND THEN
     RAISE EXCEPTION 'release % is not waiting for its answers', rel_id;
   END IF;
-  SELECT * INTO wl FROM dpm.workloads w WHERE w.id = r.workload_id;
-  SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
+  -- not the workload's row: its matrix would be detoasted for nothing
+  SELECT d.* INTO dom FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id WHERE w.id = r.workload_id;
+  SELECT w.labels INTO labels FROM dpm.workloads w WHERE w.id = r.workload_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = r.source_id;
   WITH m AS MATERIALIZED (
          SELECT * FROM dpm._release_mechanism(r, dpm._frequency_vector(src, dom, dom.created_by, true))),
        ins AS (INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr, ci_low, ci_high)
-               SELECT rel_id, m.query, wl.labels[m.query], m.answer, m.stderr, m.ci_low, m.ci_high FROM m)
+               SELECT rel_id, m.query, labels[m.query], m.answer, m.stderr, m.ci_low, m.ci_high FROM m)
   SELECT max(m.ci_draws) INTO draws FROM m;
   -- an HDMM simulation may stop early (dpm.ci_max_seconds): record the draws it used
   UPDATE dpm.releases x SET status = 'released', ci_draws = CASE WHEN x.ci_draws IS NOT NULL THEN draws END

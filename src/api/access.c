@@ -65,7 +65,8 @@ dpm_exec_as(PG_FUNCTION_ARGS)
 							 GUC_ACTION_SAVE, true, 0, false);
 
 	SPI_connect();
-	if (SPI_execute(sql, true, 1) != SPI_OK_SELECT)
+	/* no row limit: the executor runs a query with one serially, and the scan may be large */
+	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "dpm._exec_as: not a query");
 	if (SPI_processed == 1 && SPI_tuptable->tupdesc->natts >= 1)
 	{

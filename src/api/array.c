@@ -24,6 +24,13 @@
 static void
 check_values(const double *v, size_t count, const char *argname)
 {
+	bool		ok = true;
+
+	/* one branch-free pass (NaN fails the comparison); the loop below only names the culprit */
+	for (size_t i = 0; i < count; i++)
+		ok &= fabs(v[i]) <= DPM_MAX_ABS_VALUE;
+	if (ok)
+		return;
 	for (size_t i = 0; i < count; i++)
 	{
 		if (!isfinite(v[i]))
@@ -40,6 +47,8 @@ check_values(const double *v, size_t count, const char *argname)
 	}
 }
 
+static const double *array_data(ArrayType *arr, const char *argname, int *count);
+
 /*
  * The elements in array order.  Without NULLs a float8 array's data is a
  * plain C array of doubles, read in place (a stored strategy's arrays hold
@@ -47,6 +56,16 @@ check_values(const double *v, size_t count, const char *argname)
  */
 static const double *
 array_values(ArrayType *arr, const char *argname, int *count)
+{
+	const double *v = array_data(arr, argname, count);
+
+	check_values(v, *count, argname);
+	return v;
+}
+
+/* the elements in array order, unchecked (see array_values) */
+static const double *
+array_data(ArrayType *arr, const char *argname, int *count)
 {
 	if (ARR_ELEMTYPE(arr) != FLOAT8OID)
 		ereport(ERROR,
@@ -57,7 +76,6 @@ array_values(ArrayType *arr, const char *argname, int *count)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("%s must not contain NULL values", argname)));
-	check_values((const double *) ARR_DATA_PTR(arr), *count, argname);
 	return (const double *) ARR_DATA_PTR(arr);
 }
 
@@ -70,6 +88,7 @@ array_to_mat(ArrayType *arr, const char *argname)
 				count;
 	const double *v;
 	Mat		   *m;
+	bool		ok = true;
 
 	if (ndim == 0)
 		ereport(ERROR,
@@ -84,36 +103,115 @@ array_to_mat(ArrayType *arr, const char *argname)
 	rows = ndim == 2 ? ARR_DIMS(arr)[0] : 1;
 	cols = ndim == 2 ? ARR_DIMS(arr)[1] : ARR_DIMS(arr)[0];
 	mat_check_size(rows, cols, argname);
-	v = array_values(arr, argname, &count);
-	m = mat_new(rows, cols);
-	/* row-major to column-major, in tiles that stay in cache */
-	for (int i0 = 0; i0 < rows; i0 += 64)
-		for (int j0 = 0; j0 < cols; j0 += 64)
-			for (int i = i0; i < Min(i0 + 64, rows); i++)
-				for (int j = j0; j < Min(j0 + 64, cols); j++)
-					MAT(m, i, j) = v[(size_t) i * cols + j];
+	v = array_data(arr, argname, &count);
+	m = mat_new_uninit(rows, cols);
+
+	/*
+	 * Row-major to column-major in 16 x 16 tiles that stay in L1, checking
+	 * the values on the way: a stored strategy is tens of megabytes, and
+	 * every pass over it costs a release milliseconds.
+	 */
+	for (int i0 = 0; i0 < rows; i0 += 16)
+		for (int j0 = 0; j0 < cols; j0 += 16)
+			for (int i = i0; i < Min(i0 + 16, rows); i++)
+				for (int j = j0; j < Min(j0 + 16, cols); j++)
+				{
+					double		x = v[(size_t) i * cols + j];
+
+					ok &= fabs(x) <= DPM_MAX_ABS_VALUE;
+					MAT(m, i, j) = x;
+				}
+	if (!ok)
+		check_values(v, count, argname);
 	return m;
+}
+
+/* a rows x cols float8 array without NULLs, its data left for the caller to fill */
+static ArrayType *
+new_matrix_array(int rows, int cols)
+{
+	size_t		nbytes = ARR_OVERHEAD_NONULLS(2) + sizeof(double) * (size_t) rows * cols;
+	ArrayType  *arr;
+
+	if (!AllocSizeIsValid(nbytes))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a matrix of %d x %d is too large for a PostgreSQL array (1 GB)",
+						rows, cols)));
+	arr = palloc0(nbytes);
+	SET_VARSIZE(arr, nbytes);
+	arr->ndim = 2;
+	arr->dataoffset = 0;
+	arr->elemtype = FLOAT8OID;
+	ARR_DIMS(arr)[0] = rows;
+	ARR_DIMS(arr)[1] = cols;
+	ARR_LBOUND(arr)[0] = 1;
+	ARR_LBOUND(arr)[1] = 1;
+	return arr;
 }
 
 ArrayType *
 mat_to_array(const Mat *m)
 {
-	size_t		count = (size_t) m->rows * m->cols;
-	Datum	   *elems;
-	int			dims[2] = {m->rows, m->cols};
-	int			lbs[2] = {1, 1};
+	ArrayType  *arr;
+	double	   *v;
+
+	if (m->rows == 0 || m->cols == 0)
+		return construct_empty_array(FLOAT8OID);
+	arr = new_matrix_array(m->rows, m->cols);
+	v = (double *) ARR_DATA_PTR(arr);
+	/* column-major to row-major, in tiles that stay in cache */
+	for (int j0 = 0; j0 < m->cols; j0 += 64)
+		for (int i0 = 0; i0 < m->rows; i0 += 64)
+			for (int j = j0; j < Min(j0 + 64, m->cols); j++)
+				for (int i = i0; i < Min(i0 + 64, m->rows); i++)
+					v[(size_t) i * m->cols + j] = MAT(m, i, j);
+	return arr;
+}
+
+/*
+ * M^T as an array: its rows are M's columns, so the array's data is M's own
+ * column-major data and no reordering is needed either way.  For matrices
+ * only dpmatrix reads (a stored strategy's pseudo-inverse).
+ */
+ArrayType *
+mat_to_array_transposed(const Mat *m)
+{
 	ArrayType  *arr;
 
-	if (count == 0)
+	if (m->rows == 0 || m->cols == 0)
 		return construct_empty_array(FLOAT8OID);
-	elems = palloc_extended(sizeof(Datum) * count, MCXT_ALLOC_HUGE);
-	for (int i = 0; i < m->rows; i++)
-		for (int j = 0; j < m->cols; j++)
-			elems[(size_t) i * m->cols + j] = Float8GetDatum(MAT(m, i, j));
-	arr = construct_md_array(elems, NULL, 2, dims, lbs, FLOAT8OID, sizeof(float8),
-							 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-	pfree(elems);
+	arr = new_matrix_array(m->cols, m->rows);
+	memcpy(ARR_DATA_PTR(arr), m->data, sizeof(double) * (size_t) m->rows * m->cols);
 	return arr;
+}
+
+Mat *
+array_to_mat_transposed(ArrayType *arr, const char *argname)
+{
+	int			count;
+	const double *v;
+	Mat		   *m;
+
+	if (ARR_NDIM(arr) != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a matrix (float8[][])", argname)));
+	mat_check_size(ARR_DIMS(arr)[1], ARR_DIMS(arr)[0], argname);
+	v = array_data(arr, argname, &count);
+	m = mat_new_uninit(ARR_DIMS(arr)[1], ARR_DIMS(arr)[0]);
+	{
+		bool		ok = true;
+
+		for (size_t i = 0; i < (size_t) count; i++)
+		{
+			ok &= fabs(v[i]) <= DPM_MAX_ABS_VALUE;
+			m->data[i] = v[i];
+		}
+		if (!ok)
+			check_values(v, count, argname);
+	}
+	return m;
 }
 
 double *

@@ -277,7 +277,7 @@ mechanism_call(FunctionCallInfo fcinfo, bool cached)
 	{
 		int			p;
 
-		cache.pinv = array_to_mat(PG_GETARG_ARRAYTYPE_P(2), "pinv");
+		cache.pinv = array_to_mat_transposed(PG_GETARG_ARRAYTYPE_P(2), "pinv");
 		cache.profile = array_to_vec(PG_GETARG_ARRAYTYPE_P(3), "profile", &p);
 		if (cache.pinv->rows != a->cols || cache.pinv->cols != a->rows || p != w->rows)
 			ereport(ERROR,
@@ -320,7 +320,7 @@ dpm_strategy_cache(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 	check_same_cells(w, a);
 	c = strategy_cache(w, a);
-	values[0] = PointerGetDatum(mat_to_array(c->pinv));
+	values[0] = PointerGetDatum(mat_to_array_transposed(c->pinv));
 	values[1] = PointerGetDatum(vec_to_array(c->profile, w->rows));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }

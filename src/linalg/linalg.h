@@ -25,6 +25,7 @@ extern int	dpm_max_matrix_mb;
 
 /* allocation (zero-filled); refuses sizes above dpm.max_matrix_mb */
 extern Mat *mat_new(int rows, int cols);
+extern Mat *mat_new_uninit(int rows, int cols);
 extern Mat *mat_copy(const Mat *a);
 extern Mat *mat_identity(int n);
 extern void mat_free(Mat *a);

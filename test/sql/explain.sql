@@ -72,11 +72,13 @@ DROP ROLE ex_analyst;
 
 -- A stored dense strategy keeps its pseudo-inverse and each query's profile term, so a release
 -- does not factor A again: the cache reconstructs as least squares does and gives the closed-form
--- errors, and a cache that does not fit is refused.
+-- errors, and a cache that does not fit is refused.  The pseudo-inverse is kept transposed.
 SELECT w.matrix AS w, s.matrix AS a, s.pinv AS pinv, s.profile AS profile
   FROM dpm.workloads w JOIN dpm.strategies s ON s.workload_id = w.id
  WHERE w.name = 'ex_w' AND s.method = 'hierarchical' \gset
-SELECT (SELECT max(abs(u - v)) FROM unnest(dpm._matvec(:'pinv', '{3,1,4,1,5,9,2,6,5}'),
+SELECT (SELECT max(abs(u - v)) FROM unnest(ARRAY(SELECT sum((:'pinv'::float8[])[i][j] * ('{3,1,4,1,5,9,2,6,5}'::float8[])[i])
+                                                   FROM generate_series(1, 9) i, generate_series(1, 5) j
+                                                  GROUP BY j ORDER BY j),
                                             dpm.reconstruct(:'a', '{3,1,4,1,5,9,2,6,5}')) t(u, v)) < 1e-9 AS pinv_is_least_squares,
        (SELECT bool_and(abs(e.variance / (2 * dpm.sensitivity(:'a') ^ 2) - p) < 1e-9 * p)
           FROM dpm.expected_error(:'w', :'a', 1) e JOIN unnest(:'profile'::float8[]) WITH ORDINALITY t(p, q) ON q = e.query)
@@ -84,4 +86,4 @@ SELECT (SELECT max(abs(u - v)) FROM unnest(dpm._matvec(:'pinv', '{3,1,4,1,5,9,2,
 SELECT bool_and(abs(c.stderr - m.stderr) < 1e-12 * m.stderr) AS cached_same_stderr
   FROM dpm._mechanism_cached(:'w', :'a', :'pinv', :'profile', '{1,2,3,4,5}', 1, 1e-6) c
   JOIN dpm.mechanism(:'w', :'a', '{1,2,3,4,5}', 1, 1e-6) m USING (query);
-SELECT count(*) FROM dpm._mechanism_cached(:'w', :'a', :'a', :'profile', '{1,2,3,4,5}', 1);
+SELECT count(*) FROM dpm._mechanism_cached(:'w', :'a', :'w', :'profile', '{1,2,3,4,5}', 1);

@@ -81,6 +81,12 @@ CREATE FUNCTION pg_temp.mul(a float8[], b float8[]) RETURNS float8[] LANGUAGE sq
                         ORDER BY j) AS r
       FROM generate_series(1, array_length(a, 1)) i, generate_series(1, array_length(b, 2)) j
      GROUP BY i) s $$;
+-- the cache keeps the pseudo-inverse transposed
+CREATE FUNCTION pg_temp.tr(a float8[]) RETURNS float8[] LANGUAGE sql AS $$
+  SELECT array_agg(r ORDER BY j) FROM (
+    SELECT j, array_agg(a[i][j] ORDER BY i) AS r
+      FROM generate_series(1, array_length(a, 1)) i, generate_series(1, array_length(a, 2)) j
+     GROUP BY j) s $$;
 CREATE FUNCTION pg_temp.maxdiff(a float8[], b float8[]) RETURNS float8 LANGUAGE sql AS $$
   SELECT max(abs(x - y)) FROM unnest(a, b) u(x, y) $$;
 SELECT m, n, rank,
@@ -88,7 +94,7 @@ SELECT m, n, rank,
        pg_temp.maxdiff(pg_temp.mul(pg_temp.mul(p, a), p), p) < 1e-10 AS pap_is_p
   FROM (VALUES (40, 12, 12), (20, 12, 12), (9, 30, 9), (30, 12, 4)) v(m, n, rank),
        LATERAL pg_temp.mat(m, n, rank) a,
-       LATERAL (SELECT pinv AS p FROM dpm._strategy_cache(a[1:1], a)) c
+       LATERAL (SELECT pg_temp.tr(pinv) AS p FROM dpm._strategy_cache(a[1:1], a)) c
  ORDER BY m, n;
 
 -- options are checked
