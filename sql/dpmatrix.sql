@@ -99,6 +99,8 @@ CREATE FUNCTION dpm._mechanism_cached(w float8[], a float8[], pinv float8[], pro
                                       inference text DEFAULT 'ls', confidence float8 DEFAULT 0.95)
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 AS 'MODULE_PATHNAME', 'dpm_mechanism_cached' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
+CREATE FUNCTION dpm._strategy_memory_mb(method text, m int, n int) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_strategy_memory_mb' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION dpm._strategy_cache(w float8[], a float8[], OUT pinv float8[], OUT profile float8[])
 AS 'MODULE_PATHNAME', 'dpm_strategy_cache' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8, text, float8) IS

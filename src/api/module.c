@@ -14,6 +14,7 @@
 #include "mechanism/interval.h"
 #include "progress/progress.h"
 #include "release/release.h"
+#include "strategy/strategy.h"
 
 PG_MODULE_MAGIC;
 
@@ -34,6 +35,11 @@ _PG_init(void)
 							"Largest dense matrix dpmatrix will allocate, in megabytes (1 .. 1048576).",
 							"Requests above the limit fail with an error before any memory is allocated.",
 							&dpm_max_matrix_mb, 1024, 1, 1048576,
+							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("dpm.max_memory_mb",
+							"Largest estimated peak memory of one strategy optimization, in megabytes (1 .. 1048576).",
+							"The estimate is c n^2 + 2 m n doubles for n cells and m queries, c per method (README, Memory); larger optimizations fail before they start.",
+							&dpm_max_memory_mb, 4096, 1, 1048576,
 							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.max_cells",
 							"Largest number of cells a domain may have (1 .. 2147483647).",

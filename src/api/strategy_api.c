@@ -96,6 +96,7 @@ strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 	opts.augment = options_get_choice(options, "augment", augment_choices,
 									  strcmp(method, "eigen_design") == 0 ? 2 : 0);
 
+	check_strategy_memory(method, w->rows, w->cols);
 	a = build_strategy(w, method, &opts, rep);
 	if (a == NULL)
 		ereport(ERROR,
@@ -201,4 +202,13 @@ dpm_gram_root(PG_FUNCTION_ARGS)
 						 errmsg("g must be positive semidefinite")));
 	}
 	PG_RETURN_ARRAYTYPE_P(mat_to_array(r));
+}
+
+/* dpm._strategy_memory_mb(method, m, n): the estimate dpm.max_memory_mb is checked against */
+PG_FUNCTION_INFO_V1(dpm_strategy_memory_mb);
+Datum
+dpm_strategy_memory_mb(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(strategy_memory_mb(text_to_cstring(PG_GETARG_TEXT_PP(0)),
+										PG_GETARG_INT32(1), PG_GETARG_INT32(2)));
 }

@@ -22,6 +22,57 @@ fixed_strategy(const Mat *w, const char *method, const StrategyOptions *opts)
 	return NULL;
 }
 
+/* dpm.max_memory_mb: refuse an optimization whose estimated peak memory is larger */
+int			dpm_max_memory_mb = 4096;
+
+/*
+ * Peak working memory of each method over n cells, in doubles per n^2,
+ * beyond the workload itself (2 m n doubles: the array and its copy) and
+ * about 8 MB of the backend's own.
+ * Measured as the backend's peak resident set over dpm.strategy on
+ * AllRange's n x n Gram root at n = 1024 and 2048 (bench/memory.sh), rounded
+ * up; lrm at rank n (its default rank is at most 1.2 rank(W)), and
+ * min_sensitivity from its buffers (its sweeps are O(n^3) each, so it is
+ * not run at these sizes).  README "Memory" gives the same table.
+ */
+static const struct
+{
+	const char *method;
+	double		per_n2;
+}			method_memory[] =
+{
+	{"identity", 4}, {"workload", 4}, {"wavelet", 4}, {"hierarchical", 6},
+	{"eigen", 8}, {"gaussian_optimal", 10}, {"eigen_design", 12}, {"lrm", 24},
+	{"hdmm", 18}, {"min_sensitivity", 12}, {NULL, 0}
+};
+
+double
+strategy_memory_mb(const char *method, double m, double n)
+{
+	double		per_n2 = 20;	/* unknown methods: the largest, rounded up */
+
+	for (int i = 0; method_memory[i].method; i++)
+		if (strcmp(method_memory[i].method, method) == 0)
+			per_n2 = method_memory[i].per_n2;
+	/* plus what a backend's own structures grow by during the call */
+	return (per_n2 * n * n + 2.0 * m * n) * sizeof(double) / (1024.0 * 1024.0) + 8.0;
+}
+
+void
+check_strategy_memory(const char *method, int m, int n)
+{
+	double		mb = strategy_memory_mb(method, m, n);
+
+	if (mb > dpm_max_memory_mb)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("method %s on %d cells would need about %.0f MB, above dpm.max_memory_mb (%d MB)",
+						method, n, ceil(mb), dpm_max_memory_mb),
+				 errdetail("Its peak memory is about %g n^2 + 2 m n doubles for n cells and m queries, plus 8 MB.",
+						   (strategy_memory_mb(method, 0, 1) - 8.0) * 1024.0 * 1024.0 / sizeof(double)),
+				 errhint("A superuser can raise dpm.max_memory_mb; hierarchical and wavelet need the least, and hdmm over a spec workload never builds an n x n matrix.")));
+}
+
 Mat *
 build_strategy(const Mat *w, const char *method, const StrategyOptions *opts, OptReport *rep)
 {

@@ -32,6 +32,10 @@ typedef struct StrategyOptions
  * Delta_2^2 trace(W^T W (A^T A)^+) and a certified lower bound on it (NaN
  * where a method has none).
  */
+extern int	dpm_max_memory_mb;
+/* estimated peak memory (MB) of a method over n cells and m queries, and its check */
+extern double strategy_memory_mb(const char *method, double m, double n);
+extern void check_strategy_memory(const char *method, int m, int n);
 extern Mat *build_strategy(const Mat *w, const char *method, const StrategyOptions *opts,
 						   OptReport *rep);
 

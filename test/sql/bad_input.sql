@@ -17,6 +17,14 @@ SELECT dpm.sensitivity(array_fill(1::float8, ARRAY[400, 400]));
 SELECT dpm.strategy(array_fill(1::float8, ARRAY[1, 400]), 'identity');
 RESET dpm.max_matrix_mb;
 SET dpm.max_matrix_mb = 0;
+-- an optimization is refused before it starts when its estimated peak memory, c n^2 + 2 m n
+-- doubles (c = 10 for gaussian_optimal) plus 8 MB, is above dpm.max_memory_mb: 9.5 MB at n = 128,
+-- 8.4 MB at n = 64
+SELECT round(dpm._strategy_memory_mb('gaussian_optimal', 1024, 1024)) AS mb_at_1024;  -- 12 x 8 + 8 MB
+SET dpm.max_memory_mb = 9;
+SELECT dpm.strategy(array_fill(1::float8, ARRAY[128, 128]), 'gaussian_optimal');
+SELECT cardinality(dpm.strategy(array_fill(1::float8, ARRAY[64, 64]), 'gaussian_optimal')) AS fits;
+RESET dpm.max_memory_mb;
 SET dpm.nonexistent = 1;
 
 -- shapes must agree
