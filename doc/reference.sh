@@ -88,7 +88,7 @@ cat <<'MD'
 | 22023 | `invalid_parameter_value` | a bad argument: wrong matrix shapes, epsilon, delta, rho or confidence out of range, unknown method, option or inference, a workload spec that does not parse, a strategy that does not support a query |
 | 22004 | `null_value_not_allowed` | a NULL where a value is required (matrix entries, x, inference) |
 | 22003 | `numeric_value_out_of_range` | NaN or infinite entries, values beyond ±1e100, answers too large to combine |
-| 54000 | `program_limit_exceeded` | a matrix above `dpm.max_matrix_mb`, a domain above `dpm.max_cells`, a release beyond the exact sampler's range |
+| 54000 | `program_limit_exceeded` | a matrix above `dpm.max_matrix_mb`, an optimization above `dpm.max_memory_mb`, a domain above `dpm.max_cells`, a release beyond the exact sampler's range |
 | 42704 | `undefined_object` | an unknown workload, domain, source, strategy or release |
 | 42501 | `insufficient_privilege` | a caller without the right (custodian functions, a source the domain's creator can no longer read) |
 | Y1001 | (dpmatrix) | the privacy budget of the source would be exceeded: nothing is charged |
