@@ -113,9 +113,12 @@ RESET dpm.max_matrix_mb;
 -- auto and compare_strategies keep to the methods that can take it
 SELECT string_agg(method, ', ') AS methods FROM dpm.compare_strategies('hd_mixed');
 SELECT method FROM dpm.strategies WHERE id = dpm.optimize('hd_mixed');
--- answers within 6 standard errors of the truth (false alarm below 2e-9 per query, 5e-6 for all)
+-- answers within 12 standard errors of the truth.  The noise is Laplace: one Laplace draw exceeds
+-- k of its standard deviations with probability exp(-k sqrt 2), 2e-4 at k = 6 (the former bound of
+-- 6, over 2312 queries, failed once in CI) and 4e-8 at k = 12; a weighted sum of
+-- independent draws is closer to normal, so the false alarm is below 1e-4 for all queries.
 CREATE TEMP TABLE hd_rel AS SELECT * FROM dpm.answer('hd_mixed', epsilon => 1, method => 'hdmm');
-SELECT count(*) AS answers, bool_and(abs(r.answer - t.answer) < 6 * r.stderr) AS within_6_stderr,
+SELECT count(*) AS answers, bool_and(abs(r.answer - t.answer) < 12 * r.stderr) AS within_12_stderr,
        bool_and(r.label = t.label) AS labels
   FROM hd_rel r JOIN dpm.exact_answers('hd_mixed') t USING (query);
 -- the standard errors are the strategy's profile times the noise variance
