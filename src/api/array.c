@@ -187,30 +187,30 @@ mat_to_array_transposed(const Mat *m)
 }
 
 Mat *
-array_to_mat_transposed(ArrayType *arr, const char *argname)
+array_view_transposed(ArrayType *arr, const char *argname)
 {
 	int			count;
 	const double *v;
 	Mat		   *m;
 
-	if (ARR_NDIM(arr) != 2)
+	int			ndim = ARR_NDIM(arr);
+
+	/* the same shapes and messages as array_to_mat: a flat array is one row */
+	if (ndim == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must be a matrix (float8[][])", argname)));
-	mat_check_size(ARR_DIMS(arr)[1], ARR_DIMS(arr)[0], argname);
-	v = array_data(arr, argname, &count);
-	m = mat_new_uninit(ARR_DIMS(arr)[1], ARR_DIMS(arr)[0]);
-	{
-		bool		ok = true;
-
-		for (size_t i = 0; i < (size_t) count; i++)
-		{
-			ok &= fabs(v[i]) <= DPM_MAX_ABS_VALUE;
-			m->data[i] = v[i];
-		}
-		if (!ok)
-			check_values(v, count, argname);
-	}
+				 errmsg("%s must not be empty", argname)));
+	if (ndim > 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a matrix (float8[][]), not a %d-dimensional array",
+						argname, ndim)));
+	m = palloc(sizeof(Mat));
+	m->rows = ndim == 2 ? ARR_DIMS(arr)[1] : ARR_DIMS(arr)[0];
+	m->cols = ndim == 2 ? ARR_DIMS(arr)[0] : 1;
+	mat_check_size(m->cols, m->rows, argname);
+	v = array_values(arr, argname, &count);
+	m->data = (double *) v;
 	return m;
 }
 

@@ -15,9 +15,13 @@
 /* float8[][] (or float8[], read as one row) -> Mat; argname appears in errors */
 extern Mat *array_to_mat(ArrayType *arr, const char *argname);
 extern ArrayType *mat_to_array(const Mat *m);
-/* the same for M^T, read back by array_to_mat_transposed: no reordering either way */
+/* the same for M^T, read back by array_view_transposed: no reordering either way */
 extern ArrayType *mat_to_array_transposed(const Mat *m);
-extern Mat *array_to_mat_transposed(ArrayType *arr, const char *argname);
+/*
+ * The matrix whose transpose the array holds, as a view of the array's own
+ * data (checked, not copied): read-only, and never passed to mat_free.
+ */
+extern Mat *array_view_transposed(ArrayType *arr, const char *argname);
 
 /* float8[] -> C vector of *len elements */
 extern double *array_to_vec(ArrayType *arr, const char *argname, int *len);

@@ -248,7 +248,7 @@ mechanism_call(FunctionCallInfo fcinfo, bool cached)
 	int			xarg = cached ? 4 : 2,
 				n;
 	Mat		   *w,
-			   *a;
+			   *at;
 	StrategyCache cache,
 			   *c = NULL;
 	double	   *x;
@@ -266,26 +266,31 @@ mechanism_call(FunctionCallInfo fcinfo, bool cached)
 					 errmsg("only epsilon or rho may be NULL")));
 	privacy_args(fcinfo, xarg + 1, &epsilon, &delta, &scale, &rho);
 	w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
-	a = array_to_mat(PG_GETARG_ARRAYTYPE_P(1), "a");
+	/* A's row-major array is A^T column-major: read in place */
+	at = array_view_transposed(PG_GETARG_ARRAYTYPE_P(1), "a");
 	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(xarg), "x", &n);
-	check_same_cells(w, a);
-	if (n != a->cols)
+	if (w->cols != at->rows)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("x has %d values but the matrices have %d columns", n, a->cols)));
+				 errmsg("workload has %d columns but strategy has %d", w->cols, at->rows),
+				 errhint("Both matrices need one column per cell of the same domain.")));
+	if (n != at->rows)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("x has %d values but the matrices have %d columns", n, at->rows)));
 	if (cached)
 	{
 		int			p;
 
-		cache.pinv = array_to_mat_transposed(PG_GETARG_ARRAYTYPE_P(2), "pinv");
+		cache.pinv = array_view_transposed(PG_GETARG_ARRAYTYPE_P(2), "pinv");
 		cache.profile = array_to_vec(PG_GETARG_ARRAYTYPE_P(3), "profile", &p);
-		if (cache.pinv->rows != a->cols || cache.pinv->cols != a->rows || p != w->rows)
+		if (cache.pinv->rows != at->rows || cache.pinv->cols != at->cols || p != w->rows)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("the cache does not fit the strategy and workload")));
 		c = &cache;
 	}
-	rel = run_mechanism(w, a, c, x, epsilon, delta, rho, scale, inference_arg(fcinfo, xarg + 5),
+	rel = run_mechanism(w, at, c, x, epsilon, delta, rho, scale, inference_arg(fcinfo, xarg + 5),
 						confidence_arg(fcinfo, xarg + 6));
 	return release_rows(fcinfo, rel);
 }

@@ -470,7 +470,7 @@ svd_tall(Mat *a, double *s, Mat *u, Mat *vt)
 }
 
 /* A^T, column-major, in tiles so both sides stay in cache */
-static Mat *
+Mat *
 mat_transpose(const Mat *a)
 {
 	Mat		   *t = mat_new(a->cols, a->rows);
@@ -697,4 +697,29 @@ mat_kron_apply(Mat *const *f, int d, const double *x)
 		left *= m->rows;
 	}
 	return cur;
+}
+
+/* the largest row norm (p = 1 or 2): A's sensitivity when a holds A^T */
+double
+mat_max_row_norm(const Mat *a, int p)
+{
+	double	   *acc = palloc0(sizeof(double) * Max(a->rows, 1));
+	double		best = 0.0;
+
+	/* column by column, accumulating every row at once: one pass at memory speed */
+	for (int j = 0; j < a->cols; j++)
+	{
+		const double *col = &MAT(a, 0, j);
+
+		if (p == 1)
+			for (int i = 0; i < a->rows; i++)
+				acc[i] += fabs(col[i]);
+		else
+			for (int i = 0; i < a->rows; i++)
+				acc[i] += col[i] * col[i];
+	}
+	for (int i = 0; i < a->rows; i++)
+		best = Max(best, p == 2 ? sqrt(acc[i]) : acc[i]);
+	pfree(acc);
+	return best;
 }

@@ -85,6 +85,10 @@ extern Mat *svd_pinv(const Svd *svd, int rows, int cols);
 
 /* column norms: max_j sum_i |a_ij| (p = 1) or max_j sqrt(sum_i a_ij^2) (p = 2) */
 extern double mat_max_col_norm(const Mat *a, int p);
+/* the largest row norm, p = 1 or 2 */
+extern double mat_max_row_norm(const Mat *a, int p);
+/* A^T */
+extern Mat *mat_transpose(const Mat *a);
 
 /* relative tolerance below which a singular value counts as zero */
 extern double svd_tolerance(const Svd *svd, int rows, int cols);

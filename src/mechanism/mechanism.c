@@ -51,7 +51,7 @@ strategy_cache(const Mat *w, const Mat *a)
 }
 
 Release *
-run_mechanism(const Mat *w, const Mat *a, const StrategyCache *cache, const double *x,
+run_mechanism(const Mat *w, const Mat *at, const StrategyCache *cache, const double *x,
 			  double epsilon, double delta, double rho, double sens_scale, Inference inference,
 			  double confidence)
 {
@@ -59,13 +59,17 @@ run_mechanism(const Mat *w, const Mat *a, const StrategyCache *cache, const doub
 	LaplaceLaw	law;
 	double	   *y,
 			   *xhat;
-	int			m = a->rows,
-				n = a->cols;
+	int			m = at->cols,
+				n = at->rows;
+	Mat		   *a = NULL;		/* A itself, only where a factorization needs it */
 
 	if (w->cols != n)
 		elog(ERROR, "run_mechanism: workload has %d cells, strategy %d", w->cols, n);
 	if (cache == NULL)
+	{
+		a = mat_transpose(at);
 		cache = strategy_cache(w, a);
+	}
 	else if (cache->pinv->rows != n || cache->pinv->cols != m)
 		elog(ERROR, "run_mechanism: the cached pseudo-inverse is %d x %d, the strategy %d x %d",
 			 cache->pinv->rows, cache->pinv->cols, m, n);
@@ -74,9 +78,9 @@ run_mechanism(const Mat *w, const Mat *a, const StrategyCache *cache, const doub
 	CHECK_FOR_INTERRUPTS();
 
 	y = palloc(sizeof(double) * Max(m, 1));
-	mat_vec(a, false, x, y);
-	rel->noise_var = mechanism_noise(y, m, sens_scale * mat_max_col_norm(a, 1),
-									 sens_scale * mat_max_col_norm(a, 2), epsilon, delta, rho, &law);
+	mat_vec(at, true, x, y);	/* y = A x */
+	rel->noise_var = mechanism_noise(y, m, sens_scale * mat_max_row_norm(at, 1),
+									 sens_scale * mat_max_row_norm(at, 2), epsilon, delta, rho, &law);
 
 	/* x_hat = A^+ y, the minimum-norm least-squares solution */
 	xhat = palloc0(sizeof(double) * Max(n, 1));
@@ -85,7 +89,7 @@ run_mechanism(const Mat *w, const Mat *a, const StrategyCache *cache, const doub
 	{
 		LinOp		op;
 
-		linop_dense(&op, a);
+		linop_dense(&op, a ? a : (a = mat_transpose(at)));
 		inference_apply(inference, &op, y, xhat);
 	}
 

@@ -29,17 +29,19 @@ typedef struct StrategyCache
 #define NO_INTERVALS 0.0
 
 /*
- * Answer workload w on data vector x through strategy a: rho-zCDP Gaussian
+ * Answer workload w on data vector x through strategy A, given as at = A^T
+ * (n x m: a strategy's row-major SQL array read in place, with no
+ * transposing copy of tens of megabytes per release): rho-zCDP Gaussian
  * noise when rho > 0; otherwise epsilon-DP Laplace noise when delta = 0,
  * (epsilon, delta)-DP Gaussian noise when delta > 0.
  * sens_scale multiplies the strategy's sensitivity (a privacy unit that may
  * contribute several rows).  inference chooses the estimate of x from the
  * noisy answers (least squares, or non-negative); the standard errors and
  * interval half-widths at confidence (see interval.h) are least squares' in
- * every case.  cache: strategy_cache(w, a), or NULL to compute it here.
+ * every case.  cache: strategy_cache(w, A), or NULL to compute it here.
  * Every check that can fail runs before any noise is drawn.
  */
-extern Release *run_mechanism(const Mat *w, const Mat *a, const StrategyCache *cache,
+extern Release *run_mechanism(const Mat *w, const Mat *at, const StrategyCache *cache,
 							  const double *x, double epsilon, double delta, double rho,
 							  double sens_scale, Inference inference, double confidence);
 
