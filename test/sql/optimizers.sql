@@ -176,3 +176,16 @@ SELECT (SELECT method FROM dpm.strategies WHERE id = dpm.optimize('opt_low'))
        = (SELECT method FROM dpm.compare_strategies('opt_low') ORDER BY total_error LIMIT 1) AS auto_is_best;
 RESET ROLE;
 DROP ROLE opt_analyst;
+
+-- Above n = 1024 the eigendecomposition runs as LAPACK's stages (cancellable between them).
+-- Prefix(1100): its singular values are 1 / (2 sin((2k - 1) pi / (2 (2n + 1)))), k = 1 .. n, so the
+-- SVD bound (sum of them)^2 / n is known; and eigen's objective, computed from the eigenvectors,
+-- equals the total error of the strategy they build, computed through an SVD of it
+SELECT dpm.gram_root(dpm._workload_gram('Prefix(x)', '{x}', ARRAY[1100],
+         ARRAY(SELECT i::text FROM generate_series(1, 1100) i), array_fill('NaN'::float8, ARRAY[1100]),
+         array_fill('NaN'::float8, ARRAY[1100]))) AS p1100 \gset
+SELECT abs(dpm.svd_bound(:'p1100') / ((SELECT sum(1 / (2 * sin((2 * k - 1) * pi() / (2 * (2 * 1100 + 1)))))
+                                         FROM generate_series(1, 1100) k) ^ 2 / 1100) - 1) < 1e-9 AS bound_closed_form,
+       abs(dpm.total_error(:'p1100', r.matrix, 1, 1e-6) / dpm.gaussian_sigma(1, 1e-6) ^ 2 / r.objective - 1) < 1e-9
+         AS eigenvectors_consistent
+  FROM dpm._strategy_report(:'p1100', 'eigen', '{}') r;
