@@ -8,6 +8,7 @@
 -- the paper describes, with fixed seeds, at the paper's sizes up to d = 256 (512 for marginals,
 -- whose rank is smaller): beyond, one optimization takes minutes on this machine.
 \set ON_ERROR_STOP 1
+SET dpm.progress_interval = 0;
 \pset footer off
 SET dpm.blas_threads = 2;
 SET jit = off;

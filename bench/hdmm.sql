@@ -10,6 +10,7 @@
 -- a sub-workload's bound is below the whole one's (singular values only grow with rows), so the
 -- ratio printed is then an upper bound ("<=").
 \set ON_ERROR_STOP 1
+SET dpm.progress_interval = 0;
 \pset footer off
 SET jit = off;
 SET dpm.max_matrix_mb = 1024;

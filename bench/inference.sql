@@ -5,6 +5,7 @@
 -- (x_hat - x) with G = W^T W in closed form.  Data and noise come from a seeded generator so the
 -- table is reproducible (the releases themselves use the secure sampler).
 \set ON_ERROR_STOP 1
+SET dpm.progress_interval = 0;
 \pset footer off
 SET dpm.blas_threads = 2;
 SET jit = off;

@@ -4,6 +4,7 @@
 -- under Laplace noise relative to identity (noise on the data), next to the workload itself (noise
 -- on the results), with lrm's time and L-BFGS steps.
 \set ON_ERROR_STOP 1
+SET dpm.progress_interval = 0;
 \pset footer off
 SET dpm.blas_threads = 2;
 SET jit = off;

@@ -10,6 +10,7 @@
 -- eigen_design and gaussian_optimal on WRelated only to n = 256: on a rank-deficient W their dual
 -- iterations converge slowly (over 4 minutes at n = 1024; an open performance item).
 \set ON_ERROR_STOP 1
+SET dpm.progress_interval = 0;
 \pset footer off
 SET dpm.blas_threads = 2;
 SET dpm.max_matrix_mb = 4096;

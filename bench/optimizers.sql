@@ -4,6 +4,7 @@
 -- the same bound and total error as W under every strategy, so AllRange(2048) (2.1 million
 -- queries) costs one 2048 x 2048 matrix.
 \set ON_ERROR_STOP 1
+SET dpm.progress_interval = 0;
 \pset footer off
 SET dpm.blas_threads = 2;
 SET dpm.max_matrix_mb = 4096;
