@@ -79,16 +79,14 @@ array_data(ArrayType *arr, const char *argname, int *count)
 	return (const double *) ARR_DATA_PTR(arr);
 }
 
-Mat *
-array_to_mat(ArrayType *arr, const char *argname)
+/*
+ * The matrix shape of an array, checked: a flat array is one row.  PostgreSQL
+ * arrays are always rectangular, so "ragged" input fails in array_in.
+ */
+static void
+matrix_shape(ArrayType *arr, const char *argname, int *rows, int *cols)
 {
 	int			ndim = ARR_NDIM(arr);
-	int			rows,
-				cols,
-				count;
-	const double *v;
-	Mat		   *m;
-	bool		ok = true;
 
 	if (ndim == 0)
 		ereport(ERROR,
@@ -99,10 +97,22 @@ array_to_mat(ArrayType *arr, const char *argname)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must be a matrix (float8[][]), not a %d-dimensional array",
 						argname, ndim)));
-	/* PostgreSQL arrays are always rectangular, so "ragged" input fails in array_in */
-	rows = ndim == 2 ? ARR_DIMS(arr)[0] : 1;
-	cols = ndim == 2 ? ARR_DIMS(arr)[1] : ARR_DIMS(arr)[0];
-	mat_check_size(rows, cols, argname);
+	*rows = ndim == 2 ? ARR_DIMS(arr)[0] : 1;
+	*cols = ndim == 2 ? ARR_DIMS(arr)[1] : ARR_DIMS(arr)[0];
+	mat_check_size(*rows, *cols, argname);
+}
+
+Mat *
+array_to_mat(ArrayType *arr, const char *argname)
+{
+	int			rows,
+				cols,
+				count;
+	const double *v;
+	Mat		   *m;
+	bool		ok = true;
+
+	matrix_shape(arr, argname, &rows, &cols);
 	v = array_data(arr, argname, &count);
 	m = mat_new_uninit(rows, cols);
 
@@ -191,24 +201,10 @@ array_view_transposed(ArrayType *arr, const char *argname)
 {
 	int			count;
 	const double *v;
-	Mat		   *m;
+	Mat		   *m = palloc(sizeof(Mat));
 
-	int			ndim = ARR_NDIM(arr);
-
-	/* the same shapes and messages as array_to_mat: a flat array is one row */
-	if (ndim == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must not be empty", argname)));
-	if (ndim > 2)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must be a matrix (float8[][]), not a %d-dimensional array",
-						argname, ndim)));
-	m = palloc(sizeof(Mat));
-	m->rows = ndim == 2 ? ARR_DIMS(arr)[1] : ARR_DIMS(arr)[0];
-	m->cols = ndim == 2 ? ARR_DIMS(arr)[0] : 1;
-	mat_check_size(m->cols, m->rows, argname);
+	/* A (cols x rows of the view) has the array's shape */
+	matrix_shape(arr, argname, &m->cols, &m->rows);
 	v = array_values(arr, argname, &count);
 	m->data = (double *) v;
 	return m;

@@ -42,13 +42,9 @@ alloc_doubles(size_t count)
 Mat *
 mat_new(int rows, int cols)
 {
-	Mat		   *m = palloc(sizeof(Mat));
+	Mat		   *m = mat_new_uninit(rows, cols);
 
-	Assert(rows >= 0 && cols >= 0);
-	mat_check_size(rows, cols, "matrix");
-	m->rows = rows;
-	m->cols = cols;
-	m->data = alloc_doubles((size_t) rows * cols);
+	memset(m->data, 0, sizeof(double) * (size_t) rows * cols);
 	return m;
 }
 
