@@ -46,16 +46,21 @@ static const struct
 	{"hdmm", 18}, {"min_sensitivity", 12}, {NULL, 0}
 };
 
+/* c of the estimate c n^2 + 2 m n doubles for a method */
+static double
+method_per_n2(const char *method)
+{
+	for (int i = 0; method_memory[i].method; i++)
+		if (strcmp(method_memory[i].method, method) == 0)
+			return method_memory[i].per_n2;
+	return 20;					/* unknown methods: the largest, rounded up */
+}
+
 double
 strategy_memory_mb(const char *method, double m, double n)
 {
-	double		per_n2 = 20;	/* unknown methods: the largest, rounded up */
-
-	for (int i = 0; method_memory[i].method; i++)
-		if (strcmp(method_memory[i].method, method) == 0)
-			per_n2 = method_memory[i].per_n2;
 	/* plus what a backend's own structures grow by during the call */
-	return (per_n2 * n * n + 2.0 * m * n) * sizeof(double) / (1024.0 * 1024.0) + 8.0;
+	return (method_per_n2(method) * n * n + 2.0 * m * n) * sizeof(double) / (1024.0 * 1024.0) + 8.0;
 }
 
 void
@@ -69,7 +74,7 @@ check_strategy_memory(const char *method, int m, int n)
 				 errmsg("method %s on %d cells would need about %.0f MB, above dpm.max_memory_mb (%d MB)",
 						method, n, ceil(mb), dpm_max_memory_mb),
 				 errdetail("Its peak memory is about %g n^2 + 2 m n doubles for n cells and m queries, plus 8 MB.",
-						   (strategy_memory_mb(method, 0, 1) - 8.0) * 1024.0 * 1024.0 / sizeof(double)),
+						   method_per_n2(method)),
 				 errhint("A superuser can raise dpm.max_memory_mb; hierarchical and wavelet need the least, and hdmm over a spec workload never builds an n x n matrix.")));
 }
 
