@@ -8,6 +8,8 @@
 #   c.  the caller is cancelled while the worker is between charge and noise (pg_cancel_backend,
 #       and statement_timeout): the caller gets an error, the release completes on its own;
 #   d.  the caller's backend is terminated (pg_terminate_backend): the same;
+#   d2. the release worker itself is terminated between charge and noise: the charge stands, the
+#       caller is told so, the release stays 'charged' without answers, and the next one works;
 #   e.  the server crashes right after the answer, with synchronous_commit = off as the server
 #       default and the WAL writer frozen (so that only WAL flushed by its own transaction can
 #       survive; an ordinary commit made just before the crash is checked to be lost): the charge,
@@ -286,6 +288,28 @@ check "d. pg_terminate_backend: the caller's session ended with an error" \
 	"$(tf test "$(cat "$tmp/dpm_dur_kill.rc")" != 0 -a -n "$(grep 'terminating connection due to administrator command' "$tmp/dpm_dur_kill.out")")"
 end_case "d. pg_terminate_backend"
 released_ok "d. pg_terminate_backend"
+
+# --- d2. a terminated release worker -------------------------------------------------------------
+# The worker (resident or not) is terminated between the charge and the noise: the charge stands,
+# the caller is told so, and the next release gets a worker again.
+begin_case
+slow_answer dpm_dur_worker
+wait_charged "d2. worker terminated"
+check "d2. worker terminated: the release worker was terminated while the caller waited" \
+	"$(q "SELECT bool_and(pg_terminate_backend(a.pid)) AND count(*) >= 1
+	      FROM pg_stat_activity a WHERE a.backend_type = 'dpmatrix release' AND a.datname = current_database()")"
+wait "$bg"
+check "d2. worker terminated: the caller was told the charge stands" \
+	"$(tf grep -q "the worker computing release $rid stopped before it finished" "$tmp/dpm_dur_worker.out")"
+end_case "d2. worker terminated"
+check "d2. worker terminated: the release stays 'charged', without answers" \
+	"$(q "SELECT status = 'charged' AND NOT EXISTS (SELECT FROM dpm.release_answers a WHERE a.release_id = r.id)
+	        FROM dpm.releases r WHERE id = $rid")"
+begin_case
+check "d2. worker terminated: the next answer gets a worker and returns its $M rows" \
+	"$(q "SELECT count(*) = $M FROM dpm.answer('$WL', epsilon => $CHARGE)")"
+new_release "d2. the next answer"
+end_case "d2. the next answer"
 
 # --- e. server crashes, with asynchronous commit as the server default ---------------------------
 # A crash of the server processes (not of the machine) keeps whatever WAL was written to the

@@ -6,6 +6,9 @@
 #include <limits.h>
 
 #include "fmgr.h"
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
 #include "utils/guc.h"
 
 #include "histogram/histogram.h"
@@ -24,6 +27,17 @@ static void
 assign_blas_threads(int newval, void *extra)
 {
 	openblas_set_num_threads(newval);
+}
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+
+/* preloaded: reserve the resident release workers' list (else it takes spare shared memory) */
+static void
+request_shmem(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(release_shmem_size());
 }
 
 void		_PG_init(void);
@@ -61,6 +75,11 @@ _PG_init(void)
 							NULL,
 							&dpm_debug_release_delay, 0, 0, 600000,
 							PGC_SUSET, GUC_UNIT_MS | GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomIntVariable("dpm.release_worker_idle",
+							"How long a resident release worker waits for the next release before it exits (0 .. 600 s; 0: a new worker for every release).",
+							"It keeps the strategies it has read; while it waits, it is a session connected to its database, and DROP DATABASE waits 5 s at most for such sessions to leave.",
+							&dpm_release_worker_idle, 2000, 0, 600000,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.ci_draws",
 							"Simulated draws of Laplace noise behind each release's confidence intervals (100 .. 100000).",
 							"Coverage is the confidence on average, with a standard deviation of about sqrt(c (1 - c) / draws).",
@@ -77,6 +96,11 @@ _PG_init(void)
 							&dpm_progress_interval, 10, 0, 3600,
 							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dpm");
+	if (process_shared_preload_libraries_in_progress)
+	{
+		prev_shmem_request_hook = shmem_request_hook;
+		shmem_request_hook = request_shmem;
+	}
 	progress_init();
 	openblas_set_num_threads(dpm_blas_threads);
 }

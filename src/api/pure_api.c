@@ -247,7 +247,7 @@ mechanism_call(FunctionCallInfo fcinfo, bool cached)
 {
 	int			xarg = cached ? 4 : 2,
 				n;
-	Mat		   *w,
+	const Mat  *w,
 			   *at;
 	StrategyCache cache,
 			   *c = NULL;
@@ -265,9 +265,9 @@ mechanism_call(FunctionCallInfo fcinfo, bool cached)
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("only epsilon or rho may be NULL")));
 	privacy_args(fcinfo, xarg + 1, &epsilon, &delta, &scale, &rho);
-	w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
+	w = stored_matrix(PG_GETARG_DATUM(0), false, "w");
 	/* A's row-major array is A^T column-major: read in place */
-	at = array_view_transposed(PG_GETARG_ARRAYTYPE_P(1), "a");
+	at = stored_matrix(PG_GETARG_DATUM(1), true, "a");
 	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(xarg), "x", &n);
 	if (w->cols != at->rows)
 		ereport(ERROR,
@@ -282,7 +282,7 @@ mechanism_call(FunctionCallInfo fcinfo, bool cached)
 	{
 		int			p;
 
-		cache.pinv = array_view_transposed(PG_GETARG_ARRAYTYPE_P(2), "pinv");
+		cache.pinv = stored_matrix(PG_GETARG_DATUM(2), true, "pinv");
 		cache.profile = array_to_vec(PG_GETARG_ARRAYTYPE_P(3), "profile", &p);
 		if (cache.pinv->rows != at->rows || cache.pinv->cols != at->cols || p != w->rows)
 			ereport(ERROR,

@@ -21,7 +21,7 @@ typedef struct Release
 
 typedef struct StrategyCache
 {
-	Mat		   *pinv;			/* n x m, A^+ */
+	const Mat  *pinv;		/* n x m, A^+ */
 	double	   *profile;		/* one term per workload query */
 } StrategyCache;
 

@@ -8,5 +8,10 @@
 
 /* dpm.debug_release_delay: testing only, ms the worker waits after the charge */
 extern int	dpm_debug_release_delay;
+/* dpm.release_worker_idle: ms a resident release worker waits for the next release; 0: none */
+extern int	dpm_release_worker_idle;
+
+/* the shared memory the resident workers' list takes */
+extern Size release_shmem_size(void);
 
 #endif
