@@ -1,6 +1,8 @@
 -- Answering with a stored strategy: the time of dpm.answer beyond the scan that builds the
 -- frequency vector (the same dpm.histogram query run alone), at n = 1024 cells (prefix sums,
--- hierarchical strategy, optimized beforehand), Laplace noise, intervals off and on.  Median of 5.
+-- hierarchical strategy, optimized beforehand), Laplace noise, intervals off and on, each served by
+-- the resident release worker that the release before left; and once more after that worker has
+-- idled out (dpm.release_worker_idle), so that a new worker starts and reads the strategy.  Median of 5.
 \set ON_ERROR_STOP 1
 \pset footer off
 SET client_min_messages = warning;
@@ -28,6 +30,7 @@ DO $$
 DECLARE
   d dpm.domains;
   sid int := (SELECT max(id) FROM dpm.strategies WHERE method = 'hierarchical');
+  idle float8 := (SELECT setting::float8 / 1000 FROM pg_settings WHERE name = 'dpm.release_worker_idle');
 BEGIN
   SELECT * INTO d FROM dpm.domains WHERE name = 'bench_ans';
   FOR r IN 1 .. 5 LOOP
@@ -37,6 +40,10 @@ BEGIN
          'SELECT count(*) FROM dpm.answer(%L, epsilon => 1, strategy => %s, confidence => NULL)', 'bench_ans', sid))),
       ('answer, Laplace intervals', r, pg_temp.secs(format(
          'SELECT count(*) FROM dpm.answer(%L, epsilon => 1, strategy => %s)', 'bench_ans', sid)));
+    PERFORM pg_sleep(idle + 0.5);
+    INSERT INTO ans_results VALUES
+      ('answer, no intervals, new worker', r, pg_temp.secs(format(
+         'SELECT count(*) FROM dpm.answer(%L, epsilon => 1, strategy => %s, confidence => NULL)', 'bench_ans', sid)));
   END LOOP;
 END $$;
 
@@ -47,4 +54,4 @@ SELECT a.what, round(a.s::numeric * 1000) AS answer_ms, round(s.s::numeric * 100
   FROM (SELECT what, percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) AS s FROM ans_results
          WHERE what <> 'scan' GROUP BY what) a,
        (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) AS s FROM ans_results WHERE what = 'scan') s
- ORDER BY a.what DESC;
+ ORDER BY a.what <> 'answer, no intervals', a.what;
