@@ -29,8 +29,8 @@
  * finds it idle hands the request over; one that finds it busy starts a
  * worker of its own, which exits after that one release.  Either way the
  * release is the same two transactions: the guarantees above do not depend
- * on which worker runs them.  The idle limit stays below the 5 s that DROP
- * DATABASE waits for other sessions to leave, so a resident worker never makes it fail.
+ * on which worker runs them.  The default idle limit, 2 s, stays below the
+ * 5 s that DROP DATABASE waits for other sessions to leave.
  *
  * The request and the result travel in a small DSM segment per release; its
  * layout is private to this file.  The caller's role is taken from
