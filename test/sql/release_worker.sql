@@ -18,6 +18,15 @@ BEGIN
                 WHERE backend_type = 'dpmatrix release' AND datname = current_database();
 END $$;
 
+-- wait (10 s at most) until no release worker is connected here
+CREATE FUNCTION pg_temp.until_no_worker() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1 .. 100 LOOP
+    EXIT WHEN NOT EXISTS (SELECT FROM pg_temp.workers());
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
+
 CREATE TABLE rw_people AS SELECT g AS id, g % 64 AS v FROM generate_series(1, 3000) g;
 SELECT dpm.register_source('rw_people', epsilon => 1000) IS NOT NULL AS registered;
 SELECT dpm.create_domain('rw_d', 'rw_people', '[{"name": "v", "bins": {"min": 0, "max": 64, "width": 1}}]') > 0 AS domain;
@@ -82,12 +91,7 @@ SELECT count(*) = 1 AND min(w) <> :worker AS a_new_worker FROM pg_temp.workers()
 ALTER SYSTEM SET dpm.release_worker_idle = '100ms';
 SELECT pg_reload_conf();
 SELECT pg_sleep(0.5);
-DO $$ BEGIN
-  FOR i IN 1 .. 100 LOOP
-    EXIT WHEN NOT EXISTS (SELECT FROM pg_temp.workers());
-    PERFORM pg_sleep(0.1);
-  END LOOP;
-END $$;
+SELECT pg_temp.until_no_worker();
 SELECT count(*) AS workers_after_idling FROM pg_temp.workers();
 
 -- none stays with dpm.release_worker_idle = 0
@@ -96,12 +100,7 @@ SELECT pg_reload_conf();
 SELECT pg_sleep(0.5);
 SHOW dpm.release_worker_idle;
 SELECT count(*) AS answers FROM dpm.answer('rw_w', epsilon => 10, strategy => :s_w, confidence => NULL);
-DO $$ BEGIN
-  FOR i IN 1 .. 100 LOOP
-    EXIT WHEN NOT EXISTS (SELECT FROM pg_temp.workers());
-    PERFORM pg_sleep(0.1);
-  END LOOP;
-END $$;
+SELECT pg_temp.until_no_worker();
 SELECT count(*) AS workers_after_a_release FROM pg_temp.workers();
 SELECT count(*) AS releases, bool_and(status = 'released') AS all_released
   FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id WHERE w.name = 'rw_w';
