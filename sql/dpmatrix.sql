@@ -268,6 +268,9 @@ CREATE TABLE dpm.domains (
   bin_labels  text[] NOT NULL,           -- flat, attribute by attribute
   bin_lo      float8[] NOT NULL,         -- interval bounds, NaN for value and condition bins
   bin_hi      float8[] NOT NULL,
+  -- per attribute, the SQL expression giving a row's bin (0-based; NULL: no bin), built from the
+  -- custodian's definition and checked to be unable to fail on any row (dpm._check_cells)
+  attr_exprs  text[] NOT NULL,
   cell_expr   text NOT NULL,             -- SQL expression giving a row's cell index (NULL: no cell)
   n           int NOT NULL CHECK (n >= 1),
   -- the source is scanned with this role's privileges: it wrote the conditions in cell_expr
@@ -360,7 +363,8 @@ CREATE TABLE dpm.releases (
   epsilon         numeric,               -- the charge, in the source's model (see dpm.ledger)
   delta           numeric NOT NULL DEFAULT 0,
   rho             numeric,
-  status          text NOT NULL DEFAULT 'charged' CHECK (status IN ('charged', 'released', 'failed')),
+  -- 'interrupted': its worker stopped (crash, kill) between the charge and the answers
+  status          text NOT NULL DEFAULT 'charged' CHECK (status IN ('charged', 'released', 'failed', 'interrupted')),
   released_by     regrole NOT NULL,
   released_at     timestamptz NOT NULL DEFAULT clock_timestamp(),
   -- how x was estimated from the noisy strategy answers (post-processing, no privacy cost)
@@ -469,9 +473,33 @@ AS 'MODULE_PATHNAME', 'dpm_exec_as' LANGUAGE C VOLATILE STRICT;
 CREATE FUNCTION dpm._random_key() RETURNS bigint
 AS 'MODULE_PATHNAME', 'dpm_random_key' LANGUAGE C VOLATILE PARALLEL SAFE;
 
--- Hands a release to a background worker (src/release/worker.c); returns its id.
-CREATE FUNCTION dpm._run_release(args jsonb) RETURNS bigint
+-- Queues a planned release for a release worker (src/release/worker.c), with the strategies its
+-- plan built (the worker caches them); returns the release's id once it is computed.
+CREATE FUNCTION dpm._run_release(req jsonb, built dpm.strategies[]) RETURNS bigint
 AS 'MODULE_PATHNAME', 'dpm_run_release' LANGUAGE C VOLATILE STRICT;
+
+-- Is a release being computed by a live worker (src/release/worker.c holds a lock per release
+-- from its charge to its answers)?
+CREATE FUNCTION dpm._release_in_progress(release_id bigint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'dpm_release_in_progress' LANGUAGE C VOLATILE STRICT;
+
+-- Did this transaction (or one of its subtransactions) write the row with this xmin?  Such a
+-- row is invisible to the release worker's own transactions.
+CREATE FUNCTION dpm._in_this_transaction(x xid) RETURNS boolean
+AS 'MODULE_PATHNAME', 'dpm_in_this_transaction' LANGUAGE C STABLE STRICT;
+
+-- The sampler's checks for a release of this many strategy answers and these (scaled)
+-- sensitivities and parameters, by the code the release runs, drawing nothing that is kept: a
+-- request the sampler would refuse is refused before its charge.
+CREATE FUNCTION dpm._check_noise(rows int, l1 float8, l2 float8, epsilon float8, delta float8, rho float8)
+RETURNS void
+AS 'MODULE_PATHNAME', 'dpm_check_noise' LANGUAGE C VOLATILE;
+
+-- Refuses attribute expressions (and a source definition) that could raise an error on some row,
+-- checked as run_as, who scans the source (src/api/safe_expr.c).
+CREATE FUNCTION dpm._check_cells(run_as regrole, relation regclass, domain_name text, attr_names text[],
+                                 exprs text[]) RETURNS void
+AS 'MODULE_PATHNAME', 'dpm_check_cells' LANGUAGE C VOLATILE STRICT;
 
 -- true for finite numbers (float8 NaN compares greater than everything, so "x > 0" is not enough)
 CREATE FUNCTION dpm._finite(x float8) RETURNS boolean
@@ -578,11 +606,8 @@ BEGIN
 END
 $$;
 
--- What a release costs in its source's privacy model: the noise it uses and the exact charge.
--- Every inconsistent or invalid combination is refused here, before anything is charged.
-CREATE FUNCTION dpm._privacy_cost(src dpm.sources, epsilon float8, delta float8, rho float8,
-                                  OUT noise text, OUT c_epsilon numeric, OUT c_delta numeric,
-                                  OUT c_rho numeric)
+-- The privacy arguments every function takes, each in its range (NULL epsilon or rho: not given).
+CREATE FUNCTION dpm._check_privacy_args(epsilon float8, delta float8, rho float8) RETURNS void
 LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
@@ -598,6 +623,18 @@ BEGIN
     RAISE EXCEPTION 'rho must be a positive finite number, got %', rho
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
+END
+$$;
+
+-- What a release costs in its source's privacy model: the noise it uses and the exact charge.
+-- Every inconsistent or invalid combination is refused here, before anything is charged.
+CREATE FUNCTION dpm._privacy_cost(src dpm.sources, epsilon float8, delta float8, rho float8,
+                                  OUT noise text, OUT c_epsilon numeric, OUT c_delta numeric,
+                                  OUT c_rho numeric)
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM dpm._check_privacy_args(epsilon, delta, rho);
   IF (epsilon IS NULL) = (rho IS NULL) THEN
     RAISE EXCEPTION 'give either epsilon (Laplace noise, or Gaussian with delta > 0) or rho (zCDP Gaussian noise)'
       USING ERRCODE = 'invalid_parameter_value';
@@ -854,10 +891,12 @@ BEGIN
       conds := conds || v::text;
       v := vhi;
     END LOOP;
-    -- contiguous bins: a binary search over their lower bounds (width_bucket compares with the
-    -- same literals, in the same types, as a WHEN per bin would, in log time instead of linear)
-    expr := format('CASE WHEN %I >= %s AND %I < %s THEN width_bucket(%I, ARRAY[%s]) - 1 END',
-                   col, vmin, col, vmax, col, array_to_string(conds, ', '));
+    -- contiguous bins: a binary search over the lower bounds of all but the first, which is the
+    -- 0-based bin (width_bucket compares with the same literals, in the same types, as a WHEN per
+    -- bin would, in log time instead of linear; and with no arithmetic that could fail)
+    expr := format('CASE WHEN %I >= %s AND %I < %s THEN %s END', col, vmin, col, vmax,
+                   CASE WHEN cardinality(conds) = 1 THEN '0'
+                        ELSE format('width_bucket(%I, ARRAY[%s])', col, array_to_string(conds[2:], ', ')) END);
     RETURN;
   ELSIF jsonb_typeof(attr->'bins') = 'array' AND jsonb_array_length(attr->'bins') > 0 THEN
     FOR b IN SELECT value FROM jsonb_array_elements(attr->'bins') LOOP
@@ -913,7 +952,7 @@ DECLARE
   src dpm.sources;
   attr jsonb;
   r record;
-  names text[] := '{}'; sizes int[] := '{}';
+  names text[] := '{}'; sizes int[] := '{}'; exprs text[] := '{}';
   labels text[] := '{}'; los float8[] := '{}'; his float8[] := '{}';
   expr text;
   ncells numeric := 1;
@@ -938,6 +977,7 @@ BEGIN
     names := names || r.aname;
     sizes := sizes || cardinality(r.labels);
     labels := labels || r.labels; los := los || r.lo; his := his || r.hi;
+    exprs := exprs || r.expr;
     ncells := ncells * cardinality(r.labels);
     -- mixed radix, last attribute fastest: cell = (...(i1 * n2 + i2) * n3 + i3 ...)
     expr := CASE WHEN expr IS NULL THEN r.expr
@@ -948,11 +988,14 @@ BEGIN
       dpm._max_cells()
       USING ERRCODE = 'program_limit_exceeded', HINT = 'Use coarser bins or fewer attributes, or raise dpm.max_cells.';
   END IF;
-  -- parse and plan the expression against the source now, with the custodian's own rights, so
-  -- a bad condition fails here; releases scan the source with the same rights
+  -- parse and plan the expressions against the source now, with the custodian's own rights, so
+  -- a bad condition fails here, and one that could fail on some row is refused (a release's
+  -- outcome must not depend on the rows); releases scan the source with the same rights
   PERFORM dpm._plan_cells(expr, source, dpm._invoker());
-  INSERT INTO dpm.domains (name, source_id, attributes, attr_names, attr_sizes, bin_labels, bin_lo, bin_hi, cell_expr, n)
-  VALUES (name, src.id, attributes, names, sizes, labels, los, his, expr, ncells::int);
+  PERFORM dpm._check_cells(dpm._invoker(), source, name, names, exprs);
+  INSERT INTO dpm.domains (name, source_id, attributes, attr_names, attr_sizes, bin_labels, bin_lo, bin_hi, attr_exprs,
+                           cell_expr, n)
+  VALUES (name, src.id, attributes, names, sizes, labels, los, his, exprs, expr, ncells::int);
   RETURN ncells::int;
 END
 $$;
@@ -1101,14 +1144,220 @@ BEGIN
 END
 $$;
 
--- auto and compare_strategies try lrm only where it factors W through fewer rows than cells
--- (1.2 rank(W) < n, rank from the eigen strategy tried before it): that is the low-rank case the
--- mechanism is for, and elsewhere its iterations cost far more than the other methods.
-CREATE FUNCTION dpm._lrm_applies(wl dpm.workloads) RETURNS boolean
+-- The methods method auto tries, in order.  lrm is tried only where it factors W through fewer
+-- rows than cells (1.2 rank(W) < n, the rank read from the eigen strategy tried before it): that
+-- is the low-rank case the mechanism is for, and elsewhere its iterations cost far more than the
+-- other methods'.
+CREATE FUNCTION dpm._auto_methods() RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT ARRAY['identity', 'hierarchical', 'wavelet', 'workload', 'eigen', 'eigen_design',
+                   'gaussian_optimal', 'min_sensitivity', 'lrm', 'hdmm'] $$;
+
+-- The noise a strategy is built for: fitness targets are variances of Gaussian noise, whatever
+-- privacy is given.
+CREATE FUNCTION dpm._noise_kind(method text, delta float8, rho float8) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT CASE WHEN delta > 0 OR rho IS NOT NULL OR method = 'fitness' THEN 'gaussian' ELSE 'laplace' END $$;
+
+-- A cached strategy's row without its matrices (megabytes, which a row variable would detoast).
+CREATE FUNCTION dpm._strategy_head(sid int) RETURNS dpm.strategies
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT coalesce(bool_or(1.2 * s.rows < wl.n), false)
-    FROM dpm.strategies s WHERE s.workload_id = wl.id AND s.method = 'eigen' AND s.options = '{}'
+  SELECT s.id, s.workload_id, s.method, s.options, s.noise, NULL::float8[], s.hdmm, s.rows, s.sensitivity_l1,
+         s.sensitivity_l2, s.profile_trace, s.max_profile, s.ratio_to_bound, s.iterations, s.lower_bound,
+         s.optimize_ms, NULL::float8[], NULL::float8[], s.created_by, s.created_at
+    FROM dpm.strategies s WHERE s.id = sid
+$$;
+
+-- A strategy for a workload, built (the optimization runs here, in the caller's backend) but not
+-- stored: its id is NULL.  Reads no data.
+CREATE FUNCTION dpm._strategy_build(workload_id int, method text, noise text, options jsonb)
+RETURNS dpm.strategies
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  wl dpm.workloads;
+  st dpm.strategies;
+  t0 timestamptz := clock_timestamp();
+  dom dpm.domains;
+  hd record;
+  rep record;
+  bound float8;
+  wopt float8[];
+  pinv float8[];
+  profile float8[];
+  trace float8;
+  maxp float8;
+BEGIN
+  SELECT * INTO wl FROM dpm.workloads w WHERE w.id = workload_id;
+  st.workload_id := wl.id;
+  st.method := method;
+  st.options := options;
+  st.noise := noise;
+  st.created_by := dpm._invoker();
+  st.created_at := now();
+  IF method = 'hdmm' AND wl.spec IS NOT NULL THEN
+    -- implicit: optimized and evaluated from the spec's blocks, never a matrix over the cells
+    SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
+    hd := dpm._hdmm(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi,
+                    options || jsonb_build_object('noise', noise));
+    st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+    st.hdmm := ROW(hd.kind, hd.p, hd.theta, hd.weights)::dpm.hdmm_strategy;
+    st.sensitivity_l1 := dpm._hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 1);
+    st.sensitivity_l2 := dpm._hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 2);
+    SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
+      FROM unnest(dpm._hdmm_profile(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo,
+                                    dom.bin_hi, hd.kind, hd.p, hd.theta, hd.weights)) WITH ORDINALITY t(v, i);
+    st.rows := dpm._hdmm_rows(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights);
+    st.iterations := hd.evaluations;
+    bound := dpm._spec_svd_bound(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi);
+  ELSIF wl.matrix IS NULL THEN
+    RAISE EXCEPTION 'workload "%" has % queries over % cells: too large for a dense strategy', wl.name, wl.m, wl.n
+      USING ERRCODE = 'program_limit_exceeded',
+            HINT = 'Use method hdmm, which works from the spec without a matrix over the cells, or raise dpm.max_matrix_mb.';
+  ELSE
+    -- what the optimizers see: the rows scaled by their weights, if any
+    wopt := CASE WHEN wl.weights IS NULL THEN wl.matrix ELSE dpm._scale_rows(wl.matrix, wl.weights) END;
+    -- the augmentation norm follows the noise unless the caller chose one
+    IF method = 'eigen_design' AND NOT options ? 'augment' THEN
+      rep := dpm._strategy_report(wopt, method,
+                                  options || jsonb_build_object('augment', CASE noise WHEN 'laplace' THEN 'l1' ELSE 'l2' END));
+    ELSIF method = 'fitness' THEN
+      rep := dpm._strategy_report(wl.matrix, method, dpm._fitness_options(wl, options));
+    ELSE
+      rep := dpm._strategy_report(wopt, method, options);
+    END IF;
+    st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+    st.matrix := rep.matrix;
+    st.sensitivity_l1 := dpm.sensitivity(rep.matrix, 'l1');
+    st.sensitivity_l2 := dpm.sensitivity(rep.matrix, 'l2');
+    -- Laplace error at epsilon = 1 is 2 Delta_1^2 times the profile; the trace weighs each query
+    -- by its weight^2, as the optimizers do, the largest term is in the query's own units
+    SELECT c.pinv, c.profile INTO pinv, profile FROM dpm._strategy_cache(wl.matrix, rep.matrix) c;
+    st.pinv := pinv;
+    st.profile := profile;
+    SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
+      FROM unnest(profile) WITH ORDINALITY t(v, i);
+    st.rows := array_length(rep.matrix, 1);
+    st.iterations := rep.iterations;
+    st.lower_bound := rep.lower_bound;
+    bound := dpm.svd_bound(wopt);
+  END IF;
+  st.profile_trace := trace;
+  st.max_profile := maxp;
+  st.ratio_to_bound := CASE noise WHEN 'laplace' THEN st.sensitivity_l1 ^ 2 ELSE st.sensitivity_l2 ^ 2 END
+                       * trace / nullif(bound, 0);
+  RETURN st;
+END
+$$;
+
+-- Caches a built strategy; the id of the cached row with its key (a concurrent session may have
+-- stored the same one first).
+CREATE FUNCTION dpm._strategy_store(st dpm.strategies) RETURNS int
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  sid int;
+BEGIN
+  INSERT INTO dpm.strategies (workload_id, method, options, noise, matrix, hdmm, rows, sensitivity_l1, sensitivity_l2,
+                              profile_trace, max_profile, ratio_to_bound, iterations, lower_bound, optimize_ms,
+                              pinv, profile, created_by, created_at)
+  VALUES (st.workload_id, st.method, st.options, st.noise, st.matrix, st.hdmm, st.rows, st.sensitivity_l1,
+          st.sensitivity_l2, st.profile_trace, st.max_profile, st.ratio_to_bound, st.iterations, st.lower_bound,
+          st.optimize_ms, st.pinv, st.profile, st.created_by, st.created_at)
+  ON CONFLICT ON CONSTRAINT strategies_cache_key DO NOTHING
+  RETURNING id INTO sid;
+  IF sid IS NULL THEN
+    SELECT s.id INTO sid FROM dpm.strategies s
+     WHERE s.workload_id = st.workload_id AND s.method = st.method AND s.options = st.options AND s.noise = st.noise;
+  END IF;
+  RETURN sid;
+END
+$$;
+
+-- The strategy for a workload: the cached one with this method, options and noise, or a new one
+-- built now; for method auto, the lowest expected error of the candidates (every one is data
+-- independent, so choosing by expected error spends no budget; the total error is
+-- (Laplace) 2 (Delta_1/eps)^2 trace or (Gaussian) sigma(eps, delta, 1)^2 Delta_2^2 trace).
+-- store: cache what is built at once (dpm.optimize, dpm.explain).  Otherwise (dpm.answer) this
+-- transaction writes nothing: the new strategies come back in built, st among them with a NULL
+-- id, for the release worker to cache in a transaction of its own, which could not see them
+-- here.  A cached strategy that this transaction made cannot be used so either.
+CREATE FUNCTION dpm._choose_strategy(wl dpm.workloads, method text, noise text, options jsonb, store boolean,
+                                     OUT st dpm.strategies, OUT built dpm.strategies[])
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  cand text;
+  c dpm.strategies;
+  sid int;
+  mine boolean;
+  found_one boolean := false;
+  err float8;
+  best_err float8;
+  eigen_rows int;
+  why text[] := '{}';
+  msg text;
+BEGIN
+  built := '{}';
+  IF method = 'auto' AND options <> '{}' THEN
+    RAISE EXCEPTION 'method auto takes no options' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  FOREACH cand IN ARRAY CASE WHEN method = 'auto' THEN dpm._auto_methods() ELSE ARRAY[method] END LOOP
+    IF method = 'auto' AND cand = 'lrm' AND NOT coalesce(1.2 * eigen_rows < wl.n, false) THEN
+      why := why || format('lrm: W is not of low rank (it applies when 1.2 rank(W) < n = %s)', wl.n);
+      CONTINUE;
+    END IF;
+    IF method = 'auto' AND cand = 'hdmm' AND wl.spec IS NULL THEN
+      why := why || 'hdmm: the workload is an explicit matrix, not a spec'::text;
+      CONTINUE;
+    END IF;
+    SELECT s.id, dpm._in_this_transaction(s.xmin) INTO sid, mine FROM dpm.strategies s
+     WHERE s.workload_id = wl.id AND s.method = cand AND s.options = options AND s.noise = noise;
+    IF sid IS NOT NULL THEN
+      IF mine AND NOT store THEN
+        RAISE EXCEPTION 'strategy % (method %) is not committed yet', sid, cand
+          USING ERRCODE = 'object_not_in_prerequisite_state',
+                HINT = 'dpm.answer charges in a transaction of its own, which cannot see what this transaction has not committed: commit first.';
+      END IF;
+      c := dpm._strategy_head(sid);
+    ELSE
+      BEGIN
+        c := dpm._strategy_build(wl.id, cand, noise, options);
+      EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded OR feature_not_supported THEN
+        IF method <> 'auto' THEN
+          RAISE;
+        END IF;
+        GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
+        why := why || (cand || ': ' || msg);
+        CONTINUE;
+      END;
+      IF store THEN
+        c.id := dpm._strategy_store(c);
+        c.matrix := NULL; c.pinv := NULL; c.profile := NULL;
+      ELSE
+        built := built || c;
+      END IF;
+    END IF;
+    IF cand = 'eigen' THEN
+      eigen_rows := c.rows;
+    END IF;
+    err := c.profile_trace * CASE noise WHEN 'laplace' THEN c.sensitivity_l1 ^ 2 ELSE c.sensitivity_l2 ^ 2 END;
+    IF NOT found_one OR err < best_err THEN
+      st := c;
+      best_err := err;
+      found_one := true;
+    END IF;
+  END LOOP;
+  IF NOT found_one THEN
+    RAISE EXCEPTION 'no strategy method can answer workload "%"', wl.name
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'Method auto ruled out ' || array_to_string(why, '; ') || '.',
+            HINT = 'Try the methods one by one with dpm.optimize to see their errors, or change the workload.';
+  END IF;
+  st.matrix := NULL; st.pinv := NULL; st.profile := NULL;   -- the plan reads the matrices by id
+END
 $$;
 
 CREATE FUNCTION dpm.optimize(workload text, method text DEFAULT 'auto', epsilon float8 DEFAULT NULL,
@@ -1119,139 +1368,16 @@ AS $$
 #variable_conflict use_variable
 DECLARE
   wl dpm.workloads := dpm._workload(workload);
-  noise text;
-  sid int;
-  best int;
-  best_err float8;
-  err float8;
-  st dpm.strategies;
-  t0 timestamptz;
-  ms float8;
-  rep record;
-  a float8[];
-  l1 float8;
-  l2 float8;
-  trace float8;
-  maxp float8;
-  cand text;
-  dom dpm.domains;
-  hd record;
-  st_h dpm.hdmm_strategy;
-  rows int;
-  iters int;
-  lower float8;
-  bound float8;
-  pinv float8[];
-  profile float8[];
-  -- what the optimizers see: the rows scaled by their weights, if any
-  wopt float8[] := CASE WHEN wl.weights IS NULL THEN wl.matrix ELSE dpm._scale_rows(wl.matrix, wl.weights) END;
 BEGIN
   IF method IS NULL OR options IS NULL THEN
     RAISE EXCEPTION 'method and options must not be NULL' USING ERRCODE = 'null_value_not_allowed';
   END IF;
-  IF epsilon IS NOT NULL AND (NOT dpm._finite(epsilon) OR epsilon <= 0) THEN
-    RAISE EXCEPTION 'epsilon must be a positive finite number, got %', epsilon USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  IF NOT dpm._finite(delta) OR delta < 0 OR delta >= 1 THEN
-    RAISE EXCEPTION 'delta must be in [0, 1), got %', coalesce(delta::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  IF rho IS NOT NULL AND (NOT dpm._finite(rho) OR rho <= 0) THEN
-    RAISE EXCEPTION 'rho must be a positive finite number, got %', rho USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  -- fitness targets are variances of Gaussian noise, whatever privacy is given
-  noise := CASE WHEN delta > 0 OR rho IS NOT NULL OR method = 'fitness' THEN 'gaussian' ELSE 'laplace' END;
-
-  IF method = 'auto' THEN
-    -- every candidate is data independent, so choosing by expected error spends no budget.
-    -- Total error is (Laplace) 2 (Delta_1/eps)^2 trace or (Gaussian) sigma(eps, delta, 1)^2 Delta_2^2 trace.
-    IF options <> '{}' THEN
-      RAISE EXCEPTION 'method auto takes no options' USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    FOREACH cand IN ARRAY ARRAY['identity', 'hierarchical', 'wavelet', 'workload', 'eigen', 'eigen_design',
-                                'gaussian_optimal', 'min_sensitivity', 'lrm', 'hdmm'] LOOP
-      CONTINUE WHEN cand = 'lrm' AND NOT dpm._lrm_applies(wl);
-      CONTINUE WHEN cand = 'hdmm' AND wl.spec IS NULL;
-      BEGIN
-        sid := dpm.optimize(workload, cand, epsilon, delta, '{}', rho);
-      EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded THEN
-        CONTINUE;   -- e.g. the workload as a strategy is too large
-      END;
-      SELECT * INTO st FROM dpm.strategies s WHERE s.id = sid;
-      err := st.profile_trace * CASE noise WHEN 'laplace' THEN st.sensitivity_l1 ^ 2 ELSE st.sensitivity_l2 ^ 2 END;
-      IF best IS NULL OR err < best_err THEN
-        best := sid; best_err := err;
-      END IF;
-    END LOOP;
-    RETURN best;
-  END IF;
-
-  SELECT s.id INTO sid FROM dpm.strategies s
-   WHERE s.workload_id = wl.id AND s.method = method AND s.options = options AND s.noise = noise;
-  IF FOUND THEN
-    RETURN sid;
-  END IF;
-
-  t0 := clock_timestamp();
-  IF method = 'hdmm' AND wl.spec IS NOT NULL THEN
-    -- implicit: optimized and evaluated from the spec's blocks, never a matrix over the cells
-    SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
-    hd := dpm._hdmm(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi,
-                    options || jsonb_build_object('noise', noise));
-    ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
-    st_h := ROW(hd.kind, hd.p, hd.theta, hd.weights)::dpm.hdmm_strategy;
-    l1 := dpm._hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 1);
-    l2 := dpm._hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 2);
-    SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
-      FROM unnest(dpm._hdmm_profile(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo,
-                                    dom.bin_hi, hd.kind, hd.p, hd.theta, hd.weights)) WITH ORDINALITY t(v, i);
-    rows := dpm._hdmm_rows(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights);
-    iters := hd.evaluations;
-    bound := dpm._spec_svd_bound(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi);
-  ELSIF wl.matrix IS NULL THEN
-    RAISE EXCEPTION 'workload "%" has % queries over % cells: too large for a dense strategy', wl.name, wl.m, wl.n
-      USING ERRCODE = 'program_limit_exceeded',
-            HINT = 'Use method hdmm, which works from the spec without a matrix over the cells, or raise dpm.max_matrix_mb.';
-  ELSE
-    -- the augmentation norm follows the noise unless the caller chose one
-    IF method = 'eigen_design' AND NOT options ? 'augment' THEN
-      rep := dpm._strategy_report(wopt, method,
-                                  options || jsonb_build_object('augment', CASE noise WHEN 'laplace' THEN 'l1' ELSE 'l2' END));
-    ELSIF method = 'fitness' THEN
-      rep := dpm._strategy_report(wl.matrix, method, dpm._fitness_options(wl, options));
-    ELSE
-      rep := dpm._strategy_report(wopt, method, options);
-    END IF;
-    ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
-    a := rep.matrix;
-    l1 := dpm.sensitivity(a, 'l1');
-    l2 := dpm.sensitivity(a, 'l2');
-    -- Laplace error at epsilon = 1 is 2 Delta_1^2 times the profile; the trace weighs each query
-    -- by its weight^2, as the optimizers do, the largest term is in the query's own units
-    SELECT c.pinv, c.profile INTO pinv, profile FROM dpm._strategy_cache(wl.matrix, a) c;
-    SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
-      FROM unnest(profile) WITH ORDINALITY t(v, i);
-    rows := array_length(a, 1);
-    iters := rep.iterations;
-    lower := rep.lower_bound;
-    bound := dpm.svd_bound(wopt);
-  END IF;
-  INSERT INTO dpm.strategies (workload_id, method, options, noise, matrix, hdmm, rows, sensitivity_l1, sensitivity_l2,
-                              profile_trace, max_profile, ratio_to_bound, iterations, lower_bound, optimize_ms,
-                              pinv, profile)
-  VALUES (wl.id, method, options, noise, a, st_h, rows, l1, l2, trace, maxp,
-          CASE noise WHEN 'laplace' THEN l1 ^ 2 ELSE l2 ^ 2 END * trace / nullif(bound, 0),
-          iters, lower, ms, pinv, profile)
-  ON CONFLICT ON CONSTRAINT strategies_cache_key DO NOTHING
-  RETURNING id INTO sid;
-  IF sid IS NULL THEN    -- a concurrent session stored the same strategy first
-    SELECT s.id INTO sid FROM dpm.strategies s
-     WHERE s.workload_id = wl.id AND s.method = method AND s.options = options AND s.noise = noise;
-  END IF;
-  RETURN sid;
+  PERFORM dpm._check_privacy_args(epsilon, delta, rho);
+  RETURN (dpm._choose_strategy(wl, method, dpm._noise_kind(method, delta, rho), options, true)).st.id;
 END
 $$;
 COMMENT ON FUNCTION dpm.optimize(text, text, float8, float8, jsonb, float8) IS
-  'choose (method auto: the lowest expected error among identity, hierarchical, wavelet, workload, eigen, eigen_design, gaussian_optimal, min_sensitivity, and lrm where rank(W) is low) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
+  'choose (method auto: the lowest expected error among identity, hierarchical, wavelet, workload, eigen, eigen_design, gaussian_optimal, min_sensitivity, and lrm where rank(W) is low; an error says why each was ruled out when none applies) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
 
 CREATE FUNCTION dpm.compare_strategies(workload text, epsilon float8 DEFAULT 1, delta float8 DEFAULT 0,
                                        rho float8 DEFAULT NULL)
@@ -1263,28 +1389,28 @@ AS $$
 DECLARE
   wl dpm.workloads := dpm._workload(compare_strategies.workload);
   m text;
-  sid int;
   st dpm.strategies;
+  eigen_rows int;
   var float8;
 BEGIN
-  IF compare_strategies.rho IS NOT NULL AND (NOT dpm._finite(compare_strategies.rho) OR compare_strategies.rho <= 0) THEN
-    RAISE EXCEPTION 'rho must be a positive finite number, got %', compare_strategies.rho USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  FOREACH m IN ARRAY ARRAY['identity', 'hierarchical', 'wavelet', 'workload', 'eigen', 'eigen_design',
-                           'gaussian_optimal', 'min_sensitivity', 'lrm', 'hdmm'] LOOP
-    CONTINUE WHEN m = 'lrm' AND NOT dpm._lrm_applies(wl);
+  PERFORM dpm._check_privacy_args(compare_strategies.epsilon, compare_strategies.delta, compare_strategies.rho);
+  FOREACH m IN ARRAY dpm._auto_methods() LOOP
+    CONTINUE WHEN m = 'lrm' AND NOT coalesce(1.2 * eigen_rows < wl.n, false);
     CONTINUE WHEN m = 'hdmm' AND wl.spec IS NULL;
     BEGIN
-      sid := dpm.optimize(wl.name, m, compare_strategies.epsilon, compare_strategies.delta, '{}', compare_strategies.rho);
-    EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded THEN
+      st := (dpm._choose_strategy(wl, m, dpm._noise_kind(m, compare_strategies.delta, compare_strategies.rho),
+                                  '{}', true)).st;
+    EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded OR feature_not_supported THEN
       CONTINUE;
     END;
-    SELECT * INTO st FROM dpm.strategies s WHERE s.id = sid;
+    IF m = 'eigen' THEN
+      eigen_rows := st.rows;
+    END IF;
     -- the noise variance on each strategy answer
     var := CASE WHEN st.noise = 'laplace' THEN 2 * (st.sensitivity_l1 / compare_strategies.epsilon) ^ 2
                 WHEN compare_strategies.rho IS NOT NULL THEN st.sensitivity_l2 ^ 2 / (2 * compare_strategies.rho)
                 ELSE dpm.gaussian_sigma(compare_strategies.epsilon, compare_strategies.delta, st.sensitivity_l2) ^ 2 END;
-    method := m; strategy := sid; rows := st.rows;
+    method := m; strategy := st.id; rows := st.rows;
     sensitivity := CASE st.noise WHEN 'laplace' THEN st.sensitivity_l1 ELSE st.sensitivity_l2 END;
     total_error := var * st.profile_trace;
     max_error := var * st.max_profile;
@@ -1409,12 +1535,44 @@ $$;
 COMMENT ON FUNCTION dpm.privacy_profile(int) IS
   'personalized privacy cost of each cell under a strategy with unit Gaussian noise (fitness-for-use Definition 4: sqrt(b_i^T Sigma^-1 b_i)); its maximum is the privacy cost, and a cell below it could be queried more at no extra cost';
 
+-- The parameters a release's noise is calibrated for, from its charge: strictly below it
+-- (dpm._below), so the privacy spent never exceeds what is charged.
+CREATE FUNCTION dpm._noise_params(noise text, c_epsilon numeric, c_delta numeric, c_rho numeric,
+                                  OUT epsilon float8, OUT delta float8, OUT rho float8)
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN NOT zcdp_gauss THEN dpm._below(c_epsilon) END,
+         CASE WHEN noise = 'gaussian' AND NOT zcdp_gauss THEN dpm._below(c_delta) ELSE 0 END,
+         CASE WHEN zcdp_gauss THEN dpm._below(c_rho) END
+    FROM (SELECT noise = 'gaussian' AND c_rho IS NOT NULL AS zcdp_gauss) z
+$$;
+
+-- The scan a release of this domain runs must work, and its outcome must not depend on the rows:
+-- the domain's creator may still read the source (the scan runs with its rights), and every
+-- attribute's expression, with the source's own definition (views, row-level security), calls
+-- only functions that cannot fail on any value (src/api/safe_expr.c).  No row is read.
+CREATE FUNCTION dpm._check_domain(dom dpm.domains, src dpm.sources) RETURNS void
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF NOT has_table_privilege(dom.created_by, src.relation, 'SELECT') THEN
+    RAISE EXCEPTION 'domain "%" cannot be computed: its creator % can no longer read %', dom.name, dom.created_by, src.relation
+      USING ERRCODE = 'insufficient_privilege', HINT = 'Ask the custodian to restore the privilege or redefine the domain.';
+  END IF;
+  PERFORM dpm._plan_cells(dom.cell_expr, src.relation, dom.created_by);
+  PERFORM dpm._check_cells(dom.created_by, src.relation, dom.name, dom.attr_names, dom.attr_exprs);
+END
+$$;
+
 -- What a release would be, from its request: workload, strategy, noise and charge in the
--- source's model, with every check that needs neither data nor a lock.  Shared by the charge
--- and the dry run (dpm.explain).
-CREATE FUNCTION dpm._release_plan(args jsonb, OUT wl dpm.workloads, OUT dom dpm.domains,
-                                  OUT src dpm.sources, OUT st dpm.strategies, OUT noise text,
-                                  OUT c_epsilon numeric, OUT c_delta numeric, OUT c_rho numeric,
+-- source's model, with every check that needs neither data nor a lock, the sampler's own among
+-- them.  Shared by dpm.answer and the dry run (dpm.explain), so that both refuse the same
+-- requests before anything is charged.  Runs in the caller's backend, under its
+-- statement_timeout and cancel: a strategy that must be optimized is optimized here.  store: see
+-- dpm._choose_strategy (dpm.answer passes false: the worker caches what is built here).
+CREATE FUNCTION dpm._release_plan(args jsonb, store boolean, OUT wl dpm.workloads, OUT dom dpm.domains,
+                                  OUT src dpm.sources, OUT st dpm.strategies, OUT built dpm.strategies[],
+                                  OUT noise text, OUT c_epsilon numeric, OUT c_delta numeric, OUT c_rho numeric,
                                   OUT ci_draws int)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1422,11 +1580,15 @@ DECLARE
   k text;
   cost record;
   sid int := (args->>'strategy')::int;
+  method text := args->>'method';
   delta float8 := CASE WHEN args ? 'delta' THEN (args->>'delta')::float8 ELSE 0 END;
+  confidence float8 := (args->>'confidence')::float8;
   accuracy_first boolean;
   need record;
+  chosen record;
+  mine boolean;
+  np record;
 BEGIN
-  ci_draws := coalesce((args->>'ci_draws')::int, 1000);   -- the caller's dpm.ci_draws
   FOR k IN SELECT jsonb_object_keys(args) LOOP
     IF k NOT IN ('workload', 'epsilon', 'delta', 'rho', 'strategy', 'method', 'options', 'inference',
                  'confidence', 'ci_draws') THEN
@@ -1438,37 +1600,57 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'Valid: ls (least squares), nnls (non-negative least squares), nnls_integer (the same, rounded to integers).';
   END IF;
-  IF args->>'confidence' IS NOT NULL AND NOT ((args->>'confidence')::float8 > 0 AND (args->>'confidence')::float8 < 1) THEN
-    RAISE EXCEPTION 'confidence must be between 0 and 1 (exclusive), got %', args->>'confidence'
+  IF confidence IS NOT NULL AND NOT (confidence > 0 AND confidence < 1) THEN
+    RAISE EXCEPTION 'confidence must be between 0 and 1 (exclusive), got %', confidence
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for no intervals.';
   END IF;
-  -- the rows without their matrices (megabytes each, which a row variable would detoast)
-  IF NOT EXISTS (SELECT 1 FROM dpm.workloads w WHERE w.name = args->>'workload') THEN
+  ci_draws := coalesce((args->>'ci_draws')::int, 1000);   -- the caller's dpm.ci_draws
+  IF ci_draws NOT BETWEEN 100 AND 100000 THEN
+    RAISE EXCEPTION 'ci_draws must be between 100 and 100000, got %', ci_draws
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  SELECT w.id, dpm._in_this_transaction(w.xmin) INTO wl.id, mine FROM dpm.workloads w WHERE w.name = args->>'workload';
+  IF NOT FOUND THEN
     PERFORM dpm._workload(args->>'workload');    -- its error
   END IF;
+  IF mine AND NOT store THEN
+    RAISE EXCEPTION 'workload "%" is not committed yet', args->>'workload'
+      USING ERRCODE = 'undefined_object',
+            HINT = 'dpm.answer works in a transaction of its own: commit the transaction that created the workload first.';
+  END IF;
+  -- the row without its matrix (megabytes, which a row variable would detoast)
   SELECT w.id, w.name, w.domain_id, w.spec, NULL, w.labels, w.m, w.n, w.created_by, w.created_at, w.weights, NULL
-    INTO wl FROM dpm.workloads w WHERE w.name = args->>'workload';
+    INTO wl FROM dpm.workloads w WHERE w.id = wl.id;
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
   -- neither epsilon nor rho, with a fitness strategy: its targets decide the charge
   accuracy_first := args->>'epsilon' IS NULL AND args->>'rho' IS NULL
-                    AND (coalesce(args->>'method' = 'fitness', false) OR sid IS NOT NULL);
+                    AND (coalesce(method = 'fitness', false) OR sid IS NOT NULL);
   IF NOT accuracy_first THEN
     cost := dpm._privacy_cost(src, (args->>'epsilon')::float8, delta, (args->>'rho')::float8);
   END IF;
 
   IF sid IS NULL THEN
-    sid := dpm.optimize(wl.name, coalesce(args->>'method', 'auto'), (args->>'epsilon')::float8, delta, coalesce(nullif(args->'options', 'null'), '{}'), (args->>'rho')::float8);
-  ELSIF args->>'method' IS NOT NULL THEN
+    method := coalesce(method, 'auto');
+    chosen := dpm._choose_strategy(wl, method, dpm._noise_kind(method, delta, (args->>'rho')::float8),
+                                   coalesce(nullif(args->'options', 'null'), '{}'), store);
+    st := chosen.st;
+    built := chosen.built;
+  ELSIF method IS NOT NULL THEN
     RAISE EXCEPTION 'give a strategy or a method, not both' USING ERRCODE = 'invalid_parameter_value';
+  ELSE
+    SELECT dpm._in_this_transaction(s.xmin) INTO mine FROM dpm.strategies s WHERE s.id = sid;
+    IF NOT FOUND THEN
+      PERFORM dpm._strategy(sid);                -- its error
+    END IF;
+    IF mine AND NOT store THEN
+      RAISE EXCEPTION 'strategy % is not committed yet', sid
+        USING ERRCODE = 'undefined_object',
+              HINT = 'dpm.answer works in a transaction of its own: pass method => ... (and options) instead of strategy => dpm.optimize(...), or commit first.';
+    END IF;
+    st := dpm._strategy_head(sid);
+    built := '{}';
   END IF;
-  IF NOT EXISTS (SELECT 1 FROM dpm.strategies s WHERE s.id = sid) THEN
-    PERFORM dpm._strategy(sid);                  -- its error
-  END IF;
-  SELECT s.id, s.workload_id, s.method, s.options, s.noise, NULL, s.hdmm, s.rows, s.sensitivity_l1, s.sensitivity_l2,
-         s.profile_trace, s.max_profile, s.ratio_to_bound, s.iterations, s.lower_bound, s.optimize_ms, NULL, NULL,
-         s.created_by, s.created_at
-    INTO st FROM dpm.strategies s WHERE s.id = sid;
   IF st.workload_id <> wl.id THEN
     RAISE EXCEPTION 'strategy % was built for another workload', sid
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Use dpm.optimize on this workload to get a strategy for it.';
@@ -1485,68 +1667,85 @@ BEGIN
             HINT = 'Give delta > 0 or rho, or neither epsilon nor rho to be charged what the targets need.';
   END IF;
   -- Laplace intervals take ceil(c (N + 1)) <= N simulated draws (src/mechanism/interval.h)
-  IF cost.noise = 'laplace' AND args->>'confidence' IS NOT NULL
-     AND ceil((args->>'confidence')::float8 * (ci_draws + 1)) > ci_draws THEN
-    RAISE EXCEPTION 'confidence % needs more than dpm.ci_draws = % simulated draws of the noise', args->>'confidence', ci_draws
+  IF cost.noise = 'laplace' AND confidence IS NOT NULL AND ceil(confidence * (ci_draws + 1)) > ci_draws THEN
+    RAISE EXCEPTION 'confidence % needs more than dpm.ci_draws = % simulated draws of the noise', confidence, ci_draws
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Raise dpm.ci_draws, or ask for a lower confidence.';
   END IF;
   noise := cost.noise;
   c_epsilon := cost.c_epsilon;
   c_delta := cost.c_delta;
   c_rho := cost.c_rho;
+  -- the sampler's own checks (its grid must fit these parameters), by the code the release runs
+  np := dpm._noise_params(noise, c_epsilon, c_delta, c_rho);
+  PERFORM dpm._check_noise(st.rows, src.max_contributions * st.sensitivity_l1,
+                           src.max_contributions * st.sensitivity_l2, np.epsilon, np.delta, np.rho);
+  PERFORM dpm._check_domain(dom, src);
 END
 $$;
 
--- Step 1 of a release, in the worker's first transaction (src/release/worker.c): the plan, then
--- check and record the charge.  Commits before any noise exists.
-CREATE FUNCTION dpm._release_charge(caller regrole, args jsonb) RETURNS bigint
+-- Step 1 of a release, in the worker's first transaction (src/release/worker.c): check and record
+-- the charge of the request dpm.answer planned.  Commits before any noise exists.
+CREATE FUNCTION dpm._release_charge(caller regrole, req jsonb) RETURNS bigint
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  p record := dpm._release_plan(args);
-  dom dpm.domains := p.dom;
-  src dpm.sources := p.src;
+  wl_id int := (req->>'workload_id')::int;
+  sid int := (req->>'strategy_id')::int;
+  c_epsilon numeric := (req->>'epsilon')::numeric;
+  c_delta numeric := (req->>'delta')::numeric;
+  c_rho numeric := (req->>'rho')::numeric;
+  dom dpm.domains;
+  src dpm.sources;
   spent record;
   rel_id bigint;
 BEGIN
-  -- the scan runs with the domain creator's rights: refuse now rather than fail after the charge
-  IF NOT has_table_privilege(dom.created_by, src.relation, 'SELECT') THEN
-    RAISE EXCEPTION 'domain "%" cannot be computed: its creator % can no longer read %', dom.name, dom.created_by, src.relation
-      USING ERRCODE = 'insufficient_privilege', HINT = 'Ask the custodian to restore the privilege or redefine the domain.';
+  IF sid IS NULL THEN    -- built by the caller, cached by this worker just before
+    SELECT s.id INTO sid FROM dpm.strategies s
+     WHERE s.workload_id = wl_id AND s.method = req->>'method' AND s.options = req->'options'
+       AND s.noise = req->>'strategy_noise';
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'the strategy chosen for this release could not be stored'
+        USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'Retry; nothing was charged.';
+    END IF;
   END IF;
-  PERFORM dpm._plan_cells(dom.cell_expr, src.relation, dom.created_by);
+  SELECT d.* INTO dom FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id WHERE w.id = wl_id;
+  SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
+  -- the catalog may have changed since the plan: refuse now rather than fail after the charge
+  PERFORM dpm._check_domain(dom, src);
 
   -- the budget check: one charge at a time per source (row lock), exact numeric sums.  The sum
   -- after the lock must see every charge committed before it, which only READ COMMITTED gives.
   PERFORM dpm._require_read_committed('a release''s charge');
   SELECT * INTO src FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
+  -- a release left 'charged' by a worker that stopped (crash, kill -9) will never get answers
+  UPDATE dpm.releases r SET status = 'interrupted'
+   WHERE r.source_id = src.id AND r.status = 'charged' AND NOT dpm._release_in_progress(r.id);
   SELECT coalesce(sum(l.epsilon), 0) AS e, coalesce(sum(l.delta), 0) AS d, coalesce(sum(l.rho), 0) AS r
     INTO spent FROM dpm.ledger l WHERE l.source_id = src.id;
-  IF (src.model = 'zcdp' AND spent.r + p.c_rho > src.budget_rho)
-     OR (src.model <> 'zcdp' AND (spent.e + p.c_epsilon > src.budget_epsilon OR spent.d + p.c_delta > src.budget_delta)) THEN
+  IF (src.model = 'zcdp' AND spent.r + c_rho > src.budget_rho)
+     OR (src.model <> 'zcdp' AND (spent.e + c_epsilon > src.budget_epsilon OR spent.d + c_delta > src.budget_delta)) THEN
     RAISE EXCEPTION 'privacy budget of source "%" is exhausted', src.relation
       USING ERRCODE = 'Y1001',
             DETAIL = CASE src.model
-                     WHEN 'zcdp' THEN format('Spent rho %s of %s; this release needs rho %s.', spent.r, src.budget_rho, p.c_rho)
-                     WHEN 'pure' THEN format('Spent epsilon %s of %s; this release needs epsilon %s.', spent.e, src.budget_epsilon, p.c_epsilon)
+                     WHEN 'zcdp' THEN format('Spent rho %s of %s; this release needs rho %s.', spent.r, src.budget_rho, c_rho)
+                     WHEN 'pure' THEN format('Spent epsilon %s of %s; this release needs epsilon %s.', spent.e, src.budget_epsilon, c_epsilon)
                      ELSE format('Spent epsilon %s of %s and delta %s of %s; this release needs epsilon %s and delta %s.',
-                                 spent.e, src.budget_epsilon, spent.d, src.budget_delta, p.c_epsilon, p.c_delta) END,
+                                 spent.e, src.budget_epsilon, spent.d, src.budget_delta, c_epsilon, c_delta) END,
             HINT = 'Ask for less, or ask the custodian for more budget.';
   END IF;
   INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
                             confidence, ci_draws)
-  VALUES (src.id, (p.wl).id, (p.st).id, p.noise, p.c_epsilon, p.c_delta, p.c_rho, caller,
-          coalesce(args->>'inference', 'ls'), (args->>'confidence')::float8,
-          CASE WHEN p.noise = 'laplace' AND args->>'confidence' IS NOT NULL THEN p.ci_draws END)
+  VALUES (src.id, wl_id, sid, req->>'noise', c_epsilon, c_delta, c_rho, caller, req->>'inference',
+          (req->>'confidence')::float8, (req->>'ci_draws')::int)
   RETURNING id INTO rel_id;
   INSERT INTO dpm.ledger (source_id, release_id, epsilon, delta, rho, charged_by)
-  VALUES (src.id, rel_id, p.c_epsilon, p.c_delta, p.c_rho, caller);
+  VALUES (src.id, rel_id, c_epsilon, c_delta, c_rho, caller);
   RETURN rel_id;
 END
 $$;
 
 -- The mechanism a release r runs, on the data vector x: its strategy (dense or HDMM), noise
--- calibrated for parameters strictly below the charge (dpm._below), inference and intervals.
+-- calibrated for parameters strictly below the charge (dpm._noise_params), inference and intervals.
 CREATE FUNCTION dpm._release_mechanism(r dpm.releases, x float8[])
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
@@ -1554,10 +1753,10 @@ AS $$
 DECLARE
   form text;
   scale int := (SELECT s.max_contributions FROM dpm.sources s WHERE s.id = r.source_id);
-  zcdp_gauss boolean := r.noise = 'gaussian' AND r.rho IS NOT NULL;
-  eps float8 := CASE WHEN NOT zcdp_gauss THEN dpm._below(r.epsilon) END;
-  del float8 := CASE WHEN r.noise = 'gaussian' AND NOT zcdp_gauss THEN dpm._below(r.delta) ELSE 0 END;
-  rh float8 := CASE WHEN zcdp_gauss THEN dpm._below(r.rho) END;
+  np record := dpm._noise_params(r.noise, r.epsilon, r.delta, r.rho);
+  eps float8 := np.epsilon;
+  del float8 := np.delta;
+  rh float8 := np.rho;
 BEGIN
   -- the matrices go straight from the catalog to the mechanism: a PL/pgSQL row variable would
   -- detoast megabytes of them once more
@@ -1633,42 +1832,33 @@ AS $$
                             'confidence', confidence, 'ci_draws', current_setting('dpm.ci_draws', true))
 $$;
 
--- Not SECURITY DEFINER: the release is attributed to the caller, and what the caller may see is
--- decided by row-level security.  The work happens in a background worker; see
--- src/release/worker.c for why.
+-- The release is planned here, in the caller's backend (strategy optimization included, under
+-- the caller's statement_timeout and cancel), then charged and computed by a release worker (see
+-- src/release/worker.c for why), which attributes it to dpm._invoker().  SECURITY DEFINER: the
+-- internal functions it calls are not the analysts' to call.
 CREATE FUNCTION dpm.answer(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
                            rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
                            options jsonb DEFAULT NULL, inference text DEFAULT 'ls',
                            confidence float8 DEFAULT 0.95)
 RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8)
-LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+  p record := dpm._release_plan(dpm._release_request(answer.workload, answer.epsilon, answer.delta, answer.rho,
+                                                     answer.strategy, answer.method, answer.options,
+                                                     answer.inference, answer.confidence), false);
   prior bigint;
   rel_id bigint;
-  msg text;
 BEGIN
-  SELECT max(r.id) INTO prior
-    FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id
-   WHERE w.name = answer.workload AND r.status = 'released';
-  BEGIN
-    rel_id := dpm._run_release(dpm._release_request(answer.workload, answer.epsilon, answer.delta, answer.rho,
-                                                    answer.strategy, answer.method, answer.options,
-                                                    answer.inference, answer.confidence));
-  EXCEPTION WHEN undefined_object THEN
-    -- the worker cannot see what this transaction has not committed
-    GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
-    IF msg LIKE 'strategy % does not exist' AND EXISTS (SELECT 1 FROM dpm.strategies s WHERE s.id = answer.strategy) THEN
-      RAISE EXCEPTION 'strategy % is not committed yet', answer.strategy
-        USING ERRCODE = 'undefined_object',
-              HINT = 'dpm.answer works in a transaction of its own: pass method => ... (and options) instead of strategy => dpm.optimize(...), or commit first.';
-    ELSIF msg LIKE 'workload % does not exist' AND EXISTS (SELECT 1 FROM dpm.workloads w WHERE w.name = answer.workload) THEN
-      RAISE EXCEPTION 'workload "%" is not committed yet', answer.workload
-        USING ERRCODE = 'undefined_object',
-              HINT = 'dpm.answer works in a transaction of its own: commit the transaction that created the workload first.';
-    END IF;
-    RAISE;
-  END;
+  SELECT max(r.id) INTO prior FROM dpm.releases r
+   WHERE r.workload_id = (p.wl).id AND r.status = 'released' AND pg_has_role(dpm._invoker(), r.released_by, 'USAGE');
+  rel_id := dpm._run_release(
+    jsonb_build_object('workload_id', (p.wl).id, 'strategy_id', (p.st).id, 'method', (p.st).method,
+                       'options', (p.st).options, 'strategy_noise', (p.st).noise, 'noise', p.noise,
+                       'epsilon', p.c_epsilon, 'delta', p.c_delta, 'rho', p.c_rho,
+                       'inference', coalesce(answer.inference, 'ls'), 'confidence', answer.confidence,
+                       'ci_draws', CASE WHEN p.noise = 'laplace' AND answer.confidence IS NOT NULL THEN p.ci_draws END),
+    p.built);
   IF coalesce(answer.inference, 'ls') <> 'ls' THEN
     RAISE NOTICE 'release % estimates by non-negative least squares: stderr and the interval''s width are least squares'', a reference', rel_id
       USING DETAIL = 'The error of non-negative estimates depends on the data and has no closed form; over the strategy''s own queries it is never larger in total than least squares''.';
@@ -1694,7 +1884,7 @@ LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
-  p record := dpm._release_plan(args);
+  p record := dpm._release_plan(args, true);
   rel dpm.releases;
 BEGIN
   rel.source_id := (p.src).id;
@@ -1774,7 +1964,7 @@ CREATE FUNCTION dpm.explain_queries(workload text, epsilon float8 DEFAULT NULL, 
                                     rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
                                     options jsonb DEFAULT NULL, confidence float8 DEFAULT 0.95)
 RETURNS TABLE(query int, label text, stderr float8, ci_half_width float8)
-LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
+LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT e.query, e.label, e.stderr, e.ci_half_width
     FROM dpm._explain(dpm._release_request(workload, epsilon, delta, rho, strategy, method, options, 'ls',
@@ -1959,15 +2149,17 @@ $$;
 
 -- Long work in progress, every session's (needs dpmatrix in shared_preload_libraries, see
 -- src/progress/progress.h; empty with a NOTICE otherwise).
-CREATE FUNCTION dpm._progress()
+-- Each role sees the work done for the roles it belongs to (its own optimizations, and the release
+-- workers serving its releases); custodians see all.
+CREATE FUNCTION dpm.progress_rows()
 RETURNS TABLE(pid int, activity text, iteration int, objective float8, gap float8,
               started timestamptz, updated timestamptz)
 AS 'MODULE_PATHNAME', 'dpm_progress' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION dpm._progress() IS 'internal to dpmatrix: the rows of the view dpm.progress';
+COMMENT ON FUNCTION dpm.progress_rows() IS 'the rows of the view dpm.progress: long work running now for the roles the caller belongs to (custodians: every role)';
 CREATE VIEW dpm.progress AS
   SELECT p.pid, p.activity, p.iteration, p.objective, p.gap, p.started, p.updated,
          p.updated - p.started AS elapsed
-    FROM dpm._progress() p;
+    FROM dpm.progress_rows() p;
 COMMENT ON VIEW dpm.progress IS
   'optimizations and simulations running now in any session: backend pid (join pg_stat_activity), activity, iteration, objective, gap, start and last update; needs dpmatrix in shared_preload_libraries, NOTICE lines (dpm.progress_interval) work without it';
 
@@ -1986,7 +2178,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.reconstruct(float8[], float8[], text), dpm.strategy(float8[], text, jsonb),
   dpm.svd_bound(float8[], float8, float8), dpm.gram_root(float8[]),
   dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8, text, float8), dpm.noise(text, float8, int),
-  dpm.histogram(int, int), dpm._random_key()
+  dpm.histogram(int, int)
   TO PUBLIC;
 GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.releases,
                 dpm.release_answers, dpm.ledger, dpm.publications, dpm.progress TO dpm_analyst;
@@ -1995,16 +2187,17 @@ GRANT EXECUTE ON FUNCTION
   dpm.optimize(text, text, float8, float8, jsonb, float8),
   dpm.compare_strategies(text, float8, float8, float8),
   dpm.fitness_privacy(int, float8, float8, float8), dpm.privacy_profile(int),
-  dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8), dpm.release(bigint), dpm._run_release(jsonb),
+  dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8), dpm.release(bigint),
   dpm.budget(regclass, float8),
   dpm.explain(text, float8, float8, float8, int, text, jsonb, float8),
-  dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8), dpm._explain(jsonb),
-  dpm._release_request(text, float8, float8, float8, int, text, jsonb, text, float8),
-  dpm._progress()
+  dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8),
+  dpm.progress_rows()
   TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.register_source(regclass, name, int, float8, float8, float8),
   dpm.set_budget(regclass, float8, float8, float8),
   dpm.create_domain(text, regclass, jsonb), dpm.exact_answers(text),
-  dpm.publish(bigint, text, regrole), dpm.unpublish(text)
+  dpm.publish(bigint, text, regrole), dpm.unpublish(text),
+  -- a release's scan runs as the domain's creator, a custodian: it picks each privacy unit's rows
+  dpm._random_key()
   TO dpm_admin;

@@ -22,6 +22,8 @@
 #include "utils/guc.h"
 #include "utils/syscache.h"
 
+#include "api/access.h"
+
 /*
  * dpm._invoker(): the role the session acts as outside any SECURITY DEFINER
  * function (the login role, or the role chosen by SET ROLE).  Privilege
@@ -32,6 +34,29 @@ Datum
 dpm_invoker(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_OID(GetOuterUserId());
+}
+
+void
+as_role_begin(AsRole *saved, Oid role)
+{
+	if (!SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("role with OID %u does not exist", role)));
+	GetUserIdAndSecContext(&saved->userid, &saved->sec_context);
+	SetUserIdAndSecContext(role, saved->sec_context | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	/* a fixed search_path for the custodian's conditions, undone below or on error */
+	saved->nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+}
+
+void
+as_role_end(const AsRole *saved)
+{
+	AtEOXact_GUC(false, saved->nestlevel);
+	SetUserIdAndSecContext(saved->userid, saved->sec_context);
 }
 
 /*
@@ -45,25 +70,11 @@ dpm_exec_as(PG_FUNCTION_ARGS)
 {
 	Oid			role = PG_GETARG_OID(0);
 	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	Oid			save_userid;
-	int			save_sec_context;
-	int			save_nestlevel;
+	AsRole		saved;
 	Datum		result = (Datum) 0;
 	bool		isnull = true;
 
-	if (!SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("role with OID %u does not exist", role)));
-
-	GetUserIdAndSecContext(&save_userid, &save_sec_context);
-	SetUserIdAndSecContext(role, save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
-						   SECURITY_RESTRICTED_OPERATION);
-	/* a fixed search_path for the custodian's conditions, undone below or on error */
-	save_nestlevel = NewGUCNestLevel();
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-
+	as_role_begin(&saved, role);
 	SPI_connect();
 	/* no row limit: the executor runs a query with one serially, and the scan may be large */
 	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
@@ -77,9 +88,7 @@ dpm_exec_as(PG_FUNCTION_ARGS)
 			result = SPI_datumTransfer(result, false, -1);
 	}
 	SPI_finish();
-
-	AtEOXact_GUC(false, save_nestlevel);
-	SetUserIdAndSecContext(save_userid, save_sec_context);
+	as_role_end(&saved);
 	if (isnull)
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(result);

@@ -80,6 +80,16 @@ _PG_init(void)
 							"It keeps the strategies it has read; while it waits, it is a session connected to its database, and DROP DATABASE waits 5 s at most for such sessions to leave.",
 							&dpm_release_worker_idle, 2000, 0, 600000,
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("dpm.release_workers",
+							"Most release workers serving one database at once (1 .. 64); further releases wait in a queue.",
+							"Each is a background worker (max_worker_processes).",
+							&dpm_release_workers, 4, 1, 64,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dpm.max_releases_per_role",
+							"Most releases one role may have queued or being computed at once, across the server (1 .. 1000).",
+							"A further dpm.answer is refused before anything is charged.",
+							&dpm_max_releases_per_role, 16, 1, 1000,
+							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.ci_draws",
 							"Simulated draws of Laplace noise behind each release's confidence intervals (100 .. 100000).",
 							"Coverage is the confidence on average, with a standard deviation of about sqrt(c (1 - c) / draws).",

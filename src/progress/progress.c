@@ -15,6 +15,7 @@
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
@@ -26,6 +27,7 @@ typedef struct ProgressSlot
 {
 	slock_t		mutex;
 	int			pid;			/* 0: idle */
+	Oid			role;			/* whose work: the session's role, or a release's caller */
 	char		what[WHAT_LEN];
 	int			iteration;
 	double		objective;
@@ -45,6 +47,8 @@ static shmem_startup_hook_type prev_shmem_startup_hook;
 static const char *cur_what;
 static TimestampTz cur_started;
 static TimestampTz last_notice;
+/* set by a release worker while it serves a release: whose work it is */
+static Oid	role_override = InvalidOid;
 
 static void
 progress_shmem_request(void)
@@ -134,6 +138,7 @@ progress_update(const char *what, int iteration, double objective, double gap)
 		if (s->pid != MyProcPid || s->started != cur_started)
 		{
 			s->pid = MyProcPid;
+			s->role = OidIsValid(role_override) ? role_override : GetOuterUserId();
 			strlcpy(s->what, what, WHAT_LEN);
 			s->started = cur_started;
 		}
@@ -163,12 +168,24 @@ progress_update(const char *what, int iteration, double objective, double gap)
 	}
 }
 
-/* dpm._progress(): the busy slots, for the view dpm.progress */
+void
+progress_set_role(Oid role)
+{
+	role_override = role;
+}
+
+/*
+ * dpm.progress_rows(): the busy slots, for the view dpm.progress: of the
+ * roles the caller (dpm._invoker()) belongs to, or all for custodians.
+ */
 PG_FUNCTION_INFO_V1(dpm_progress);
 Datum
 dpm_progress(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			viewer = GetOuterUserId();
+	Oid			admin = get_role_oid("dpm_admin", true);
+	bool		all = superuser_arg(viewer) || (OidIsValid(admin) && has_privs_of_role(viewer, admin));
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (slots == NULL)
@@ -187,7 +204,7 @@ dpm_progress(PG_FUNCTION_ARGS)
 		SpinLockAcquire(&slots[i].mutex);
 		memcpy(&copy, &slots[i], sizeof(copy));
 		SpinLockRelease(&slots[i].mutex);
-		if (copy.pid == 0)
+		if (copy.pid == 0 || !(all || has_privs_of_role(viewer, copy.role)))
 			continue;
 		values[0] = Int32GetDatum(copy.pid);
 		values[1] = CStringGetTextDatum(copy.what);

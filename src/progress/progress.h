@@ -21,6 +21,12 @@ extern int	dpm_progress_interval;
  */
 extern void progress_update(const char *what, int iteration, double objective, double gap);
 
+/*
+ * In a release worker: the role whose release is served (InvalidOid: none),
+ * so that dpm.progress shows its work to that role only.
+ */
+extern void progress_set_role(Oid role);
+
 /* from _PG_init: the shared slots when preloading, and the end-of-transaction reset */
 extern void progress_init(void);
 

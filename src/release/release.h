@@ -11,7 +11,12 @@ extern int	dpm_debug_release_delay;
 /* dpm.release_worker_idle: ms a resident release worker waits for the next release; 0: none */
 extern int	dpm_release_worker_idle;
 
-/* the shared memory the resident workers' list takes */
+/* dpm.release_workers: most release workers per database */
+extern int	dpm_release_workers;
+/* dpm.max_releases_per_role: most releases in flight per role */
+extern int	dpm_max_releases_per_role;
+
+/* the shared memory the release queue and the workers' list take */
 extern Size release_shmem_size(void);
 
 #endif
