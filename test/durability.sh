@@ -9,13 +9,14 @@
 #       and statement_timeout): the caller gets an error, the release completes on its own;
 #   d.  the caller's backend is terminated (pg_terminate_backend): the same;
 #   d2. the release worker itself is terminated between charge and noise: the charge stands, the
-#       caller is told so, the release stays 'charged' without answers, and the next one works;
+#       caller is told so, the release stays 'charged' without answers, a replay says it was
+#       interrupted, and the next release on the source works and marks it 'interrupted';
 #   e.  the server crashes right after the answer, with synchronous_commit = off as the server
 #       default and the WAL writer frozen (so that only WAL flushed by its own transaction can
 #       survive; an ordinary commit made just before the crash is checked to be lost): the charge,
 #       the release and its answers survive; and the server crashes in the middle of a release
 #       (after the charge, before the noise): the charge survives, the release stays 'charged'
-#       without answers.
+#       without answers until the next release on the source marks it 'interrupted'.
 # After every case: the source's ledger grew by exactly the charge (sum and row count), and every
 # ledger row matches one release row (same source, same epsilon, delta and rho) and vice versa.
 #
@@ -305,11 +306,17 @@ end_case "d2. worker terminated"
 check "d2. worker terminated: the release stays 'charged', without answers" \
 	"$(q "SELECT status = 'charged' AND NOT EXISTS (SELECT FROM dpm.release_answers a WHERE a.release_id = r.id)
 	        FROM dpm.releases r WHERE id = $rid")"
+check "d2. worker terminated: replaying it says it was interrupted (its worker holds it no more)" \
+	"$(tf grep -q "It was interrupted after it was charged" <<<"$(q "SELECT * FROM dpm.release($rid)" 2>&1)")"
+interrupted=$rid
 begin_case
 check "d2. worker terminated: the next answer gets a worker and returns its $M rows" \
 	"$(q "SELECT count(*) = $M FROM dpm.answer('$WL', epsilon => $CHARGE)")"
 new_release "d2. the next answer"
 end_case "d2. the next answer"
+check "d2. the next answer on the source marked the terminated release 'interrupted', its charge kept" \
+	"$(q "SELECT r.status = 'interrupted' AND l.epsilon = $CHARGE
+	        FROM dpm.releases r JOIN dpm.ledger l ON l.release_id = r.id WHERE r.id = $interrupted")"
 
 # --- e. server crashes, with asynchronous commit as the server default ---------------------------
 # A crash of the server processes (not of the machine) keeps whatever WAL was written to the
@@ -377,8 +384,17 @@ if crash kill9 "$caller"; then
 		check "e2. crash mid-release: the release is still 'charged', without answers" \
 			"$(q "SELECT status = 'charged' AND NOT EXISTS (SELECT FROM dpm.release_answers a WHERE a.release_id = r.id)
 			        FROM dpm.releases r WHERE id = $rid")"
-		check "e2. crash mid-release: replaying it says it has no answers (and charges nothing)" \
-			"$(tf grep -q "release $rid has no answers" <<<"$(q "SELECT * FROM dpm.release($rid)" 2>&1)")"
+		check "e2. crash mid-release: replaying it says it was interrupted (and charges nothing)" \
+			"$(tf grep -q "It was interrupted after it was charged" <<<"$(q "SELECT * FROM dpm.release($rid)" 2>&1)")"
+		interrupted=$rid
+		begin_case
+		check "e2. after the crash: the next answer returns its $M rows" \
+			"$(q "SELECT count(*) = $M FROM dpm.answer('$WL', epsilon => $CHARGE)")"
+		new_release "e2. the answer after the crash"
+		end_case "e2. the answer after the crash"
+		check "e2. after the crash: the next answer on the source marked the release 'interrupted', its charge kept" \
+			"$(q "SELECT r.status = 'interrupted' AND l.epsilon = $CHARGE
+			        FROM dpm.releases r JOIN dpm.ledger l ON l.release_id = r.id WHERE r.id = $interrupted")"
 	fi
 else
 	check "e2. crash mid-release ($crashed_by): the server is back" f

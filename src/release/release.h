@@ -6,6 +6,8 @@
 #ifndef DPM_RELEASE_H
 #define DPM_RELEASE_H
 
+#include "fmgr.h"
+
 /* dpm.debug_release_delay: testing only, ms the worker waits after the charge */
 extern int	dpm_debug_release_delay;
 /* dpm.release_worker_idle: ms a resident release worker waits for the next release; 0: none */
@@ -15,6 +17,9 @@ extern int	dpm_release_worker_idle;
 extern int	dpm_release_workers;
 /* dpm.max_releases_per_role: most releases in flight per role */
 extern int	dpm_max_releases_per_role;
+
+/* dpm._release_in_progress(id): a live worker is between the release's charge and its answers */
+extern Datum dpm_release_in_progress(PG_FUNCTION_ARGS);
 
 /* the shared memory the release queue and the workers' list take */
 extern Size release_shmem_size(void);

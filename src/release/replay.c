@@ -15,6 +15,8 @@
 #include "utils/builtins.h"
 #include "utils/snapmgr.h"
 
+#include "release/release.h"
+
 static SPITupleTable *
 latest(const char *sql, int64 id)
 {
@@ -49,13 +51,21 @@ dpm_release(PG_FUNCTION_ARGS)
 				 errmsg("release %lld does not exist or is not yours", (long long) id),
 				 errhint("Your releases are listed in dpm.releases.")));
 	status = SPI_getvalue(tt->vals[0], tt->tupdesc, 1);
+	/* a release left 'charged' whose worker holds no lock on it will never be computed */
+	if (strcmp(status, "charged") == 0 &&
+		!DatumGetBool(DirectFunctionCall1(dpm_release_in_progress, Int64GetDatum(id))))
+		status = "interrupted";
 	if (strcmp(status, "released") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("release %lld has no answers", (long long) id),
-				 errdetail(strcmp(status, "failed") == 0 ?
-						   "It failed after it was charged; the charge stands." :
-						   "It is charged and still being computed, or its worker stopped."),
+				 strcmp(status, "failed") == 0 ?
+				 errdetail("It failed after it was charged; the charge stands.") :
+				 strcmp(status, "interrupted") == 0 ?
+				 errdetail("It was interrupted after it was charged: its worker stopped (a crash, a kill or a shutdown) before the answers were computed.  The charge stands.") :
+				 errdetail("It is charged and its answers are being computed."),
+				 strcmp(status, "charged") == 0 ?
+				 errhint("Replay it once it is computed.") :
 				 errhint("The custodian can find the cause in the server log.")));
 
 	tt = latest("SELECT query, label, answer, stderr, ci_low, ci_high FROM dpm.release_answers "
