@@ -62,6 +62,29 @@ SELECT * FROM dpm.explain('ex_w', epsilon => 1, confidence => 2);
 SELECT * FROM dpm.explain('ex_zw', epsilon => 1, delta => 1e-6);
 SELECT (SELECT count(*) FROM dpm.releases) - :rel0 AS new_releases, (SELECT count(*) FROM dpm.ledger) - :led0 AS new_charges;
 
+-- one validation: every request dpm.answer refuses, dpm.explain refuses with the same error, and
+-- before anything is charged (the sampler's range at a tiny epsilon, the draws a confidence
+-- needs, a strategy of another workload, a method that does not exist, ...)
+CREATE FUNCTION pg_temp.refusal(fn text, args text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('SELECT count(*) FROM dpm.%s(%s)', fn, args);
+  RETURN 'accepted';
+EXCEPTION WHEN OTHERS THEN
+  RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+SELECT dpm.optimize('ex_zw', 'identity') AS ex_zw_strategy \gset
+SELECT regexp_replace(args, 'strategy => [0-9]+', 'strategy => (of ex_zw)') AS args,
+       pg_temp.refusal('answer', args) = pg_temp.refusal('explain', args) AS same_refusal,
+       regexp_replace(pg_temp.refusal('answer', args), 'strategy [0-9]+', 'strategy N') AS refusal
+  FROM unnest(ARRAY[$$'ex_w', epsilon => 1e-18$$, $$'ex_w', epsilon => 1e-300$$, $$'ex_w', epsilon => 'NaN'$$,
+                    $$'ex_w', rho => 1$$, $$'ex_w', epsilon => 1, delta => 1$$,
+                    $$'ex_w', epsilon => 1, confidence => 0.9995$$, $$'ex_w', epsilon => 1, method => 'no_such_method'$$,
+                    $$'ex_w', epsilon => 1, method => 'auto', options => '{"branching": 2}'$$,
+                    format($$'ex_w', epsilon => 1, strategy => %s$$, :ex_zw_strategy),
+                    format($$'ex_w', epsilon => 1, strategy => %s, method => 'identity'$$, :ex_zw_strategy),
+                    $$'ex_w', epsilon => 1, method => 'identity', options => '{"nonsense": 1}'$$]) AS args;
+SELECT (SELECT count(*) FROM dpm.releases) - :rel0 AS new_releases, (SELECT count(*) FROM dpm.ledger) - :led0 AS new_charges;
+
 -- an analyst may look before spending, with no privilege on the table
 CREATE ROLE ex_analyst IN ROLE dpm_analyst;
 SET ROLE ex_analyst;
