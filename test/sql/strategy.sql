@@ -105,3 +105,17 @@ SELECT dpm.strategy('{{1,1}}', 'hierarchical', '{"levels": 3}');
 SELECT dpm.strategy('{{1,1}}', 'wavelet', '{"branching": 2}');
 SELECT dpm.strategy('{{1,1}}', 'hierarchical', '[2]');
 SELECT dpm.strategy('{{1,1}}', 'quadtree');
+
+-- method auto with no method that can answer says why each was ruled out, before any charge
+-- (here every dense matrix is above a limit of 1 MB, and hdmm needs a spec)
+CREATE TABLE st_people AS SELECT g AS id, g % 400 AS k FROM generate_series(1, 1000) g;
+SELECT dpm.register_source('st_people', epsilon => 1);
+SELECT dpm.create_domain('st_k', 'st_people', '[{"name": "k", "bins": {"min": 0, "max": 400, "width": 1}}]');
+SELECT dpm.create_workload('st_w', 'st_k',
+         (SELECT array_agg(r ORDER BY i) FROM (SELECT i, array_agg((j <= i)::int::float8 ORDER BY j) AS r
+                                                  FROM generate_series(1, 400) i, generate_series(1, 400) j GROUP BY i) q));
+SET dpm.max_matrix_mb = 1;
+SELECT dpm.optimize('st_w');
+SELECT * FROM dpm.answer('st_w', epsilon => 0.1);
+RESET dpm.max_matrix_mb;
+SELECT count(*) AS releases FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id WHERE w.name = 'st_w';
