@@ -424,6 +424,8 @@ CREATE TABLE dpm.query_spans (
 COMMENT ON TABLE dpm.query_spans IS 'the bins each query of a published workload counts, per attribute';
 CREATE INDEX ON dpm.ledger (source_id);
 CREATE INDEX ON dpm.releases (workload_id);
+-- every charge looks for the source's releases left 'charged' (dpm._release_charge)
+CREATE INDEX ON dpm.releases (source_id) WHERE status = 'charged';
 
 SELECT pg_catalog.pg_extension_config_dump('dpm.sources', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.domains', '');

@@ -454,7 +454,23 @@ serve(ReleaseSlot *slot, Oid caller)
 	values[1] = CStringGetTextDatum(slot->data);
 	if (refused || !run_step(slot, "SELECT dpm._release_charge($1, $2::jsonb)", 2, types, values,
 							 &release_id, false, NULL, charge_may_commit))
+	{
+		bool		locked;
+
+		/* a commit that failed after its point of no return leaves the release's lock taken */
+		SpinLockAcquire(&shared->mutex);
+		locked = shared->requests[my_request].charging;
+		release_id = shared->requests[my_request].release_id;
+		SpinLockRelease(&shared->mutex);
+		if (locked)
+		{
+			LOCKTAG		tag;
+
+			release_locktag(&tag, release_id);
+			LockRelease(&tag, ExclusiveLock, true);
+		}
 		slot->state = SLOT_REFUSED;
+	}
 	else
 	{
 		LOCKTAG		tag;
