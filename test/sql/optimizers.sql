@@ -194,8 +194,15 @@ SELECT dpm.create_workload('opt_range', 'opt_k', 'AllRange(k)') > 0 AS all_range
          ARRAY(SELECT ARRAY(SELECT ((r * 7 + c * 3) % 5 - 1)::float8 FROM generate_series(0, 15) c)
                  FROM generate_series(0, 11) r),
          ARRAY(SELECT 1 + r % 4 * 0.5 FROM generate_series(0, 11) r)::float8[]) > 0 AS explicit_weighted;
+-- and at the small end of the supported magnitudes (bad_input.sql): entries and weights of 1e-90,
+-- whose squares, 1e-180, still meet the variances without underflow
+SELECT dpm.create_workload('opt_tiny_entries', 'opt_k',
+         ARRAY(SELECT ARRAY(SELECT CASE WHEN c BETWEEN r AND r + 3 THEN 1e-90 ELSE 0 END::float8
+                              FROM generate_series(0, 15) c) FROM generate_series(0, 15) r)) > 0 AS tiny_entries,
+       dpm.create_workload('opt_tiny_weights', 'opt_k', '1e-90 * Prefix(k) + 1e-90 * (Total(k) * 3)') > 0 AS tiny_weights;
 SELECT count(*) > 0 AS optimized
-  FROM unnest(ARRAY['opt_prefix', 'opt_low', 'opt_range', 'opt_weighted', 'opt_explicit']) w,
+  FROM unnest(ARRAY['opt_prefix', 'opt_low', 'opt_range', 'opt_weighted', 'opt_explicit', 'opt_tiny_entries',
+                    'opt_tiny_weights']) w,
        LATERAL (SELECT * FROM dpm.compare_strategies(w, 1, 1e-6)
                 UNION ALL SELECT * FROM dpm.compare_strategies(w)) c;
 CREATE TEMP VIEW opt_bounds AS
