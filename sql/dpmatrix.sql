@@ -1106,7 +1106,7 @@ BEGIN
   END IF;
   IF weights IS NOT NULL AND (array_ndims(weights) <> 1 OR array_length(weights, 1) <> array_length(w, 1)
                               OR EXISTS (SELECT 1 FROM unnest(weights) v
-                                          WHERE v IS NULL OR NOT dpm._finite(v) OR v <= 0 OR v > 1e100)) THEN
+                                          WHERE v IS NULL OR NOT dpm._finite(v) OR v < 1e-100 OR v > 1e100)) THEN
     RAISE EXCEPTION 'weights must be one positive finite number per query (%)', array_length(w, 1)
       USING ERRCODE = 'invalid_parameter_value';
   END IF;

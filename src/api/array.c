@@ -19,16 +19,31 @@
 #include "api/array.h"
 
 #define DPM_MAX_ABS_VALUE 1e100
+/*
+ * The least nonzero magnitude in a matrix: squares and products of smaller
+ * entries (a weight times an entry, a variance) underflow PostgreSQL's
+ * float8 arithmetic, as those beyond 1e100 overflow it.
+ */
+#define DPM_MIN_ABS_VALUE 1e-100
 
-/* refuse values that are not finite or beyond +-1e100, naming the first */
+/* whether x is 0 or of a magnitude in [1e-100, 1e100] (NaN is not) */
+#define IN_MATRIX_RANGE(x) \
+	((fabs(x) <= DPM_MAX_ABS_VALUE) & ((fabs(x) >= DPM_MIN_ABS_VALUE) | ((x) == 0.0)))
+
+/*
+ * Refuse values that are not finite or beyond +-1e100, and in a matrix
+ * (matrix true) nonzero ones below 1e-100 too, naming the first.  Vectors
+ * (data, answers, stored parameters) may hold tiny values: they are not
+ * multiplied by weights, and an optimizer's parameters may be that small.
+ */
 static void
-check_values(const double *v, size_t count, const char *argname)
+check_values(const double *v, size_t count, const char *argname, bool matrix)
 {
 	bool		ok = true;
 
 	/* one branch-free pass (NaN fails the comparison); the loop below only names the culprit */
 	for (size_t i = 0; i < count; i++)
-		ok &= fabs(v[i]) <= DPM_MAX_ABS_VALUE;
+		ok &= matrix ? IN_MATRIX_RANGE(v[i]) : fabs(v[i]) <= DPM_MAX_ABS_VALUE;
 	if (ok)
 		return;
 	for (size_t i = 0; i < count; i++)
@@ -44,6 +59,12 @@ check_values(const double *v, size_t count, const char *argname)
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 					 errmsg("%s holds %s at position %zu, outside the supported range [-1e100, 1e100]",
 							argname, float8out_internal(v[i]), i + 1)));
+		if (matrix && !IN_MATRIX_RANGE(v[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("%s holds %s at position %zu, below the smallest supported nonzero magnitude, 1e-100",
+							argname, float8out_internal(v[i]), i + 1),
+					 errhint("Write it as 0, or scale the matrix up.")));
 	}
 }
 
@@ -59,7 +80,7 @@ array_values(ArrayType *arr, const char *argname, int *count)
 {
 	const double *v = array_data(arr, argname, count);
 
-	check_values(v, *count, argname);
+	check_values(v, *count, argname, false);
 	return v;
 }
 
@@ -128,11 +149,11 @@ array_to_mat(ArrayType *arr, const char *argname)
 				{
 					double		x = v[(size_t) i * cols + j];
 
-					ok &= fabs(x) <= DPM_MAX_ABS_VALUE;
+					ok &= IN_MATRIX_RANGE(x);
 					MAT(m, i, j) = x;
 				}
 	if (!ok)
-		check_values(v, count, argname);
+		check_values(v, count, argname, true);
 	return m;
 }
 
@@ -205,6 +226,7 @@ array_view_transposed(ArrayType *arr, const char *argname)
 
 	/* A (cols x rows of the view) has the array's shape */
 	matrix_shape(arr, argname, &m->cols, &m->rows);
+	/* no lower limit: only a stored strategy and its pseudo-inverse come this way, computed */
 	v = array_values(arr, argname, &count);
 	m->data = (double *) v;
 	return m;

@@ -21,6 +21,22 @@
 
 static const char *const augment_choices[] = {"none", "l1", "l2", NULL};
 
+/*
+ * Entries of a computed strategy below 1e-100 in magnitude become zeros.
+ * Matrices entering dpmatrix may not hold such values (array.c), and a
+ * strategy enters again as soon as it is stored (dpm.optimize computes its
+ * sensitivity and cache from the array); entries that small are rounding
+ * residue far below anything that moves an answer or an error.
+ */
+static Mat *
+flush_tiny(Mat *a)
+{
+	for (size_t i = 0; i < (size_t) a->rows * a->cols; i++)
+		if (fabs(a->data[i]) < 1e-100)
+			a->data[i] = 0.0;
+	return a;
+}
+
 static Mat *
 strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 {
@@ -40,7 +56,7 @@ strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 		rep->iterations = run.rep.iterations;
 		rep->objective = run.rep.cost2;
 		rep->lower_bound = NAN;
-		return a;
+		return flush_tiny(a);
 	}
 	if (strcmp(method, "hierarchical") == 0)
 	{
@@ -103,7 +119,7 @@ strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown strategy method \"%s\"", method),
 				 errhint("Valid methods: " STRATEGY_METHODS ".")));
-	return a;
+	return flush_tiny(a);
 }
 
 PG_FUNCTION_INFO_V1(dpm_strategy);

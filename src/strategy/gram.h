@@ -35,7 +35,7 @@ typedef struct OptReport
 {
 	int			iterations;
 	double		objective;		/* of the strategy returned */
-	double		lower_bound;	/* certified: no strategy does better */
+	double		lower_bound;	/* no strategy at all does better; NaN if none */
 } OptReport;
 
 /* A = (W^T W)^(1/4): rows sqrt(sigma_i) p_i^T over W's nonzero singular values */

@@ -458,20 +458,56 @@ parse_block(Parser *p)
 	return t;
 }
 
+/*
+ * Weights as every number dpmatrix takes: squared, they scale variances, and
+ * beyond these limits float8 arithmetic on them underflows or overflows.
+ */
+#define WEIGHT_MIN 1e-100
+#define WEIGHT_MAX 1e100
+
 /* the number at the current token, as a weight */
 static double
 parse_weight(Parser *p)
 {
 	double		weight = p->tok.type == TOK_NUMBER ? p->tok.number : NAN;
 
-	if (!(weight > 0) || !(weight <= 1e100))
+	if (!(weight > 0) || !(weight <= WEIGHT_MAX))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("weight at position %d of workload spec must be a positive number up to 1e100",
 						position(p, p->tok.start)),
 				 errhint("A weight says how much a block's queries matter: 3 * Total(age).")));
+	if (weight < WEIGHT_MIN)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("weight %s at position %d of workload spec is below 1e-100",
+						token_text(p), position(p, p->tok.start)),
+				 errhint("Only the ratios of weights matter: scale them all up instead.")));
 	advance(p);
 	return weight;
+}
+
+/*
+ * A term's weight is the product of the weights around it, which may leave
+ * [1e-100, 1e100] though each of them is inside: refused here, at creation,
+ * like a single weight, rather than when its square meets a variance.
+ */
+static void
+check_term_weights(List *terms)
+{
+	ListCell   *lc;
+
+	foreach(lc, terms)
+	{
+		WorkloadTerm *t = lfirst(lc);
+
+		if (!(t->weight >= WEIGHT_MIN && t->weight <= WEIGHT_MAX))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("weights of workload spec multiply to %g for term %d, outside the supported range [1e-100, 1e100]",
+							t->weight, foreach_current_index(lc) + 1),
+					 errhint("Only the ratios of weights matter: bring them closer to 1.")));
+	}
 }
 
 /* whether the token after the current one is "*" */
@@ -627,5 +663,6 @@ workload_parse(const WorkloadDomain *dom, const char *spec)
 			syntax_error(&p, "end of workload spec, but found an unmatched \")\"");
 		syntax_error(&p, "\"+\", \"*\" or the end of workload spec");
 	}
+	check_term_weights(terms);
 	return terms;
 }

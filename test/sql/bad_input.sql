@@ -58,6 +58,29 @@ SELECT query, abs(answer / 2e90 - 1) < 1e-12 AS large_but_fine FROM dpm.mechanis
 SELECT dpm.sensitivity('{{1e101}}');
 SELECT dpm.sensitivity('{{1.0000000000000002e100}}');
 SELECT * FROM dpm.mechanism('{{1,1}}', '{{1,1}}', '{1,1}', 1e-300);
+-- and below: nonzero magnitudes under 1e-100 in a matrix or a weight are refused where they enter,
+-- as those above 1e100 are (squared or times a weight they underflowed float8 arithmetic later,
+-- in a raw "value out of range: underflow"); zero is fine, and so is 1e-100 itself
+SELECT dpm.sensitivity('{{1,1e-320}}');
+SELECT dpm.sensitivity('{{1,-9.99e-101}}');
+SELECT dpm.strategy('{{1,0},{1e-320,1}}', 'identity');
+SELECT dpm.total_error('{{1,1}}', '{{1,0},{0,1e-101}}', 1);
+SELECT abs(dpm.sensitivity('{{1e-100},{-1e-100},{0}}') / 2e-100 - 1) < 1e-12 AS least_magnitude_fine;
+SELECT dpm.sensitivity('{{1e-90,0}}') = 1e-90 AS small_fine,
+       cardinality(dpm.strategy('{{1,1e-90},{0,1}}', 'gaussian_optimal')) AS strategy_cells;
+CREATE TABLE bi_t AS SELECT g % 3 AS k FROM generate_series(1, 30) g;
+SELECT dpm.register_source('bi_t', epsilon => 1);
+SELECT dpm.create_domain('bi_k', 'bi_t', '[{"name": "k", "values": [0,1,2]}]') > 0 AS domain;
+SELECT dpm.create_workload('bi_tiny', 'bi_k', '{{1,1e-320,0},{0,1,0}}'::float8[]);
+SELECT dpm.create_workload('bi_tiny', 'bi_k', '{{1,0,0},{0,1,0}}'::float8[], '{1,1e-320}');
+SELECT dpm.create_workload('bi_tiny', 'bi_k', '1e-320 * Total(k) + Identity(k)');
+-- a product of weights too, whichever way it leaves the range
+SELECT dpm.create_workload('bi_tiny', 'bi_k', 'Identity(k) + 1e-60 * (Total(k) * 1e-60)');
+SELECT dpm.create_workload('bi_tiny', 'bi_k', 'Identity(k) + 1e60 * (Total(k) * 1e60)');
+-- (optimizers.sql optimizes such workloads)
+SELECT dpm.create_workload('bi_small', 'bi_k', '{{1,1e-90,0},{0,0,1}}'::float8[]) > 0 AS small_entry,
+       dpm.create_workload('bi_small_weights', 'bi_k', '{{1,1,0},{0,0,1}}'::float8[], '{1e-90,1e-90}') > 0 AS small_weights,
+       dpm.create_workload('bi_small_spec', 'bi_k', 'Identity(k) + 1e-90 * Total(k)') > 0 AS small_spec;
 
 -- a strategy that cannot answer the workload is refused before any noise is drawn
 SELECT * FROM dpm.mechanism('{{1,0}}', '{{1,1}}', '{1,2}', 1);

@@ -48,6 +48,13 @@ SELECT m, ratio >= 1 - 1e-9 AS above_bound,
        objective IS NULL OR abs(objective / :b32 - ratio) < 1e-6 * ratio OR m = 'eigen_design' AS report_consistent,
        lower_bound IS NULL OR (lower_bound >= :b32 * (1 - 1e-12) AND lower_bound <= objective * (1 + 1e-12)) AS bound_certified
   FROM r32 ORDER BY m;
+-- every reported bound holds for every strategy, not only for its method's own: eigen_design's dual
+-- (1.09 times the SVD bound here) bounds only strategies made of W's eigen-queries, and
+-- gaussian_optimal reaches 1.02, so eigen and eigen_design report the SVD bound itself
+SELECT bool_and(s.ratio * :b32 >= b.lower_bound * (1 - 1e-9)) AS no_strategy_below_a_bound
+  FROM r32 s, r32 b WHERE b.lower_bound IS NOT NULL;
+SELECT m, abs(lower_bound / :b32 - 1) < 1e-9 AS bound_is_svdb
+  FROM r32 WHERE m IN ('eigen', 'eigen_design') ORDER BY m;
 -- eigen_design is completed in L2 (its default): never worse than its own objective
 SELECT ratio <= objective / :b32 * (1 + 1e-9) AS completion_helps FROM r32 WHERE m = 'eigen_design';
 SELECT bool_and(g.ratio <= o.ratio * (1 + 1e-6)) AS gaussian_optimal_best
@@ -176,6 +183,39 @@ SELECT (SELECT method FROM dpm.strategies WHERE id = dpm.optimize('opt_low'))
        = (SELECT method FROM dpm.compare_strategies('opt_low') ORDER BY total_error LIMIT 1) AS auto_is_best;
 RESET ROLE;
 DROP ROLE opt_analyst;
+
+-- The bounds stored with strategies (dpm.strategies.lower_bound, on Delta_2^2 profile_trace over
+-- all strategies) are proven ones: on every workload of these tests, weighted or not, no stored
+-- strategy of any method and either noise has a lower sensitivity_l2^2 profile_trace than any
+-- stored bound, and every stored bound is at least the SVD bound of the weighted matrix.
+SELECT dpm.create_workload('opt_range', 'opt_k', 'AllRange(k)') > 0 AS all_range,
+       dpm.create_workload('opt_weighted', 'opt_k', 'Identity(k) + 30 * Total(k) + 3 * Prefix(k)') > 0 AS weighted,
+       dpm.create_workload('opt_explicit', 'opt_k',
+         ARRAY(SELECT ARRAY(SELECT ((r * 7 + c * 3) % 5 - 1)::float8 FROM generate_series(0, 15) c)
+                 FROM generate_series(0, 11) r),
+         ARRAY(SELECT 1 + r % 4 * 0.5 FROM generate_series(0, 11) r)::float8[]) > 0 AS explicit_weighted;
+-- and at the small end of the supported magnitudes (bad_input.sql): entries and weights of 1e-90,
+-- whose squares, 1e-180, still meet the variances without underflow
+SELECT dpm.create_workload('opt_tiny_entries', 'opt_k',
+         ARRAY(SELECT ARRAY(SELECT CASE WHEN c BETWEEN r AND r + 3 THEN 1e-90 ELSE 0 END::float8
+                              FROM generate_series(0, 15) c) FROM generate_series(0, 15) r)) > 0 AS tiny_entries,
+       dpm.create_workload('opt_tiny_weights', 'opt_k', '1e-90 * Prefix(k) + 1e-90 * (Total(k) * 3)') > 0 AS tiny_weights;
+SELECT count(*) > 0 AS optimized
+  FROM unnest(ARRAY['opt_prefix', 'opt_low', 'opt_range', 'opt_weighted', 'opt_explicit', 'opt_tiny_entries',
+                    'opt_tiny_weights']) w,
+       LATERAL (SELECT * FROM dpm.compare_strategies(w, 1, 1e-6)
+                UNION ALL SELECT * FROM dpm.compare_strategies(w)) c;
+CREATE TEMP VIEW opt_bounds AS
+  SELECT w.name, s.*, dpm.svd_bound(coalesce(dpm._scale_rows(w.matrix, w.weights), w.matrix)) AS svdb
+    FROM dpm.workloads w JOIN dpm.strategies s ON s.workload_id = w.id WHERE w.name LIKE 'opt\_%';
+SELECT s.name, count(DISTINCT s.id) AS strategies, count(DISTINCT b.id) AS bounds,
+       bool_and(s.sensitivity_l2 ^ 2 * s.profile_trace >= b.lower_bound * (1 - 1e-9)) AS none_below_a_bound,
+       bool_and(b.lower_bound >= b.svdb * (1 - 1e-9)) AS bounds_at_least_svdb
+  FROM opt_bounds s JOIN opt_bounds b ON b.workload_id = s.workload_id AND b.lower_bound IS NOT NULL
+ GROUP BY s.name ORDER BY s.name;
+-- which methods store one: gaussian_optimal its dual value, eigen and eigen_design the SVD bound
+SELECT method, count(*) AS bounds, bool_and(abs(lower_bound / svdb - 1) < 1e-9) AS bound_is_svdb
+  FROM opt_bounds WHERE lower_bound IS NOT NULL GROUP BY method ORDER BY method;
 
 -- Above n = 1024 the eigendecomposition runs as LAPACK's stages (cancellable between them).
 -- Prefix(1100): its singular values are 1 / (2 sin((2k - 1) pi / (2 (2n + 1)))), k = 1 .. n, so the
