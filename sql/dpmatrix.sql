@@ -323,8 +323,9 @@ CREATE TABLE dpm.strategies (
   -- with the L1 sensitivity for Laplace noise and L2 for Gaussian
   ratio_to_bound  float8,                -- NULL when the bound is 0 (a workload of zero queries)
   iterations      int NOT NULL DEFAULT 0,
-  -- iterative optimizers: a certified lower bound on L2 sensitivity^2 profile_trace over all
-  -- strategies (the dual value), NULL otherwise
+  -- a proven lower bound on L2 sensitivity^2 profile_trace over all strategies: the dual value
+  -- of gaussian_optimal, the SVD bound for eigen and eigen_design (src/strategy/gram.c); NULL
+  -- for the other methods
   lower_bound     float8,
   optimize_ms     float8 NOT NULL,
   -- dense strategies: A's pseudo-inverse and each query's w (A^T A)^+ w^T, so that a release
@@ -1107,7 +1108,7 @@ BEGIN
   IF weights IS NOT NULL AND (array_ndims(weights) <> 1 OR array_length(weights, 1) <> array_length(w, 1)
                               OR EXISTS (SELECT 1 FROM unnest(weights) v
                                           WHERE v IS NULL OR NOT dpm._finite(v) OR v < 1e-100 OR v > 1e100)) THEN
-    RAISE EXCEPTION 'weights must be one positive finite number per query (%)', array_length(w, 1)
+    RAISE EXCEPTION 'weights must be one number in [1e-100, 1e100] per query (%)', array_length(w, 1)
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
   RETURN dpm._store_workload(name, dom, NULL, w,
