@@ -294,6 +294,8 @@ strategy_from_args(FunctionCallInfo fcinfo, int off, int *sizes, int d)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown HDMM strategy kind \"%s\"", kind),
 				 errhint("Kinds: kronecker, factors, marginals.")));
+	/* every use sees the matrix that is measured (sampler.c, section 0) */
+	hdmm_quantize(s);
 	return s;
 }
 
