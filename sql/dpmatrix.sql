@@ -99,6 +99,18 @@ CREATE FUNCTION dpm._mechanism_cached(w float8[], a float8[], pinv float8[], pro
                                       inference text DEFAULT 'ls', confidence float8 DEFAULT 0.95)
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 AS 'MODULE_PATHNAME', 'dpm_mechanism_cached' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
+-- Internal, for tests (src/mechanism/exact.c): what the mechanism measures before any noise.
+CREATE FUNCTION dpm._exact_matvec(a float8[], x float8[], grid_exp int,
+                                  OUT units numeric[], OUT l1 float8, OUT l2 float8)
+AS 'MODULE_PATHNAME', 'dpm_exact_matvec' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dpm._exact_matvec(float8[], float8[], int) IS
+  'internal to dpmatrix (tests), not a stable interface: the exact strategy answers a x that the mechanism adds noise to, a quantized as measured and x integer counts, rounded to the grid 2^grid_exp (halves up) in grid units, and the L1 and L2 sensitivity bounds the noise is calibrated for';
+CREATE FUNCTION dpm._hdmm_exact_matvec(sizes int[], kind text, p int[], theta float8[], weights float8[],
+                                       x float8[], grid_exp int,
+                                       OUT units numeric[], OUT l1 float8, OUT l2 float8)
+AS 'MODULE_PATHNAME', 'dpm_hdmm_exact_matvec' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION dpm._hdmm_exact_matvec(int[], text, int[], float8[], float8[], float8[], int) IS
+  'internal to dpmatrix (tests), not a stable interface: dpm._exact_matvec for an HDMM strategy (sizes, kind, p, theta, weights as in dpm.hdmm_strategy)';
 CREATE FUNCTION dpm._strategy_memory_mb(method text, m int, n int) RETURNS float8
 AS 'MODULE_PATHNAME', 'dpm_strategy_memory_mb' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION dpm._strategy_cache(w float8[], a float8[], OUT pinv float8[], OUT profile float8[])

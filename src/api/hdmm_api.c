@@ -294,6 +294,8 @@ strategy_from_args(FunctionCallInfo fcinfo, int off, int *sizes, int d)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown HDMM strategy kind \"%s\"", kind),
 				 errhint("Kinds: kronecker, factors, marginals.")));
+	/* every use sees the matrix that is measured (sampler.c, section 0) */
+	hdmm_quantize(s);
 	return s;
 }
 
@@ -447,6 +449,55 @@ dpm_hdmm_mechanism(PG_FUNCTION_ARGS)
 	rel = run_hdmm_mechanism(s, w.kg, w.blocks, w.m, x, epsilon, delta, rho, scale, inference_arg(fcinfo, 15),
 							 confidence_arg(fcinfo, 16));
 	return release_rows(fcinfo, rel);
+}
+
+/*
+ * dpm._hdmm_exact_matvec(sizes, kind, p, theta, weights, x, grid_exp):
+ * internal, for tests.  dpm._exact_matvec for an HDMM strategy: its exact
+ * answers on x before noise, in units of the grid 2^grid_exp, and the
+ * sensitivity bounds (L1, L2) the mechanism calibrates for.
+ */
+PG_FUNCTION_INFO_V1(dpm_hdmm_exact_matvec);
+Datum
+dpm_hdmm_exact_matvec(PG_FUNCTION_ARGS)
+{
+	ArrayType  *sizes_arr;
+	HdmmStrategy *s;
+	double	   *x;
+	int			n,
+				e;
+	double		cells = 1.0;
+	ExactAnswers *v;
+	Datum	   *units;
+	TupleDesc	tupdesc;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(5) || PG_ARGISNULL(6))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("sizes, x and grid_exp must not be NULL")));
+	sizes_arr = sizes_arg(fcinfo, 0);
+	s = strategy_from_args(fcinfo, 1, (int *) ARR_DATA_PTR(sizes_arr), ARR_DIMS(sizes_arr)[0]);
+	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(5), "x", &n);
+	e = PG_GETARG_INT32(6);
+	for (int a = 0; a < s->nattrs; a++)
+		cells *= s->sizes[a];
+	if (n != cells)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("x has %d values but the domain has %.0f cells", n, cells)));
+	v = hdmm_measure_exact(s, exact_counts(x, n));
+	units = palloc(sizeof(Datum) * Max(v->m, 1));
+	for (int i = 0; i < v->m; i++)
+		units[i] = DirectFunctionCall3(numeric_in, CStringGetDatum(exact_grid_units(v, i, e)),
+									   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	values[0] = PointerGetDatum(construct_array(units, v->m, NUMERICOID, -1, false, TYPALIGN_INT));
+	values[1] = Float8GetDatum(hdmm_sensitivity_bound(s, 1));
+	values[2] = Float8GetDatum(hdmm_sensitivity_bound(s, 2));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }
 
 /* dpm._spec_matvec(spec, domain..., x): W x from the spec's blocks, without W */

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "access/htup_details.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
@@ -15,6 +16,7 @@
 #include "api/array.h"
 #include "mechanism/calibrate.h"
 #include "mechanism/error.h"
+#include "mechanism/exact.h"
 #include "mechanism/mechanism.h"
 #include "mechanism/sampler.h"
 
@@ -346,4 +348,47 @@ dpm_matvec(PG_FUNCTION_ARGS)
 	y = palloc(sizeof(double) * Max(w->rows, 1));
 	mat_vec(w, false, x, y);
 	PG_RETURN_ARRAYTYPE_P(vec_to_array(y, w->rows));
+}
+
+/*
+ * dpm._exact_matvec(a, x, grid_exp): internal, for tests.  What the
+ * mechanism measures before any noise: A x exactly for the quantized a and
+ * integer x, rounded to the grid 2^grid_exp (halves up), in grid units; and
+ * the sensitivity bounds it would calibrate for (L1, L2).
+ */
+PG_FUNCTION_INFO_V1(dpm_exact_matvec);
+Datum
+dpm_exact_matvec(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
+	const Mat  *at = array_view_transposed(arr, "a");
+	int			n;
+	double	   *x = array_to_vec(PG_GETARG_ARRAYTYPE_P(1), "x", &n);
+	int			e = PG_GETARG_INT32(2);
+	int64	   *counts;
+	ExactAnswers *v;
+	double		l1,
+				l2;
+	Datum	   *units;
+	TupleDesc	tupdesc;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (n != at->rows)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("x has %d values but the matrix has %d columns", n, at->rows)));
+	counts = exact_counts(x, n);
+	(void) exact_matvec(at, counts, 2, &l2);
+	v = exact_matvec(at, counts, 1, &l1);
+	units = palloc(sizeof(Datum) * Max(v->m, 1));
+	for (int i = 0; i < v->m; i++)
+		units[i] = DirectFunctionCall3(numeric_in, CStringGetDatum(exact_grid_units(v, i, e)),
+									   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	values[0] = PointerGetDatum(construct_array(units, v->m, NUMERICOID, -1, false, TYPALIGN_INT));
+	values[1] = Float8GetDatum(l1);
+	values[2] = Float8GetDatum(l2);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }

@@ -7,6 +7,7 @@
 
 #include "inference/nnls.h"
 #include "linalg/linalg.h"
+#include "mechanism/exact.h"
 #include "workload/workload.h"
 
 typedef struct PIdentityWork PIdentityWork;
@@ -76,6 +77,17 @@ extern double *hdmm_solve(const HdmmStrategy *s, const double *y);
 extern double *hdmm_profile(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, double m);
 /* W x for the same workload */
 extern double *hdmm_workload_apply(const KronGram *kg, Mat ***blocks, double m, const double *x);
+
+/*
+ * exact_measure.c: a strategy as it is measured.  hdmm_quantize puts it on
+ * the dyadic grids of mechanism/exact.h (whoever reads a stored strategy
+ * calls it, so every use sees the measured matrix); hdmm_measure_exact is
+ * A x exactly for integer counts x; hdmm_sensitivity_bound an upper bound,
+ * proven, of the quantized strategy's sensitivity (p = 1 or 2).
+ */
+extern void hdmm_quantize(HdmmStrategy *s);
+extern ExactAnswers *hdmm_measure_exact(const HdmmStrategy *s, const int64 *x);
+extern double hdmm_sensitivity_bound(const HdmmStrategy *s, int p);
 
 /* the mechanism with an HDMM strategy: as run_mechanism (mechanism.h) */
 extern struct Release *run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks,

@@ -504,8 +504,12 @@ run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, dou
 			   *y,
 			   *xhat;
 	double		rows = hdmm_rows(s);
+	int64	   *counts;
+	ExactAnswers *exact;
+	double		sens;
 
 	mat_check_size(rows, 1, "strategy answers");
+	counts = exact_counts(x, (int) cells(s));
 	if (confidence != NO_INTERVALS && MECHANISM_LAPLACE(delta, rho))
 	{
 		(void) interval_rank(confidence, dpm_ci_draws);
@@ -513,9 +517,15 @@ run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, dou
 	}
 	/* every query answerable, before any noise exists */
 	profile = hdmm_profile(s, kg, blocks, m);
-	y = hdmm_measure(s, x);
-	rel->noise_var = mechanism_noise(y, (int) rows, sens_scale * hdmm_sensitivity(s, 1),
-									 sens_scale * hdmm_sensitivity(s, 2), epsilon, delta, rho, &law);
+	/* A x exactly (sampler.c, section 0), noise for the quantized strategy's sensitivity */
+	exact = hdmm_measure_exact(s, counts);
+	pfree(counts);
+	sens = hdmm_sensitivity_bound(s, MECHANISM_LAPLACE(delta, rho) ? 1 : 2);
+	y = palloc_extended(sizeof(double) * Max((size_t) rows, 1), MCXT_ALLOC_HUGE);
+	rel->noise_var = mechanism_noise(exact, y, scaled_sensitivity(sens, sens_scale), epsilon, delta,
+									 rho, &law);
+	pfree(exact->data);
+	pfree(exact);
 	xhat = hdmm_solve(s, y);
 	if (inference != INFERENCE_LS)
 	{

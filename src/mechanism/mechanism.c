@@ -13,26 +13,40 @@
 
 #include "mechanism/calibrate.h"
 #include "mechanism/error.h"
+#include "mechanism/exact.h"
 #include "mechanism/interval.h"
 #include "mechanism/mechanism.h"
 #include "mechanism/sampler.h"
 
 double
-mechanism_noise(double *y, int m, double l1, double l2, double epsilon, double delta, double rho,
-				LaplaceLaw *law)
+mechanism_noise(const ExactAnswers *v, double *out, double sens, double epsilon, double delta,
+				double rho, LaplaceLaw *law)
 {
-	for (int i = 0; i < m; i++)
-		if (!isfinite(y[i]))
+	/*
+	 * Far beyond any count times any strategy entry dpmatrix accepts (checked
+	 * only when the answers' width allows it); keeps the outputs finite.
+	 */
+	for (int i = 0; i < v->m && 64 * v->words + v->exp > 1000; i++)
+		if (exact_log2(v, i) > 1000)
 			ereport(ERROR,
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 					 errmsg("strategy answer %d is not a finite number", i + 1),
 					 errdetail("The data vector or the strategy holds values too large to combine.")));
 	law->t = 0.0;
 	if (rho > 0.0)
-		return dpm_gaussian_mechanism(y, m, l2, zcdp_sigma(rho, l2));
+		return dpm_gaussian_mechanism(v, sens, zcdp_sigma(rho, sens), out);
 	if (delta == 0.0)
-		return dpm_laplace_mechanism(y, m, l1, epsilon, law);
-	return dpm_gaussian_mechanism(y, m, l2, gaussian_sigma(epsilon, delta, l2));
+		return dpm_laplace_mechanism(v, sens, epsilon, law, out);
+	return dpm_gaussian_mechanism(v, sens, gaussian_sigma(epsilon, delta, sens), out);
+}
+
+double
+scaled_sensitivity(double sens, double sens_scale)
+{
+	double		s = sens * sens_scale;
+
+	/* an upper bound stays one: the product may have rounded down */
+	return sens_scale == 1.0 ? s : nextafter(s, INFINITY);
 }
 
 StrategyCache *
@@ -62,12 +76,18 @@ run_mechanism(const Mat *w, const Mat *at, const StrategyCache *cache, const dou
 	int			m = at->cols,
 				n = at->rows;
 	Mat		   *a = NULL;		/* A itself, only where a factorization needs it */
+	int64	   *counts;
+	ExactAnswers *exact;
+	double		sens;
 
 	if (w->cols != n)
 		elog(ERROR, "run_mechanism: workload has %d cells, strategy %d", w->cols, n);
+	counts = exact_counts(x, n);
 	if (cache == NULL)
 	{
+		/* reconstruct through the matrix that is measured: the quantized one */
 		a = mat_transpose(at);
+		exact_quantize(a->data, (size_t) a->rows * a->cols);
 		cache = strategy_cache(w, a);
 	}
 	else if (cache->pinv->rows != n || cache->pinv->cols != m)
@@ -77,10 +97,14 @@ run_mechanism(const Mat *w, const Mat *at, const StrategyCache *cache, const dou
 		(void) interval_rank(confidence, dpm_ci_draws);
 	CHECK_FOR_INTERRUPTS();
 
+	/* y = A x exactly, plus noise for the sensitivity of the quantized A */
+	exact = exact_matvec(at, counts, MECHANISM_LAPLACE(delta, rho) ? 1 : 2, &sens);
 	y = palloc(sizeof(double) * Max(m, 1));
-	mat_vec(at, true, x, y);	/* y = A x */
-	rel->noise_var = mechanism_noise(y, m, sens_scale * mat_max_row_norm(at, 1),
-									 sens_scale * mat_max_row_norm(at, 2), epsilon, delta, rho, &law);
+	rel->noise_var = mechanism_noise(exact, y, scaled_sensitivity(sens, sens_scale), epsilon, delta,
+									 rho, &law);
+	pfree(exact->data);
+	pfree(exact);
+	pfree(counts);
 
 	/* x_hat = A^+ y, the minimum-norm least-squares solution */
 	xhat = palloc0(sizeof(double) * Max(n, 1));
@@ -89,7 +113,12 @@ run_mechanism(const Mat *w, const Mat *at, const StrategyCache *cache, const dou
 	{
 		LinOp		op;
 
-		linop_dense(&op, a ? a : (a = mat_transpose(at)));
+		if (a == NULL)
+		{
+			a = mat_transpose(at);
+			exact_quantize(a->data, (size_t) a->rows * a->cols);
+		}
+		linop_dense(&op, a);
 		inference_apply(inference, &op, y, xhat);
 	}
 

@@ -38,8 +38,10 @@ typedef struct StrategyCache
  * contribute several rows).  inference chooses the estimate of x from the
  * noisy answers (least squares, or non-negative); the standard errors and
  * interval half-widths at confidence (see interval.h) are least squares' in
- * every case.  cache: strategy_cache(w, A), or NULL to compute it here.
- * Every check that can fail runs before any noise is drawn.
+ * every case.  cache: strategy_cache(w, A), or NULL to compute it here
+ * (from A quantized as it is measured; exact.h).  x must hold integer counts
+ * (exact_counts); A x is computed exactly.  Every check that can fail runs
+ * before any noise is drawn.
  */
 extern Release *run_mechanism(const Mat *w, const Mat *at, const StrategyCache *cache,
 							  const double *x, double epsilon, double delta, double rho,
@@ -54,13 +56,18 @@ extern Release *run_mechanism(const Mat *w, const Mat *at, const StrategyCache *
 extern StrategyCache *strategy_cache(const Mat *w, const Mat *a);
 
 /*
- * Add the noise in place to the m exact strategy answers y, for sensitivities
- * l1 and l2 (already scaled); returns its variance per answer, and in *law
- * the law of Laplace noise (t = 0 for Gaussian).  Refuses answers that are
- * not finite, before any noise is drawn.
+ * The noisy answers out (v->m of them) from the exact strategy answers v
+ * (exact.h), for sens, an upper bound of the measured matrix's sensitivity
+ * in the norm of the noise (L1 for Laplace, see MECHANISM_LAPLACE; L2
+ * otherwise), already scaled; returns the noise variance per answer, and in
+ * *law the law of Laplace noise (t = 0 for Gaussian).  Refuses answers too
+ * large for a double, before any noise is drawn.
  */
-extern double mechanism_noise(double *y, int m, double l1, double l2, double epsilon,
+extern double mechanism_noise(const ExactAnswers *v, double *out, double sens, double epsilon,
 							  double delta, double rho, LaplaceLaw *law);
+
+/* sens * sens_scale, rounded up: still an upper bound */
+extern double scaled_sensitivity(double sens, double sens_scale);
 
 /* true when these privacy arguments call for Laplace noise */
 #define MECHANISM_LAPLACE(delta, rho) (!((rho) > 0.0) && (delta) == 0.0)

@@ -8,11 +8,63 @@
  * enough to rebuild a database.  Here every random decision is made in
  * integer arithmetic (the samplers of Canonne, Kamath & Steinke, "The
  * Discrete Gaussian for Differential Privacy", NeurIPS 2020, hereafter CKS),
- * the noise is an exact integer Z, and the released double is a fixed
- * function of the exact integer (rounded answer + Z).  Floating point only
- * chooses parameters that depend on no data (grid, t, S), always rounded up.
+ * the noise is an exact integer Z, the answer it is added to is exact
+ * (section 0), and the released double is a fixed function of the exact
+ * integer (rounded answer + Z).  Floating point only chooses parameters that
+ * depend on no data (grid, t, S, the sensitivity's rounding up), always
+ * rounded up.
  *
  * PROOF SKETCH
+ *
+ * 0. Exact answers (mechanism/exact.c, hdmm/exact_measure.c).  Sections 5
+ *    and 6 need v = A x exactly, for the matrix A actually measured, and an
+ *    upper bound D of that A's sensitivity.  So:
+ *    - x holds integer counts with |x_j| <= 2^53; anything else is refused
+ *      before noise exists (a release's counts always qualify).
+ *    - A is quantized: a_ij = q_ij 2^K with integers |q_ij| <= 2^40,
+ *      K = ceil(log2 max |a_ij|) - 40 (entries move by at most 2^-41 of the
+ *      largest).  Dense strategies are quantized when built (every method
+ *      of build_strategy), so the stored matrix, its pseudo-inverse and its
+ *      profile are those of the measured matrix (quantizing again is the
+ *      identity: the second K is K or K - 1, a finer grid holding the same
+ *      values).  Any other matrix (dpm.mechanism's argument, a fitness
+ *      strategy, one stored before quantization) is quantized as it is read
+ *      and its answers are those of the quantized matrix: the privacy
+ *      argument is the same; only a pseudo-inverse stored for the
+ *      unquantized matrix reconstructs with a bias of at most
+ *      ||A^+|| ||A_q - A|| ||x||, a relative 2^-41 (dpm.mechanism builds its
+ *      own from the quantized matrix).
+ *      HDMM strategies are quantized as they are read (each Kronecker factor
+ *      on its own grid 2^K_a, the marginal weights on one grid), by every
+ *      function that reads them, so measurement, reconstruction, profile and
+ *      sensitivity all see the same matrix.
+ *    - S_i = sum_j q_ij x_j is summed in integers, v_i = S_i 2^K exactly.
+ *      Dense: 128-bit accumulators, |q_ij x_j| <= 2^93 and n < 2^31 terms, so
+ *      |S_i| < 2^124.  Marginals: integer marginal counts c (|c| < 2^84)
+ *      times the weight's q_b, below 2^124.  Kronecker A_1 x ... x A_d:
+ *      |S_i| <= B = 2^53 prod_a max_r sum_j |q_a,rj| for every admissible x
+ *      (a bound that depends on no data); S is computed mode by mode modulo
+ *      k primes p_t in (2^61, 2^62) with 61 k > log2 B + 1, and recovered by
+ *      Chinese remaindering (Garner) from the symmetric range
+ *      |S| <= (prod p_t - 1) / 2, which contains [-B, B].
+ *    - D is the quantized matrix's largest column norm from exact integer
+ *      column sums sum_i |q_ij| (L1) or sum_i q_ij^2 (L2), converted to a
+ *      double rounded up (the square root then rounded up): D >= ||A e_j||
+ *      for every j.  Kronecker: a column of the product is the product of
+ *      the factors' columns, so its norm is the product of their norms, each
+ *      factor's bound rounded up and every product rounded up.  Marginals:
+ *      each cell is in one query of each marginal, so the norms are
+ *      sum_b |w_b| and sqrt(sum_b w_b^2), likewise exact and rounded up.
+ *      D times c (below) is rounded up too.
+ *    Then for neighbours x, x' (integer vectors with ||x - x'||_1 <= c, c the
+ *    privacy unit's contributions, by which D is scaled),
+ *    ||v - v'||_p <= c D exactly, with no floating-point term: the argument
+ *    below holds for every such pair, whatever the counts' size.  The
+ *    rounding R_i = round(v_i / g) = floor(S_i 2^(K - e) + 1/2) is a shift
+ *    of the exact integer S_i, and the output is computed from the exact
+ *    integer R_i + Z_i (section 5).  dpm.mechanism takes the caller's x
+ *    through the same code: the guarantee there is the same, for integer
+ *    count vectors, and other x are refused.
  *
  * 1. Bits.  pg_strong_random (OpenSSL's CSPRNG, or /dev/urandom) is read in
  *    4 kB blocks and its bits are assumed independent and fair (the usual
@@ -51,10 +103,12 @@
  *    ||R - R'||_1 <= D/g + m.  With Z_i independent discrete Laplace(t),
  *    P[R + Z = w] / P[R' + Z = w] = exp((||w - R'||_1 - ||w - R||_1) / t)
  *    <= exp(||R - R'||_1 / t) <= e^epsilon once t >= (D/g + m) / epsilon.
- *    The released double is fl(g R_i + g Z_i): both addends are exact
- *    doubles (|Z_i| < 2^53; when |v_i| >= 2^52 g, v_i is already on the grid
- *    and g R_i = v_i), and IEEE addition is correctly rounded, so the output
- *    is a fixed function of the exact integer R_i + Z_i: post-processing.
+ *    R_i is computed exactly from S_i (section 0), R_i + Z_i in integers of
+ *    a few words, and the released double is the double nearest to
+ *    g (R_i + Z_i) (the top 63 bits with a sticky bit for the rest, one
+ *    correctly rounded conversion, an exact power-of-two scaling: results
+ *    are normal doubles since g >= 2^-705): a fixed function of the exact
+ *    integer R_i + Z_i, so post-processing.
  *
  * 6. Gaussian mechanism.  Each rounding error lies in [-g/2, g/2], so
  *    ||R - R'||_2 <= (D + sqrt(m) g) / g in grid units.  The analytic
@@ -103,8 +157,13 @@
  *    r = sqrt(m) (sigma/D) 2^-27 at most (2^-26 on the fallback grid), plus
  *    kappa (refused above 1/256, i.e. once sqrt(m) sigma/D passes 7e6-1e7).  The finer grids that would
  *    make these costs smaller need wider than 128-bit arithmetic.
+ *    Rounding: R_i + Z_i takes the answer's words plus 2 plus
+ *    ceil((K - e) / 64) words, refused above 128 (K - e is about
+ *    log2 epsilon: a data-independent condition, checked before any draw).
  *
- * Sampling time depends only on the random bits, never on the data.  The
+ * Sampling time depends only on the random bits, never on the data; the
+ * exact products and roundings run the same loops whatever the counts (only
+ * the search for an answer's top word varies, by nanoseconds).  The
  * random block is per backend; the postmaster never draws, so no two
  * processes start from the same buffered bits.
  */
@@ -117,6 +176,7 @@
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
 
+#include "mechanism/exact.h"
 #include "mechanism/sampler.h"
 
 #ifndef HAVE_INT128
@@ -370,25 +430,21 @@ ceil_with_margin(double x)
 }
 
 /*
- * Round each value to the grid 2^e and add 2^e times fresh noise.  Values of
- * magnitude >= 2^52 g are already multiples of g.  The sum is one correctly
- * rounded IEEE addition of two exact doubles (see 5 above).
+ * Round each exact answer to the grid 2^e and add 2^e times fresh noise, in
+ * integers; one correct rounding to a double at the end (see 5 above).
  */
 static void
-add_grid_noise(double *v, int m, int e, bool gaussian, uint64 param)
+add_grid_noise(const ExactAnswers *v, int e, bool gaussian, uint64 param, double *out)
 {
-	double		big = ldexp(1.0, 52 + e);
-
-	for (int i = 0; i < m; i++)
+	/* a grid too fine for the answers is refused now, not after some noise was drawn */
+	(void) exact_grid_words(v, e);
+	for (int i = 0; i < v->m; i++)
 	{
-		double		r = v[i];
 		int64		z;
 
 		CHECK_FOR_INTERRUPTS();
-		if (fabs(r) < big)
-			r = ldexp(rint(ldexp(r, -e)), e) + 0.0;	/* + 0.0: no negative zero */
 		z = gaussian ? discrete_gaussian(param) : discrete_laplace(param);
-		v[i] = r + ldexp((double) z, e);
+		out[i] = exact_round_noisy(v, i, e, z);
 	}
 }
 
@@ -402,8 +458,10 @@ discrete_laplace_variance(uint64 t)
 }
 
 double
-dpm_laplace_mechanism(double *v, int m, double l1_sens, double epsilon, LaplaceLaw *law)
+dpm_laplace_mechanism(const ExactAnswers *v, double l1_sens, double epsilon, LaplaceLaw *law,
+					  double *out)
 {
+	int			m = v->m;
 	double		b;
 	int			e;
 	uint64		t;
@@ -433,7 +491,7 @@ dpm_laplace_mechanism(double *v, int m, double l1_sens, double epsilon, LaplaceL
 				 errhint("Use a larger epsilon or a strategy with fewer rows.")));
 	t = ceil_with_margin((ldexp(l1_sens, -e) + (double) m) / epsilon);
 	Assert(t <= LAPLACE_MAX_T);
-	add_grid_noise(v, m, e, false, t);
+	add_grid_noise(v, e, false, t, out);
 	if (law)
 	{
 		law->grid_exp = e;
@@ -480,8 +538,9 @@ gaussian_grid_fits(double sigma, double l2_sens, int m, int e, uint64 *s2)
 }
 
 double
-dpm_gaussian_mechanism(double *v, int m, double l2_sens, double sigma)
+dpm_gaussian_mechanism(const ExactAnswers *v, double l2_sens, double sigma, double *out)
 {
+	int			m = v->m;
 	int			e0,
 				e;
 	uint64		s2 = 0;
@@ -506,7 +565,7 @@ dpm_gaussian_mechanism(double *v, int m, double l2_sens, double sigma)
 						m, sigma / l2_sens),
 				 errdetail("Rounding to the sampler's grid would inflate the noise by more than a few percent."),
 				 errhint("Use a larger epsilon or delta, or a strategy with fewer rows.")));
-	add_grid_noise(v, m, e, true, s2);
+	add_grid_noise(v, e, true, s2, out);
 	return ldexp((double) s2, 2 * e);
 }
 

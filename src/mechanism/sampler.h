@@ -7,12 +7,16 @@
 #ifndef DPM_SAMPLER_H
 #define DPM_SAMPLER_H
 
+#include "mechanism/exact.h"
+
 /*
- * Laplace mechanism: epsilon-DP for L1 sensitivity l1_sens of v (m values,
- * modified in place).  Rounds v to a grid of spacing g = 2^k and adds g Z,
- * Z ~ DiscreteLaplace(t) with t >= (l1_sens / g + m) / epsilon: rounding
- * moves each coordinate of each of two neighbouring inputs by at most g / 2,
- * so the rounded answers are at most l1_sens + m g apart in L1.
+ * Laplace mechanism: epsilon-DP for L1 sensitivity l1_sens of the exact
+ * answers v (v->m of them; exact.h), written to out.  Rounds v exactly to a
+ * grid of spacing g = 2^k and adds g Z, Z ~ DiscreteLaplace(t) with
+ * t >= (l1_sens / g + m) / epsilon: rounding moves each coordinate of each
+ * of two neighbouring inputs by at most g / 2, so the rounded answers are at
+ * most l1_sens + m g apart in L1.  l1_sens must bound the L1 distance of the
+ * exact answers of neighbours (no floating-point error is left to cover).
  * Returns the per-coordinate variance of the noise actually added,
  * g^2 * 2 e^{-1/t} / (1 - e^{-1/t})^2, and its law in *law (when not NULL).
  */
@@ -22,8 +26,8 @@ typedef struct LaplaceLaw
 	double		t;				/* ... DiscreteLaplace(t); t = 0: no Laplace noise */
 } LaplaceLaw;
 
-extern double dpm_laplace_mechanism(double *v, int m, double l1_sens, double epsilon,
-									LaplaceLaw *law);
+extern double dpm_laplace_mechanism(const ExactAnswers *v, double l1_sens, double epsilon,
+									LaplaceLaw *law, double *out);
 
 /*
  * n plain draws from law with pg_prng (not pg_strong_random): for simulating
@@ -34,13 +38,15 @@ extern void dpm_simulate_laplace(const LaplaceLaw *law, struct pg_prng_state *rn
 
 /*
  * Gaussian mechanism with standard deviation at least sigma, where sigma is
- * the caller's calibration for L2 sensitivity l2_sens.  Rounds v to a grid
- * g = 2^k, inflates sigma by (l2_sens + sqrt(m) g) / l2_sens to cover the
- * rounding (and by a further relative term far below that one for the
- * discrete-versus-continuous gap), then adds g Z, Z ~ DiscreteGaussian(S)
- * with S = ceil((sigma' / g)^2).  Returns the noise variance g^2 S.
+ * the caller's calibration for L2 sensitivity l2_sens of the exact answers
+ * v.  Rounds v exactly to a grid g = 2^k, inflates sigma by
+ * (l2_sens + sqrt(m) g) / l2_sens to cover the rounding (and by a further
+ * relative term far below that one for the discrete-versus-continuous gap),
+ * then adds g Z, Z ~ DiscreteGaussian(S) with S = ceil((sigma' / g)^2),
+ * writing the results to out.  Returns the noise variance g^2 S.
  */
-extern double dpm_gaussian_mechanism(double *v, int m, double l2_sens, double sigma);
+extern double dpm_gaussian_mechanism(const ExactAnswers *v, double l2_sens, double sigma,
+									 double *out);
 
 /*
  * Plain draws on the grid, for tests and dpm.noise: Laplace of scale b,

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "hdmm/hdmm.h"
+#include "mechanism/exact.h"
 #include "strategy/strategy.h"
 
 static Mat *
@@ -131,5 +132,8 @@ build_strategy(const Mat *w, const char *method, const StrategyOptions *opts, Op
 	}
 	if (opts->augment)
 		a = strategy_augment(a, opts->augment);
+	/* stored as it will be measured: on the exact mechanism's grid (mechanism/exact.h) */
+	if (a != NULL)
+		exact_quantize(a->data, (size_t) a->rows * a->cols);
 	return a;
 }

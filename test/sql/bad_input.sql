@@ -54,7 +54,11 @@ SELECT * FROM dpm.mechanism(NULL, '{{1}}', '{5}', 1);
 -- absurd magnitudes: out of the samplers' range, or overflowing the strategy answers
 SELECT * FROM dpm.mechanism('{{1,1}}', '{{1e308,1e308}}', '{1,1}', 1);
 SELECT * FROM dpm.mechanism('{{1,1}}', '{{1,1}}', '{1e308,1e308}', 1);
-SELECT query, abs(answer / 2e90 - 1) < 1e-12 AS large_but_fine FROM dpm.mechanism('{{1,1}}', '{{1,1}}', '{1e90,1e90}', 1);
+-- counts are measured exactly (src/mechanism/exact.c): whole numbers up to 2^53
+SELECT * FROM dpm.mechanism('{{1,1}}', '{{1,1}}', '{1e90,1e90}', 1);
+SELECT * FROM dpm.mechanism('{{1,1}}', '{{1,1}}', '{1,2.5}', 1);
+SELECT query, abs(answer / 2 ^ 54 - 1) < 1e-12 AS large_but_fine
+  FROM dpm.mechanism('{{1,1}}', '{{1,1}}', ARRAY[2 ^ 53, 2 ^ 53], 1);
 SELECT dpm.sensitivity('{{1e101}}');
 SELECT dpm.sensitivity('{{1.0000000000000002e100}}');
 SELECT * FROM dpm.mechanism('{{1,1}}', '{{1,1}}', '{1,1}', 1e-300);
