@@ -21,25 +21,26 @@ dpm_in_this_transaction(PG_FUNCTION_ARGS)
 
 /*
  * dpm._check_noise(rows, l1, l2, epsilon, delta, rho): the sampler's own
- * checks for a release of rows strategy answers, run through the very call a
- * release makes (mechanism_noise) on answers of zero; the noise drawn here is
- * thrown away.  NULL epsilon or rho: not given.
+ * checks for a release of rows strategy answers (mechanism_check: the code
+ * the release runs, drawing nothing).  NULL epsilon or rho: not given.  The
+ * release calibrates for the exact sensitivity of the quantized strategy
+ * (exact.h), within a relative 2^-40 of the stored one: checked at both
+ * ends of a wider interval, so that a release is not refused after its
+ * charge on that difference.
  */
 PG_FUNCTION_INFO_V1(dpm_check_noise);
 Datum
 dpm_check_noise(PG_FUNCTION_ARGS)
 {
-	int			rows;
-	double	   *zeros;
-	LaplaceLaw	law;
+	double		epsilon = PG_ARGISNULL(3) ? 0.0 : PG_GETARG_FLOAT8(3);
+	double		delta = PG_GETARG_FLOAT8(4);
+	double		rho = PG_ARGISNULL(5) ? 0.0 : PG_GETARG_FLOAT8(5);
+	double		sens;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(4))
 		elog(ERROR, "dpm._check_noise: NULL rows, sensitivity or delta");
-	rows = PG_GETARG_INT32(0);
-	zeros = palloc0(sizeof(double) * Max(rows, 1));
-	(void) mechanism_noise(zeros, rows, PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2),
-						   PG_ARGISNULL(3) ? 0.0 : PG_GETARG_FLOAT8(3), PG_GETARG_FLOAT8(4),
-						   PG_ARGISNULL(5) ? 0.0 : PG_GETARG_FLOAT8(5), &law);
-	pfree(zeros);
+	sens = MECHANISM_LAPLACE(delta, rho) ? PG_GETARG_FLOAT8(1) : PG_GETARG_FLOAT8(2);
+	mechanism_check(PG_GETARG_INT32(0), sens * (1 - 1.0 / (1 << 20)), epsilon, delta, rho);
+	mechanism_check(PG_GETARG_INT32(0), sens * (1 + 1.0 / (1 << 20)), epsilon, delta, rho);
 	PG_RETURN_VOID();
 }

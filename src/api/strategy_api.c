@@ -17,6 +17,7 @@
 #include "api/fitness_api.h"
 #include "api/options.h"
 #include "mechanism/calibrate.h"
+#include "mechanism/exact.h"
 #include "strategy/strategy.h"
 
 static const char *const augment_choices[] = {"none", "l1", "l2", NULL};
@@ -53,6 +54,8 @@ strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 		FitnessRun	run;
 
 		a = fitness_from_options(w, options, &run);
+		/* stored as it will be measured, as build_strategy stores the others */
+		exact_quantize(a->data, (size_t) a->rows * a->cols);
 		rep->iterations = run.rep.iterations;
 		rep->objective = run.rep.cost2;
 		rep->lower_bound = NAN;

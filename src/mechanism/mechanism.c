@@ -40,6 +40,17 @@ mechanism_noise(const ExactAnswers *v, double *out, double sens, double epsilon,
 	return dpm_gaussian_mechanism(v, sens, gaussian_sigma(epsilon, delta, sens), out);
 }
 
+void
+mechanism_check(int m, double sens, double epsilon, double delta, double rho)
+{
+	if (rho > 0.0)
+		dpm_gaussian_check(m, sens, zcdp_sigma(rho, sens));
+	else if (delta == 0.0)
+		dpm_laplace_check(m, sens, epsilon);
+	else
+		dpm_gaussian_check(m, sens, gaussian_sigma(epsilon, delta, sens));
+}
+
 double
 scaled_sensitivity(double sens, double sens_scale)
 {

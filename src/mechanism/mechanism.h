@@ -66,6 +66,12 @@ extern StrategyCache *strategy_cache(const Mat *w, const Mat *a);
 extern double mechanism_noise(const ExactAnswers *v, double *out, double sens, double epsilon,
 							  double delta, double rho, LaplaceLaw *law);
 
+/*
+ * The sampler's checks of mechanism_noise for m answers of sensitivity sens
+ * (the one of the noise these arguments call for), drawing nothing.
+ */
+extern void mechanism_check(int m, double sens, double epsilon, double delta, double rho);
+
 /* sens * sens_scale, rounded up: still an upper bound */
 extern double scaled_sensitivity(double sens, double sens_scale);
 

@@ -457,14 +457,14 @@ discrete_laplace_variance(uint64 t)
 	return 2.0 * exp(-1.0 / (double) t) / (one_minus_q * one_minus_q);
 }
 
-double
-dpm_laplace_mechanism(const ExactAnswers *v, double l1_sens, double epsilon, LaplaceLaw *law,
-					  double *out)
+/*
+ * The Laplace mechanism's grid 2^e and parameter t for m answers, refusing
+ * what the sampler cannot do; no noise is drawn.
+ */
+static void
+laplace_grid(int m, double l1_sens, double epsilon, int *e, uint64 *t)
 {
-	int			m = v->m;
 	double		b;
-	int			e;
-	uint64		t;
 
 	check_count(m);
 	check_scale(l1_sens, "L1 sensitivity");
@@ -480,8 +480,8 @@ dpm_laplace_mechanism(const ExactAnswers *v, double l1_sens, double epsilon, Lap
 	 * not shrink with g, so a coarser grid never helps; refuse when it would
 	 * add more than LAPLACE_MAX_INFLATION to the scale.
 	 */
-	e = grid_exponent(b, LAPLACE_GRID_BITS);
-	if (!((double) m * ldexp(1.0, e) / l1_sens <= LAPLACE_MAX_INFLATION))
+	*e = grid_exponent(b, LAPLACE_GRID_BITS);
+	if (!((double) m * ldexp(1.0, *e) / l1_sens <= LAPLACE_MAX_INFLATION))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%d answers at epsilon %g exceed the range of the exact Laplace sampler",
@@ -489,8 +489,27 @@ dpm_laplace_mechanism(const ExactAnswers *v, double l1_sens, double epsilon, Lap
 				 errdetail("Rounding to the sampler's grid would inflate the noise by more than %g%%.",
 						   100.0 * LAPLACE_MAX_INFLATION),
 				 errhint("Use a larger epsilon or a strategy with fewer rows.")));
-	t = ceil_with_margin((ldexp(l1_sens, -e) + (double) m) / epsilon);
-	Assert(t <= LAPLACE_MAX_T);
+	*t = ceil_with_margin((ldexp(l1_sens, -*e) + (double) m) / epsilon);
+	Assert(*t <= LAPLACE_MAX_T);
+}
+
+void
+dpm_laplace_check(int m, double l1_sens, double epsilon)
+{
+	int			e;
+	uint64		t;
+
+	laplace_grid(m, l1_sens, epsilon, &e, &t);
+}
+
+double
+dpm_laplace_mechanism(const ExactAnswers *v, double l1_sens, double epsilon, LaplaceLaw *law,
+					  double *out)
+{
+	int			e;
+	uint64		t;
+
+	laplace_grid(v->m, l1_sens, epsilon, &e, &t);
 	add_grid_noise(v, e, false, t, out);
 	if (law)
 	{
@@ -537,13 +556,15 @@ gaussian_grid_fits(double sigma, double l2_sens, int m, int e, uint64 *s2)
 	return true;
 }
 
-double
-dpm_gaussian_mechanism(const ExactAnswers *v, double l2_sens, double sigma, double *out)
+/*
+ * The Gaussian mechanism's grid exponent and S for m answers, refusing what
+ * the sampler cannot do; no noise is drawn.
+ */
+static int
+gaussian_grid(int m, double l2_sens, double sigma, uint64 *s2)
 {
-	int			m = v->m;
 	int			e0,
 				e;
-	uint64		s2 = 0;
 
 	check_count(m);
 	check_scale(l2_sens, "L2 sensitivity");
@@ -556,15 +577,31 @@ dpm_gaussian_mechanism(const ExactAnswers *v, double l2_sens, double sigma, doub
 	 */
 	e0 = grid_exponent(sigma, GAUSSIAN_GRID_BITS);
 	for (e = e0; e <= e0 + 1; e++)
-		if (gaussian_grid_fits(sigma, l2_sens, m, e, &s2))
-			break;
-	if (e > e0 + 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%d answers with noise %g times their L2 sensitivity exceed the range of the exact Gaussian sampler",
-						m, sigma / l2_sens),
-				 errdetail("Rounding to the sampler's grid would inflate the noise by more than a few percent."),
-				 errhint("Use a larger epsilon or delta, or a strategy with fewer rows.")));
+		if (gaussian_grid_fits(sigma, l2_sens, m, e, s2))
+			return e;
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("%d answers with noise %g times their L2 sensitivity exceed the range of the exact Gaussian sampler",
+					m, sigma / l2_sens),
+			 errdetail("Rounding to the sampler's grid would inflate the noise by more than a few percent."),
+			 errhint("Use a larger epsilon or delta, or a strategy with fewer rows.")));
+	return 0;					/* not reached */
+}
+
+void
+dpm_gaussian_check(int m, double l2_sens, double sigma)
+{
+	uint64		s2;
+
+	(void) gaussian_grid(m, l2_sens, sigma, &s2);
+}
+
+double
+dpm_gaussian_mechanism(const ExactAnswers *v, double l2_sens, double sigma, double *out)
+{
+	uint64		s2 = 0;
+	int			e = gaussian_grid(v->m, l2_sens, sigma, &s2);
+
 	add_grid_noise(v, e, true, s2, out);
 	return ldexp((double) s2, 2 * e);
 }

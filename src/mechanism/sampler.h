@@ -30,6 +30,14 @@ extern double dpm_laplace_mechanism(const ExactAnswers *v, double l1_sens, doubl
 									LaplaceLaw *law, double *out);
 
 /*
+ * The checks of dpm_laplace_mechanism (epsilon) and dpm_gaussian_mechanism
+ * (sigma) for m answers, by the same code, drawing nothing: a release the
+ * sampler would refuse is refused before it is charged.
+ */
+extern void dpm_laplace_check(int m, double l1_sens, double epsilon);
+extern void dpm_gaussian_check(int m, double l2_sens, double sigma);
+
+/*
  * n plain draws from law with pg_prng (not pg_strong_random): for simulating
  * the noise alone, which needs no secrecy.
  */
