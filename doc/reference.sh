@@ -85,14 +85,16 @@ cat <<'MD'
 
 | SQLSTATE | condition | when |
 | --- | --- | --- |
-| 22023 | `invalid_parameter_value` | a bad argument: wrong matrix shapes, epsilon, delta, rho or confidence out of range, unknown method, option or inference, a workload spec that does not parse, a strategy that does not support a query |
+| 22023 | `invalid_parameter_value` | a bad argument: wrong matrix shapes, epsilon, delta, rho or confidence out of range, unknown method, option or inference, a workload spec that does not parse, a strategy that does not support a query, a data vector that is not integer counts; a domain condition, view or policy that could fail on some row |
 | 22004 | `null_value_not_allowed` | a NULL where a value is required (matrix entries, x, inference) |
-| 22003 | `numeric_value_out_of_range` | NaN or infinite entries, values beyond ±1e100, answers too large to combine |
+| 22003 | `numeric_value_out_of_range` | NaN or infinite entries, values beyond ±1e100 or nonzero below 1e-100 in magnitude, answers too large to combine |
 | 54000 | `program_limit_exceeded` | a matrix above `dpm.max_matrix_mb`, an optimization above `dpm.max_memory_mb`, a domain above `dpm.max_cells`, a release beyond the exact sampler's range |
+| 53400 | `configuration_limit_exceeded` | a role with `dpm.max_releases_per_role` releases already in flight, or a full release queue: nothing is charged |
+| 55000 | `object_not_in_prerequisite_state` | a replayed release that has no answers (still being computed, failed or interrupted) |
 | 42704 | `undefined_object` | an unknown workload, domain, source, strategy or release |
 | 42501 | `insufficient_privilege` | a caller without the right (custodian functions, a source the domain's creator can no longer read) |
 | Y1001 | (dpmatrix) | the privacy budget of the source would be exceeded: nothing is charged |
-| 57014 | `query_canceled` | cancelled by `pg_cancel_backend` or `statement_timeout`; long loops check often |
+| 57014 | `query_canceled` | cancelled by `pg_cancel_backend` or `statement_timeout`; long loops check often; a cancelled `dpm.answer` says in its DETAIL whether its release was charged |
 MD
 } >"$out"
 dropdb dpm_reference
