@@ -1364,6 +1364,12 @@ BEGIN
       best_err := err;
       found_one := true;
     END IF;
+    -- the candidates go to the worker in one value: past 64 MB (large domains) only the best is
+    -- kept, and the others are built again when asked for
+    IF NOT store AND cardinality(built) > 1
+       AND (SELECT sum(pg_column_size(b)) FROM unnest(built) b) > 64 * 1024 * 1024 THEN
+      built := ARRAY(SELECT b FROM unnest(built) b WHERE st.id IS NULL AND b.method = st.method);
+    END IF;
   END LOOP;
   IF NOT found_one THEN
     RAISE EXCEPTION 'no strategy method can answer workload "%"', wl.name
