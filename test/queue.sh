@@ -15,27 +15,11 @@
 set -u
 DB=dpm_queue
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
-passed=0 failed=0
 t_start=$SECONDS
 tmp=$(mktemp -d -t dpmatrix-queue.XXXXXX)
 
-check() {	# check NAME VALUE: a pass when VALUE is "t"
-	if [ "$2" = t ]; then
-		passed=$((passed + 1)); echo "ok: $1"
-	else
-		failed=$((failed + 1)); echo "FAILED: $1 (got '$2')"
-	fi
-}
-tf() { "$@" && echo t || echo f; }
+. "$(dirname "$0")/lib/check.sh"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
-wait_for() {	# wait_for SQL SECONDS: poll until SQL returns t
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ "$(q "$1" 2>/dev/null)" = t ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 setting() {	# setting NAME VALUE: server-wide (ALTER SYSTEM), reloaded; VALUE in base units; none: reset
 	local p=(psql -X -q -At -d postgres -c "LOAD 'dpmatrix'")
 	if [ -n "${2:-}" ]; then "${p[@]}" -c "ALTER SYSTEM SET $1 = '$2'"; else "${p[@]}" -c "ALTER SYSTEM RESET $1"; fi
@@ -86,10 +70,10 @@ charges() { q "SELECT count(*) FROM dpm.ledger l JOIN dpm.sources s ON s.id = l.
 done_with() { wait_for "SELECT NOT EXISTS (SELECT FROM pg_stat_activity WHERE application_name = '$1')" 30; }
 
 dropdb --if-exists "$DB" >/dev/null 2>&1
-createdb "$DB" || { echo "queue: 0 passed, 1 failed"; exit 1; }
+createdb "$DB" || { echo "0 passed, 1 failed"; exit 1; }
 q "DROP ROLE IF EXISTS q_alice" 2>/dev/null
 q "DROP ROLE IF EXISTS q_bob" 2>/dev/null
-psql -X -q -v ON_ERROR_STOP=1 -d "$DB" >/dev/null <<'SQL' || { echo "queue: 0 passed, 1 failed"; exit 1; }
+psql -X -q -v ON_ERROR_STOP=1 -d "$DB" >/dev/null <<'SQL' || { echo "0 passed, 1 failed"; exit 1; }
 CREATE EXTENSION dpmatrix;
 CREATE ROLE q_alice IN ROLE dpm_analyst;
 CREATE ROLE q_bob IN ROLE dpm_analyst;
@@ -195,5 +179,4 @@ setting dpm.release_worker_idle
 dropdb "$DB" || check "drop the database" f
 psql -X -q -d postgres -c "DROP ROLE q_alice" -c "DROP ROLE q_bob" >/dev/null
 echo "queue: $((SECONDS - t_start)) s"
-echo "queue: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+report
