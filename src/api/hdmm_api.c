@@ -464,17 +464,9 @@ dpm_hdmm_exact_matvec(PG_FUNCTION_ARGS)
 	ArrayType  *sizes_arr;
 	HdmmStrategy *s;
 	double	   *x;
-	int			n,
-				e;
+	int			n;
 	double		cells = 1.0;
-	ExactAnswers *v;
-	Datum	   *units;
-	TupleDesc	tupdesc;
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(5) || PG_ARGISNULL(6))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -482,22 +474,14 @@ dpm_hdmm_exact_matvec(PG_FUNCTION_ARGS)
 	sizes_arr = sizes_arg(fcinfo, 0);
 	s = strategy_from_args(fcinfo, 1, (int *) ARR_DATA_PTR(sizes_arr), ARR_DIMS(sizes_arr)[0]);
 	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(5), "x", &n);
-	e = PG_GETARG_INT32(6);
 	for (int a = 0; a < s->nattrs; a++)
 		cells *= s->sizes[a];
 	if (n != cells)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("x has %d values but the domain has %.0f cells", n, cells)));
-	v = hdmm_measure_exact(s, exact_counts(x, n));
-	units = palloc(sizeof(Datum) * Max(v->m, 1));
-	for (int i = 0; i < v->m; i++)
-		units[i] = DirectFunctionCall3(numeric_in, CStringGetDatum(exact_grid_units(v, i, e)),
-									   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
-	values[0] = PointerGetDatum(construct_array(units, v->m, NUMERICOID, -1, false, TYPALIGN_INT));
-	values[1] = Float8GetDatum(hdmm_sensitivity_bound(s, 1));
-	values[2] = Float8GetDatum(hdmm_sensitivity_bound(s, 2));
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+	PG_RETURN_DATUM(exact_answers_row(fcinfo, hdmm_measure_exact(s, exact_counts(x, n)), PG_GETARG_INT32(6),
+									  hdmm_sensitivity_bound(s, 1), hdmm_sensitivity_bound(s, 2)));
 }
 
 /* dpm._spec_matvec(spec, domain..., x): W x from the spec's blocks, without W */

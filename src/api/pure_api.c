@@ -364,18 +364,11 @@ dpm_exact_matvec(PG_FUNCTION_ARGS)
 	const Mat  *at = array_view_transposed(arr, "a");
 	int			n;
 	double	   *x = array_to_vec(PG_GETARG_ARRAYTYPE_P(1), "x", &n);
-	int			e = PG_GETARG_INT32(2);
 	int64	   *counts;
 	ExactAnswers *v;
 	double		l1,
 				l2;
-	Datum	   *units;
-	TupleDesc	tupdesc;
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
 	if (n != at->rows)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -383,12 +376,5 @@ dpm_exact_matvec(PG_FUNCTION_ARGS)
 	counts = exact_counts(x, n);
 	(void) exact_matvec(at, counts, 2, &l2);
 	v = exact_matvec(at, counts, 1, &l1);
-	units = palloc(sizeof(Datum) * Max(v->m, 1));
-	for (int i = 0; i < v->m; i++)
-		units[i] = DirectFunctionCall3(numeric_in, CStringGetDatum(exact_grid_units(v, i, e)),
-									   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
-	values[0] = PointerGetDatum(construct_array(units, v->m, NUMERICOID, -1, false, TYPALIGN_INT));
-	values[1] = Float8GetDatum(l1);
-	values[2] = Float8GetDatum(l2);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+	PG_RETURN_DATUM(exact_answers_row(fcinfo, v, PG_GETARG_INT32(2), l1, l2));
 }
