@@ -93,6 +93,14 @@ extern double *hdmm_solve(const HdmmInverse *inv, const double *y);
 extern double *hdmm_profile(const HdmmInverse *inv, const KronGram *kg, Block ***blocks, double m);
 /* W x for the same workload */
 extern double *hdmm_workload_apply(const KronGram *kg, Block ***blocks, double m, const double *x);
+/*
+ * Interval half-widths from simulated reconstructions xd (cells x draws,
+ * draws fastest): each query's k-th smallest |error|, a block of queries at a
+ * time, in at most hdmm_error_block_doubles() doubles beyond xd's size twice.
+ */
+extern void hdmm_interval_from_cells(const KronGram *kg, Block ***blocks, const double *xd,
+									 int draws, int k, double *half);
+extern double hdmm_error_block_doubles(const KronGram *kg, Block ***blocks, int draws);
 
 /* the mechanism with an HDMM strategy: as run_mechanism (mechanism.h) */
 extern struct Release *run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Block ***blocks,

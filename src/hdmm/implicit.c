@@ -274,15 +274,24 @@ intervals_from_errors(const Mat *e, int k, double *half)
  * a time through the same reconstruction: no matrix over the cells exists to
  * batch them.  Draws stop after dpm.ci_max_seconds once there are enough for
  * the confidence; the number used is returned in *used.
+ *
+ * As many draws as dpm.max_matrix_mb holds errors of (queries x draws): that
+ * bounds the work of the errors too.  With fewer cells than queries only the
+ * draws' reconstructions are kept (cells x draws) and the errors computed a
+ * block of queries at a time (queries.c): AllRange over 1024 bins kept 1 GB
+ * of errors, where its reconstructions take 2 MB.
  */
 static double *
 interval_laplace(const HdmmInverse *inv, const KronGram *kg, Block ***blocks, double m, size_t rows,
 				 const LaplaceLaw *law, double confidence, int *used)
 {
+	double		n = cells(inv->s),
+				limit = (double) dpm_max_matrix_mb * 1024 * 1024 / sizeof(double);
 	int			min_draws = interval_min_draws(confidence),
 				draws = dpm_ci_draws,
 				j;
-	Mat		   *e;
+	bool		by_cells;
+	double	   *kept;
 	double	   *z = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
 	double	   *half = palloc_extended(sizeof(double) * Max((size_t) m, 1), MCXT_ALLOC_HUGE);
 	pg_prng_state rng;
@@ -290,17 +299,21 @@ interval_laplace(const HdmmInverse *inv, const KronGram *kg, Block ***blocks, do
 				now;
 
 	mat_check_size(m, min_draws, "simulated errors");
-	/* as many draws as dpm.max_matrix_mb holds */
-	draws = (int) Min((double) draws, (double) dpm_max_matrix_mb * 1024 * 1024 / (sizeof(double) * m));
+	draws = (int) Min((double) draws, limit / m);
 	draws = Max(draws, min_draws);
-	/* only the columns drawn are written, and touched */
-	e = mat_new_uninit((int) m, draws);
+	/* the cells' buffers (xd and its prefix sums) and a block of errors, each within a quarter */
+	by_cells = n < m && n * (draws + 1.0) <= limit / 4 &&
+		hdmm_error_block_doubles(kg, blocks, draws) <= limit / 4;
+	/* only what is drawn is written, and touched */
+	if (by_cells)
+		kept = palloc_extended(sizeof(double) * (size_t) n * draws, MCXT_ALLOC_HUGE);
+	else
+		kept = palloc_extended(sizeof(double) * (size_t) m * draws, MCXT_ALLOC_HUGE);
 	interval_seed(&rng);
 	INSTR_TIME_SET_CURRENT(start);
 	for (j = 0; j < draws; j++)
 	{
-		double	   *xh,
-				   *err;
+		double	   *xh;
 
 		CHECK_FOR_INTERRUPTS();
 		if (j >= min_draws)
@@ -313,14 +326,36 @@ interval_laplace(const HdmmInverse *inv, const KronGram *kg, Block ***blocks, do
 		progress_update("interval simulation", j, NAN, NAN);
 		dpm_simulate_laplace(law, &rng, (int) rows, z);
 		xh = hdmm_solve(inv, z);
-		err = hdmm_workload_apply(kg, blocks, m, xh);
-		memcpy(&MAT(e, 0, j), err, sizeof(double) * (size_t) m);
+		if (by_cells)
+		{
+			/* draws fastest: a cell's draws are contiguous */
+			for (size_t i = 0; i < (size_t) n; i++)
+				kept[i * draws + j] = xh[i];
+		}
+		else
+		{
+			double	   *err = hdmm_workload_apply(kg, blocks, m, xh);
+
+			memcpy(kept + (size_t) m * j, err, sizeof(double) * (size_t) m);
+			pfree(err);
+		}
 		pfree(xh);
-		pfree(err);
 	}
-	e->cols = j;				/* column-major: the first j columns */
-	intervals_from_errors(e, interval_rank(confidence, j), half);
-	mat_free(e);
+	if (by_cells)
+	{
+		/* a stop before the last draw: close the gaps, the stride becoming j */
+		for (size_t i = 1; j < draws && i < (size_t) n; i++)
+			memmove(kept + i * j, kept + i * draws, sizeof(double) * j);
+		hdmm_interval_from_cells(kg, blocks, kept, j, interval_rank(confidence, j), half);
+	}
+	else
+	{
+		/* column-major: the first j columns */
+		Mat			e = {(int) m, j, kept};
+
+		intervals_from_errors(&e, interval_rank(confidence, j), half);
+	}
+	pfree(kept);
 	pfree(z);
 	*used = j;
 	return half;

@@ -17,6 +17,7 @@
 #include "miscadmin.h"
 
 #include "hdmm/hdmm.h"
+#include "mechanism/interval.h"
 
 /*
  * Double-double sums (Knuth's two-sum): a run's variance is a difference of
@@ -304,27 +305,23 @@ block_apply_mode(Block *b, const double *x, double *y, size_t left, size_t right
 	pfree(p);
 }
 
-/* (B_0 x ... x B_{d-1}) x one mode at a time, x in mixed radix, last fastest */
+/*
+ * Modes from .. d-1 of (B_0 x ... x B_{d-1}) applied to cur (freed), whose
+ * modes before from are done (left rows of them), each cell carrying extra
+ * values (1, or the draws of a simulation) as the fastest index.
+ */
 static double *
-blocks_apply(Block **f, int d, const double *x)
+blocks_apply_from(Block **f, int d, int from, double *cur, size_t left, size_t extra)
 {
-	double		len = 1.0;
-	double	   *cur;
-	size_t		left = 1;
-
-	for (int a = 0; a < d; a++)
-		len *= f[a]->size;
-	cur = palloc_extended(sizeof(double) * Max((size_t) len, 1), MCXT_ALLOC_HUGE);
-	memcpy(cur, x, sizeof(double) * (size_t) len);
-	for (int a = 0; a < d; a++)
+	for (int a = from; a < d; a++)
 	{
-		size_t		right = 1;
-		double		out = (double) left * f[a]->rows;
+		size_t		right = extra;
+		double		out;
 		double	   *next;
 
 		for (int b = a + 1; b < d; b++)
 			right *= f[b]->size;
-		out *= right;
+		out = (double) left * f[a]->rows * right;
 		mat_check_size(out, 1, "Kronecker product result");
 		next = palloc_extended(sizeof(double) * Max((size_t) out, 1), MCXT_ALLOC_HUGE);
 		block_apply_mode(f[a], cur, next, left, right);
@@ -335,10 +332,21 @@ blocks_apply(Block **f, int d, const double *x)
 	return cur;
 }
 
+static double
+domain_cells(const KronGram *kg)
+{
+	double		n = 1.0;
+
+	for (int a = 0; a < kg->nattrs; a++)
+		n *= kg->sizes[a];
+	return n;
+}
+
 /* the workload's answers on x: each term's Kronecker product applied */
 double *
 hdmm_workload_apply(const KronGram *kg, Block ***blocks, double m, const double *x)
 {
+	size_t		n = (size_t) domain_cells(kg);
 	double	   *out;
 	size_t		off = 0;
 
@@ -346,9 +354,11 @@ hdmm_workload_apply(const KronGram *kg, Block ***blocks, double m, const double 
 	out = palloc_extended(sizeof(double) * Max((size_t) m, 1), MCXT_ALLOC_HUGE);
 	for (int t = 0; t < kg->nterms; t++)
 	{
-		double	   *v = blocks_apply(blocks[t], kg->nattrs, x);
+		double	   *v = palloc_extended(sizeof(double) * Max(n, 1), MCXT_ALLOC_HUGE);
 		size_t		rows = 1;
 
+		memcpy(v, x, sizeof(double) * n);
+		v = blocks_apply_from(blocks[t], kg->nattrs, 0, v, 1, 1);
 		for (int a = 0; a < kg->nattrs; a++)
 			rows *= (size_t) blocks[t][a]->rows;
 		memcpy(out + off, v, sizeof(double) * rows);
@@ -356,4 +366,121 @@ hdmm_workload_apply(const KronGram *kg, Block ***blocks, double m, const double 
 		pfree(v);
 	}
 	return out;
+}
+
+/*
+ * Simulated errors a block of queries at a time.  The draws' reconstructions
+ * are kept, xd (cells x draws, draws fastest), where there are fewer cells
+ * than queries; a term's queries come in blocks of rows of its first block,
+ * the draws riding along every mode as one more index, so each query's
+ * errors are contiguous.  Memory: xd, its prefix sums along the first
+ * attribute and one block of errors, never queries x draws.
+ */
+
+/* doubles in the largest intermediate of one row of a term's first block */
+static double
+row_doubles(Block **f, int d, int draws)
+{
+	double		w = draws;
+
+	for (int a = 1; a < d; a++)
+		w *= Max(f[a]->rows, (double) f[a]->size);
+	return w;
+}
+
+/* the most doubles the errors of one block of queries take, for a choice of path */
+double
+hdmm_error_block_doubles(const KronGram *kg, Block ***blocks, int draws)
+{
+	double		most = 0.0;
+
+	for (int t = 0; t < kg->nterms; t++)
+		most = Max(most, row_doubles(blocks[t], kg->nattrs, draws));
+	return most;
+}
+
+/* doubles in a block of errors: bounded by one row of the first block when that is more */
+#define ERROR_BLOCK_DOUBLES (1 << 20)
+
+/* rows r0 .. r0 + c - 1 of b along the first mode of xd (k x right) into out (c x right) */
+static void
+first_mode_rows(Block *b, int r0, int c, const double *xd, const double *prefix, size_t right,
+				double *out)
+{
+	if (b->lo)
+	{
+		for (int r = 0; r < c; r++)
+		{
+			const double *top = prefix + (size_t) b->hi[r0 + r] * right,
+					   *bottom = prefix + (size_t) b->lo[r0 + r] * right;
+
+			CHECK_FOR_INTERRUPTS();
+			for (size_t j = 0; j < right; j++)
+				out[(size_t) r * right + j] = top[j] - bottom[j];
+		}
+	}
+	else
+	{
+		Mat		   *sub = mat_new_uninit(c, b->size);
+		Mat			z = {(int) right, b->size, (double *) xd};
+		Mat			y = {(int) right, c, out};
+
+		for (int j = 0; j < b->size; j++)
+			for (int r = 0; r < c; r++)
+				MAT(sub, r, j) = MAT(b->matrix, r0 + r, j);
+		mat_mul_into(&y, &z, false, sub, true);
+		mat_free(sub);
+	}
+}
+
+void
+hdmm_interval_from_cells(const KronGram *kg, Block ***blocks, const double *xd, int draws, int k,
+						 double *half)
+{
+	int			d = kg->nattrs;
+	size_t		n0 = (size_t) kg->sizes[0],
+				right = (size_t) (domain_cells(kg) / n0) * draws,
+				query = 0;
+	double	   *prefix;
+
+	/* every term's first block reads the same prefix sums of xd along the first attribute */
+	mat_check_size((double) n0 + 1, (double) right, "prefix sums");
+	prefix = palloc_extended(sizeof(double) * (n0 + 1) * right, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	for (size_t i = 0; i < n0; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		for (size_t j = 0; j < right; j++)
+			prefix[(i + 1) * right + j] = prefix[i * right + j] + xd[i * right + j];
+	}
+	for (int t = 0; t < kg->nterms; t++)
+	{
+		Block	  **f = blocks[t];
+		int			rows0 = (int) f[0]->rows;
+		int			chunk = (int) Min(rows0, Max(1.0, ERROR_BLOCK_DOUBLES / row_doubles(f, d, draws)));
+
+		for (int r0 = 0; r0 < rows0; r0 += chunk)
+		{
+			int			c = Min(chunk, rows0 - r0);
+			double	   *e;
+			size_t		queries = c;
+
+			mat_check_size((double) c, (double) right, "simulated errors");
+			e = palloc_extended(sizeof(double) * Max(c * right, 1), MCXT_ALLOC_HUGE);
+			first_mode_rows(f[0], r0, c, xd, prefix, right, e);
+			e = blocks_apply_from(f, d, 1, e, c, draws);
+			for (int a = 1; a < d; a++)
+				queries *= (size_t) f[a]->rows;
+			for (size_t q = 0; q < queries; q++)
+			{
+				/* one query's draws, contiguous: a 1 x draws matrix */
+				Mat			row = {1, draws, e + q * draws};
+
+				CHECK_FOR_INTERRUPTS();
+				interval_from_errors(&row, (int) (query + q), k, half);
+			}
+			query += queries;
+			pfree(e);
+		}
+	}
+	pfree(prefix);
 }
