@@ -103,6 +103,16 @@ append_interval_set(StringInfo buf, const WorkloadAttr *attr, int *sel, int coun
 	pfree(runs.data);
 }
 
+/* buf's text at its own size: a StringInfo keeps 1 kB, and AllRange(1024) has 524,800 rows */
+static char *
+exact_copy(StringInfo buf)
+{
+	char	   *s = pstrdup(buf->data);
+
+	pfree(buf->data);
+	return s;
+}
+
 /* the condition of selecting bins sel[0..count-1] (count < k), in bin order */
 static char *
 selection_condition(const WorkloadAttr *attr, int *sel, int count)
@@ -122,7 +132,7 @@ selection_condition(const WorkloadAttr *attr, int *sel, int count)
 			appendStringInfo(&buf, "%s%s", s > 0 ? ", " : "", attr->labels[sel[s]]);
 		appendStringInfoChar(&buf, ')');
 	}
-	return buf.data;
+	return exact_copy(&buf);
 }
 
 /*
@@ -152,7 +162,7 @@ block_row_condition(const WorkloadAttr *attr, Block *block, int row)
 			initStringInfo(&buf);
 			appendStringInfo(&buf, "%s in ", attr->name);
 			append_interval(&buf, attr->lo[lo], attr->hi[hi - 1]);
-			return buf.data;
+			return exact_copy(&buf);
 		}
 		sel = palloc(sizeof(int) * (hi - lo));
 		for (int j = lo; j < hi; j++)
