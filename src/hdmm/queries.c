@@ -288,10 +288,12 @@ block_apply_mode(Block *b, const double *x, double *y, size_t left, size_t right
 		const double *slab = x + l * right * k;
 		double	   *out = y + l * right * rows;
 
-		CHECK_FOR_INTERRUPTS();
 		for (int i = 0; i < k; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
 			for (size_t c = 0; c < right; c++)
 				p[(i + 1) * right + c] = p[i * right + c] + slab[i * right + c];
+		}
 		for (int r = 0; r < rows; r++)
 		{
 			const double *top = p + (size_t) b->hi[r] * right,

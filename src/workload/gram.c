@@ -33,8 +33,11 @@ runs_gram(const Block *b)
 		MAT(g, b->hi[r], b->hi[r]) += 1.0;
 	}
 	for (int j = 0; j <= k; j++)
+	{
+		CHECK_FOR_INTERRUPTS();
 		for (int i = 1; i <= k; i++)
 			MAT(g, i, j) += MAT(g, i - 1, j);
+	}
 	out = mat_new(k, k);
 	for (int j = 0; j < k; j++)
 	{
