@@ -1824,10 +1824,12 @@ BEGIN
   SELECT d.* INTO dom FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id WHERE w.id = r.workload_id;
   SELECT w.labels INTO labels FROM dpm.workloads w WHERE w.id = r.workload_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = r.source_id;
+  -- the answers come in query order, zipped with the labels (labels[query] costs O(query) a row)
   WITH m AS MATERIALIZED (
-         SELECT * FROM dpm._release_mechanism(r, dpm._frequency_vector(src, dom, dom.created_by, true))),
+         SELECT * FROM ROWS FROM (dpm._release_mechanism(r, dpm._frequency_vector(src, dom, dom.created_by, true)),
+                                  unnest(labels)) AS m(query, answer, stderr, ci_low, ci_high, ci_draws, label)),
        ins AS (INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr, ci_low, ci_high)
-               SELECT rel_id, m.query, labels[m.query], m.answer, m.stderr, m.ci_low, m.ci_high FROM m)
+               SELECT rel_id, m.query, m.label, m.answer, m.stderr, m.ci_low, m.ci_high FROM m)
   SELECT max(m.ci_draws) INTO draws FROM m;
   -- an HDMM simulation may stop early (dpm.ci_max_seconds): record the draws it used
   UPDATE dpm.releases x SET status = 'released', ci_draws = CASE WHEN x.ci_draws IS NOT NULL THEN draws END
@@ -1918,9 +1920,11 @@ BEGIN
   rel.inference := 'ls';
   rel.confidence := (args->>'confidence')::float8;
   rel.ci_draws := CASE WHEN p.noise = 'laplace' AND rel.confidence IS NOT NULL THEN p.ci_draws END;
+  -- zipped with the labels, as in dpm._release_fill
   RETURN QUERY
-    SELECT rel, m.query, (p.wl).labels[m.query], m.stderr, (m.ci_high - m.ci_low) / 2
-      FROM dpm._release_mechanism(rel, array_fill(0::float8, ARRAY[(p.wl).n])) m;
+    SELECT rel, m.query, m.label, m.stderr, (m.ci_high - m.ci_low) / 2
+      FROM ROWS FROM (dpm._release_mechanism(rel, array_fill(0::float8, ARRAY[(p.wl).n])), unnest((p.wl).labels))
+           AS m(query, answer, stderr, ci_low, ci_high, ci_draws, label);
 END
 $$;
 

@@ -18,6 +18,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
@@ -341,6 +342,7 @@ dpm_hdmm_matrix(PG_FUNCTION_ARGS)
 	id = mat_identity((int) n);
 	for (int j = 0; j < (int) n; j++)
 	{
+		CHECK_FOR_INTERRUPTS();
 		col = hdmm_measure(s, &MAT(id, 0, j));
 		memcpy(&MAT(a, 0, j), col, sizeof(double) * a->rows);
 		pfree(col);
@@ -353,7 +355,7 @@ typedef struct ImplicitWorkload
 {
 	WorkloadDomain dom;
 	KronGram   *kg;
-	Mat		 ***blocks;
+	Block	 ***blocks;
 	double		m;
 } ImplicitWorkload;
 
@@ -386,7 +388,7 @@ dpm_hdmm_profile(PG_FUNCTION_ARGS)
 
 	workload_from_args(fcinfo, &w);
 	s = strategy_from_args(fcinfo, 6, w.kg->sizes, w.kg->nattrs);
-	PG_RETURN_ARRAYTYPE_P(vec_to_array(hdmm_profile(s, w.kg, w.blocks, w.m), (int) w.m));
+	PG_RETURN_ARRAYTYPE_P(vec_to_array(hdmm_profile(hdmm_inverse(s), w.kg, w.blocks, w.m), (int) w.m));
 }
 
 /* dpm._hdmm_reconstruct(spec, domain..., strategy, y): W A^+ y */
@@ -409,7 +411,7 @@ dpm_hdmm_reconstruct(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("y has %d values, the strategy has %.0f rows", ny, hdmm_rows(s))));
-	x = hdmm_solve(s, y);
+	x = hdmm_solve(hdmm_inverse(s), y);
 	PG_RETURN_ARRAYTYPE_P(vec_to_array(hdmm_workload_apply(w.kg, w.blocks, w.m, x), (int) w.m));
 }
 

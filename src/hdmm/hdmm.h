@@ -71,12 +71,37 @@ extern double hdmm_sensitivity(const HdmmStrategy *s, int p);
 extern double *hdmm_measure(const HdmmStrategy *s, const double *x);
 /* A^T y */
 extern double *hdmm_measure_t(const HdmmStrategy *s, const double *y);
+
+/* what least squares through a strategy needs, computed once per strategy */
+typedef struct HdmmInverse
+{
+	const HdmmStrategy *s;
+	Mat		  **pinv;			/* Kronecker: A_a^+ per attribute */
+	Mat		  **cov;			/* Kronecker: (A_a^T A_a)^+ = A_a^+ (A_a^+)^T */
+	double	   *lambda;			/* marginals: the eigenvalue of A^T A on each V_s */
+} HdmmInverse;
+
+extern HdmmInverse *hdmm_inverse(const HdmmStrategy *s);
+extern void hdmm_inverse_free(HdmmInverse *inv);
 /* the least-squares x_hat = A^+ y */
-extern double *hdmm_solve(const HdmmStrategy *s, const double *y);
-/* w (A^T A)^+ w^T for each of the m queries whose blocks[t][a] are given */
-extern double *hdmm_profile(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, double m);
+extern double *hdmm_solve(const HdmmInverse *inv, const double *y);
+
+/*
+ * queries.c: the workload's queries from the spec's blocks (workload_blocks),
+ * with no matrix over a block's bins where its rows are runs.
+ * w (A^T A)^+ w^T for each of the m queries:
+ */
+extern double *hdmm_profile(const HdmmInverse *inv, const KronGram *kg, Block ***blocks, double m);
 /* W x for the same workload */
-extern double *hdmm_workload_apply(const KronGram *kg, Mat ***blocks, double m, const double *x);
+extern double *hdmm_workload_apply(const KronGram *kg, Block ***blocks, double m, const double *x);
+/*
+ * Interval half-widths from simulated reconstructions xd (cells x draws,
+ * draws fastest): each query's k-th smallest |error|, a block of queries at a
+ * time, in at most hdmm_error_block_doubles() doubles beyond xd's size twice.
+ */
+extern void hdmm_interval_from_cells(const KronGram *kg, Block ***blocks, const double *xd,
+									 int draws, int k, double *half);
+extern double hdmm_error_block_doubles(const KronGram *kg, Block ***blocks, int draws);
 
 /*
  * exact_measure.c: a strategy as it is measured.  hdmm_quantize puts it on
@@ -90,7 +115,7 @@ extern ExactAnswers *hdmm_measure_exact(const HdmmStrategy *s, const int64 *x);
 extern double hdmm_sensitivity_bound(const HdmmStrategy *s, int p);
 
 /* the mechanism with an HDMM strategy: as run_mechanism (mechanism.h) */
-extern struct Release *run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks,
+extern struct Release *run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Block ***blocks,
 										  double m, const double *x, double epsilon, double delta,
 										  double rho, double sens_scale, Inference inference,
 										  double confidence);

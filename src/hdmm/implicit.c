@@ -5,7 +5,8 @@
  * Kronecker strategies A = A_1 x ... x A_d: A x one mode at a time; least
  * squares is x_hat = (A_1^+ x ... x A_d^+) y because the pseudo-inverse of a
  * Kronecker product is the product of the pseudo-inverses; a product query
- * w = w_1 x ... x w_d has profile prod_a w_a M_a w_a^T, M_a = (A_a^T A_a)^+.
+ * w = w_1 x ... x w_d has profile prod_a w_a M_a w_a^T, M_a = (A_a^T A_a)^+
+ * (queries.c evaluates it).
  *
  * Marginals strategies (marginals.c for the algebra): A^T A = sum_s
  * lambda_s P_s with P_s the projector onto V_s, so x_hat = sum_s P_s A^T y /
@@ -128,6 +129,7 @@ hdmm_measure(const HdmmStrategy *s, const double *x)
 		double	   *m;
 		size_t		r = (size_t) marginal_rows(s, b);
 
+		CHECK_FOR_INTERRUPTS();
 		if (s->weights[b] == 0.0)
 			continue;
 		f = marginal_factors(s, b);
@@ -227,6 +229,7 @@ hdmm_measure_t(const HdmmStrategy *s, const double *y)
 		double	   *back;
 		size_t		r = (size_t) marginal_rows(s, b);
 
+		CHECK_FOR_INTERRUPTS();
 		if (s->weights[b] == 0.0)
 			continue;
 		f = marginal_factors(s, b);
@@ -242,36 +245,75 @@ hdmm_measure_t(const HdmmStrategy *s, const double *y)
 }
 
 /*
+ * Half-widths from the simulated errors e (m x draws, column-major), a block
+ * of queries at a time: a query's draws are a row, m doubles apart, so each
+ * block is copied out by columns first (contiguous reads, and a block that
+ * stays in cache while its rows are sorted).
+ */
+#define INTERVAL_QUERIES 512
+
+static void
+intervals_from_errors(const Mat *e, int k, double *half)
+{
+	Mat		   *block = mat_new_uninit(Min(INTERVAL_QUERIES, Max(e->rows, 1)), Max(e->cols, 1));
+
+	for (int first = 0; first < e->rows; first += INTERVAL_QUERIES)
+	{
+		CHECK_FOR_INTERRUPTS();
+		block->rows = Min(INTERVAL_QUERIES, e->rows - first);
+		block->cols = e->cols;
+		for (int j = 0; j < e->cols; j++)
+			memcpy(&MAT(block, 0, j), &MAT(e, first, j), sizeof(double) * block->rows);
+		interval_from_errors(block, first, k, half);
+	}
+	mat_free(block);
+}
+
+/*
  * Laplace half-widths by simulating the noise alone (interval.h), one draw at
  * a time through the same reconstruction: no matrix over the cells exists to
  * batch them.  Draws stop after dpm.ci_max_seconds once there are enough for
  * the confidence; the number used is returned in *used.
+ *
+ * As many draws as dpm.max_matrix_mb holds errors of (queries x draws): that
+ * bounds the work of the errors too.  With fewer cells than queries only the
+ * draws' reconstructions are kept (cells x draws) and the errors computed a
+ * block of queries at a time (queries.c): AllRange over 1024 bins kept 1 GB
+ * of errors, where its reconstructions take 2 MB.
  */
 static double *
-interval_laplace(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, double m, size_t rows,
+interval_laplace(const HdmmInverse *inv, const KronGram *kg, Block ***blocks, double m, size_t rows,
 				 const LaplaceLaw *law, double confidence, int *used)
 {
+	double		n = cells(inv->s),
+				limit = (double) dpm_max_matrix_mb * 1024 * 1024 / sizeof(double);
 	int			min_draws = interval_min_draws(confidence),
 				draws = dpm_ci_draws,
 				j;
-	Mat		   *e;
+	bool		by_cells;
+	double	   *kept;
 	double	   *z = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
-	double	   *half = palloc(sizeof(double) * Max((size_t) m, 1));
+	double	   *half = palloc_extended(sizeof(double) * Max((size_t) m, 1), MCXT_ALLOC_HUGE);
 	pg_prng_state rng;
 	instr_time	start,
 				now;
 
 	mat_check_size(m, min_draws, "simulated errors");
-	/* as many draws as dpm.max_matrix_mb holds */
-	draws = (int) Min((double) draws, (double) dpm_max_matrix_mb * 1024 * 1024 / (sizeof(double) * m));
+	draws = (int) Min((double) draws, limit / m);
 	draws = Max(draws, min_draws);
-	e = mat_new((int) m, draws);
+	/* the cells' buffers (xd and its prefix sums) and a block of errors, each within a quarter */
+	by_cells = n < m && n * (draws + 1.0) <= limit / 4 &&
+		hdmm_error_block_doubles(kg, blocks, draws) <= limit / 4;
+	/* only what is drawn is written, and touched */
+	if (by_cells)
+		kept = palloc_extended(sizeof(double) * (size_t) n * draws, MCXT_ALLOC_HUGE);
+	else
+		kept = palloc_extended(sizeof(double) * (size_t) m * draws, MCXT_ALLOC_HUGE);
 	interval_seed(&rng);
 	INSTR_TIME_SET_CURRENT(start);
 	for (j = 0; j < draws; j++)
 	{
-		double	   *xh,
-				   *err;
+		double	   *xh;
 
 		CHECK_FOR_INTERRUPTS();
 		if (j >= min_draws)
@@ -283,194 +325,109 @@ interval_laplace(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, doubl
 		}
 		progress_update("interval simulation", j, NAN, NAN);
 		dpm_simulate_laplace(law, &rng, (int) rows, z);
-		xh = hdmm_solve(s, z);
-		err = hdmm_workload_apply(kg, blocks, m, xh);
-		memcpy(&MAT(e, 0, j), err, sizeof(double) * (size_t) m);
+		xh = hdmm_solve(inv, z);
+		if (by_cells)
+		{
+			/* draws fastest: a cell's draws are contiguous */
+			for (size_t i = 0; i < (size_t) n; i++)
+				kept[i * draws + j] = xh[i];
+		}
+		else
+		{
+			double	   *err = hdmm_workload_apply(kg, blocks, m, xh);
+
+			memcpy(kept + (size_t) m * j, err, sizeof(double) * (size_t) m);
+			pfree(err);
+		}
 		pfree(xh);
-		pfree(err);
 	}
-	e->cols = j;				/* column-major: the first j columns */
-	interval_from_errors(e, 0, interval_rank(confidence, j), half);
-	mat_free(e);
+	if (by_cells)
+	{
+		/* a stop before the last draw: close the gaps, the stride becoming j */
+		for (size_t i = 1; j < draws && i < (size_t) n; i++)
+			memmove(kept + i * j, kept + i * draws, sizeof(double) * j);
+		hdmm_interval_from_cells(kg, blocks, kept, j, interval_rank(confidence, j), half);
+	}
+	else
+	{
+		/* column-major: the first j columns */
+		Mat			e = {(int) m, j, kept};
+
+		intervals_from_errors(&e, interval_rank(confidence, j), half);
+	}
+	pfree(kept);
 	pfree(z);
 	*used = j;
 	return half;
 }
 
-double *
-hdmm_solve(const HdmmStrategy *s, const double *y)
+HdmmInverse *
+hdmm_inverse(const HdmmStrategy *s)
 {
+	HdmmInverse *inv = palloc0(sizeof(HdmmInverse));
+
+	inv->s = s;
+	if (s->kind == HDMM_MARGINALS)
+	{
+		inv->lambda = marginal_lambdas(s);
+		return inv;
+	}
+	inv->pinv = palloc(sizeof(Mat *) * Max(s->nattrs, 1));
+	inv->cov = palloc(sizeof(Mat *) * Max(s->nattrs, 1));
+	for (int a = 0; a < s->nattrs; a++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		inv->pinv[a] = mat_pinv(s->factors[a]);
+		/* (A^T A)^+ = A^+ (A^+)^T */
+		inv->cov[a] = mat_mul(inv->pinv[a], false, inv->pinv[a], true);
+	}
+	return inv;
+}
+
+void
+hdmm_inverse_free(HdmmInverse *inv)
+{
+	if (inv->pinv)
+	{
+		free_factors(inv->pinv, inv->s->nattrs);
+		free_factors(inv->cov, inv->s->nattrs);
+	}
+	if (inv->lambda)
+		pfree(inv->lambda);
+	pfree(inv);
+}
+
+double *
+hdmm_solve(const HdmmInverse *inv, const double *y)
+{
+	const HdmmStrategy *s = inv->s;
 	size_t		n = (size_t) cells(s);
 	double	   *aty,
 			   *x;
-	double	   *lambda;
 
 	if (s->kind == HDMM_KRONECKER)
-	{
-		Mat		  **pinv = palloc(sizeof(Mat *) * s->nattrs);
-
-		for (int a = 0; a < s->nattrs; a++)
-			pinv[a] = mat_pinv(s->factors[a]);
-		x = mat_kron_apply(pinv, s->nattrs, y);
-		free_factors(pinv, s->nattrs);
-		return x;
-	}
+		return mat_kron_apply(inv->pinv, s->nattrs, y);
 
 	aty = hdmm_measure_t(s, y);
 
 	/* x_hat = sum_s P_s A^T y / lambda_s */
-	lambda = marginal_lambdas(s);
 	x = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	for (int set = 0; set < 1 << s->nattrs; set++)
 	{
 		double	   *z;
 
-		if (!(lambda[set] > 0.0))
+		CHECK_FOR_INTERRUPTS();
+		if (!(inv->lambda[set] > 0.0))
 			continue;			/* A^T y has no part there */
 		z = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
 		memcpy(z, aty, sizeof(double) * n);
 		project(s, set, z);
 		for (size_t i = 0; i < n; i++)
-			x[i] += z[i] / lambda[set];
+			x[i] += z[i] / inv->lambda[set];
 		pfree(z);
 	}
-	pfree(lambda);
 	pfree(aty);
 	return x;
-}
-
-/*
- * For each query of the workload (terms in order, rows in mixed radix, last
- * attribute fastest): w (A^T A)^+ w^T.  A query the strategy cannot answer
- * is refused.
- */
-double *
-hdmm_profile(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, double m)
-{
-	int			d = s->nattrs;
-	double	   *prof = palloc_extended(sizeof(double) * Max((size_t) m, 1), MCXT_ALLOC_HUGE);
-	double	   *lambda = s->kind == HDMM_MARGINALS ? marginal_lambdas(s) : NULL;
-	Mat		  **inv = NULL;
-	size_t		off = 0;
-
-	if (s->kind == HDMM_KRONECKER)
-	{
-		inv = palloc(sizeof(Mat *) * d);
-		for (int a = 0; a < d; a++)
-		{
-			Mat		   *p = mat_pinv(s->factors[a]);
-
-			inv[a] = mat_mul(p, false, p, true);
-			mat_free(p);
-		}
-	}
-	for (int t = 0; t < kg->nterms; t++)
-	{
-		/* per attribute and block row: w M w^T (Kronecker) or |w|^2 and (sum w)^2 / n (marginals) */
-		double	  **q1 = palloc(sizeof(double *) * d),
-				  **q2 = palloc(sizeof(double *) * d);
-		size_t		rows = 1;
-
-		for (int a = 0; a < d; a++)
-		{
-			Mat		   *w = blocks[t][a];
-
-			q1[a] = palloc(sizeof(double) * w->rows);
-			q2[a] = palloc(sizeof(double) * w->rows);
-			for (int r = 0; r < w->rows; r++)
-			{
-				double		sq = 0.0,
-							sum = 0.0,
-							quad = 0.0;
-
-				for (int j = 0; j < w->cols; j++)
-				{
-					sq += MAT(w, r, j) * MAT(w, r, j);
-					sum += MAT(w, r, j);
-					if (inv)
-						for (int i = 0; i < w->cols; i++)
-							quad += MAT(w, r, i) * MAT(inv[a], i, j) * MAT(w, r, j);
-				}
-				q1[a][r] = inv ? quad : sq - sum * sum / w->cols;
-				q2[a][r] = sum * sum / w->cols;
-			}
-			rows *= w->rows;
-		}
-		for (size_t r = 0; r < rows; r++)
-		{
-			int			digit[32];
-			size_t		rest = r;
-
-			CHECK_FOR_INTERRUPTS();
-			for (int a = d - 1; a >= 0; a--)
-			{
-				digit[a] = rest % blocks[t][a]->rows;
-				rest /= blocks[t][a]->rows;
-			}
-			if (inv)
-			{
-				prof[off + r] = 1.0;
-				for (int a = 0; a < d; a++)
-					prof[off + r] *= q1[a][digit[a]];
-				continue;
-			}
-			prof[off + r] = 0.0;
-			for (int set = 0; set < 1 << d; set++)
-			{
-				double		part = 1.0,
-							scale = 1.0;
-
-				for (int a = 0; a < d; a++)
-				{
-					part *= (set & (1 << a)) ? q1[a][digit[a]] : q2[a][digit[a]];
-					scale *= q1[a][digit[a]] + q2[a][digit[a]];
-				}
-				/* rounding leaves parts of order 1e-16 |w|^2 where the query has none */
-				if (fabs(part) <= 1e-12 * scale)
-					continue;
-				if (!(lambda[set] > 0.0))
-					ereport(ERROR,
-							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-							 errmsg("strategy does not support workload query " UINT64_FORMAT, (uint64) (off + r + 1)),
-							 errdetail("The marginals it measures do not determine that query.")));
-				prof[off + r] += part / lambda[set];
-			}
-		}
-		for (int a = 0; a < d; a++)
-		{
-			pfree(q1[a]);
-			pfree(q2[a]);
-		}
-		pfree(q1);
-		pfree(q2);
-		off += rows;
-	}
-	if (inv)
-		free_factors(inv, d);
-	if (lambda)
-		pfree(lambda);
-	return prof;
-}
-
-/* the workload's answers on x: each term's Kronecker product applied */
-double *
-hdmm_workload_apply(const KronGram *kg, Mat ***blocks, double m, const double *x)
-{
-	double	   *out = palloc_extended(sizeof(double) * Max((size_t) m, 1), MCXT_ALLOC_HUGE);
-	size_t		off = 0;
-
-	for (int t = 0; t < kg->nterms; t++)
-	{
-		double	   *v = mat_kron_apply(blocks[t], kg->nattrs, x);
-		size_t		rows = 1;
-
-		for (int a = 0; a < kg->nattrs; a++)
-			rows *= blocks[t][a]->rows;
-		memcpy(out + off, v, sizeof(double) * rows);
-		off += rows;
-		pfree(v);
-	}
-	return out;
 }
 
 static void
@@ -494,12 +451,13 @@ hdmm_apply_t(const void *ctx, const double *y, double *x)
 }
 
 Release *
-run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, double m,
+run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Block ***blocks, double m,
 				   const double *x, double epsilon, double delta, double rho, double sens_scale,
 				   Inference inference, double confidence)
 {
 	Release    *rel = palloc0(sizeof(Release));
 	LaplaceLaw	law;
+	HdmmInverse *inv;
 	double	   *profile,
 			   *y,
 			   *xhat;
@@ -515,8 +473,10 @@ run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, dou
 		(void) interval_rank(confidence, dpm_ci_draws);
 		mat_check_size(m, interval_min_draws(confidence), "simulated errors");
 	}
+	/* the factors' pseudo-inverses once, for the profile, the answers and every simulated draw */
+	inv = hdmm_inverse(s);
 	/* every query answerable, before any noise exists */
-	profile = hdmm_profile(s, kg, blocks, m);
+	profile = hdmm_profile(inv, kg, blocks, m);
 	/* A x exactly (sampler.c, section 0), noise for the quantized strategy's sensitivity */
 	exact = hdmm_measure_exact(s, counts);
 	pfree(counts);
@@ -526,7 +486,7 @@ run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, dou
 									 rho, &law);
 	pfree(exact->data);
 	pfree(exact);
-	xhat = hdmm_solve(s, y);
+	xhat = hdmm_solve(inv, y);
 	if (inference != INFERENCE_LS)
 	{
 		LinOp		op = {(size_t) rows, (size_t) cells(s), hdmm_apply, hdmm_apply_t, s};
@@ -541,10 +501,11 @@ run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Mat ***blocks, dou
 	for (size_t i = 0; i < (size_t) m; i++)
 		rel->stderrs[i] = sqrt(rel->noise_var * profile[i]);
 	if (confidence == NO_INTERVALS)
-		return rel;
-	if (law.t > 0.0)
-		rel->half = interval_laplace(s, kg, blocks, m, (size_t) rows, &law, confidence, &rel->ci_draws);
+		rel->half = NULL;
+	else if (law.t > 0.0)
+		rel->half = interval_laplace(inv, kg, blocks, m, (size_t) rows, &law, confidence, &rel->ci_draws);
 	else
 		rel->half = interval_gaussian(rel->stderrs, (int) m, confidence);
+	hdmm_inverse_free(inv);
 	return rel;
 }

@@ -76,6 +76,7 @@ kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,
 			{
 				double		c = 1.0;
 
+				CHECK_FOR_INTERRUPTS();
 				for (int b = 0; b < d; b++)
 					if (b != a)
 						c *= tau[t * d + b];
@@ -86,7 +87,10 @@ kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,
 			*evaluations += evals;
 			mat_free(g);
 			for (int t = 0; t < kg->nterms; t++)
+			{
+				CHECK_FOR_INTERRUPTS();
 				tau[t * d + a] = pidentity_objective(kg->factors[t][a], theta[a], NULL, work[a]);
+			}
 		}
 		total = kron_total(kg, tau);
 		/* one attribute: one round is the optimum; otherwise stop when a round gains little */
@@ -100,7 +104,10 @@ kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,
 		double		prod = 1.0;
 
 		for (int a = 0; a < d; a++)
+		{
+			CHECK_FOR_INTERRUPTS();
 			prod *= pidentity_trace(kg->factors[t][a], theta[a]);
+		}
 		*objective += prod;
 	}
 	for (int a = 0; a < d; a++)
@@ -143,7 +150,10 @@ kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective,
 		a[i] = mat_identity(kg->sizes[i]);
 	for (int t = 0; t < kg->nterms; t++)
 		for (int i = 0; i < d; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
 			tau[t * d + i] = factor_trace_l2(kg->factors[t][i], a[i]);
+		}
 	for (int round = 0; round < max_rounds; round++)
 	{
 		double		before = total;
@@ -160,6 +170,7 @@ kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective,
 			{
 				double		c = 1.0;
 
+				CHECK_FOR_INTERRUPTS();
 				for (int b = 0; b < d; b++)
 					if (b != i)
 						c *= tau[t * d + b];
@@ -172,7 +183,10 @@ kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective,
 			mat_free(a[i]);
 			a[i] = next;
 			for (int t = 0; t < kg->nterms; t++)
+			{
+				CHECK_FOR_INTERRUPTS();
 				tau[t * d + i] = factor_trace_l2(kg->factors[t][i], a[i]);
+			}
 		}
 		total = kron_total(kg, tau);
 		if (d == 1 || (round > 0 && before - total <= 1e-6 * total))
@@ -200,6 +214,7 @@ kron_svd_bound(const KronGram *kg)
 		{
 			int			nonzero;
 
+			CHECK_FOR_INTERRUPTS();
 			bound *= svd_bound(kg->factors[0][a], &nonzero);
 		}
 		return bound;

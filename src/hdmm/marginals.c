@@ -77,6 +77,7 @@ workload_spectrum(const KronGram *kg)
 	{
 		int			a = term_set(kg, t);
 
+		CHECK_FOR_INTERRUPTS();
 		/* the subsets s of a */
 		for (int s = a;; s = (s - 1) & a)
 		{

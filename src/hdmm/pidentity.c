@@ -96,7 +96,10 @@ pidentity_objective(const Mat *g, const Mat *theta, double *grad, PIdentityWork 
 		elog(ERROR, "p-Identity: I + Theta Theta^T is not positive definite");
 	memcpy(w->v->data, theta->data, sizeof(double) * p * n);
 	mat_solve_lower(w->tt, w->v, false);
+	/* each product is up to p n^2 (seconds at n = 4096): a cancel waits for one at most */
+	CHECK_FOR_INTERRUPTS();
 	mat_gram_into(w->h, w->v);
+	CHECK_FOR_INTERRUPTS();
 
 	/* f = sum d_i^2 G_ii - d^T (G o H) d, with q = (G o H) d */
 	for (int j = 0; j < n; j++)
@@ -114,7 +117,9 @@ pidentity_objective(const Mat *g, const Mat *theta, double *grad, PIdentityWork 
 		for (int j = 0; j < n; j++)
 			for (int i = 0; i < n; i++)
 				MAT(w->s, i, j) = MAT(g, i, j) * d[i] * d[j];
+		CHECK_FOR_INTERRUPTS();
 		mat_mul_into(w->ts, w->v, false, w->s, false);
+		CHECK_FOR_INTERRUPTS();
 		mat_mul_into(w->tsh, w->ts, false, w->h, false);
 		for (int j = 0; j < n; j++)
 		{

@@ -89,16 +89,13 @@ block_ranges(int size, List *rows)
 
 /* breadth first, so the rows come level by level as documented */
 static void
-fill_hierarchical(Mat *m, int branching)
+hierarchical_runs(int k, int branching, int nodes, int *lo, int *hi)
 {
-	int			nodes = m->rows;
-	int		   *lo = palloc(sizeof(int) * nodes);
-	int		   *hi = palloc(sizeof(int) * nodes);
 	int			head = 0,
 				tail = 0;
 
 	lo[tail] = 0;
-	hi[tail++] = m->cols;
+	hi[tail++] = k;
 	while (head < tail)
 	{
 		int			len = hi[head] - lo[head];
@@ -106,8 +103,6 @@ fill_hierarchical(Mat *m, int branching)
 		int			parts = Min(branching, len);
 
 		CHECK_FOR_INTERRUPTS();
-		for (int j = lo[head]; j < hi[head]; j++)
-			MAT(m, head, j) = 1.0;
 		head++;
 		if (len <= 1)
 			continue;
@@ -123,50 +118,124 @@ fill_hierarchical(Mat *m, int branching)
 		}
 	}
 	Assert(tail == nodes);
-	pfree(lo);
-	pfree(hi);
 }
 
-Mat *
-block_matrix(Block *b)
+/* Ranges: the rows as written, each a run of ones (else false) */
+static bool
+ranges_runs(const Mat *m, int *lo, int *hi)
+{
+	for (int r = 0; r < m->rows; r++)
+	{
+		int			first = -1,
+					last = -1;
+
+		for (int j = 0; j < m->cols; j++)
+		{
+			double		v = MAT(m, r, j);
+
+			if (v == 0)
+				continue;
+			if (v != 1 || (last >= 0 && last != j - 1))
+				return false;
+			if (first < 0)
+				first = j;
+			last = j;
+		}
+		if (first < 0)
+			return false;
+		lo[r] = first;
+		hi[r] = last + 1;
+	}
+	return true;
+}
+
+/*
+ * The block's rows as runs of bins, b->lo[r] .. b->hi[r] - 1, built on first
+ * use: every block but Ranges of bins out of order is one, and a run is two
+ * numbers where a row of the matrix is k.  False when some row is no run
+ * (then only block_matrix describes it).  Memory is two ints per row.
+ */
+bool
+block_runs(Block *b)
 {
 	int			k = b->size;
-	Mat		   *m;
+	int			rows;
 	int			r = 0;
 
-	if (b->matrix)
-		return b->matrix;
-	mat_check_size(b->rows, k, "workload block");
-	m = mat_new((int) b->rows, k);
+	if (b->lo)
+		return true;
+	if (b->runs_checked)
+		return false;
+	/* the same bound as one column of answers */
+	mat_check_size(b->rows, 1, "workload block");
+	rows = (int) b->rows;
+	b->lo = palloc_extended(sizeof(int) * Max(rows, 1), MCXT_ALLOC_HUGE);
+	b->hi = palloc_extended(sizeof(int) * Max(rows, 1), MCXT_ALLOC_HUGE);
+	b->runs_checked = true;
 	switch (b->kind)
 	{
 		case BLOCK_IDENTITY:
 			for (int j = 0; j < k; j++)
-				MAT(m, j, j) = 1.0;
+			{
+				b->lo[j] = j;
+				b->hi[j] = j + 1;
+			}
 			break;
 		case BLOCK_TOTAL:
-			for (int j = 0; j < k; j++)
-				MAT(m, 0, j) = 1.0;
+			b->lo[0] = 0;
+			b->hi[0] = k;
 			break;
 		case BLOCK_PREFIX:
 			for (int i = 0; i < k; i++)
-				for (int j = 0; j <= i; j++)
-					MAT(m, i, j) = 1.0;
+			{
+				b->lo[i] = 0;
+				b->hi[i] = i + 1;
+			}
 			break;
 		case BLOCK_ALLRANGE:
 			for (int i = 0; i < k; i++)
 			{
 				CHECK_FOR_INTERRUPTS();
 				for (int j = i; j < k; j++, r++)
-					for (int c = i; c <= j; c++)
-						MAT(m, r, c) = 1.0;
+				{
+					b->lo[r] = i;
+					b->hi[r] = j + 1;
+				}
 			}
 			break;
 		case BLOCK_HIERARCHICAL:
-			fill_hierarchical(m, b->branching);
+			hierarchical_runs(k, b->branching, rows, b->lo, b->hi);
 			break;
 		case BLOCK_RANGES:
-			elog(ERROR, "ranges block without its rows");
+			if (!ranges_runs(b->matrix, b->lo, b->hi))
+			{
+				pfree(b->lo);
+				pfree(b->hi);
+				b->lo = b->hi = NULL;
+				return false;
+			}
+			break;
+	}
+	return true;
+}
+
+Mat *
+block_matrix(Block *b)
+{
+	Mat		   *m;
+
+	if (b->matrix)
+		return b->matrix;
+	mat_check_size(b->rows, b->size, "workload block");
+	/* every block made by block_new is runs (Ranges come with their matrix) */
+	if (!block_runs(b))
+		elog(ERROR, "workload block without its rows");
+	m = mat_new((int) b->rows, b->size);
+	for (int r = 0; r < m->rows; r++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		for (int c = b->lo[r]; c < b->hi[r]; c++)
+			MAT(m, r, c) = 1.0;
 	}
 	b->matrix = m;
 	return m;

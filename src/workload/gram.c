@@ -13,6 +13,42 @@
 
 #include "workload/workload.h"
 
+/*
+ * The Gram matrix of runs, G_ij = the rows whose run holds both i and j:
+ * each run adds one on a square of the diagonal, marked at its four corners
+ * and summed out by 2-D prefix sums, O(rows + k^2) (Hierarchical, Ranges).
+ */
+static Mat *
+runs_gram(const Block *b)
+{
+	int			k = b->size;
+	Mat		   *g = mat_new(k + 1, k + 1);
+	Mat		   *out;
+
+	for (int r = 0; r < (int) b->rows; r++)
+	{
+		MAT(g, b->lo[r], b->lo[r]) += 1.0;
+		MAT(g, b->lo[r], b->hi[r]) -= 1.0;
+		MAT(g, b->hi[r], b->lo[r]) -= 1.0;
+		MAT(g, b->hi[r], b->hi[r]) += 1.0;
+	}
+	for (int j = 0; j <= k; j++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		for (int i = 1; i <= k; i++)
+			MAT(g, i, j) += MAT(g, i - 1, j);
+	}
+	out = mat_new(k, k);
+	for (int j = 0; j < k; j++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		for (int i = 0; i < k; i++)
+			MAT(out, i, j) = MAT(g, i, j) + (j > 0 ? MAT(out, i, j - 1) : 0.0);
+	}
+	mat_free(g);
+	return out;
+}
+
 static Mat *
 block_gram(Block *b)
 {
@@ -41,7 +77,7 @@ block_gram(Block *b)
 					MAT(g, i, j) = (double) (Min(i, j) + 1) * (k - Max(i, j));
 			return g;
 		default:
-			return mat_gram(block_matrix(b));
+			return block_runs(b) ? runs_gram(b) : mat_gram(block_matrix(b));
 	}
 }
 
@@ -133,10 +169,10 @@ workload_kron_gram(const WorkloadDomain *dom, List *terms)
 	return kg;
 }
 
-Mat ***
+Block ***
 workload_blocks(const KronGram *kg, List *terms, double *m)
 {
-	Mat		 ***blocks = palloc(sizeof(Mat **) * Max(kg->nterms, 1));
+	Block	 ***blocks = palloc(sizeof(Block **) * Max(kg->nterms, 1));
 	int			t = 0;
 	ListCell   *lc;
 
@@ -146,14 +182,17 @@ workload_blocks(const KronGram *kg, List *terms, double *m)
 		WorkloadTerm *term = lfirst(lc);
 		double		rows = 1.0;
 
-		blocks[t] = palloc(sizeof(Mat *) * Max(kg->nattrs, 1));
+		blocks[t] = palloc(sizeof(Block *) * Max(kg->nattrs, 1));
 		for (int a = 0; a < kg->nattrs; a++)
 		{
 			Block	   *b = term->blocks[a] ? term->blocks[a] :
 				block_new(BLOCK_TOTAL, kg->sizes[a], 0);
 
-			blocks[t][a] = block_matrix(b);
-			rows *= blocks[t][a]->rows;
+			CHECK_FOR_INTERRUPTS();
+			if (!block_runs(b))
+				(void) block_matrix(b);
+			blocks[t][a] = b;
+			rows *= b->rows;
 		}
 		*m += rows;
 		t++;

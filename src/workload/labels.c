@@ -103,26 +103,22 @@ append_interval_set(StringInfo buf, const WorkloadAttr *attr, int *sel, int coun
 	pfree(runs.data);
 }
 
-/*
- * The condition one block row puts on its attribute, or NULL when the row
- * selects every bin (no condition at all).
- */
-char *
-block_row_condition(const WorkloadAttr *attr, const Mat *block, int row)
+/* buf's text at its own size: a StringInfo keeps 1 kB, and AllRange(1024) has 524,800 rows */
+static char *
+exact_copy(StringInfo buf)
 {
-	int			k = attr->size;
-	int		   *sel = palloc(sizeof(int) * k);
-	int			count = 0;
+	char	   *s = pstrdup(buf->data);
+
+	pfree(buf->data);
+	return s;
+}
+
+/* the condition of selecting bins sel[0..count-1] (count < k), in bin order */
+static char *
+selection_condition(const WorkloadAttr *attr, int *sel, int count)
+{
 	StringInfoData buf;
 
-	for (int j = 0; j < k; j++)
-		if (MAT(block, row, j) != 0)
-			sel[count++] = j;
-	if (count == k)
-	{
-		pfree(sel);
-		return NULL;
-	}
 	initStringInfo(&buf);
 	appendStringInfoString(&buf, attr->name);
 	if (attr->is_interval)
@@ -136,34 +132,91 @@ block_row_condition(const WorkloadAttr *attr, const Mat *block, int row)
 			appendStringInfo(&buf, "%s%s", s > 0 ? ", " : "", attr->labels[sel[s]]);
 		appendStringInfoChar(&buf, ')');
 	}
+	return exact_copy(&buf);
+}
+
+/*
+ * The condition one block row puts on its attribute, or NULL when the row
+ * selects every bin (no condition at all).  A run over ordered interval bins
+ * is one interval, written at once: AllRange over k bins has k^2 / 2 rows.
+ */
+char *
+block_row_condition(const WorkloadAttr *attr, Block *block, int row)
+{
+	int			k = attr->size;
+	int		   *sel;
+	int			count = 0;
+	char	   *cond;
+
+	if (block->lo)
+	{
+		int			lo = block->lo[row],
+					hi = block->hi[row];
+
+		if (hi - lo == k)
+			return NULL;
+		if (attr->is_ordered)
+		{
+			StringInfoData buf;
+
+			initStringInfo(&buf);
+			appendStringInfo(&buf, "%s in ", attr->name);
+			append_interval(&buf, attr->lo[lo], attr->hi[hi - 1]);
+			return exact_copy(&buf);
+		}
+		sel = palloc(sizeof(int) * (hi - lo));
+		for (int j = lo; j < hi; j++)
+			sel[count++] = j;
+	}
+	else
+	{
+		sel = palloc(sizeof(int) * k);
+		for (int j = 0; j < k; j++)
+			if (MAT(block->matrix, row, j) != 0)
+				sel[count++] = j;
+		if (count == k)
+		{
+			pfree(sel);
+			return NULL;
+		}
+	}
+	cond = selection_condition(attr, sel, count);
 	pfree(sel);
-	return buf.data;
+	return cond;
 }
 
 void
-block_row_span(const Mat *block, int row, int *first, int *last)
+block_row_span(Block *block, int row, int *first, int *last)
 {
-	int			k = block->cols,
+	const Mat  *m = block->matrix;
+	int			k = block->size,
 				lo = -1,
 				hi = -1,
 				count = 0;
 
-	for (int j = 0; j < k; j++)
+	if (block->lo)
 	{
-		double		v = MAT(block, row, j);
-
-		if (v == 0)
-			continue;
-		if (v != 1)
-		{
-			*first = *last = -1;
-			return;
-		}
-		if (lo < 0)
-			lo = j;
-		hi = j;
-		count++;
+		lo = block->lo[row];
+		hi = block->hi[row] - 1;
+		count = hi - lo + 1;
 	}
+	else
+		for (int j = 0; j < k; j++)
+		{
+			double		v = MAT(m, row, j);
+
+			if (v == 0)
+				continue;
+			if (v != 1)
+			{
+				*first = *last = -1;
+				return;
+			}
+			if (lo < 0)
+				lo = j;
+			hi = j;
+			count++;
+		}
 	if (count == k)
 		*first = *last = 0;
 	else if (count > 0 && count == hi - lo + 1)

@@ -68,6 +68,10 @@ workload_domain_check(WorkloadDomain *dom)
 								attr->labels[j], attr->name, bin.data)));
 			}
 		}
+		/* a run of such bins reads as one interval, without sorting them (labels.c) */
+		attr->is_ordered = attr->is_interval;
+		for (int j = 1; j < attr->size && attr->is_ordered; j++)
+			attr->is_ordered = attr->lo[j] == attr->hi[j - 1];
 	}
 	if (cells > INT_MAX)
 		ereport(ERROR,
@@ -209,19 +213,22 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 					totals[a] = block_new(BLOCK_TOTAL, dom->attrs[a].size, 0);
 				b = totals[a];
 			}
-			bm = block_matrix(b);
-			rows[a] = bm->rows;
-			conds[a] = palloc(sizeof(char *) * bm->rows);
-			spans[a] = palloc(sizeof(int) * 2 * bm->rows);
-			for (int r = 0; r < bm->rows; r++)
+			/* the labels need no matrix where the rows are runs */
+			if (!block_runs(b))
+				(void) block_matrix(b);
+			rows[a] = (int) b->rows;
+			conds[a] = palloc_extended(sizeof(char *) * rows[a], MCXT_ALLOC_HUGE);
+			spans[a] = palloc_extended(sizeof(int) * 2 * rows[a], MCXT_ALLOC_HUGE);
+			for (int r = 0; r < rows[a]; r++)
 			{
-				conds[a][r] = block_row_condition(&dom->attrs[a], bm, r);
-				block_row_span(bm, r, &spans[a][2 * r], &spans[a][2 * r + 1]);
+				CHECK_FOR_INTERRUPTS();
+				conds[a][r] = block_row_condition(&dom->attrs[a], b, r);
+				block_row_span(b, r, &spans[a][2 * r], &spans[a][2 * r + 1]);
 			}
 
-			CHECK_FOR_INTERRUPTS();
 			if (!want_matrix)
 				continue;
+			bm = block_matrix(b);
 			if (term == NULL)
 				term = bm;
 			else

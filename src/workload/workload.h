@@ -25,6 +25,7 @@ typedef struct WorkloadAttr
 	double	   *lo;				/* k lower bounds; NaN for bins that are not intervals */
 	double	   *hi;				/* k exclusive upper bounds; NaN likewise */
 	bool		is_interval;	/* every bin is a numeric interval (set by the check) */
+	bool		is_ordered;		/* and each starts where the one before ends (likewise) */
 } WorkloadAttr;
 
 typedef struct WorkloadDomain
@@ -56,6 +57,10 @@ typedef struct Block
 	double		rows;			/* queries in the block */
 	int			branching;		/* BLOCK_HIERARCHICAL only */
 	Mat		   *matrix;			/* rows x k; built on first use, given for Ranges */
+	/* row r counts bins lo[r] .. hi[r] - 1 (block_runs); NULL if not built or no runs */
+	int		   *lo;
+	int		   *hi;
+	bool		runs_checked;	/* block_runs has looked: NULL lo means some row is no run */
 } Block;
 
 /* a product term: one block per attribute, NULL meaning Total */
@@ -104,8 +109,12 @@ typedef struct KronGram
 } KronGram;
 
 extern KronGram *workload_kron_gram(const WorkloadDomain *dom, List *terms);
-/* each term's block matrices, blocks[t][a]; *m receives the number of queries */
-extern Mat ***workload_blocks(const KronGram *kg, List *terms, double *m);
+/*
+ * each term's blocks, blocks[t][a], with their runs (or, for Ranges that are
+ * not runs, their matrices) built: never a matrix of a block that has runs;
+ * *m receives the number of queries
+ */
+extern Block ***workload_blocks(const KronGram *kg, List *terms, double *m);
 
 /* spec.c: parse a spec into a list of WorkloadTerm (blocks not yet built) */
 extern List *workload_parse(const WorkloadDomain *dom, const char *spec);
@@ -113,6 +122,7 @@ extern List *workload_parse(const WorkloadDomain *dom, const char *spec);
 /* blocks.c */
 extern Block *block_new(BlockKind kind, int size, int branching);
 extern Block *block_ranges(int size, List *rows);
+extern bool block_runs(Block *b);
 extern Mat *block_matrix(Block *b);
 extern void range_by_bounds(const WorkloadAttr *attr, double lo, double hi, double *row);
 extern void range_by_labels(const WorkloadAttr *attr, const char *first, const char *last,
@@ -122,8 +132,9 @@ extern void range_by_labels(const WorkloadAttr *attr, const char *first, const c
 extern void append_number(StringInfo buf, double x);
 extern void append_interval(StringInfo buf, double lo, double hi);
 extern void append_list(StringInfo buf, char *const *items, int count);
-extern char *block_row_condition(const WorkloadAttr *attr, const Mat *block, int row);
+/* from the block's runs if block_runs built them, else from its matrix */
+extern char *block_row_condition(const WorkloadAttr *attr, Block *block, int row);
 /* the bins one block row counts: 0, 0 for all; first, last (1-based) for a run of ones; else -1, -1 */
-extern void block_row_span(const Mat *block, int row, int *first, int *last);
+extern void block_row_span(Block *block, int row, int *first, int *last);
 
 #endif

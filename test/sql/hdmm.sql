@@ -25,7 +25,9 @@ SELECT pg_temp.rmse(:'w', matrix) <= 5.74 AS rmse_at_most_5_74,
 -- sensitivities, every query's error profile and the least-squares answers from a noisy y, to
 -- 1e-9 relative, and so does the SVD bound (from the factors for a product or for marginals, from
 -- W^T W otherwise).  A Kronecker strategy on a union of products, a marginals strategy on a union
--- of marginals, and a 2-D range workload.
+-- of marginals, a 2-D range workload, every block with many rows over 64 bins (whose variances
+-- come from prefix sums of (A^T A)^+, its answers from prefix sums of x), and Ranges of interval
+-- bins out of order, where [20,40) is no run of bins (their matrix serves then).
 CREATE FUNCTION pg_temp.dom(sizes int[]) RETURNS TABLE(names text[], labels text[], lo float8[], hi float8[])
 LANGUAGE sql AS $$
   SELECT (SELECT array_agg('a' || i ORDER BY i) FROM generate_subscripts(sizes, 1) i),
@@ -40,8 +42,21 @@ SELECT c.spec, c.sizes, d.*, h.kind, h.objective, h.p, h.theta, h.weights, w.mat
                ('Identity(a1) * Identity(a2) + Identity(a2) * Identity(a3) + Total(a1)', '{3,4,2}',
                 '{"parameterization": "marginals"}'),
                ('Identity(a1) + Identity(a2) + Identity(a3)', '{5,4,3}', '{}'),
-               ('AllRange(a1) * AllRange(a2)', '{12,10}', '{"parameterization": "kronecker", "p": 2}')) c(spec, sizes, opts),
+               ('AllRange(a1) * AllRange(a2)', '{12,10}', '{"parameterization": "kronecker", "p": 2}'),
+               ('AllRange(a1) + Prefix(a1) + Hierarchical(a1, 4) + Ranges(a1, ''3'':''10'', ''20'':''40'')',
+                '{64}', '{"p": 4}')) c(spec, sizes, opts),
        LATERAL pg_temp.dom(c.sizes) d,
+       LATERAL dpm._hdmm(c.spec, d.names, c.sizes, d.labels, d.lo, d.hi, c.opts) h,
+       LATERAL dpm._workload_matrix(c.spec, d.names, c.sizes, d.labels, d.lo, d.hi) w;
+INSERT INTO cases
+SELECT c.spec, c.sizes, d.*, h.kind, h.objective, h.p, h.theta, h.weights, w.matrix,
+       dpm._hdmm_matrix(c.sizes, h.kind, h.p, h.theta, h.weights)
+  FROM (VALUES ('Ranges(a1, [20,40), [0,30)) + AllRange(a1)', '{64}'::int[], '{"p": 4}'::jsonb)) c(spec, sizes, opts),
+       -- bins of width 10, the second and third swapped: [0,10), [20,30), [10,20), [30,40), ...
+       (SELECT '{a1}'::text[], ARRAY(SELECT 'b' || i FROM generate_series(1, 64) i ORDER BY i),
+               ARRAY(SELECT 10.0 * CASE i WHEN 1 THEN 2 WHEN 2 THEN 1 ELSE i END FROM generate_series(0, 63) i ORDER BY i),
+               ARRAY(SELECT 10.0 * CASE i WHEN 1 THEN 2 WHEN 2 THEN 1 ELSE i END + 10 FROM generate_series(0, 63) i ORDER BY i)
+       ) d(names, labels, lo, hi),
        LATERAL dpm._hdmm(c.spec, d.names, c.sizes, d.labels, d.lo, d.hi, c.opts) h,
        LATERAL dpm._workload_matrix(c.spec, d.names, c.sizes, d.labels, d.lo, d.hi) w;
 SELECT spec, kind,
@@ -125,6 +140,71 @@ SELECT count(*) AS answers, bool_and(abs(r.answer - t.answer) < 12 * r.stderr) A
 SELECT abs(max(r.stderr) ^ 2 / (s.max_profile * 2 * (s.sensitivity_l1 / 1) ^ 2) - 1) < 1e-3 AS stderr_from_profile
   FROM hd_rel r, dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id
  WHERE w.name = 'hd_mixed' AND s.method = 'hdmm' GROUP BY s.max_profile, s.sensitivity_l1;
+
+-- AllRange over 1024 bins at default settings: 524,800 queries, whose matrix (4.1 GB) is never
+-- built, neither for the labels nor by hdmm (p and max_iter only shorten the optimization).
+CREATE TABLE ar_people AS SELECT g AS id, (g * 7919) % 1024 AS x FROM generate_series(1, 2000) g;
+SELECT dpm.register_source('ar_people', epsilon => 10);
+SELECT dpm.create_domain('ar_x', 'ar_people', '[{"name": "x", "bins": {"min": 0, "max": 1024, "width": 1}}]') AS cells;
+SELECT dpm.create_workload('ar1024', 'ar_x', 'AllRange(x)') AS queries;
+SELECT matrix IS NULL AS kept_as_spec, labels[2] AS second_label, labels[524800] AS last_label
+  FROM dpm.workloads WHERE name = 'ar1024';
+SELECT dpm.optimize('ar1024', 'hdmm', options => '{"p": 16, "max_iter": 30}') AS ar_sid \gset
+-- the stored total of the per-query variances (prefix sums of (A^T A)^+) is the optimizer's own
+-- objective, tr(W^T W (A^T A)^-1) from the closed-form Gram, for the same strategy
+SELECT (s.hdmm).theta = h.theta AS same_strategy, s.rows AS measurements,
+       abs(s.profile_trace / h.objective - 1) < 1e-9 AS total_is_objective,
+       s.profile_trace < 1024 * 1025 * 1026 / 6.0 AS beats_identity
+  FROM dpm.strategies s, dpm.domains d,
+       LATERAL dpm._hdmm('AllRange(x)', d.attr_names, d.attr_sizes, d.bin_labels, d.bin_lo, d.bin_hi,
+                         '{"p": 16, "max_iter": 30}') h
+ WHERE s.id = :ar_sid AND d.name = 'ar_x';
+-- the dry run reads the same: 2 Delta_1^2 / epsilon^2 times the profile, every query (to 1e-6:
+-- the noise is discrete Laplace, whose variance is not exactly 2 / epsilon^2)
+SELECT e.queries, abs(e.total_variance / (2 * s.profile_trace) - 1) < 1e-6 AS total_variance,
+       abs(e.max_stderr ^ 2 / (2 * s.max_profile) - 1) < 1e-6 AS max_stderr
+  FROM dpm.explain('ar1024', epsilon => 1, strategy => :ar_sid, confidence => NULL) e, dpm.strategies s
+ WHERE s.id = :ar_sid;
+-- with the identity (p = 0) each query's variance is its number of bins, exactly, all 524,800
+-- (spans: first and last bin, 0 and 0 for all of them)
+SELECT d.attr_names AS names, d.attr_sizes AS sizes, d.bin_labels AS labels, d.bin_lo AS lo, d.bin_hi AS hi
+  FROM dpm.domains d WHERE d.name = 'ar_x' \gset
+SELECT count(*) AS queries, bool_and(v = CASE first WHEN 0 THEN 1024 ELSE last - first + 1 END) AS variance_is_length
+  FROM dpm.workloads w,
+       ROWS FROM (unnest(dpm._hdmm_profile('AllRange(x)', :'names', :'sizes', :'labels', :'lo', :'hi',
+                                           'kronecker', '{0}', '{}', NULL)),
+                  unnest(w.spans[:][1:1]), unnest(w.spans[:][2:2])) u(v, first, last)
+ WHERE w.name = 'ar1024';
+
+-- Laplace intervals with more queries than cells keep the draws' reconstructions, not their
+-- errors, and compute the errors a block of queries at a time.  Coverage at 90 % over 500
+-- releases of the identity (each answer sums its cells' Laplace noise) on 4 x 3 cells, 30
+-- queries: with 1000 draws the k = 901st largest error covers with probability 901/1001, and out
+-- of time (dpm.ci_max_seconds = 0) the 9 draws kept are closed up and their largest covers with
+-- probability 9/10.  5 standard deviations: a false alarm below 1e-4 over the 60 checks.
+CREATE FUNCTION pg_temp.cover(secs int) RETURNS TABLE(secs int, query bigint, ci_draws int, covered boolean)
+LANGUAGE sql AS $$
+  SELECT secs, m.query, m.ci_draws, m.ci_low <= t.v AND t.v <= m.ci_high
+    FROM generate_series(1, 500) g,
+         LATERAL dpm._hdmm_mechanism('AllRange(a1) * Identity(a2)', '{a1,a2}', '{4,3}', '{1,2,3,4,1,2,3}',
+                                     array_fill('NaN'::float8, ARRAY[7]), array_fill('NaN'::float8, ARRAY[7]),
+                                     'kronecker', '{0,0}', '{}', NULL, array_fill(1.0::float8, ARRAY[12]),
+                                     1 + 0 * g, confidence => 0.9) m
+    JOIN unnest(dpm._spec_matvec('AllRange(a1) * Identity(a2)', '{a1,a2}', '{4,3}', '{1,2,3,4,1,2,3}',
+                                 array_fill('NaN'::float8, ARRAY[7]), array_fill('NaN'::float8, ARRAY[7]),
+                                 array_fill(1.0::float8, ARRAY[12]))) WITH ORDINALITY t(v, query) USING (query) $$;
+CREATE TEMP TABLE cover AS SELECT * FROM pg_temp.cover(5);
+SET dpm.ci_max_seconds = 0;
+INSERT INTO cover SELECT * FROM pg_temp.cover(0);
+RESET dpm.ci_max_seconds;
+SELECT secs, min(ci_draws) AS draws, max(ci_draws) AS max_draws, count(DISTINCT query) AS queries,
+       bool_and(ok) AS covers_90
+  FROM (SELECT secs, query, min(ci_draws) AS ci_draws,
+               abs(avg(covered::int) - CASE secs WHEN 0 THEN 0.9 ELSE 901.0 / 1001 END)
+                 < 5 * sqrt(0.9 * 0.1 / count(*)) AS ok
+          FROM cover GROUP BY secs, query) q
+ GROUP BY secs ORDER BY secs DESC;
+DROP TABLE cover;
 
 -- bad input: a marginals strategy for a workload that is not made of marginals, unknown kinds,
 -- strategies that do not fit their domain, p for Gaussian factors; and a long run stops on
