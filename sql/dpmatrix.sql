@@ -488,7 +488,7 @@ AS 'MODULE_PATHNAME', 'dpm_exec_as' LANGUAGE C VOLATILE STRICT;
 CREATE FUNCTION dpm._random_key() RETURNS bigint
 AS 'MODULE_PATHNAME', 'dpm_random_key' LANGUAGE C VOLATILE PARALLEL SAFE;
 
--- Queues a planned release for a release worker (src/release/worker.c), with the strategies its
+-- Queues a planned release for a release worker (src/release/queue.h), with the strategies its
 -- plan built (the worker caches them); returns the release's id once it is computed.
 CREATE FUNCTION dpm._run_release(req jsonb, built dpm.strategies[]) RETURNS bigint
 AS 'MODULE_PATHNAME', 'dpm_run_release' LANGUAGE C VOLATILE STRICT;
@@ -1857,7 +1857,7 @@ $$;
 
 -- The release is planned here, in the caller's backend (strategy optimization included, under
 -- the caller's statement_timeout and cancel), then charged and computed by a release worker (see
--- src/release/worker.c for why), which attributes it to dpm._invoker().  SECURITY DEFINER: the
+-- src/release/queue.h for why), which attributes it to dpm._invoker().  SECURITY DEFINER: the
 -- internal functions it calls are not the analysts' to call.
 CREATE FUNCTION dpm.answer(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
                            rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,

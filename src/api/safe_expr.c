@@ -2,7 +2,7 @@
  * safe_expr.c -- dpm._check_cells: the expressions a release evaluates on
  * every row of its source can raise no error, whatever the rows hold.
  *
- * Why.  A release is charged first and reads its source after (worker.c).
+ * Why.  A release is charged first and reads its source after (src/release/queue.h).
  * Were a custodian's condition able to fail on some value (100 / (age - 77),
  * a cast of dirty text), whether a release answers or fails would depend on
  * the rows, and the analyst would learn it outside the noise.  So the outcome

@@ -1,0 +1,64 @@
+/*
+ * queue.c -- the release queue in shared memory (see queue.h), and the lock
+ * that tells a release being computed from one whose worker stopped.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+
+#include "release/queue.h"
+#include "release/release.h"
+
+ReleaseShared *queue;
+
+void
+queue_attach(void)
+{
+	bool		found;
+
+	if (queue != NULL)
+		return;
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	queue = ShmemInitStruct("dpmatrix release queue", sizeof(ReleaseShared), &found);
+	if (!found)
+	{
+		memset(queue, 0, sizeof(ReleaseShared));
+		SpinLockInit(&queue->mutex);
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/* room in the server's shared memory when dpmatrix is preloaded (else: its spare bytes) */
+Size
+release_shmem_size(void)
+{
+	return MAXALIGN(sizeof(ReleaseShared));
+}
+
+void
+release_locktag(LOCKTAG *tag, int64 release_id)
+{
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, (uint32) ((uint64) release_id >> 32),
+						 (uint32) release_id, RELEASE_LOCK_SPACE);
+}
+
+/*
+ * dpm._release_in_progress(id): does a live worker hold the release's lock,
+ * i.e. is it between its charge and its answers?
+ */
+PG_FUNCTION_INFO_V1(dpm_release_in_progress);
+Datum
+dpm_release_in_progress(PG_FUNCTION_ARGS)
+{
+	LOCKTAG		tag;
+
+	release_locktag(&tag, PG_GETARG_INT64(0));
+	if (LockAcquire(&tag, ShareLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
+		PG_RETURN_BOOL(true);
+	LockRelease(&tag, ShareLock, false);
+	PG_RETURN_BOOL(false);
+}

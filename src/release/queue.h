@@ -1,0 +1,152 @@
+/*
+ * queue.h -- the release queue: a release planned by dpm.answer (request.c),
+ * charged and computed by a release worker (worker.c) in transactions of its
+ * own; the layout both sides share in shared memory and in a request's DSM
+ * segment.
+ *
+ * Why a worker.  A charge must stay charged whatever the caller does: roll
+ * back, fail later in the same statement, be cancelled or killed, or lose
+ * the server right after reading the answers.  Nothing the caller's own
+ * transaction writes can promise that, and a procedure that commits cannot
+ * be called inside a transaction block or from a SELECT.  So the caller hands
+ * the planned request to a worker that is connected to the same database as
+ * the extension owner and runs up to three transactions:
+ *
+ *   0. dpm._strategy_store, when the plan built strategies (the caller's own
+ *      transaction cannot commit them for the worker to see);
+ *   1. dpm._release_charge: check the catalog again, lock the source row,
+ *      check the budget, insert the release and its ledger rows; commit with
+ *      synchronous_commit forced on, so the charge is on disk before step 2;
+ *   2. dpm._release_fill: read the source, draw the noise, store the answers.
+ *
+ * No long work in a worker.  Everything that can take long and does not
+ * need the data, optimizing a strategy above all, happens in the caller's
+ * backend before the request is queued (dpm._release_plan), under the
+ * caller's statement_timeout and cancel.  A worker only charges, scans and
+ * adds noise.
+ *
+ * A queue, served fairly by a bounded pool.  Requests wait in a queue in
+ * shared memory; each database has at most dpm.release_workers workers,
+ * which stay resident for dpm.release_worker_idle without a request, keeping
+ * their caches (matrix_cache.c).  A free worker takes the queued request
+ * whose role has the fewest releases being computed, then the oldest: one
+ * analyst's many releases cannot starve another's.  A request never fails
+ * for want of a worker slot; it waits (the caller can cancel).  A role may
+ * have at most dpm.max_releases_per_role releases queued or in service.
+ *
+ * Cancel before the charge, and say which.  A caller that stops waiting
+ * (cancel, statement_timeout, terminate) withdraws its request if no worker
+ * has taken it, or marks it cancelled; the worker checks that mark under the
+ * queue's lock just before it commits the charge, and once past that point
+ * the caller is told the release's id.  So a cancelled caller always knows
+ * whether it was charged, and a charged release completes.
+ *
+ * No release stays 'charged' forever.  From its charge until its answers
+ * are stored, the worker holds a session lock on the release (a lock tag of
+ * its own in the advisory space); a crash or kill releases it.  The next
+ * charge on the same source marks every 'charged' release whose lock is
+ * free 'interrupted' (dpm._release_in_progress), and dpm.release says so.
+ *
+ * The request and the result travel in a small DSM segment per release
+ * (ReleaseSlot).  The caller's role is dpm._invoker()'s (GetOuterUserId),
+ * taken by request.c, so it cannot be spoofed through the arguments.  The
+ * queue lives in shared memory made on first use, as contrib's autoprewarm
+ * does, so that dpmatrix need not be preloaded.
+ */
+#ifndef DPM_RELEASE_QUEUE_H
+#define DPM_RELEASE_QUEUE_H
+
+#include "storage/dsm.h"
+#include "storage/lock.h"
+#include "storage/spin.h"
+#include "utils/timestamp.h"
+
+/* release workers across all databases */
+#define MAX_WORKERS 32
+/* releases queued or being computed across the server: one per backend at a time */
+#define QUEUE_LEN 128
+/* a worker registered but never connected is given up after this */
+#define START_TIMEOUT_MS 30000
+/* how long a cancelled caller waits to learn whether a charge being committed went through */
+#define COMMIT_WAIT_MS 5000
+/* field4 of the lock tag a worker holds on a release being computed (SQL advisory locks use 1, 2) */
+#define RELEASE_LOCK_SPACE 0x6470
+
+/* the outcome of a request, in its DSM segment */
+typedef enum SlotState
+{
+	SLOT_PENDING = 0,			/* nothing committed yet */
+	SLOT_REFUSED,				/* refused before the charge: nothing charged */
+	SLOT_CHARGED,				/* step 1 committed: release_id is charged */
+	SLOT_FAILED,				/* step 2 failed after the charge */
+	SLOT_DONE					/* answers stored */
+} SlotState;
+
+typedef struct ReleaseSlot
+{
+	int			delay_ms;
+	volatile int state;
+	int64		release_id;
+	int			sqlerrcode;
+	char		message[1024];
+	char		detail[1024];
+	char		hint[512];
+	Oid			built_type;		/* dpm.strategies[] */
+	Size		built_len;		/* its binary form, 0: none */
+	Size		req_len;		/* the request, jsonb as text, NUL included */
+	char		data[FLEXIBLE_ARRAY_MEMBER];	/* request, then built */
+} ReleaseSlot;
+
+typedef enum RequestState
+{
+	REQ_FREE = 0,
+	REQ_QUEUED,					/* waiting for a worker */
+	REQ_TAKEN,					/* a worker is on it */
+	REQ_DONE					/* the worker is done with it */
+} RequestState;
+
+typedef struct Request
+{
+	RequestState state;
+	Oid			database;
+	Oid			owner;			/* the workers' login: the extension owner */
+	Oid			caller;			/* recorded as released_by */
+	int			caller_procno;	/* whose latch to set when done */
+	uint64		seq;			/* arrival order */
+	dsm_handle	handle;
+	int			worker;			/* while taken: its entry and generation */
+	uint32		worker_generation;
+	bool		cancel;			/* the caller stopped waiting: do not charge */
+	bool		charging;		/* the charge is being committed: too late to cancel */
+	bool		abandoned;		/* the caller left: the worker frees the entry */
+	int64		release_id;		/* set with charging */
+} Request;
+
+typedef struct Worker
+{
+	Oid			database;
+	Oid			owner;
+	uint32		generation;		/* 0: a free entry */
+	pid_t		pid;			/* 0 until connected */
+	int			procno;
+	bool		busy;
+	TimestampTz registered;
+} Worker;
+
+typedef struct ReleaseShared
+{
+	slock_t		mutex;
+	uint32		generations;
+	uint64		seq;
+	Worker		workers[MAX_WORKERS];
+	Request		requests[QUEUE_LEN];
+} ReleaseShared;
+
+/* the queue and the workers' list, made on first use */
+extern ReleaseShared *queue;
+extern void queue_attach(void);
+
+/* the lock a worker holds on a release from its charge to its answers */
+extern void release_locktag(LOCKTAG *tag, int64 release_id);
+
+#endif
