@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # queue.sh -- releases wait in a queue served by a bounded pool of release workers, and nothing is
-# charged for a call that stops before its charge (src/release/worker.c).  Races are pinned with
+# charged for a call that stops before its charge (src/release/queue.h).  Races are pinned with
 # locks, never with sleeps: a "holder" session keeps the source's row locked (as a charge does)
 # until the test lets it go, so a worker taking a release blocks before the charge.
 #   1. a strategy is optimized in the caller's own backend: cancelled while it optimizes, the call
