@@ -1031,13 +1031,15 @@ BEGIN
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
   PERFORM dpm._check_can_read(src.relation);
   -- every row counts here, without the per-unit contribution limit the mechanism applies
+  -- zipped with the labels, as in dpm._release_fill (labels[i] costs O(i) a row)
   RETURN QUERY
-    SELECT i::int, wl.labels[i], v
+    SELECT i::int, l, v
       FROM unnest(CASE WHEN wl.matrix IS NOT NULL
                        THEN dpm._matvec(wl.matrix, dpm._frequency_vector(src, dom, dpm._invoker(), false))
                        ELSE dpm._spec_matvec(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo,
-                                             dom.bin_hi, dpm._frequency_vector(src, dom, dpm._invoker(), false)) END)
-           WITH ORDINALITY AS t(v, i);
+                                             dom.bin_hi, dpm._frequency_vector(src, dom, dpm._invoker(), false)) END,
+                  wl.labels)
+           WITH ORDINALITY AS t(v, l, i);
 END
 $$;
 COMMENT ON FUNCTION dpm.exact_answers(text) IS
