@@ -15,7 +15,6 @@
 #include "utils/lsyscache.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
-#include "access/htup_details.h"
 
 #include "api/array.h"
 
@@ -371,23 +370,4 @@ inference_arg(FunctionCallInfo fcinfo, int i)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("inference must not be NULL")));
 	return inference_from_name(text_to_cstring(PG_GETARG_TEXT_PP(i)));
-}
-
-Datum
-exact_answers_row(FunctionCallInfo fcinfo, const ExactAnswers *v, int e, double l1, double l2)
-{
-	TupleDesc	tupdesc;
-	Datum	   *units = palloc(sizeof(Datum) * Max(v->m, 1));
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	for (int i = 0; i < v->m; i++)
-		units[i] = DirectFunctionCall3(numeric_in, CStringGetDatum(exact_grid_units(v, i, e)),
-									   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
-	values[0] = PointerGetDatum(construct_array(units, v->m, NUMERICOID, -1, false, TYPALIGN_INT));
-	values[1] = Float8GetDatum(l1);
-	values[2] = Float8GetDatum(l2);
-	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls));
 }

@@ -10,7 +10,6 @@
 #include "utils/array.h"
 
 #include "linalg/linalg.h"
-#include "mechanism/exact.h"
 #include "mechanism/mechanism.h"
 
 /* float8[][] (or float8[], read as one row) -> Mat; argname appears in errors */
@@ -56,12 +55,5 @@ extern double confidence_arg(FunctionCallInfo fcinfo, int i);
 
 /* a release as the rows (query, answer, stderr, ci_low, ci_high, ci_draws) of a set-returning function */
 extern Datum release_rows(FunctionCallInfo fcinfo, const Release *rel);
-
-/*
- * The row (units numeric[], l1 float8, l2 float8) of the exact-measurement
- * test functions: v in units of the grid 2^e, and the sensitivity bounds.
- */
-extern Datum exact_answers_row(FunctionCallInfo fcinfo, const ExactAnswers *v, int e, double l1,
-							   double l2);
 
 #endif

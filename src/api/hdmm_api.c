@@ -23,6 +23,7 @@
 #include "utils/builtins.h"
 
 #include "api/array.h"
+#include "api/pure_api.h"
 #include "api/options.h"
 #include "api/workload_api.h"
 #include "hdmm/hdmm.h"

@@ -14,6 +14,7 @@
 #include "utils/builtins.h"
 
 #include "api/array.h"
+#include "api/pure_api.h"
 #include "mechanism/calibrate.h"
 #include "mechanism/error.h"
 #include "mechanism/exact.h"
@@ -348,6 +349,25 @@ dpm_matvec(PG_FUNCTION_ARGS)
 	y = palloc(sizeof(double) * Max(w->rows, 1));
 	mat_vec(w, false, x, y);
 	PG_RETURN_ARRAYTYPE_P(vec_to_array(y, w->rows));
+}
+
+Datum
+exact_answers_row(FunctionCallInfo fcinfo, const ExactAnswers *v, int e, double l1, double l2)
+{
+	TupleDesc	tupdesc;
+	Datum	   *units = palloc(sizeof(Datum) * Max(v->m, 1));
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	for (int i = 0; i < v->m; i++)
+		units[i] = DirectFunctionCall3(numeric_in, CStringGetDatum(exact_grid_units(v, i, e)),
+									   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	values[0] = PointerGetDatum(construct_array(units, v->m, NUMERICOID, -1, false, TYPALIGN_INT));
+	values[1] = Float8GetDatum(l1);
+	values[2] = Float8GetDatum(l2);
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls));
 }
 
 /*

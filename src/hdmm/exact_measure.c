@@ -41,16 +41,6 @@ grid_integer(double v, int exp)
 	return (int64) rint(ldexp(v, -exp));
 }
 
-static double
-max_abs(const double *v, size_t len)
-{
-	double		m = 0.0;
-
-	for (size_t i = 0; i < len; i++)
-		m = Max(m, fabs(v[i]));
-	return m;
-}
-
 void
 hdmm_quantize(HdmmStrategy *s)
 {
@@ -74,7 +64,7 @@ sparse_factor(const Mat *f)
 				 errdetail("Exact measurement supports at most %d bins per attribute.", MAX_FACTOR_COLS)));
 	sf->rows = f->rows;
 	sf->cols = f->cols;
-	sf->exp = exact_grid_exponent(max_abs(f->data, (size_t) f->rows * f->cols));
+	sf->exp = exact_grid_exponent(vec_max_abs(f->data, (size_t) f->rows * f->cols));
 	sf->start = palloc(sizeof(int) * (f->rows + 1));
 	for (int r = 0; r < f->rows; r++)
 		for (int j = 0; j < f->cols; j++)
@@ -323,7 +313,7 @@ measure_marginals(const HdmmStrategy *s, const int64 *x)
 	mat_check_size(rows, 2, "exact measurement");
 	v->m = (int) rows;
 	v->words = 2;
-	v->exp = exact_grid_exponent(max_abs(s->weights, (size_t) 1 << d));
+	v->exp = exact_grid_exponent(vec_max_abs(s->weights, (size_t) 1 << d));
 	v->data = palloc_extended(sizeof(uint64) * 2 * Max((size_t) rows, 1), MCXT_ALLOC_HUGE);
 	/* the marginals in hdmm_measure's order: those of nonzero weight, by b */
 	for (int b = 0; b < 1 << d; b++)
@@ -362,7 +352,7 @@ hdmm_measure_exact(const HdmmStrategy *s, const int64 *x)
 static double
 column_norm_bound(const double *a, int rows, int cols, int p)
 {
-	int			exp = exact_grid_exponent(max_abs(a, (size_t) rows * cols));
+	int			exp = exact_grid_exponent(vec_max_abs(a, (size_t) rows * cols));
 	uint128		best = 0;
 
 	for (int j = 0; j < cols; j++)

@@ -39,16 +39,6 @@ linop_dense(LinOp *op, const Mat *a)
 	op->ctx = a;
 }
 
-static double
-inf_norm(const double *v, size_t n)
-{
-	double		top = 0.0;
-
-	for (size_t i = 0; i < n; i++)
-		top = fmax(top, fabs(v[i]));
-	return top;
-}
-
 /* |projected gradient|_inf at x >= 0: the KKT residual of the bound constraints */
 static double
 projected_gradient(const double *x, const double *g, size_t n)
@@ -73,7 +63,7 @@ nnls_solve(const LinOp *a, const double *y, double *x, double tol, int max_iter,
 	bool		converged;
 
 	a->apply_t(a->ctx, y, g);
-	scale = inf_norm(g, n);
+	scale = vec_max_abs(g, n);
 	if (n > INT_MAX)
 		elog(ERROR, "nnls_solve: %zu cells", n);
 	lb = lbfgsb_begin((int) n, x, 0.0, max_iter);

@@ -753,3 +753,25 @@ mat_max_row_norm(const Mat *a, int p)
 	pfree(acc);
 	return best;
 }
+
+double
+vec_max_abs(const double *v, size_t len)
+{
+	/* four running maxima: the loop is bound by memory, not by one dependency chain */
+	double		m0 = 0.0,
+				m1 = 0.0,
+				m2 = 0.0,
+				m3 = 0.0;
+	size_t		i = 0;
+
+	for (; i + 4 <= len; i += 4)
+	{
+		m0 = Max(m0, fabs(v[i]));
+		m1 = Max(m1, fabs(v[i + 1]));
+		m2 = Max(m2, fabs(v[i + 2]));
+		m3 = Max(m3, fabs(v[i + 3]));
+	}
+	for (; i < len; i++)
+		m0 = Max(m0, fabs(v[i]));
+	return Max(Max(m0, m1), Max(m2, m3));
+}

@@ -93,4 +93,7 @@ extern Mat *mat_transpose(const Mat *a);
 /* relative tolerance below which a singular value counts as zero */
 extern double svd_tolerance(const Svd *svd, int rows, int cols);
 
+/* the largest |v_i|, 0 for an empty vector */
+extern double vec_max_abs(const double *v, size_t len);
+
 #endif

@@ -42,28 +42,6 @@ exact_grid_exponent(double maxabs)
 	return (f == 0.5 ? p - 1 : p) - EXACT_ENTRY_BITS;
 }
 
-static double
-max_abs(const double *v, size_t len)
-{
-	/* four running maxima: the loop is bound by memory, not by one dependency chain */
-	double		m0 = 0.0,
-				m1 = 0.0,
-				m2 = 0.0,
-				m3 = 0.0;
-	size_t		i = 0;
-
-	for (; i + 4 <= len; i += 4)
-	{
-		m0 = Max(m0, fabs(v[i]));
-		m1 = Max(m1, fabs(v[i + 1]));
-		m2 = Max(m2, fabs(v[i + 2]));
-		m3 = Max(m3, fabs(v[i + 3]));
-	}
-	for (; i < len; i++)
-		m0 = Max(m0, fabs(v[i]));
-	return Max(Max(m0, m1), Max(m2, m3));
-}
-
 static int
 checked_grid_exponent(double maxabs)
 {
@@ -80,7 +58,7 @@ checked_grid_exponent(double maxabs)
 void
 exact_quantize(double *v, size_t len)
 {
-	int			k = checked_grid_exponent(max_abs(v, len));
+	int			k = checked_grid_exponent(vec_max_abs(v, len));
 
 	for (size_t i = 0; i < len; i++)
 		v[i] = ldexp(rint(ldexp(v[i], -k)), k) + 0.0;	/* + 0.0: no negative zero */
@@ -144,7 +122,7 @@ exact_matvec(const Mat *at, const int64 *x, int norm, double *sens)
 	int			n = at->rows,
 				m = at->cols;
 	ExactAnswers *v = palloc(sizeof(ExactAnswers));
-	int			k = checked_grid_exponent(max_abs(at->data, (size_t) n * m));
+	int			k = checked_grid_exponent(vec_max_abs(at->data, (size_t) n * m));
 	double		scale = ldexp(1.0, -k);
 	uint128    *total = palloc0(sizeof(uint128) * Max(n, 1));
 	uint64	   *part = norm == 1 ? palloc0(sizeof(uint64) * Max(n, 1)) : NULL;
