@@ -24,17 +24,9 @@ set -u
 DB=dpm_concurrency
 SESSIONS=8
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
-passed=0 failed=0
 t_start=$SECONDS
 
-check() {	# check NAME VALUE: a pass when VALUE is "t"
-	if [ "$2" = t ]; then
-		passed=$((passed + 1)); echo "ok: $1"
-	else
-		failed=$((failed + 1)); echo "FAILED: $1 (got '$2')"
-	fi
-}
-tf() { "$@" && echo t || echo f; }
+. "$(dirname "$0")/lib/check.sh"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
 
 # client N WORKLOAD ARGS M: after the start signal, answer until refused.  One line per success in

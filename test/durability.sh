@@ -32,27 +32,10 @@ WL=dur_w
 CHARGE=0.25			# every answer here asks for epsilon 0.25
 DELAY_MS=3000		# dpm.debug_release_delay for the in-flight cases
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
-passed=0 failed=0
 t_start=$SECONDS
 
-check() {	# check NAME VALUE: a pass when VALUE is "t"
-	if [ "$2" = t ]; then
-		passed=$((passed + 1)); echo "ok: $1"
-	else
-		failed=$((failed + 1)); echo "FAILED: $1 (got '$2')"
-	fi
-}
-tf() { "$@" && echo t || echo f; }	# tf COMMAND...: t when COMMAND succeeds
+. "$(dirname "$0")/lib/check.sh"
 q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
-# wait_for SQL SECONDS: poll until SQL returns t
-wait_for() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ "$(q "$1" 2>/dev/null)" = t ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # --- the ledger of the source ------------------------------------------------------------------
 SRC_ID=

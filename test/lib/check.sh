@@ -9,7 +9,8 @@ check()
 	if [ "$2" = 1 ] || [ "$2" = t ]; then
 		echo "ok     $1"; passed=$((passed + 1))
 	else
-		echo "FAILED $1"; failed=$((failed + 1))
+		case "$2" in 0 | f) echo "FAILED $1" ;; *) echo "FAILED $1 (got '$2')" ;; esac
+		failed=$((failed + 1))
 	fi
 }
 report()
