@@ -8,7 +8,14 @@ LOAD 'dpmatrix';
 SHOW dpm.release_worker_idle;
 ALTER SYSTEM SET dpm.release_worker_idle = '60s';
 SELECT pg_reload_conf();
-SELECT pg_sleep(0.5);
+-- the postmaster reloads asynchronously: up to 100 statements, each waiting 0.1 s only while
+-- this session (which rereads the file between statements) does not have the value yet
+\set ECHO none
+\o /dev/null
+SELECT format('SELECT pg_sleep(0.1) WHERE current_setting(''dpm.release_worker_idle'') <> %L', '1min')
+  FROM generate_series(1, 100) \gexec
+\o
+\set ECHO all
 SHOW dpm.release_worker_idle;
 
 CREATE FUNCTION pg_temp.workers() RETURNS SETOF int LANGUAGE plpgsql AS $$
@@ -90,14 +97,28 @@ SELECT count(*) = 1 AND min(w) <> :worker AS a_new_worker FROM pg_temp.workers()
 -- an idle worker leaves
 ALTER SYSTEM SET dpm.release_worker_idle = '100ms';
 SELECT pg_reload_conf();
-SELECT pg_sleep(0.5);
+-- the postmaster reloads asynchronously: up to 100 statements, each waiting 0.1 s only while
+-- this session (which rereads the file between statements) does not have the value yet
+\set ECHO none
+\o /dev/null
+SELECT format('SELECT pg_sleep(0.1) WHERE current_setting(''dpm.release_worker_idle'') <> %L', '100ms')
+  FROM generate_series(1, 100) \gexec
+\o
+\set ECHO all
 SELECT pg_temp.until_no_worker();
 SELECT count(*) AS workers_after_idling FROM pg_temp.workers();
 
 -- none stays with dpm.release_worker_idle = 0
 ALTER SYSTEM SET dpm.release_worker_idle = 0;
 SELECT pg_reload_conf();
-SELECT pg_sleep(0.5);
+-- the postmaster reloads asynchronously: up to 100 statements, each waiting 0.1 s only while
+-- this session (which rereads the file between statements) does not have the value yet
+\set ECHO none
+\o /dev/null
+SELECT format('SELECT pg_sleep(0.1) WHERE current_setting(''dpm.release_worker_idle'') <> %L', '0')
+  FROM generate_series(1, 100) \gexec
+\o
+\set ECHO all
 SHOW dpm.release_worker_idle;
 SELECT count(*) AS answers FROM dpm.answer('rw_w', epsilon => 10, strategy => :s_w, confidence => NULL);
 SELECT pg_temp.until_no_worker();
