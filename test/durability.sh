@@ -85,6 +85,23 @@ released_ok() {
 		"$(q "SELECT count(*) = $M AND bool_and(answer IS NOT NULL AND stderr > 0) FROM dpm.release($rid)" 2>&1)"
 }
 
+# interrupted NAME ID: release ID, left 'charged' by a worker that stopped, replays as interrupted
+# (charging nothing); the next answer on the source returns its M rows, is charged once, and marks
+# ID 'interrupted' with its charge kept
+interrupted() {
+	local id=$2
+	check "$1: replaying it says it was interrupted (its worker holds it no more)" \
+		"$(tf grep -q "It was interrupted after it was charged" <<<"$(q "SELECT * FROM dpm.release($id)" 2>&1)")"
+	begin_case
+	check "$1: the next answer gets a worker and returns its $M rows" \
+		"$(q "SELECT count(*) = $M FROM dpm.answer('$WL', epsilon => $CHARGE)")"
+	new_release "$1: the next answer"
+	end_case "$1: the next answer"
+	check "$1: the next answer on the source marked the release 'interrupted', its charge kept" \
+		"$(q "SELECT r.status = 'interrupted' AND l.epsilon = $CHARGE
+		        FROM dpm.releases r JOIN dpm.ledger l ON l.release_id = r.id WHERE r.id = $id")"
+}
+
 # slow_answer NAME [PGOPTIONS...]: in the background, an answer whose worker waits DELAY_MS between
 # the charge and the noise; its output in $tmp/NAME.out, its exit status in $tmp/NAME.rc
 slow_answer() {
@@ -289,17 +306,7 @@ end_case "d2. worker terminated"
 check "d2. worker terminated: the release stays 'charged', without answers" \
 	"$(q "SELECT status = 'charged' AND NOT EXISTS (SELECT FROM dpm.release_answers a WHERE a.release_id = r.id)
 	        FROM dpm.releases r WHERE id = $rid")"
-check "d2. worker terminated: replaying it says it was interrupted (its worker holds it no more)" \
-	"$(tf grep -q "It was interrupted after it was charged" <<<"$(q "SELECT * FROM dpm.release($rid)" 2>&1)")"
-interrupted=$rid
-begin_case
-check "d2. worker terminated: the next answer gets a worker and returns its $M rows" \
-	"$(q "SELECT count(*) = $M FROM dpm.answer('$WL', epsilon => $CHARGE)")"
-new_release "d2. the next answer"
-end_case "d2. the next answer"
-check "d2. the next answer on the source marked the terminated release 'interrupted', its charge kept" \
-	"$(q "SELECT r.status = 'interrupted' AND l.epsilon = $CHARGE
-	        FROM dpm.releases r JOIN dpm.ledger l ON l.release_id = r.id WHERE r.id = $interrupted")"
+interrupted "d2. worker terminated" "$rid"
 
 # --- e. server crashes, with asynchronous commit as the server default ---------------------------
 # A crash of the server processes (not of the machine) keeps whatever WAL was written to the
@@ -367,17 +374,7 @@ if crash kill9 "$caller"; then
 		check "e2. crash mid-release: the release is still 'charged', without answers" \
 			"$(q "SELECT status = 'charged' AND NOT EXISTS (SELECT FROM dpm.release_answers a WHERE a.release_id = r.id)
 			        FROM dpm.releases r WHERE id = $rid")"
-		check "e2. crash mid-release: replaying it says it was interrupted (and charges nothing)" \
-			"$(tf grep -q "It was interrupted after it was charged" <<<"$(q "SELECT * FROM dpm.release($rid)" 2>&1)")"
-		interrupted=$rid
-		begin_case
-		check "e2. after the crash: the next answer returns its $M rows" \
-			"$(q "SELECT count(*) = $M FROM dpm.answer('$WL', epsilon => $CHARGE)")"
-		new_release "e2. the answer after the crash"
-		end_case "e2. the answer after the crash"
-		check "e2. after the crash: the next answer on the source marked the release 'interrupted', its charge kept" \
-			"$(q "SELECT r.status = 'interrupted' AND l.epsilon = $CHARGE
-			        FROM dpm.releases r JOIN dpm.ledger l ON l.release_id = r.id WHERE r.id = $interrupted")"
+		interrupted "e2. crash mid-release" "$rid"
 	fi
 else
 	check "e2. crash mid-release ($crashed_by): the server is back" f
