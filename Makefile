@@ -1,12 +1,20 @@
 # dpmatrix: PGXS build. Every .c under src/ is part of the module.
 EXTENSION = dpmatrix
-EXTVERSION = 0.1
+EXTVERSION = 0.2
 
 MODULE_big = dpmatrix
 OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*/*.c)))
 
-DATA = sql/$(EXTENSION)--$(EXTVERSION).sql
-EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql
+# The SQL is written in parts, one concern each, assembled in the order of their numbers.  The
+# install script is every part; an update script from an older version is its own changes
+# (sql/updates/OLD--$(EXTVERSION).sql) followed by every part that can run again (all but
+# 00_schema and 02_catalog, which only create), so each function is written once.
+SQL_PARTS = $(sort $(wildcard sql/[0-9][0-9]_*.sql))
+SQL_ONCE = sql/00_schema.sql sql/02_catalog.sql
+SQL_AGAIN = $(filter-out $(SQL_ONCE),$(SQL_PARTS))
+SQL_UPDATES = $(wildcard sql/updates/*--$(EXTVERSION).sql)
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql \
+	$(patsubst sql/updates/%,sql/$(EXTENSION)--%,$(SQL_UPDATES))
 
 TESTS = $(sort $(wildcard test/sql/*.sql))
 REGRESS = $(patsubst test/sql/%.sql,%,$(TESTS))
@@ -21,8 +29,8 @@ SHLIB_LINK = -lopenblas -llbfgsb -lm
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-# The install script is kept unversioned and copied to the versioned name at build time.
-sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
-	cp $< $@
+sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS)
+	cat $^ >$@
 
-all: sql/$(EXTENSION)--$(EXTVERSION).sql
+sql/$(EXTENSION)--%--$(EXTVERSION).sql: sql/updates/%--$(EXTVERSION).sql $(SQL_AGAIN)
+	cat $^ >$@

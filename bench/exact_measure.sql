@@ -1,10 +1,10 @@
 -- The cost of measuring A x exactly (src/mechanism/exact.c, src/hdmm/exact_measure.c; the argument is
 -- section 0 of src/mechanism/sampler.c).  Dense, n = 1024 cells, prefix workload: the float product
--- (dpm._matvec: dgemv, after copying the array) against the exact one (dpm._exact_matvec: the
+-- (dpm_internal.matvec: dgemv, after copying the array) against the exact one (dpm_internal.exact_matvec: the
 -- quantized product in 128-bit integers plus its L1 and L2 column sums, rounded to a grid and
 -- printed as numeric; absent before the exact mechanism), and the whole mechanism with the stored
--- cache (dpm._mechanism_cached, Laplace, no intervals), hierarchical (2047 x 1024) and eigen
--- (1024 x 1024).  HDMM: dpm._hdmm_mechanism on 16^4 and 16^5 cells (every 2-way marginal and
+-- cache (dpm_internal.mechanism_cached, Laplace, no intervals), hierarchical (2047 x 1024) and eigen
+-- (1024 x 1024).  HDMM: dpm_internal.hdmm_mechanism on 16^4 and 16^5 cells (every 2-way marginal and
 -- all ranges of each attribute, Kronecker; the 2-way marginals alone, marginals), on counts near
 -- 10^9.  Medians in one backend; run it before and after a change to compare (bench/RESULTS.md).
 \set ON_ERROR_STOP 1
@@ -35,26 +35,26 @@ INSERT INTO dense
   SELECT s.*, c.pinv, c.profile
     FROM (SELECT m AS method, w.matrix AS w, dpm.strategy(w.matrix, m) AS a,
                  (SELECT array_agg((1e9 + i * 7919 % 1000)::float8 ORDER BY i) FROM generate_series(1, 1024) i) AS x
-            FROM dpm._workload_matrix('Prefix(v)', '{v}', '{1024}', ARRAY(SELECT i::text FROM generate_series(1, 1024) i),
+            FROM dpm_internal.workload_matrix('Prefix(v)', '{v}', '{1024}', ARRAY(SELECT i::text FROM generate_series(1, 1024) i),
                                       array_fill('NaN'::float8, ARRAY[1024]), array_fill('NaN'::float8, ARRAY[1024])) w,
                  unnest(ARRAY['hierarchical', 'eigen']) m) s,
-         LATERAL dpm._strategy_cache(s.w, s.a) c;
+         LATERAL dpm_internal.strategy_cache(s.w, s.a) c;
 ANALYZE dense;
 
 CREATE TEMP TABLE results (part text, what text, ms numeric);
 DO $$
 DECLARE
-  exact boolean := to_regproc('dpm._exact_matvec') IS NOT NULL;
+  exact boolean := to_regproc('dpm_internal.exact_matvec') IS NOT NULL;
   m text;
 BEGIN
   FOR m IN SELECT method FROM dense ORDER BY method DESC LOOP
     INSERT INTO results VALUES
       (m, 'float product (_matvec)', pg_temp.median_ms(format(
-         'SELECT dpm._matvec(a, x) FROM dense WHERE method = %L', m), 21)),
+         'SELECT dpm_internal.matvec(a, x) FROM dense WHERE method = %L', m), 21)),
       (m, 'exact product (_exact_matvec)', CASE WHEN exact THEN pg_temp.median_ms(format(
-         'SELECT dpm._exact_matvec(a, x, -30) FROM dense WHERE method = %L', m), 21) END),
+         'SELECT dpm_internal.exact_matvec(a, x, -30) FROM dense WHERE method = %L', m), 21) END),
       (m, 'mechanism (_mechanism_cached)', pg_temp.median_ms(format(
-         'SELECT count(*) FROM dense, dpm._mechanism_cached(w, a, pinv, profile, x, 1, confidence => NULL) WHERE method = %L', m), 21));
+         'SELECT count(*) FROM dense, dpm_internal.mechanism_cached(w, a, pinv, profile, x, 1, confidence => NULL) WHERE method = %L', m), 21));
   END LOOP;
 END $$;
 
@@ -73,7 +73,7 @@ DECLARE
   spec text;
 BEGIN
   FOREACH spec IN ARRAY ARRAY[full_spec, marg] LOOP
-    SELECT * INTO h FROM dpm._hdmm(spec, names, sizes, labels, nans, nans,
+    SELECT * INTO h FROM dpm_internal.hdmm(spec, names, sizes, labels, nans, nans,
                                    jsonb_build_object('parameterization', CASE WHEN spec = marg THEN 'marginals' ELSE 'kronecker' END));
     CREATE TEMP TABLE IF NOT EXISTS hdmm_args (spec text, names text[], sizes int[], labels text[], nans float8[],
                                                kind text, p int[], theta float8[], weights float8[], x float8[]);
@@ -81,7 +81,7 @@ BEGIN
     INSERT INTO hdmm_args VALUES (spec, names, sizes, labels, nans, h.kind, h.p, h.theta, h.weights, x);
     INSERT INTO results VALUES
       (format('hdmm 16^%s', d), format('%s mechanism (_hdmm_mechanism)', h.kind), pg_temp.median_ms(
-         'SELECT count(*) FROM hdmm_args a, dpm._hdmm_mechanism(a.spec, a.names, a.sizes, a.labels, a.nans, a.nans,
+         'SELECT count(*) FROM hdmm_args a, dpm_internal.hdmm_mechanism(a.spec, a.names, a.sizes, a.labels, a.nans, a.nans,
                  a.kind, a.p, a.theta, a.weights, a.x, 1, confidence => NULL)', CASE WHEN d = 5 THEN 3 ELSE 7 END));
   END LOOP;
 END $$;

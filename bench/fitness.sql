@@ -48,7 +48,7 @@ DECLARE
   ca float8[] := dpm.strategy(w, 'gaussian_optimal');
   uniform boolean := (SELECT min(x) = max(x) FROM unnest(c) x);
 BEGIN
-  r := dpm._strategy_report(w, 'fitness', options || jsonb_build_object('targets', to_jsonb(c)));
+  r := dpm_internal.strategy_report(w, 'fitness', options || jsonb_build_object('targets', to_jsonb(c)));
   secs := extract(epoch FROM clock_timestamp() - t0);
   cost := dpm.sensitivity(r.matrix, 'l2');
   INSERT INTO fresults VALUES (section, name, array_length(w, 2), array_length(w, 1), kind, secs, r.iterations,
@@ -114,7 +114,7 @@ DECLARE
   t0 timestamptz := clock_timestamp();
   f record;
 BEGIN
-  SELECT * INTO f FROM dpm._fitness(ARRAY(SELECT ARRAY(SELECT (j >= i)::int::float8 FROM generate_series(1, d) j ORDER BY j)
+  SELECT * INTO f FROM dpm_internal.fitness(ARRAY(SELECT ARRAY(SELECT (j >= i)::int::float8 FROM generate_series(1, d) j ORDER BY j)
                                             FROM generate_series(1, d) i ORDER BY i), '{"targets": 1}');
   INSERT INTO fprefix VALUES (d, paper, f.privacy_cost ^ 2, extract(epoch FROM clock_timestamp() - t0), f.iterations);
   COMMIT;

@@ -58,7 +58,7 @@ RESET max_parallel_workers_per_gather;
 CALL pg_temp.run('parallel (planner''s choice)');
 
 -- the same vector both ways
-SELECT (SELECT dpm._frequency_vector(s, d, current_user::regrole, false) FROM dpm.sources s, dpm.domains d
+SELECT (SELECT dpm_internal.frequency_vector(s, d, current_user::regrole, false) FROM dpm.sources s, dpm.domains d
          WHERE s.relation = 'bench_fv'::regclass AND d.name = 'bench_fv')
        = (SELECT array_agg(coalesce(c.n, 0)::float8 ORDER BY i)
             FROM generate_series(0, 9999) i

@@ -21,7 +21,7 @@ BEGIN
   SELECT array_agg(r ORDER BY j) INTO at FROM (
     SELECT j, array_agg(sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) ORDER BY k) r
       FROM generate_series(1, n) j, generate_series(1, s) k GROUP BY j) t;
-  SELECT array_agg(dpm._matvec(at, c) ORDER BY i) INTO w FROM (
+  SELECT array_agg(dpm_internal.matvec(at, c) ORDER BY i) INTO w FROM (
     SELECT i, array_agg(sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) ORDER BY k) c
       FROM generate_series(1, m) i, generate_series(1, s) k GROUP BY i) t;
   RETURN w;

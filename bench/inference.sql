@@ -23,7 +23,7 @@ CREATE FUNCTION pg_temp.laplace(b float8, count int) RETURNS float8[] LANGUAGE s
   SELECT array_agg(CASE WHEN u < 0 THEN b * ln(1 + 2 * u) ELSE -b * ln(1 - 2 * u) END)
     FROM (SELECT random() - 0.5 AS u FROM generate_series(1, count)) t $$;
 CREATE FUNCTION pg_temp.quad(g float8[], e float8[]) RETURNS float8 LANGUAGE sql AS $$
-  SELECT sum(a * b) FROM unnest(dpm._matvec(g, e), e) t(a, b) $$;
+  SELECT sum(a * b) FROM unnest(dpm_internal.matvec(g, e), e) t(a, b) $$;
 
 CREATE PROCEDURE pg_temp.run(data text, strategy text, runs int) LANGUAGE plpgsql AS $$
 DECLARE
@@ -34,7 +34,7 @@ DECLARE
   a float8[] := dpm.strategy(w, strategy);
   g float8[] := pg_temp.allrange_gram(n);
   b float8 := dpm.sensitivity(a, 'l1') / 0.1;
-  ax float8[] := dpm._matvec(a, x);
+  ax float8[] := dpm_internal.matvec(a, x);
   y float8[];
   xh float8[];
   ls float8 := 0;

@@ -18,7 +18,7 @@ SET dpm.blas_threads = 2;
 SET dpm.max_matrix_mb = 4096;
 SET dpm.progress_interval = 0;
 CREATE TEMP TABLE roots AS
-  SELECT s, dpm.gram_root(dpm._workload_gram(s || '(x)', '{x}', ARRAY[:n],
+  SELECT s, dpm.gram_root(dpm_internal.workload_gram(s || '(x)', '{x}', ARRAY[:n],
            ARRAY(SELECT i::text FROM generate_series(1, :n) i), array_fill('NaN'::float8, ARRAY[:n]),
            array_fill('NaN'::float8, ARRAY[:n]))) AS w
     FROM (VALUES ('Prefix'), ('AllRange')) v(s);
@@ -26,7 +26,7 @@ CREATE FUNCTION pg_temp.timed(w float8[], m text, OUT seconds float8, OUT iterat
 DECLARE
   t0 timestamptz := clock_timestamp();
 BEGIN
-  SELECT r.iterations INTO iterations FROM dpm._strategy_report(w, m, '{}') r;
+  SELECT r.iterations INTO iterations FROM dpm_internal.strategy_report(w, m, '{}') r;
   seconds := extract(epoch FROM clock_timestamp() - t0);
 END $$;
 SELECT 'gaussian_optimal_step', t.seconds / greatest(t.iterations, 1), t.iterations

@@ -21,7 +21,7 @@ DECLARE
   secs float8;
   ident float8 := dpm.total_error(w, dpm.strategy(w, 'identity'), 1);
 BEGIN
-  r := dpm._strategy_report(w, 'lrm', '{}');
+  r := dpm_internal.strategy_report(w, 'lrm', '{}');
   secs := extract(epoch FROM clock_timestamp() - t0);
   INSERT INTO lresults VALUES (name, array_length(w, 1), array_length(w, 2),
     array_length(dpm.strategy(w, 'eigen'), 1), secs, r.iterations,

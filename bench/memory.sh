@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Peak memory of each strategy optimizer against the documented estimate (README, "Memory";
-# dpm._strategy_memory_mb, which dpm.max_memory_mb is checked against).  Each run is a fresh
+# dpm_internal.strategy_memory_mb, which dpm.max_memory_mb is checked against).  Each run is a fresh
 # backend: its peak resident set (VmHWM) after dpm.strategy on AllRange(n)'s n x n Gram root,
 # minus the peak before the call.  Run by bench/run with PGDATABASE set.
 set -euo pipefail
@@ -8,7 +8,7 @@ set -euo pipefail
 psql -X -q <<'SQL'
 SET dpm.max_matrix_mb = 8192;
 CREATE TABLE mem_root AS
-  SELECT n, dpm.gram_root(dpm._workload_gram('AllRange(x)', '{x}', ARRAY[n],
+  SELECT n, dpm.gram_root(dpm_internal.workload_gram('AllRange(x)', '{x}', ARRAY[n],
            ARRAY(SELECT i::text FROM generate_series(1, n) i), array_fill('NaN'::float8, ARRAY[n]),
            array_fill('NaN'::float8, ARRAY[n]))) AS r
     FROM unnest(ARRAY[1024, 2048]) n;
@@ -29,7 +29,7 @@ SELECT pg_backend_pid() AS pid \gset
 \! awk '/VmHWM/ {print $2}' /proc/$BPID/status
 SELECT cardinality(dpm.strategy(r, :'m')) > 0 FROM mem_root WHERE n = :n \g /dev/null
 \! awk '/VmHWM/ {print $2}' /proc/$BPID/status
-SELECT round(dpm._strategy_memory_mb(:'m', :n, :n)::numeric);
+SELECT round(dpm_internal.strategy_memory_mb(:'m', :n, :n)::numeric);
 SQL
 )
 		read -r before after estimate <<<"$(echo $out)"

@@ -15,7 +15,7 @@ CREATE TEMP TABLE results (workload text, n int, method text, seconds float8, it
                            ratio float8, gap float8);
 
 CREATE FUNCTION pg_temp.root(spec text, n int) RETURNS float8[] LANGUAGE sql AS $$
-  SELECT dpm.gram_root(dpm._workload_gram(spec, '{x}', ARRAY[n],
+  SELECT dpm.gram_root(dpm_internal.workload_gram(spec, '{x}', ARRAY[n],
     ARRAY(SELECT i::text FROM generate_series(1, n) i), array_fill('NaN'::float8, ARRAY[n]),
     array_fill('NaN'::float8, ARRAY[n]))) $$;
 
@@ -31,7 +31,7 @@ DECLARE
 BEGIN
   FOREACH m IN ARRAY methods LOOP
     t0 := clock_timestamp();
-    r := dpm._strategy_report(w, m, '{}');
+    r := dpm_internal.strategy_report(w, m, '{}');
     secs := extract(epoch FROM clock_timestamp() - t0);
     INSERT INTO results VALUES (wname, n, m, secs, r.iterations,
       dpm.total_error(w, r.matrix, 1, 1e-6) / dpm.gaussian_sigma(1, 1e-6) ^ 2 / b,

@@ -13,7 +13,7 @@ q() { psql -X -q -At -d "$DB" -c "$1"; }
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 q "CREATE EXTENSION dpmatrix" >/dev/null 2>&1
 # min_sensitivity on all ranges of 80 cells: several seconds of rotation sweeps
-LONG="SELECT iterations FROM dpm._strategy_report((SELECT matrix FROM dpm._workload_matrix('AllRange(x)', '{x}', '{80}',
+LONG="SELECT iterations FROM dpm_internal.strategy_report((SELECT matrix FROM dpm_internal.workload_matrix('AllRange(x)', '{x}', '{80}',
   (SELECT array_agg(i::text) FROM generate_series(1, 80) i), array_fill('NaN'::float8, ARRAY[80]),
   array_fill('NaN'::float8, ARRAY[80]))), 'min_sensitivity', '{}')"
 

@@ -31,13 +31,17 @@ for f in "$blocks"/*.sql; do
 	fi
 done
 
-missing=$(psql -X -q -At -d "$DB" -c "
-	SELECT string_agg(DISTINCT proname, ' ') FROM pg_proc
-	 WHERE pronamespace = 'dpm'::regnamespace AND proname !~ '^_' AND proname NOT LIKE 'histogram\_%fn'" |
-	tr ' ' '\n' | while read -r name; do
-		grep -qF "## \`dpm.$name\`" doc/reference.md || echo "$name"
-	done | tr '\n' ' ')
-check "doc/reference.md documents every public function${missing:+ (missing: $missing)}" "$([ -z "$missing" ] && echo 1 || echo 0)"
+# doc/reference.md documents exactly the functions, tables and views of schema dpm (the rest is in
+# dpm_internal)
+public=$(psql -X -q -At -d "$DB" -c "
+	SELECT proname FROM pg_proc WHERE pronamespace = 'dpm'::regnamespace
+	UNION SELECT relname FROM pg_class WHERE relnamespace = 'dpm'::regnamespace AND relkind IN ('r', 'v')
+	ORDER BY 1")
+documented=$(grep -oE '^## `dpm\.[a-z_]+`' doc/reference.md | sed -E 's/^## `dpm\.([a-z_]+)`/\1/' | sort -u)
+missing=$(comm -23 <(echo "$public") <(echo "$documented") | tr '\n' ' ')
+extra=$(comm -13 <(echo "$public") <(echo "$documented") | tr '\n' ' ')
+check "doc/reference.md documents everything public${missing:+ (missing: $missing)}" "$(tf test -z "$missing")"
+check "doc/reference.md documents nothing that is not one${extra:+ (not in schema dpm: $extra)}" "$(tf test -z "$extra")"
 
 # the roles the README creates are cluster-wide
 psql -X -q -d postgres -c "DROP DATABASE $DB" >/dev/null 2>&1

@@ -5,7 +5,7 @@
  * Catalog functions run as the extension owner (SECURITY DEFINER) so that the
  * catalog is writable only through them.  Two things must not run with the
  * owner's rights: a source scan (its cell expression holds conditions a
- * custodian wrote), and privilege checks on the caller.  dpm._exec_as runs a
+ * custodian wrote), and privilege checks on the caller.  dpm_internal.exec_as runs a
  * query as a given role under SECURITY_RESTRICTED_OPERATION, the way
  * PostgreSQL runs a materialized view refresh as the view's owner, so a
  * custodian's condition can read exactly what that custodian can read.
@@ -25,7 +25,7 @@
 #include "api/access.h"
 
 /*
- * dpm._invoker(): the role the session acts as outside any SECURITY DEFINER
+ * dpm_internal.invoker(): the role the session acts as outside any SECURITY DEFINER
  * function (the login role, or the role chosen by SET ROLE).  Privilege
  * checks made with it can never grant more than that role could do itself.
  */
@@ -60,7 +60,7 @@ as_role_end(const AsRole *saved)
 }
 
 /*
- * dpm._exec_as(role, sql): the first column of the first row of a query
+ * dpm_internal.exec_as(role, sql): the first column of the first row of a query
  * (float8[]), run as role.  Only the extension owner may call it, and only
  * with SQL built from the catalog.
  */
@@ -78,11 +78,11 @@ dpm_exec_as(PG_FUNCTION_ARGS)
 	SPI_connect();
 	/* no row limit: the executor runs a query with one serially, and the scan may be large */
 	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "dpm._exec_as: not a query");
+		elog(ERROR, "dpm_internal.exec_as: not a query");
 	if (SPI_processed == 1 && SPI_tuptable->tupdesc->natts >= 1)
 	{
 		if (SPI_gettypeid(SPI_tuptable->tupdesc, 1) != FLOAT8ARRAYOID)
-			elog(ERROR, "dpm._exec_as: the query must return float8[]");
+			elog(ERROR, "dpm_internal.exec_as: the query must return float8[]");
 		result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 		if (!isnull)
 			result = SPI_datumTransfer(result, false, -1);
@@ -94,7 +94,7 @@ dpm_exec_as(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(result);
 }
 
-/* dpm._random_key(): 63 random bits from the secure generator, to pick rows at random */
+/* dpm_internal.random_key(): 63 random bits from the secure generator, to pick rows at random */
 PG_FUNCTION_INFO_V1(dpm_random_key);
 Datum
 dpm_random_key(PG_FUNCTION_ARGS)

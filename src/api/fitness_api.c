@@ -1,6 +1,6 @@
 /*
  * fitness_api.c -- method "fitness" of dpm.strategy / dpm.optimize, and
- * dpm._fitness(w, options), which also returns the covariance and basis.
+ * dpm_internal.fitness(w, options), which also returns the covariance and basis.
  */
 #include "postgres.h"
 

@@ -1,8 +1,8 @@
 /*
- * hdmm_api.c -- dpm._hdmm(spec, domain..., options): HDMM strategies for a
+ * hdmm_api.c -- dpm_internal.hdmm(spec, domain..., options): HDMM strategies for a
  * workload spec over a multi-attribute domain, optimized from the factors of
  * its Gram matrix (never an n x n matrix over the cells), and
- * dpm._hdmm_matrix(sizes, strategy): the same strategy as a dense matrix, for checking
+ * dpm_internal.hdmm_matrix(sizes, strategy): the same strategy as a dense matrix, for checking
  * the implicit computations on small domains.
  *
  * A strategy is (kind, sizes, p, theta, weights): kind 'kronecker' has one
@@ -314,7 +314,7 @@ sizes_arg(FunctionCallInfo fcinfo, int arg)
 	return sizes_arr;
 }
 
-/* dpm._hdmm_matrix(sizes, kind, p, theta, weights): the strategy as a dense matrix */
+/* dpm_internal.hdmm_matrix(sizes, kind, p, theta, weights): the strategy as a dense matrix */
 PG_FUNCTION_INFO_V1(dpm_hdmm_matrix);
 Datum
 dpm_hdmm_matrix(PG_FUNCTION_ARGS)
@@ -334,7 +334,7 @@ dpm_hdmm_matrix(PG_FUNCTION_ARGS)
 	s = strategy_from_args(fcinfo, 1, (int *) ARR_DATA_PTR(sizes_arr), d);
 	for (int i = 0; i < d; i++)
 		n *= s->sizes[i];
-	/* dpm._hdmm_sensitivity: the same arguments and the norm */
+	/* dpm_internal.hdmm_sensitivity: the same arguments and the norm */
 	if (PG_NARGS() > 5 && !PG_ARGISNULL(5))
 		PG_RETURN_DATUM(Float8GetDatum(hdmm_sensitivity(s, PG_GETARG_INT32(5) == 1 ? 1 : 2)));
 	mat_check_size(hdmm_rows(s), n, "strategy matrix");
@@ -379,7 +379,7 @@ workload_from_args(FunctionCallInfo fcinfo, ImplicitWorkload *w)
 	mat_check_size(w->m, 1, "workload answers");
 }
 
-/* dpm._hdmm_profile(spec, domain..., strategy): w (A^T A)^+ w^T per query */
+/* dpm_internal.hdmm_profile(spec, domain..., strategy): w (A^T A)^+ w^T per query */
 PG_FUNCTION_INFO_V1(dpm_hdmm_profile);
 Datum
 dpm_hdmm_profile(PG_FUNCTION_ARGS)
@@ -392,7 +392,7 @@ dpm_hdmm_profile(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(vec_to_array(hdmm_profile(hdmm_inverse(s), w.kg, w.blocks, w.m), (int) w.m));
 }
 
-/* dpm._hdmm_reconstruct(spec, domain..., strategy, y): W A^+ y */
+/* dpm_internal.hdmm_reconstruct(spec, domain..., strategy, y): W A^+ y */
 PG_FUNCTION_INFO_V1(dpm_hdmm_reconstruct);
 Datum
 dpm_hdmm_reconstruct(PG_FUNCTION_ARGS)
@@ -417,7 +417,7 @@ dpm_hdmm_reconstruct(PG_FUNCTION_ARGS)
 }
 
 /*
- * dpm._hdmm_mechanism(spec, domain..., strategy, x, epsilon, delta,
+ * dpm_internal.hdmm_mechanism(spec, domain..., strategy, x, epsilon, delta,
  * sensitivity_scale, rho): dpm.mechanism with an HDMM strategy.
  */
 PG_FUNCTION_INFO_V1(dpm_hdmm_mechanism);
@@ -455,8 +455,8 @@ dpm_hdmm_mechanism(PG_FUNCTION_ARGS)
 }
 
 /*
- * dpm._hdmm_exact_matvec(sizes, kind, p, theta, weights, x, grid_exp):
- * internal, for tests.  dpm._exact_matvec for an HDMM strategy: its exact
+ * dpm_internal.hdmm_exact_matvec(sizes, kind, p, theta, weights, x, grid_exp):
+ * internal, for tests.  dpm_internal.exact_matvec for an HDMM strategy: its exact
  * answers on x before noise, in units of the grid 2^grid_exp, and the
  * sensitivity bounds (L1, L2) the mechanism calibrates for.
  */
@@ -487,7 +487,7 @@ dpm_hdmm_exact_matvec(PG_FUNCTION_ARGS)
 									  hdmm_sensitivity_bound(s, 1), hdmm_sensitivity_bound(s, 2)));
 }
 
-/* dpm._spec_matvec(spec, domain..., x): W x from the spec's blocks, without W */
+/* dpm_internal.spec_matvec(spec, domain..., x): W x from the spec's blocks, without W */
 PG_FUNCTION_INFO_V1(dpm_spec_matvec);
 Datum
 dpm_spec_matvec(PG_FUNCTION_ARGS)
@@ -510,7 +510,7 @@ dpm_spec_matvec(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(vec_to_array(hdmm_workload_apply(w.kg, w.blocks, w.m, x), (int) w.m));
 }
 
-/* dpm._hdmm_rows(sizes, strategy): its number of measurements */
+/* dpm_internal.hdmm_rows(sizes, strategy): its number of measurements */
 PG_FUNCTION_INFO_V1(dpm_hdmm_rows);
 Datum
 dpm_hdmm_rows(PG_FUNCTION_ARGS)
@@ -532,7 +532,7 @@ dpm_hdmm_rows(PG_FUNCTION_ARGS)
 }
 
 /*
- * dpm._spec_svd_bound(spec, domain...): the SVD bound without W: from the
+ * dpm_internal.spec_svd_bound(spec, domain...): the SVD bound without W: from the
  * factors where the structure allows, else from the dense Gram matrix when
  * it fits in dpm.max_matrix_mb, else NULL.
  */

@@ -135,7 +135,7 @@ dpm_gaussian_delta(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(fmax(gaussian_delta(epsilon, PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2)), 0.0));
 }
 
-/* dpm._gaussian_actual_sd(m, sensitivity, sigma): what the sampler adds for sigma */
+/* dpm_internal.gaussian_actual_sd(m, sensitivity, sigma): what the sampler adds for sigma */
 PG_FUNCTION_INFO_V1(dpm_gaussian_actual_sd_sql);
 Datum
 dpm_gaussian_actual_sd_sql(PG_FUNCTION_ARGS)
@@ -143,7 +143,7 @@ dpm_gaussian_actual_sd_sql(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(dpm_gaussian_actual_sd(PG_GETARG_INT32(0), PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2)));
 }
 
-/* dpm._column_norms(a): the L2 norm of each column (the privacy profile of unit noise on a) */
+/* dpm_internal.column_norms(a): the L2 norm of each column (the privacy profile of unit noise on a) */
 PG_FUNCTION_INFO_V1(dpm_column_norms);
 Datum
 dpm_column_norms(PG_FUNCTION_ARGS)
@@ -242,7 +242,7 @@ dpm_reconstruct(PG_FUNCTION_ARGS)
 
 /*
  * dpm.mechanism(w, a, x, epsilon, delta, sensitivity_scale, rho, inference,
- * confidence) and dpm._mechanism_cached(w, a, pinv, profile, x, ...): the
+ * confidence) and dpm_internal.mechanism_cached(w, a, pinv, profile, x, ...): the
  * same, the second with the strategy's cache (strategy_cache) as stored.
  */
 static Datum
@@ -312,7 +312,7 @@ dpm_mechanism_cached(PG_FUNCTION_ARGS)
 	return mechanism_call(fcinfo, true);
 }
 
-/* dpm._strategy_cache(w, a): what a stored strategy keeps to answer without factoring A */
+/* dpm_internal.strategy_cache(w, a): what a stored strategy keeps to answer without factoring A */
 PG_FUNCTION_INFO_V1(dpm_strategy_cache);
 Datum
 dpm_strategy_cache(PG_FUNCTION_ARGS)
@@ -371,7 +371,7 @@ exact_answers_row(FunctionCallInfo fcinfo, const ExactAnswers *v, int e, double 
 }
 
 /*
- * dpm._exact_matvec(a, x, grid_exp): internal, for tests.  What the
+ * dpm_internal.exact_matvec(a, x, grid_exp): internal, for tests.  What the
  * mechanism measures before any noise: A x exactly for the quantized a and
  * integer x, rounded to the grid 2^grid_exp (halves up), in grid units; and
  * the sensitivity bounds it would calibrate for (L1, L2).

@@ -1,5 +1,5 @@
 /*
- * release_checks.c -- checks dpm._release_plan makes before anything is
+ * release_checks.c -- checks dpm_internal.release_plan makes before anything is
  * charged, so that a release refused for a reason that does not depend on
  * the data is refused at no cost (and dpm.explain refuses it the same way).
  */
@@ -11,7 +11,7 @@
 
 #include "mechanism/mechanism.h"
 
-/* dpm._in_this_transaction(xmin): a row this transaction wrote, invisible to others */
+/* dpm_internal.in_this_transaction(xmin): a row this transaction wrote, invisible to others */
 PG_FUNCTION_INFO_V1(dpm_in_this_transaction);
 Datum
 dpm_in_this_transaction(PG_FUNCTION_ARGS)
@@ -20,7 +20,7 @@ dpm_in_this_transaction(PG_FUNCTION_ARGS)
 }
 
 /*
- * dpm._check_noise(rows, l1, l2, epsilon, delta, rho): the sampler's own
+ * dpm_internal.check_noise(rows, l1, l2, epsilon, delta, rho): the sampler's own
  * checks for a release of rows strategy answers (mechanism_check: the code
  * the release runs, drawing nothing).  NULL epsilon or rho: not given.  The
  * release calibrates for the exact sensitivity of the quantized strategy
@@ -38,7 +38,7 @@ dpm_check_noise(PG_FUNCTION_ARGS)
 	double		sens;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(4))
-		elog(ERROR, "dpm._check_noise: NULL rows, sensitivity or delta");
+		elog(ERROR, "dpm_internal.check_noise: NULL rows, sensitivity or delta");
 	sens = MECHANISM_LAPLACE(delta, rho) ? PG_GETARG_FLOAT8(1) : PG_GETARG_FLOAT8(2);
 	mechanism_check(PG_GETARG_INT32(0), sens * (1 - 1.0 / (1 << 20)), epsilon, delta, rho);
 	mechanism_check(PG_GETARG_INT32(0), sens * (1 + 1.0 / (1 << 20)), epsilon, delta, rho);

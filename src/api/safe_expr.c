@@ -1,5 +1,5 @@
 /*
- * safe_expr.c -- dpm._check_cells: the expressions a release evaluates on
+ * safe_expr.c -- dpm_internal.check_cells: the expressions a release evaluates on
  * every row of its source can raise no error, whatever the rows hold.
  *
  * Why.  A release is charged first and reads its source after (src/release/queue.h).
@@ -292,21 +292,21 @@ analyzed(const char *relation, ArrayType *exprs, int n)
 	for (int i = 0; i < n; i++)
 	{
 		if (nulls[i])
-			elog(ERROR, "dpm._check_cells: a NULL expression");
+			elog(ERROR, "dpm_internal.check_cells: a NULL expression");
 		appendStringInfo(&sql, "%s(%s)::int4", i > 0 ? ", " : "", TextDatumGetCString(values[i]));
 	}
 	appendStringInfo(&sql, " FROM %s", relation);
 	raw = raw_parser(sql.data, RAW_PARSE_DEFAULT);
 	if (list_length(raw) != 1)
-		elog(ERROR, "dpm._check_cells: not one statement");
+		elog(ERROR, "dpm_internal.check_cells: not one statement");
 	rewritten = pg_analyze_and_rewrite_fixedparams(linitial_node(RawStmt, raw), sql.data, NULL, 0, NULL);
 	if (list_length(rewritten) != 1 || linitial_node(Query, rewritten)->commandType != CMD_SELECT)
-		elog(ERROR, "dpm._check_cells: not one query");
+		elog(ERROR, "dpm_internal.check_cells: not one query");
 	return linitial_node(Query, rewritten);
 }
 
 /*
- * dpm._check_cells(run_as, relation, domain_name, attr_names, exprs): errors
+ * dpm_internal.check_cells(run_as, relation, domain_name, attr_names, exprs): errors
  * out, before any row is read, unless every attribute expression and the
  * source's definition are safe for run_as (who scans the source).
  */
@@ -330,7 +330,7 @@ dpm_check_cells(PG_FUNCTION_ARGS)
 
 	deconstruct_array(names, TEXTOID, -1, false, TYPALIGN_INT, &name_values, NULL, &nnames);
 	if (n < 1 || nnames != n)
-		elog(ERROR, "dpm._check_cells: %d names for %d expressions", nnames, n);
+		elog(ERROR, "dpm_internal.check_cells: %d names for %d expressions", nnames, n);
 
 	as_role_begin(&saved, run_as);
 	query = analyzed(quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),

@@ -1,5 +1,5 @@
 /*
- * strategy_api.c -- dpm.strategy(w, method, options), dpm._strategy_report
+ * strategy_api.c -- dpm.strategy(w, method, options), dpm_internal.strategy_report
  * (the same with the optimizer's report, for dpm.optimize) and
  * dpm.svd_bound(w, epsilon, delta).
  */
@@ -223,7 +223,7 @@ dpm_gram_root(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(mat_to_array(r));
 }
 
-/* dpm._strategy_memory_mb(method, m, n): the estimate dpm.max_memory_mb is checked against */
+/* dpm_internal.strategy_memory_mb(method, m, n): the estimate dpm.max_memory_mb is checked against */
 PG_FUNCTION_INFO_V1(dpm_strategy_memory_mb);
 Datum
 dpm_strategy_memory_mb(PG_FUNCTION_ARGS)

@@ -173,7 +173,7 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
-/* dpm._workload_gram(spec, domain...): W^T W without W (workload/gram.c) */
+/* dpm_internal.workload_gram(spec, domain...): W^T W without W (workload/gram.c) */
 PG_FUNCTION_INFO_V1(dpm_workload_gram);
 Datum
 dpm_workload_gram(PG_FUNCTION_ARGS)
@@ -185,7 +185,7 @@ dpm_workload_gram(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(mat_to_array(workload_gram(&dom, workload_parse(&dom, spec))));
 }
 
-/* dpm._spec_term_rows(spec, domain...): the number of queries of each + term, in order */
+/* dpm_internal.spec_term_rows(spec, domain...): the number of queries of each + term, in order */
 PG_FUNCTION_INFO_V1(dpm_spec_term_rows);
 Datum
 dpm_spec_term_rows(PG_FUNCTION_ARGS)
@@ -204,7 +204,7 @@ dpm_spec_term_rows(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(construct_array(rows, t, INT4OID, sizeof(int32), true, TYPALIGN_INT));
 }
 
-/* dpm._scale_rows(w, weights): diag(weights) w, the matrix the optimizers see for a weighted workload */
+/* dpm_internal.scale_rows(w, weights): diag(weights) w, the matrix the optimizers see for a weighted workload */
 PG_FUNCTION_INFO_V1(dpm_scale_rows);
 Datum
 dpm_scale_rows(PG_FUNCTION_ARGS)

@@ -176,7 +176,7 @@ progress_set_role(Oid role)
 
 /*
  * dpm.progress_rows(): the busy slots, for the view dpm.progress: of the
- * roles the caller (dpm._invoker()) belongs to, or all for custodians.
+ * roles the caller (dpm_internal.invoker()) belongs to, or all for custodians.
  */
 PG_FUNCTION_INFO_V1(dpm_progress);
 Datum

@@ -47,7 +47,7 @@ release_locktag(LOCKTAG *tag, int64 release_id)
 }
 
 /*
- * dpm._release_in_progress(id): does a live worker hold the release's lock,
+ * dpm_internal.release_in_progress(id): does a live worker hold the release's lock,
  * i.e. is it between its charge and its answers?
  */
 PG_FUNCTION_INFO_V1(dpm_release_in_progress);

@@ -12,16 +12,16 @@
  * the planned request to a worker that is connected to the same database as
  * the extension owner and runs up to three transactions:
  *
- *   0. dpm._strategy_store, when the plan built strategies (the caller's own
+ *   0. dpm_internal.strategy_store, when the plan built strategies (the caller's own
  *      transaction cannot commit them for the worker to see);
- *   1. dpm._release_charge: check the catalog again, lock the source row,
+ *   1. dpm_internal.release_charge: check the catalog again, lock the source row,
  *      check the budget, insert the release and its ledger rows; commit with
  *      synchronous_commit forced on, so the charge is on disk before step 2;
- *   2. dpm._release_fill: read the source, draw the noise, store the answers.
+ *   2. dpm_internal.release_fill: read the source, draw the noise, store the answers.
  *
  * No long work in a worker.  Everything that can take long and does not
  * need the data, optimizing a strategy above all, happens in the caller's
- * backend before the request is queued (dpm._release_plan), under the
+ * backend before the request is queued (dpm_internal.release_plan), under the
  * caller's statement_timeout and cancel.  A worker only charges, scans and
  * adds noise.
  *
@@ -45,10 +45,10 @@
  * are stored, the worker holds a session lock on the release (a lock tag of
  * its own in the advisory space); a crash or kill releases it.  The next
  * charge on the same source marks every 'charged' release whose lock is
- * free 'interrupted' (dpm._release_in_progress), and dpm.release says so.
+ * free 'interrupted' (dpm_internal.release_in_progress), and dpm.release says so.
  *
  * The request and the result travel in a small DSM segment per release
- * (ReleaseSlot).  The caller's role is dpm._invoker()'s (GetOuterUserId),
+ * (ReleaseSlot).  The caller's role is dpm_internal.invoker()'s (GetOuterUserId),
  * taken by request.c, so it cannot be spoofed through the arguments.  The
  * queue lives in shared memory made on first use, as contrib's autoprewarm
  * does, so that dpmatrix need not be preloaded.

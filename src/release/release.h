@@ -18,7 +18,7 @@ extern int	dpm_release_workers;
 /* dpm.max_releases_per_role: most releases in flight per role */
 extern int	dpm_max_releases_per_role;
 
-/* dpm._release_in_progress(id): a live worker is between the release's charge and its answers */
+/* dpm_internal.release_in_progress(id): a live worker is between the release's charge and its answers */
 extern Datum dpm_release_in_progress(PG_FUNCTION_ARGS);
 
 /* the shared memory the release queue and the workers' list take */

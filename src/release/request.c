@@ -1,5 +1,5 @@
 /*
- * request.c -- dpm._run_release(req, built): the caller's side of a release.
+ * request.c -- dpm_internal.run_release(req, built): the caller's side of a release.
  * It queues the request dpm.answer planned, makes sure a worker will take it,
  * waits, and reports the outcome; stopped before the charge, it withdraws the
  * request (queue.h says how the two sides agree on that point).
@@ -348,7 +348,7 @@ dpm_run_release(PG_FUNCTION_ARGS)
 		before_shmem_exit(caller_exit, (Datum) 0);
 		caller_exit_registered = true;
 	}
-	/* the caller, as dpm._invoker() names it: dpm.answer runs as the extension owner */
+	/* the caller, as dpm_internal.invoker() names it: dpm.answer runs as the extension owner */
 	waiting_request = enqueue(owner, GetOuterUserId(), dsm_segment_handle(seg));
 	PG_TRY();
 	{

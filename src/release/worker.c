@@ -234,14 +234,14 @@ serve(ReleaseSlot *slot, Oid caller)
 	else if (slot->built_len > 0)
 	{
 		types[0] = slot->built_type;
-		refused = !run_step(slot, "SELECT count(dpm._strategy_store(s)) FROM unnest($1) s",
+		refused = !run_step(slot, "SELECT count(dpm_internal.strategy_store(s)) FROM unnest($1) s",
 							1, types, values, &ignored, true, built_strategies, NULL);
 	}
 	types[0] = OIDOID;
 	types[1] = TEXTOID;
 	values[0] = ObjectIdGetDatum(caller);
 	values[1] = CStringGetTextDatum(slot->data);
-	if (refused || !run_step(slot, "SELECT dpm._release_charge($1, $2::jsonb)", 2, types, values,
+	if (refused || !run_step(slot, "SELECT dpm_internal.release_charge($1, $2::jsonb)", 2, types, values,
 							 &release_id, false, NULL, charge_may_commit))
 	{
 		bool		locked;
@@ -276,7 +276,7 @@ serve(ReleaseSlot *slot, Oid caller)
 
 		types[0] = INT8OID;
 		values[0] = Int64GetDatum(release_id);
-		if (run_step(slot, "SELECT dpm._release_fill($1)", 1, types, values, &release_id, true,
+		if (run_step(slot, "SELECT dpm_internal.release_fill($1)", 1, types, values, &release_id, true,
 					 NULL, NULL))
 			slot->state = SLOT_DONE;
 		else

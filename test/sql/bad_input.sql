@@ -20,7 +20,7 @@ SET dpm.max_matrix_mb = 0;
 -- an optimization is refused before it starts when its estimated peak memory, c n^2 + 2 m n
 -- doubles (c = 10 for gaussian_optimal) plus 8 MB, is above dpm.max_memory_mb: 9.5 MB at n = 128,
 -- 8.4 MB at n = 64
-SELECT round(dpm._strategy_memory_mb('gaussian_optimal', 1024, 1024)) AS mb_at_1024;  -- 12 x 8 + 8 MB
+SELECT round(dpm_internal.strategy_memory_mb('gaussian_optimal', 1024, 1024)) AS mb_at_1024;  -- 12 x 8 + 8 MB
 SET dpm.max_memory_mb = 9;
 SELECT dpm.strategy(array_fill(1::float8, ARRAY[128, 128]), 'gaussian_optimal');
 SELECT cardinality(dpm.strategy(array_fill(1::float8, ARRAY[64, 64]), 'gaussian_optimal')) AS fits;

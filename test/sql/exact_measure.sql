@@ -30,18 +30,18 @@ CREATE FUNCTION pg_temp.on_grid(s numeric, shift int) RETURNS numeric LANGUAGE s
 SELECT e AS grid_exp, bool_and(u.units[t.i + 1] = pg_temp.on_grid(t.s, -40 - e)) AS exact,
        count(*) AS answers
   FROM unnest(ARRAY[-45, -40, -37, -30, 0, 10, 80]) e,
-       LATERAL dpm._exact_matvec(:'b', :'x', e) u, truth t
+       LATERAL dpm_internal.exact_matvec(:'b', :'x', e) u, truth t
  GROUP BY e ORDER BY e;
 
 -- the sensitivities the noise is calibrated for: exactly the quantized block's largest column norms
 -- (L1 exact in a double here; L2 rounded up, within 2 ulps)
 SELECT u.l1 = (SELECT max(c) FROM (SELECT sum(abs(q)) AS c FROM bm GROUP BY j) s)::float8 / 1099511627776 AS l1_exact,
        u.l2 >= sqrt(m2) / 1099511627776 AND u.l2 <= sqrt(m2) / 1099511627776 * (1 + 5e-16) AS l2_bound
-  FROM dpm._exact_matvec(:'b', :'x', 0) u,
+  FROM dpm_internal.exact_matvec(:'b', :'x', 0) u,
        (SELECT max(c)::numeric AS m2 FROM (SELECT sum(q::numeric * q) AS c FROM bm GROUP BY j) s) c;
 
 -- The Laplace grid for epsilon = 1: g = 2^e with D / g in [2^40, 2^41)
-SELECT u.l1 AS d, floor(log(2, u.l1::numeric))::int - 40 AS e FROM dpm._exact_matvec(:'b', :'x', 0) u \gset
+SELECT u.l1 AS d, floor(log(2, u.l1::numeric))::int - 40 AS e FROM dpm_internal.exact_matvec(:'b', :'x', 0) u \gset
 
 -- The same block computed in doubles (the products and an ordered sum, as a BLAS would) misses the
 -- exact answers by more than 10^5 units of that grid (about 10^-7 in values of 10^10)
@@ -60,8 +60,8 @@ SELECT max(abs(pg_temp.units(f.f, :e) - pg_temp.on_grid(t.s, -40 - :e))) > 10000
 -- the double product's are not, for some of 30 columns tried.
 CREATE TEMP TABLE neighbours AS
   SELECT nb.j, (SELECT sum(abs(n.units[i] - u.units[i])) FROM generate_subscripts(u.units, 1) i) AS l1
-    FROM dpm._exact_matvec(:'b', :'x', :e) u, generate_series(0, 299) nb(j),
-         LATERAL dpm._exact_matvec(:'b', (SELECT array_agg((x + (xv.j = nb.j)::int)::float8 ORDER BY xv.j) FROM xv), :e) n;
+    FROM dpm_internal.exact_matvec(:'b', :'x', :e) u, generate_series(0, 299) nb(j),
+         LATERAL dpm_internal.exact_matvec(:'b', (SELECT array_agg((x + (xv.j = nb.j)::int)::float8 ORDER BY xv.j) FROM xv), :e) n;
 SELECT count(*) AS neighbours,
        bool_and(l1 <= :d * 2 ^ (0 - :e) + 40) AS within_d_over_g_plus_m,
        min(l1) >= :d * 2 ^ (0 - :e) - 40 AS bound_nearly_reached
@@ -77,7 +77,7 @@ SELECT bool_or(l1 > :d * 2 ^ (0 - :e) + 40) AS double_product_exceeds_bound FROM
 -- measuring it or a gives the same exact answers (quantizing twice changes nothing)
 SELECT dpm.strategy(:'b', 'workload') AS bq \gset
 SELECT bool_and(v * 1099511627776::float8 = round(v * 1099511627776::float8)) AS on_grid,
-       (SELECT units FROM dpm._exact_matvec(:'bq', :'x', -40)) = (SELECT units FROM dpm._exact_matvec(:'b', :'x', -40))
+       (SELECT units FROM dpm_internal.exact_matvec(:'bq', :'x', -40)) = (SELECT units FROM dpm_internal.exact_matvec(:'b', :'x', -40))
          AS measured_as_stored,
        (SELECT count(*) FROM unnest(:'b'::float8[]) t(v) WHERE v <> round(v * 1099511627776::float8) / 1099511627776::float8) > 0
          AS the_raw_block_was_not
@@ -93,7 +93,7 @@ SELECT dpm.strategy(array_cat((SELECT array_agg(r ORDER BY i) FROM (SELECT i, ar
        array_cat((SELECT array_agg(r ORDER BY i) FROM (SELECT i, array_agg((i = j)::int::float8 ORDER BY j) AS r
                     FROM generate_series(0, 299) i, generate_series(0, 299) j GROUP BY i) s),
                  ARRAY[array_fill(1::float8, ARRAY[300])]) AS w \gset
-CREATE TEMP TABLE cache AS SELECT * FROM dpm._strategy_cache(:'w', :'a');
+CREATE TEMP TABLE cache AS SELECT * FROM dpm_internal.strategy_cache(:'w', :'a');
 CREATE TEMP TABLE wtruth AS
   SELECT j + 1 AS query, x::numeric AS truth FROM xv
   UNION ALL SELECT 301, sum(x) FROM xv;
@@ -101,7 +101,7 @@ CREATE TEMP TABLE draws AS
   SELECT n.noise, m.query, m.answer::numeric - t.truth AS err, m.stderr
     FROM (VALUES ('laplace', 1.0::float8, NULL::float8), ('gaussian', NULL, 0.5)) n(noise, eps, rho),
          generate_series(1, 300) d, cache c,
-         LATERAL dpm._mechanism_cached(:'w', :'a', c.pinv, c.profile, :'x', n.eps + 0 * d, rho => n.rho + 0 * d,
+         LATERAL dpm_internal.mechanism_cached(:'w', :'a', c.pinv, c.profile, :'x', n.eps + 0 * d, rho => n.rho + 0 * d,
                                        confidence => NULL) m
     JOIN wtruth t USING (query);
 SELECT noise, count(*) AS queries, min(n) AS releases, bool_and(unbiased) AS unbiased
@@ -127,8 +127,8 @@ SELECT c.kind, array_length(h.units, 1) AS answers, h.units = d.units AS exact_a
   FROM hcases c,
        LATERAL (SELECT array_agg(((1e9 + i * 7919 % 1000) * CASE WHEN i % 7 = 0 THEN -1 ELSE 1 END)::float8 ORDER BY i) AS x
                   FROM generate_series(1, (SELECT (c.sizes[1] * c.sizes[2] * c.sizes[3]))) i) x,
-       LATERAL dpm._hdmm_exact_matvec(c.sizes, c.kind, c.p, c.theta, c.weights, x.x, -60) h,
-       LATERAL dpm._exact_matvec(dpm._hdmm_matrix(c.sizes, c.kind, c.p, c.theta, c.weights), x.x, -60) d
+       LATERAL dpm_internal.hdmm_exact_matvec(c.sizes, c.kind, c.p, c.theta, c.weights, x.x, -60) h,
+       LATERAL dpm_internal.exact_matvec(dpm_internal.hdmm_matrix(c.sizes, c.kind, c.p, c.theta, c.weights), x.x, -60) d
  ORDER BY c.kind;
 
 -- An optimized p-Identity Kronecker strategy on 4 x 3 x 5 cells: neighbouring counts near 10^9 give
@@ -143,31 +143,31 @@ LANGUAGE sql AS $$
          array_fill('NaN'::float8, ARRAY[(SELECT sum(s)::int FROM unnest(sizes) s)]) $$;
 SELECT d.names, d.labels, d.lo, d.hi FROM pg_temp.dom('{4,3,5}') d \gset
 CREATE TEMP TABLE hk AS
-  SELECT h.* FROM dpm._hdmm('AllRange(a1) * Identity(a2) + Prefix(a3) * Total(a1)', :'names', '{4,3,5}', :'labels',
+  SELECT h.* FROM dpm_internal.hdmm('AllRange(a1) * Identity(a2) + Prefix(a3) * Total(a1)', :'names', '{4,3,5}', :'labels',
                             :'lo', :'hi', '{"parameterization": "kronecker", "p": 1}') h;
 SELECT array_agg((1e9 + i * 7919 % 1000)::float8 ORDER BY i) AS hx FROM generate_series(1, 60) i \gset
 SELECT u.l1 AS hd, floor(log(2, u.l1::numeric))::int - 40 AS he, array_length(u.units, 1) AS hm
-  FROM hk, dpm._hdmm_exact_matvec('{4,3,5}', hk.kind, hk.p, hk.theta, hk.weights, :'hx', 0) u \gset
+  FROM hk, dpm_internal.hdmm_exact_matvec('{4,3,5}', hk.kind, hk.p, hk.theta, hk.weights, :'hx', 0) u \gset
 SELECT hk.kind, count(*) AS neighbours,
        bool_and((SELECT sum(abs(n.units[i] - u.units[i])) FROM generate_subscripts(u.units, 1) i)
                 <= :hd * 2 ^ (0 - :he) + :hm) AS within_d_over_g_plus_m
-  FROM hk, dpm._hdmm_exact_matvec('{4,3,5}', hk.kind, hk.p, hk.theta, hk.weights, :'hx', :he) u,
+  FROM hk, dpm_internal.hdmm_exact_matvec('{4,3,5}', hk.kind, hk.p, hk.theta, hk.weights, :'hx', :he) u,
        generate_series(1, 60) j,
-       LATERAL dpm._hdmm_exact_matvec('{4,3,5}', hk.kind, hk.p, hk.theta, hk.weights,
+       LATERAL dpm_internal.hdmm_exact_matvec('{4,3,5}', hk.kind, hk.p, hk.theta, hk.weights,
                                       (SELECT array_agg(v + (i = j)::int ORDER BY i) FROM unnest(:'hx'::float8[]) WITH ORDINALITY t(v, i)),
                                       :he) n
  GROUP BY hk.kind;
 CREATE TEMP TABLE htruth AS
   SELECT q AS query, v::numeric AS truth
-    FROM unnest(dpm._spec_matvec('Identity(a1) * Identity(a3) + Total(a2)', :'names', '{4,3,5}', :'labels', :'lo', :'hi',
+    FROM unnest(dpm_internal.spec_matvec('Identity(a1) * Identity(a3) + Total(a2)', :'names', '{4,3,5}', :'labels', :'lo', :'hi',
                                  :'hx')) WITH ORDINALITY t(v, q);
 CREATE TEMP TABLE hk2 AS
-  SELECT h.* FROM dpm._hdmm('Identity(a1) * Identity(a3) + Total(a2)', :'names', '{4,3,5}', :'labels',
+  SELECT h.* FROM dpm_internal.hdmm('Identity(a1) * Identity(a3) + Total(a2)', :'names', '{4,3,5}', :'labels',
                             :'lo', :'hi', '{"parameterization": "kronecker", "p": 1}') h;
 CREATE TEMP TABLE hdraws AS
   SELECT m.query, m.answer::numeric - t.truth AS err, m.stderr
     FROM hk2, generate_series(1, 300) d,
-         LATERAL dpm._hdmm_mechanism('Identity(a1) * Identity(a3) + Total(a2)', :'names', '{4,3,5}', :'labels', :'lo', :'hi',
+         LATERAL dpm_internal.hdmm_mechanism('Identity(a1) * Identity(a3) + Total(a2)', :'names', '{4,3,5}', :'labels', :'lo', :'hi',
                                      hk2.kind, hk2.p, hk2.theta, hk2.weights, :'hx', 1 + 0 * d, confidence => NULL) m
     JOIN htruth t USING (query);
 SELECT count(DISTINCT query) AS queries, bool_and(unbiased) AS unbiased
@@ -175,4 +175,4 @@ SELECT count(DISTINCT query) AS queries, bool_and(unbiased) AS unbiased
 
 -- what the mechanism refuses, before any noise: counts that are not whole, or beyond 2^53
 SELECT * FROM dpm.mechanism('{{1,1}}', '{{1,0},{0,1}}', '{3,0.5}', 1);
-SELECT * FROM dpm._hdmm_exact_matvec('{2,2}', 'marginals', '{0,0}', '{}', '{0,0,0,1}', '{1,2,3,1e16}', 0);
+SELECT * FROM dpm_internal.hdmm_exact_matvec('{2,2}', 'marginals', '{0,0}', '{}', '{0,0,0,1}', '{1,2,3,1e16}', 0);

@@ -59,7 +59,7 @@ SELECT d, gamma,
        (SELECT bool_and(v <= gamma * (1 + 1e-6)) AND max(v) >= gamma * (1 - 1e-6)
           FROM unnest(pg_temp.variances(pg_temp.idsum(d), f.sigma)) v) AS targets_met
   FROM (VALUES (5, 1.0), (8, 1.0), (16, 2.5)) c(d, gamma),
-       dpm._fitness(pg_temp.idsum(d), jsonb_build_object('targets', gamma)) f
+       dpm_internal.fitness(pg_temp.idsum(d), jsonb_build_object('targets', gamma)) f
  ORDER BY d;
 
 -- Theorem 8: at the same privacy cost, the sum-squared-error optimum (Theorem 6) misses the
@@ -76,7 +76,7 @@ SELECT round(greatest(a + b, d * a + d * d * b)::numeric, 3) AS sse_max_ratio, 1
 -- interior point method confirmed: 1.33, 1.76, 2.28, 2.91, 4.46 for d = 2, 4, 8, 16, 64.
 SELECT d, abs(f.privacy_cost ^ 2 - paper) <= 0.005 AS table_2, f.iterations < 1000 AS converged
   FROM (VALUES (2, 1.33), (4, 1.76), (8, 2.28), (16, 2.91), (64, 4.46)) t(d, paper),
-       dpm._fitness(pg_temp.prefix(d), '{"targets": 1}') f
+       dpm_internal.fitness(pg_temp.prefix(d), '{"targets": 1}') f
  ORDER BY d;
 
 -- Theorems 2 and 4: the basis is a convenience.  Identity, upper-triangular and the workload's row
@@ -84,8 +84,8 @@ SELECT d, abs(f.privacy_cost ^ 2 - paper) <= 0.005 AS table_2, f.iterations < 10
 SELECT count(DISTINCT round(f.privacy_cost::numeric, 5)) = 1 AS same_cost,
        max(abs(p.v - f.privacy_cost)) < 1e-5 AS flat_profile
   FROM (VALUES ('identity'), ('upper'), ('workload')) b(basis),
-       dpm._fitness(pg_temp.prefix(12), jsonb_build_object('targets', 1, 'basis', b.basis)) f,
-       unnest(dpm._column_norms(f.strategy)) p(v);
+       dpm_internal.fitness(pg_temp.prefix(12), jsonb_build_object('targets', 1, 'basis', b.basis)) f,
+       unnest(dpm_internal.column_norms(f.strategy)) p(v);
 
 -- Per-query targets: random ranges over 32 cells (section 7.4, rank 31: the workload basis) with
 -- uniform and random (uniform 1 to 10) targets; every target met, and no matrix-mechanism
@@ -100,7 +100,7 @@ SELECT kind, pg_temp.targets_met(w, f.strategy, c) AS targets_met,
        f.privacy_cost <= pg_temp.rescaled_cost(w, dpm.strategy(w, 'hierarchical'), c) AS beats_hm,
        f.privacy_cost <= pg_temp.rescaled_cost(w, dpm.strategy(w, 'identity'), c) AS beats_ip
   FROM fr, LATERAL (VALUES ('uniform', uniform), ('random', random)) t(kind, c),
-       LATERAL dpm._fitness(w, jsonb_build_object('targets', to_jsonb(c))) f;
+       LATERAL dpm_internal.fitness(w, jsonb_build_object('targets', to_jsonb(c))) f;
 
 -- Sections 7.3 and 7.7 through the catalog: a PL-94-like workload (voting age x ethnicity x race,
 -- race cut to 7 values: each marginal and the identity) and all one- and two-way marginals of
@@ -136,26 +136,26 @@ SELECT l.privacy_cost >= f.privacy_cost * (1 - 1e-6) AS costs_more,
        (SELECT sum(v) FROM pg_temp.unit_variances(pg_temp.idsum(16), l.strategy))
          < (SELECT sum(v) FROM pg_temp.unit_variances(pg_temp.idsum(16), f.strategy)) * 0.99 AS lower_total,
        pg_temp.targets_met(pg_temp.idsum(16), l.strategy, array_fill(1.0::float8, ARRAY[17])) AS targets_met
-  FROM dpm._fitness(pg_temp.idsum(16), '{"targets": 1}') f,
-       dpm._fitness(pg_temp.idsum(16), '{"targets": 1, "lambda": 1}') l;
+  FROM dpm_internal.fitness(pg_temp.idsum(16), '{"targets": 1}') f,
+       dpm_internal.fitness(pg_temp.idsum(16), '{"targets": 1, "lambda": 1}') l;
 
 -- long optimizations can be cancelled: a statement timeout stops one that needs seconds
 CREATE TEMP TABLE fr_big AS SELECT pg_temp.ranges(128, 0.5) AS w;
 SET statement_timeout = '300ms';
-SELECT privacy_cost FROM fr_big, dpm._fitness(w, '{"targets": 1}');
+SELECT privacy_cost FROM fr_big, dpm_internal.fitness(w, '{"targets": 1}');
 RESET statement_timeout;
 
 -- bad input
-SELECT privacy_cost FROM dpm._fitness(pg_temp.idsum(3), '{"targets": [1, 2]}');
-SELECT privacy_cost FROM dpm._fitness(pg_temp.idsum(3), '{"targets": 0}');
-SELECT privacy_cost FROM dpm._fitness(pg_temp.idsum(3), '{"targets": "1"}');
-SELECT privacy_cost FROM dpm._fitness(pg_temp.idsum(3), '{"targets": []}');
-SELECT privacy_cost FROM dpm._fitness(pg_temp.idsum(3), '{}');
-SELECT privacy_cost FROM dpm._fitness('{{1,0},{0,0}}', '{"targets": 1}');
-SELECT privacy_cost FROM dpm._fitness(pg_temp.idsum(3), '{"targets": 1, "mu": 1}');
-SELECT privacy_cost FROM dpm._fitness(pg_temp.idsum(3), '{"targets": 1, "basis": "lower"}');
-SELECT privacy_cost FROM dpm._fitness(pg_temp.idsum(3), '{"targets": 1, "step": 1}');
-SELECT privacy_cost FROM dpm._fitness('{{1,1,0},{0,0,1}}', '{"targets": 1, "basis": "identity"}');
+SELECT privacy_cost FROM dpm_internal.fitness(pg_temp.idsum(3), '{"targets": [1, 2]}');
+SELECT privacy_cost FROM dpm_internal.fitness(pg_temp.idsum(3), '{"targets": 0}');
+SELECT privacy_cost FROM dpm_internal.fitness(pg_temp.idsum(3), '{"targets": "1"}');
+SELECT privacy_cost FROM dpm_internal.fitness(pg_temp.idsum(3), '{"targets": []}');
+SELECT privacy_cost FROM dpm_internal.fitness(pg_temp.idsum(3), '{}');
+SELECT privacy_cost FROM dpm_internal.fitness('{{1,0},{0,0}}', '{"targets": 1}');
+SELECT privacy_cost FROM dpm_internal.fitness(pg_temp.idsum(3), '{"targets": 1, "mu": 1}');
+SELECT privacy_cost FROM dpm_internal.fitness(pg_temp.idsum(3), '{"targets": 1, "basis": "lower"}');
+SELECT privacy_cost FROM dpm_internal.fitness(pg_temp.idsum(3), '{"targets": 1, "step": 1}');
+SELECT privacy_cost FROM dpm_internal.fitness('{{1,1,0},{0,0,1}}', '{"targets": 1, "basis": "identity"}');
 
 -- Exact (epsilon, delta) from the privacy cost (Corollary 1), accurate for tiny delta: the
 -- epsilon for a delta gives back that delta, and against values computed independently
@@ -186,7 +186,7 @@ SELECT pg_temp.targets_met(w.matrix, s.matrix, array_fill(4.0::float8, ARRAY[8])
   FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE s.id = :fit;
 -- the same targets given per query make the same strategy
 SELECT abs(privacy_cost - (SELECT sensitivity_l2 FROM dpm.strategies WHERE id = :fit)) < 1e-6 AS same_as_per_block
-  FROM dpm._fitness(pg_temp.idsum(8), '{"targets": [4, 4, 4, 4, 4, 4, 4, 4, 16]}');
+  FROM dpm_internal.fitness(pg_temp.idsum(8), '{"targets": [4, 4, 4, 4, 4, 4, 4, 4, 16]}');
 SELECT dpm.optimize('ff_w', 'fitness', options => '{"targets": [4, 16, 1]}');
 -- prioritizing accuracy: rho = cost^2 / 2, the exact epsilon for a delta; the profile's maximum is the cost
 SELECT abs(zcdp_rho - privacy_cost ^ 2 / 2) < 1e-12 AS rho_is_half_cost2, variance_scale = 1 AS targets_exact,
@@ -241,13 +241,13 @@ SELECT s.relation, count(l.release_id) AS charges FROM dpm.sources s LEFT JOIN d
 -- answers over 4000 releases are unbiased and their variance is the target, at 5 standard
 -- deviations of each statistic (variance of a sample variance of Gaussians: 2 sigma^4 / (N - 1)):
 -- false alarm 5.7e-7 per check, below 1.1e-5 for the 18 checks.
-CREATE TEMP TABLE fit AS SELECT f.* FROM dpm._fitness(pg_temp.idsum(8), '{"targets": 1}') f;
+CREATE TEMP TABLE fit AS SELECT f.* FROM dpm_internal.fitness(pg_temp.idsum(8), '{"targets": 1}') f;
 CREATE TEMP TABLE fx AS SELECT '{5,0,12,3,3,40,1,7}'::float8[] AS x;
 CREATE TEMP TABLE fdraws AS
   SELECT d, m.query, m.answer - t.answer AS err, m.stderr
     FROM fit, fx, generate_series(1, 4000) d,
          LATERAL dpm.mechanism(pg_temp.idsum(8), fit.strategy, fx.x, rho => fit.privacy_cost ^ 2 / 2 + 0 * d) m
-    JOIN (SELECT i AS query, v AS answer FROM fx, unnest(dpm._matvec(pg_temp.idsum(8), fx.x)) WITH ORDINALITY t(v, i)) t
+    JOIN (SELECT i AS query, v AS answer FROM fx, unnest(dpm_internal.matvec(pg_temp.idsum(8), fx.x)) WITH ORDINALITY t(v, i)) t
    USING (query);
 SELECT query, abs(max(stderr) ^ 2 - 1) < 1e-3 AS variance_is_target,
        abs(avg(err)) < 5 * max(stderr) / sqrt(count(*)) AS unbiased,

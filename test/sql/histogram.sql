@@ -61,11 +61,11 @@ SELECT dpm.register_source('wb', epsilon => 1);
 SELECT dpm.create_domain('wb_f', 'wb', '[{"name": "f", "bins": {"min": 0, "max": 3, "width": 0.1}}]');
 SELECT dpm.create_domain('wb_n', 'wb', '[{"name": "n", "bins": {"min": 0, "max": 3, "width": 0.1}}]');
 SELECT d.name,
-       dpm._frequency_vector(s, d, current_user::regrole, false)
+       dpm_internal.frequency_vector(s, d, current_user::regrole, false)
        = ARRAY(SELECT (SELECT count(*) FROM wb
                         WHERE CASE d.name WHEN 'wb_f' THEN f >= d.bin_lo[k] AND f < d.bin_hi[k]
                                           ELSE n >= d.bin_lo[k]::numeric AND n < d.bin_hi[k]::numeric END)::float8
                  FROM generate_series(1, d.n) k) AS same_cells,
-       (SELECT sum(c) FROM unnest(dpm._frequency_vector(s, d, current_user::regrole, false)) c) AS counted
+       (SELECT sum(c) FROM unnest(dpm_internal.frequency_vector(s, d, current_user::regrole, false)) c) AS counted
   FROM dpm.sources s JOIN dpm.domains d ON d.source_id = s.id
  WHERE s.relation = 'wb'::regclass ORDER BY d.name;

@@ -23,10 +23,10 @@ CREATE TEMP TABLE inf AS
            FROM generate_series(1, 64) j ORDER BY j) FROM generate_series(1, 64) i ORDER BY i), 'hierarchical') AS a,
          ARRAY(SELECT CASE WHEN i % 8 = 0 THEN 100.0 ELSE 0.0 END FROM generate_series(1, 64) i ORDER BY i)::float8[] AS x;
 ALTER TABLE inf ADD y float8[];
-UPDATE inf SET y = ARRAY(SELECT v + e FROM unnest(dpm._matvec(a, x), dpm.noise('laplace', dpm.sensitivity(a) / 0.1,
+UPDATE inf SET y = ARRAY(SELECT v + e FROM unnest(dpm_internal.matvec(a, x), dpm.noise('laplace', dpm.sensitivity(a) / 0.1,
                                                                        array_length(a, 1))) t(v, e));
 CREATE FUNCTION pg_temp.rss(a float8[], x float8[], y float8[]) RETURNS float8 LANGUAGE sql AS $$
-  SELECT sum((v - w) ^ 2) FROM unnest(dpm._matvec(a, x), y) t(v, w) $$;
+  SELECT sum((v - w) ^ 2) FROM unnest(dpm_internal.matvec(a, x), y) t(v, w) $$;
 CREATE FUNCTION pg_temp.transpose(a float8[]) RETURNS float8[] LANGUAGE sql AS $$
   SELECT array_agg(r ORDER BY j) FROM (SELECT j, array_agg(a[i][j] ORDER BY i) r
     FROM generate_subscripts(a, 1) i, generate_subscripts(a, 2) j GROUP BY j) t $$;
@@ -37,10 +37,10 @@ SELECT pg_temp.rss(a, dpm.reconstruct(a, y), y) <= pg_temp.rss(a, dpm.reconstruc
          <= pg_temp.rss(a, ARRAY(SELECT greatest(v, 0) FROM unnest(dpm.reconstruct(a, y)) v), y) AS below_clipped_ls
   FROM inf;
 SELECT bool_and(CASE WHEN xv > 0 THEN abs(g) ELSE greatest(-g, 0) END
-                <= 1e-6 * (SELECT max(abs(v)) FROM unnest(dpm._matvec(pg_temp.transpose(a), y)) v)) AS kkt
+                <= 1e-6 * (SELECT max(abs(v)) FROM unnest(dpm_internal.matvec(pg_temp.transpose(a), y)) v)) AS kkt
   FROM inf, LATERAL (SELECT dpm.reconstruct(a, y, 'nnls') AS xh) e,
-       LATERAL unnest(xh, dpm._matvec(pg_temp.transpose(a),
-                      ARRAY(SELECT p - q FROM unnest(dpm._matvec(a, xh), y) t(p, q)))) k(xv, g);
+       LATERAL unnest(xh, dpm_internal.matvec(pg_temp.transpose(a),
+                      ARRAY(SELECT p - q FROM unnest(dpm_internal.matvec(a, xh), y) t(p, q)))) k(xv, g);
 SELECT bool_and(v >= 0 AND v = round(v)) AS non_negative_integers,
        max(abs(v - w)) <= 0.5 AS rounded_nnls
   FROM inf, unnest(dpm.reconstruct(a, y, 'nnls_integer'), dpm.reconstruct(a, y, 'nnls')) t(v, w);

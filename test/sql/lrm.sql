@@ -55,7 +55,7 @@ SELECT name,
 SELECT a AS a_rel, w AS w_rel FROM lrm WHERE name LIKE 'WRelated%' \gset
 CREATE TEMP TABLE x AS SELECT array_agg((i * 37 % 101)::float8 ORDER BY i) AS x FROM generate_series(1, 256) i;
 CREATE TEMP TABLE truth AS
-  SELECT q AS query, v AS answer FROM x, unnest(dpm._matvec(:'w_rel', x.x)) WITH ORDINALITY t(v, q);
+  SELECT q AS query, v AS answer FROM x, unnest(dpm_internal.matvec(:'w_rel', x.x)) WITH ORDINALITY t(v, q);
 CREATE TEMP TABLE draws AS
   SELECT d, sum((m.answer - t.answer) ^ 2) AS sq, sum(m.answer - t.answer) AS bias
     FROM x, generate_series(1, 2000) d,

@@ -15,7 +15,7 @@ $$;
 SELECT pg_temp.allrange(4) AS w \gset
 CREATE TEMP TABLE truth AS
   SELECT i AS query, v AS answer
-    FROM unnest(dpm._matvec(:'w', '{120,30,0,75}')) WITH ORDINALITY t(v, i);
+    FROM unnest(dpm_internal.matvec(:'w', '{120,30,0,75}')) WITH ORDINALITY t(v, i);
 
 -- Laplace, epsilon = 1
 CREATE TEMP TABLE draws AS

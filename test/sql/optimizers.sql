@@ -12,7 +12,7 @@ CREATE FUNCTION pg_temp.allpredicate(n int) RETURNS float8[] LANGUAGE sql AS $$
     SELECT s, array_agg(((s >> c) & 1)::float8 ORDER BY c) AS r
       FROM generate_series(0, (1 << n) - 1) s, generate_series(0, n - 1) c GROUP BY s) q $$;
 CREATE FUNCTION pg_temp.allrange(n int) RETURNS float8[] LANGUAGE sql AS $$
-  SELECT matrix FROM dpm._workload_matrix('AllRange(x)', '{x}', ARRAY[n],
+  SELECT matrix FROM dpm_internal.workload_matrix('AllRange(x)', '{x}', ARRAY[n],
     ARRAY(SELECT i::text FROM generate_series(1, n) i), array_fill('NaN'::float8, ARRAY[n]),
     array_fill('NaN'::float8, ARRAY[n])) $$;
 
@@ -43,7 +43,7 @@ SELECT dpm.svd_bound(:'w32') AS b32 \gset
 CREATE TEMP TABLE r32 AS
   SELECT m, r.*, pg_temp.ratio(:'w32', r.matrix) AS ratio
     FROM unnest(ARRAY['identity', 'hierarchical', 'wavelet', 'eigen', 'eigen_design', 'gaussian_optimal']) m,
-         LATERAL dpm._strategy_report(:'w32', m, '{}') r;
+         LATERAL dpm_internal.strategy_report(:'w32', m, '{}') r;
 SELECT m, ratio >= 1 - 1e-9 AS above_bound,
        objective IS NULL OR abs(objective / :b32 - ratio) < 1e-6 * ratio OR m = 'eigen_design' AS report_consistent,
        lower_bound IS NULL OR (lower_bound >= :b32 * (1 - 1e-12) AND lower_bound <= objective * (1 + 1e-12)) AS bound_certified
@@ -66,14 +66,14 @@ SELECT abs(ratio - 32 * 33 * 34 / 6.0 / :b32) < 1e-9 * ratio AS identity_closed_
 -- 2-D range workload, and is never worse than eigen_design there
 SELECT pg_temp.allrange(256) AS w256 \gset
 SELECT r.objective / r.lower_bound - 1 <= 1e-4 AS gap_ok, r.iterations < 1000 AS converged,
-       r.objective <= (SELECT e.objective FROM dpm._strategy_report(:'w256', 'eigen_design', '{"augment": "none"}') e) AS beats_eigen_design
-  FROM dpm._strategy_report(:'w256', 'gaussian_optimal', '{"tol": 1e-4}') r;
-SELECT matrix AS w2d FROM dpm._workload_matrix('AllRange(a) * AllRange(b)', '{a,b}', '{8,6}',
+       r.objective <= (SELECT e.objective FROM dpm_internal.strategy_report(:'w256', 'eigen_design', '{"augment": "none"}') e) AS beats_eigen_design
+  FROM dpm_internal.strategy_report(:'w256', 'gaussian_optimal', '{"tol": 1e-4}') r;
+SELECT matrix AS w2d FROM dpm_internal.workload_matrix('AllRange(a) * AllRange(b)', '{a,b}', '{8,6}',
   ARRAY(SELECT i::text FROM generate_series(1, 14) i), array_fill('NaN'::float8, ARRAY[14]),
   array_fill('NaN'::float8, ARRAY[14])) \gset
 SELECT r.objective / r.lower_bound - 1 <= 1e-4 AS gap_ok_2d,
-       r.objective <= (SELECT e.objective FROM dpm._strategy_report(:'w2d', 'eigen_design', '{"augment": "none"}') e) AS beats_eigen_design_2d
-  FROM dpm._strategy_report(:'w2d', 'gaussian_optimal', '{"tol": 1e-4}') r;
+       r.objective <= (SELECT e.objective FROM dpm_internal.strategy_report(:'w2d', 'eigen_design', '{"augment": "none"}') e) AS beats_eigen_design_2d
+  FROM dpm_internal.strategy_report(:'w2d', 'gaussian_optimal', '{"tol": 1e-4}') r;
 
 -- completing deficient columns (matrix-mechanism section 5.3): the tree over 5 cells has leaves
 -- at two depths; completion keeps the sensitivity and lowers no query's precision
@@ -108,14 +108,14 @@ SELECT dpm.strategy('{{1,0},{0,1}}', 'min_sensitivity', '{"base": 3}');
 -- the Gram matrix of a spec without W: closed forms for AllRange and Prefix, Kronecker products
 -- and unions; and a square root of it, which has the same bound and total errors as W
 CREATE FUNCTION pg_temp.gram(spec text, sizes int[]) RETURNS float8[] LANGUAGE sql AS $$
-  SELECT dpm._workload_gram(spec, (ARRAY['a', 'b'])[1:cardinality(sizes)], sizes,
+  SELECT dpm_internal.workload_gram(spec, (ARRAY['a', 'b'])[1:cardinality(sizes)], sizes,
     ARRAY(SELECT i::text FROM generate_series(1, (SELECT sum(x)::int FROM unnest(sizes) x)) i),
     array_fill('NaN'::float8, ARRAY[(SELECT sum(x)::int FROM unnest(sizes) x)]),
     array_fill('NaN'::float8, ARRAY[(SELECT sum(x)::int FROM unnest(sizes) x)])) $$;
 -- W^T W the long way, from W's entries
 CREATE FUNCTION pg_temp.explicit_gram(spec text, sizes int[]) RETURNS float8[] LANGUAGE sql AS $$
   WITH w AS (SELECT matrix, array_length(matrix, 2) AS n
-               FROM dpm._workload_matrix(spec, (ARRAY['a', 'b'])[1:cardinality(sizes)], sizes,
+               FROM dpm_internal.workload_matrix(spec, (ARRAY['a', 'b'])[1:cardinality(sizes)], sizes,
                  ARRAY(SELECT i::text FROM generate_series(1, (SELECT sum(x)::int FROM unnest(sizes) x)) i),
                  array_fill('NaN'::float8, ARRAY[(SELECT sum(x)::int FROM unnest(sizes) x)]),
                  array_fill('NaN'::float8, ARRAY[(SELECT sum(x)::int FROM unnest(sizes) x)]))),
@@ -153,7 +153,7 @@ SELECT '{{1,1,0,0,2},{0,0,1,1,0},{1,1,1,1,2},{2,1,0,1,1},{3,2,1,2,3}}'::float8[]
 SELECT abs(r.objective / dpm.svd_bound(:'wr') - pg_temp.ratio(:'wr', r.matrix)) < 1e-6 * r.objective AS report_is_the_strategy,
        r.lower_bound <= r.objective * (1 + 1e-12) AS bound_below,
        r.lower_bound >= dpm.svd_bound(:'wr') * (1 - 1e-12) AS bound_at_least_svdb
-  FROM dpm._strategy_report(:'wr', 'gaussian_optimal', '{}') r;
+  FROM dpm_internal.strategy_report(:'wr', 'gaussian_optimal', '{}') r;
 
 -- dpm.compare_strategies: one row per method with its figures, for an analyst; reads no data.
 -- Prefix over 16 cells (rank 16: lrm is left out, it would not lower the rank) and a workload of
@@ -206,7 +206,7 @@ SELECT count(*) > 0 AS optimized
        LATERAL (SELECT * FROM dpm.compare_strategies(w, 1, 1e-6)
                 UNION ALL SELECT * FROM dpm.compare_strategies(w)) c;
 CREATE TEMP VIEW opt_bounds AS
-  SELECT w.name, s.*, dpm.svd_bound(coalesce(dpm._scale_rows(w.matrix, w.weights), w.matrix)) AS svdb
+  SELECT w.name, s.*, dpm.svd_bound(coalesce(dpm_internal.scale_rows(w.matrix, w.weights), w.matrix)) AS svdb
     FROM dpm.workloads w JOIN dpm.strategies s ON s.workload_id = w.id WHERE w.name LIKE 'opt\_%';
 SELECT s.name, count(DISTINCT s.id) AS strategies, count(DISTINCT b.id) AS bounds,
        bool_and(s.sensitivity_l2 ^ 2 * s.profile_trace >= b.lower_bound * (1 - 1e-9)) AS none_below_a_bound,
@@ -221,11 +221,11 @@ SELECT method, count(*) AS bounds, bool_and(abs(lower_bound / svdb - 1) < 1e-9) 
 -- Prefix(1100): its singular values are 1 / (2 sin((2k - 1) pi / (2 (2n + 1)))), k = 1 .. n, so the
 -- SVD bound (sum of them)^2 / n is known; and eigen's objective, computed from the eigenvectors,
 -- equals the total error of the strategy they build, computed through an SVD of it
-SELECT dpm.gram_root(dpm._workload_gram('Prefix(x)', '{x}', ARRAY[1100],
+SELECT dpm.gram_root(dpm_internal.workload_gram('Prefix(x)', '{x}', ARRAY[1100],
          ARRAY(SELECT i::text FROM generate_series(1, 1100) i), array_fill('NaN'::float8, ARRAY[1100]),
          array_fill('NaN'::float8, ARRAY[1100]))) AS p1100 \gset
 SELECT abs(dpm.svd_bound(:'p1100') / ((SELECT sum(1 / (2 * sin((2 * k - 1) * pi() / (2 * (2 * 1100 + 1)))))
                                          FROM generate_series(1, 1100) k) ^ 2 / 1100) - 1) < 1e-9 AS bound_closed_form,
        abs(dpm.total_error(:'p1100', r.matrix, 1, 1e-6) / dpm.gaussian_sigma(1, 1e-6) ^ 2 / r.objective - 1) < 1e-9
          AS eigenvectors_consistent
-  FROM dpm._strategy_report(:'p1100', 'eigen', '{}') r;
+  FROM dpm_internal.strategy_report(:'p1100', 'eigen', '{}') r;

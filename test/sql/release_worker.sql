@@ -59,7 +59,7 @@ SELECT count(*) = 1 AND min(w) = :worker AS same_worker FROM pg_temp.workers() w
 -- that with probability below exp(-12 sqrt 2) = 4e-8, so below 1e-4 over this file's answers
 CREATE TEMP TABLE rw_truth AS
   SELECT t.query::int, t.truth
-    FROM unnest(dpm._matvec((SELECT matrix FROM dpm.workloads WHERE name = 'rw_w'),
+    FROM unnest(dpm_internal.matvec((SELECT matrix FROM dpm.workloads WHERE name = 'rw_w'),
                             (SELECT array_agg(c ORDER BY v) FROM (SELECT v, count(*)::float8 AS c FROM rw_people GROUP BY v) h)))
          WITH ORDINALITY AS t(truth, query);
 SELECT k, count(*) AS answers, max(abs(r.answer - t.truth) / r.stderr) < 12 AS near_the_truth

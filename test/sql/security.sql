@@ -62,16 +62,17 @@ INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, r
 DELETE FROM dpm.release_answers;
 UPDATE dpm.domains SET cell_expr = '(SELECT secret FROM public.sec_hidden)';
 -- call the internals that run as the extension owner
-SELECT dpm._exec_as('sec_alice', 'SELECT ARRAY[secret::float8] FROM public.sec_hidden');
-SELECT dpm._release_charge('sec_bob', '{"workload": "sec_alice_w", "epsilon": 0.01}');
-SELECT dpm._release_fill(1);
-SELECT dpm._frequency_vector(s, d, 'sec_alice', false) FROM dpm.sources s, dpm.domains d;
-SELECT dpm._check_can_read('sec_hidden');
--- nor the queue of the release workers, nor any other internal function (name starting with _)
-SELECT dpm._run_release('{"workload_id": 1, "epsilon": 0.01}', '{}');
+SELECT dpm_internal.exec_as('sec_alice', 'SELECT ARRAY[secret::float8] FROM public.sec_hidden');
+SELECT dpm_internal.release_charge('sec_bob', '{"workload": "sec_alice_w", "epsilon": 0.01}');
+SELECT dpm_internal.release_fill(1);
+SELECT dpm_internal.frequency_vector(s, d, 'sec_alice', false) FROM dpm.sources s, dpm.domains d;
+SELECT dpm_internal.check_can_read('sec_hidden');
+-- nor the queue of the release workers, nor any other internal function (schema dpm_internal)
+SELECT dpm_internal.run_release('{"workload_id": 1, "epsilon": 0.01}', '{}');
 SELECT count(*) > 40 AS internal_functions,
-       count(*) FILTER (WHERE has_function_privilege('sec_alice', p.oid, 'EXECUTE')) AS executable_by_analysts
-  FROM pg_proc p WHERE p.pronamespace = 'dpm'::regnamespace AND p.proname ~ '^_';
+       count(*) FILTER (WHERE has_function_privilege('sec_alice', p.oid, 'EXECUTE')) AS executable_by_analysts,
+       has_schema_privilege('sec_alice', 'dpm_internal', 'USAGE') AS analysts_see_internals
+  FROM pg_proc p WHERE p.pronamespace = 'dpm_internal'::regnamespace;
 -- lift a limit, or slow a release down
 SET dpm.max_matrix_mb = 100000;
 SET dpm.max_cells = 2000000000;

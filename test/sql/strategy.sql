@@ -62,7 +62,7 @@ SELECT * FROM dpm.expected_error('{{1,0}}', '{{1,1}}', 1);
 -- estimate to A's null space (1, -1, -1, 1)
 SELECT max(abs(r)) < 1e-12 AS normal_equations, abs(x[1] - x[2] - x[3] + x[4]) < 1e-12 AS minimum_norm
   FROM (SELECT dpm.reconstruct('{{1,1,0,0},{0,0,1,1},{1,0,1,0},{0,1,0,1}}', '{1,2,3,5}') AS x) s,
-       unnest(dpm._matvec('{{1,0,1,0},{1,0,0,1},{0,1,1,0},{0,1,0,1}}',
+       unnest(dpm_internal.matvec('{{1,0,1,0},{1,0,0,1},{0,1,1,0},{0,1,0,1}}',
                           ARRAY[x[1] + x[2] - 1, x[3] + x[4] - 2, x[1] + x[3] - 3, x[2] + x[4] - 5])) r
  GROUP BY x;
 
@@ -94,7 +94,7 @@ SELECT m, n, rank,
        pg_temp.maxdiff(pg_temp.mul(pg_temp.mul(p, a), p), p) < 1e-10 AS pap_is_p
   FROM (VALUES (40, 12, 12), (20, 12, 12), (9, 30, 9), (30, 12, 4)) v(m, n, rank),
        LATERAL pg_temp.mat(m, n, rank) a,
-       LATERAL (SELECT pg_temp.tr(pinv) AS p FROM dpm._strategy_cache(a[1:1], a)) c
+       LATERAL (SELECT pg_temp.tr(pinv) AS p FROM dpm_internal.strategy_cache(a[1:1], a)) c
  ORDER BY m, n;
 
 -- options are checked

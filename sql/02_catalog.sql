@@ -1,0 +1,223 @@
+-- The catalog.  Rows are kept by pg_dump (pg_extension_config_dump) and written only through the
+-- extension's functions (they run as the extension owner).  Budgets and charges are numeric so
+-- that sums are exact.  Runs once, at install: an update script changes these tables itself.
+
+CREATE TABLE dpm.sources (
+  id                serial PRIMARY KEY,
+  relation          regclass NOT NULL UNIQUE,
+  privacy_unit      name,
+  max_contributions int NOT NULL DEFAULT 1 CHECK (max_contributions >= 1),
+  -- 'pure': epsilon-DP, Laplace only, sequential composition.
+  -- 'approx': (epsilon, delta)-DP by basic composition; Laplace or Gaussian.
+  -- 'zcdp': rho-zCDP, additive; Gaussian (rho) or Laplace (epsilon, charged rho = epsilon^2 / 2).
+  model             text NOT NULL CHECK (model IN ('pure', 'approx', 'zcdp')),
+  budget_epsilon    numeric CHECK (budget_epsilon > 0),
+  budget_delta      numeric NOT NULL DEFAULT 0 CHECK (budget_delta >= 0 AND budget_delta < 1),
+  budget_rho        numeric CHECK (budget_rho > 0),
+  registered_by     regrole NOT NULL DEFAULT dpm_internal.invoker(),
+  registered_at     timestamptz NOT NULL DEFAULT now(),
+  CHECK (CASE model WHEN 'zcdp' THEN budget_rho IS NOT NULL AND budget_epsilon IS NULL AND budget_delta = 0
+                    WHEN 'pure' THEN budget_epsilon IS NOT NULL AND budget_rho IS NULL AND budget_delta = 0
+                    ELSE budget_epsilon IS NOT NULL AND budget_rho IS NULL AND budget_delta > 0 END)
+);
+COMMENT ON TABLE dpm.sources IS 'protected relations, their privacy unit, privacy model and total budget';
+
+CREATE TABLE dpm.domains (
+  id          serial PRIMARY KEY,
+  name        text NOT NULL UNIQUE,
+  source_id   int NOT NULL REFERENCES dpm.sources ON DELETE CASCADE,
+  attributes  jsonb NOT NULL,            -- the definition as given
+  attr_names  text[] NOT NULL,
+  attr_sizes  int[] NOT NULL,
+  bin_labels  text[] NOT NULL,           -- flat, attribute by attribute
+  bin_lo      float8[] NOT NULL,         -- interval bounds, NaN for value and condition bins
+  bin_hi      float8[] NOT NULL,
+  -- per attribute, the SQL expression giving a row's bin (0-based; NULL: no bin), built from the
+  -- custodian's definition and checked to be unable to fail on any row (dpm_internal.check_cells)
+  attr_exprs  text[] NOT NULL,
+  cell_expr   text NOT NULL,             -- SQL expression giving a row's cell index (NULL: no cell)
+  n           int NOT NULL CHECK (n >= 1),
+  -- the source is scanned with this role's privileges: it wrote the conditions in cell_expr
+  created_by  regrole NOT NULL DEFAULT dpm_internal.invoker(),
+  created_at  timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE dpm.domains IS 'the cells of a frequency vector over a source; cell_expr is built from the custodian''s definition';
+
+CREATE TABLE dpm.workloads (
+  id          serial PRIMARY KEY,
+  name        text NOT NULL UNIQUE,
+  domain_id   int NOT NULL REFERENCES dpm.domains ON DELETE CASCADE,
+  spec        text,                      -- NULL for an explicit matrix
+  matrix      float8[],                  -- m x n, one query a row; NULL when too large (spec only)
+  labels      text[] NOT NULL,
+  m           int NOT NULL,
+  n           int NOT NULL,
+  created_by  regrole NOT NULL DEFAULT dpm_internal.invoker(),
+  created_at  timestamptz NOT NULL DEFAULT now(),
+  -- how much each query matters to the optimizers (3 * Total(a)); NULL: all 1.  Answers are
+  -- always in the queries' own units.
+  weights     float8[] CHECK (weights IS NULL OR cardinality(weights) = m),
+  -- m x 2 per attribute: the first and last bin (1-based) each query counts on each attribute,
+  -- 0 and 0 for no condition, -1 and -1 for one that is not a run of bins; NULL for an explicit
+  -- matrix.  Gives published releases one column per attribute (dpm.publish).
+  spans       int[]
+);
+COMMENT ON TABLE dpm.workloads IS 'batches of linear counting queries over a domain';
+
+-- An HDMM strategy kept by its parameters (src/api/hdmm_api.c): never a matrix over all cells.
+CREATE TYPE dpm.hdmm_strategy AS (kind text, p int[], theta float8[], weights float8[]);
+COMMENT ON TYPE dpm.hdmm_strategy IS
+  'HDMM strategy: kind kronecker (one p-Identity factor per attribute, theta = the p_a x n_a matrices column-major, one after the other), factors (the same with the factor matrices themselves, p_a rows each) or marginals (weights[b] on the marginal keeping the attributes of bit set b)';
+
+CREATE TABLE dpm.strategies (
+  id              serial PRIMARY KEY,
+  workload_id     int NOT NULL REFERENCES dpm.workloads ON DELETE CASCADE,
+  method          text NOT NULL,
+  options         jsonb NOT NULL DEFAULT '{}',
+  noise           text NOT NULL CHECK (noise IN ('laplace', 'gaussian')),
+  matrix          float8[],              -- the strategy, one measurement a row; or
+  hdmm            dpm.hdmm_strategy,     -- its parameters, for HDMM strategies over large domains
+  rows            int NOT NULL,
+  sensitivity_l1  float8 NOT NULL,
+  sensitivity_l2  float8 NOT NULL,
+  -- sum over the workload of weight^2 w (A^T A)^+ w^T: weighted total error = noise variance * profile_trace
+  profile_trace   float8 NOT NULL,
+  max_profile     float8 NOT NULL,       -- the largest term: max error = noise variance * max_profile
+  -- total error / the SVD bound's, at any epsilon: sensitivity^2 profile_trace / svd_bound(W),
+  -- with the L1 sensitivity for Laplace noise and L2 for Gaussian
+  ratio_to_bound  float8,                -- NULL when the bound is 0 (a workload of zero queries)
+  iterations      int NOT NULL DEFAULT 0,
+  -- a proven lower bound on L2 sensitivity^2 profile_trace over all strategies: the dual value
+  -- of gaussian_optimal, the SVD bound for eigen and eigen_design (src/strategy/gram.c); NULL
+  -- for the other methods
+  lower_bound     float8,
+  optimize_ms     float8 NOT NULL,
+  -- dense strategies: A's pseudo-inverse and each query's w (A^T A)^+ w^T, so that a release
+  -- needs no factorization (NULL: computed per release).  pinv is stored transposed (m x n), so
+  -- its array data is the column-major matrix LAPACK reads, with no reordering.
+  pinv            float8[],
+  profile         float8[],
+  created_by      regrole NOT NULL DEFAULT dpm_internal.invoker(),
+  created_at      timestamptz NOT NULL DEFAULT now(),
+  CONSTRAINT strategies_cache_key UNIQUE (workload_id, method, options, noise),
+  CONSTRAINT strategies_one_form CHECK ((matrix IS NULL) <> (hdmm IS NULL))
+);
+COMMENT ON TABLE dpm.strategies IS 'strategy matrices chosen for workloads; reused by dpm.optimize and dpm.answer';
+
+-- Every release reads the workload, the strategy and its pseudo-inverse (tens of MB at n = 1024):
+-- lz4 decompresses them several times faster than the default pglz.  Servers built without lz4
+-- keep pglz.
+DO $$
+BEGIN
+  ALTER TABLE dpm.workloads ALTER COLUMN matrix SET COMPRESSION lz4;
+  ALTER TABLE dpm.strategies ALTER COLUMN matrix SET COMPRESSION lz4,
+                             ALTER COLUMN pinv SET COMPRESSION lz4,
+                             ALTER COLUMN profile SET COMPRESSION lz4;
+EXCEPTION WHEN feature_not_supported THEN
+  NULL;
+END $$;
+
+-- A release is inserted, with its ledger rows, in a transaction that commits before any noise
+-- is drawn (status 'charged'); its answers follow in a second one (status 'released').
+CREATE TABLE dpm.releases (
+  id              bigserial PRIMARY KEY,
+  source_id       int NOT NULL REFERENCES dpm.sources,
+  workload_id     int NOT NULL REFERENCES dpm.workloads,
+  strategy_id     int NOT NULL REFERENCES dpm.strategies,
+  noise           text NOT NULL CHECK (noise IN ('laplace', 'gaussian')),
+  epsilon         numeric,               -- the charge, in the source's model (see dpm.ledger)
+  delta           numeric NOT NULL DEFAULT 0,
+  rho             numeric,
+  -- 'interrupted': its worker stopped (crash, kill) between the charge and the answers
+  status          text NOT NULL DEFAULT 'charged' CHECK (status IN ('charged', 'released', 'failed', 'interrupted')),
+  released_by     regrole NOT NULL,
+  released_at     timestamptz NOT NULL DEFAULT clock_timestamp(),
+  -- how x was estimated from the noisy strategy answers (post-processing, no privacy cost)
+  inference       text NOT NULL DEFAULT 'ls' CHECK (inference IN ('ls', 'nnls', 'nnls_integer')),
+  -- the answers' confidence intervals: their confidence (NULL: none) and, for Laplace noise, the
+  -- simulated draws of the noise behind them (coverage sd about sqrt(c (1 - c) / ci_draws))
+  confidence      float8 CHECK (confidence > 0 AND confidence < 1),
+  ci_draws        int
+);
+COMMENT ON TABLE dpm.releases IS 'one row per run of a mechanism on a source; an analyst sees the releases of the roles it belongs to';
+
+CREATE TABLE dpm.release_answers (
+  release_id  bigint NOT NULL REFERENCES dpm.releases ON DELETE CASCADE,
+  query       int NOT NULL,
+  label       text NOT NULL,
+  answer      float8 NOT NULL,
+  stderr      float8 NOT NULL,
+  ci_low      float8,
+  ci_high     float8,
+  PRIMARY KEY (release_id, query)
+);
+COMMENT ON TABLE dpm.release_answers IS 'the noisy answers of each release, replayable at no cost (dpm.release)';
+
+-- Append-only record of every charge: epsilon and delta for 'pure' and 'approx' sources, rho
+-- (and the epsilon of a Laplace release) for 'zcdp' sources.
+CREATE TABLE dpm.ledger (
+  id          bigserial PRIMARY KEY,
+  source_id   int NOT NULL REFERENCES dpm.sources,
+  release_id  bigint REFERENCES dpm.releases,
+  epsilon     numeric CHECK (epsilon > 0),
+  delta       numeric NOT NULL DEFAULT 0 CHECK (delta >= 0),
+  rho         numeric CHECK (rho > 0),
+  charged_by  regrole NOT NULL,
+  charged_at  timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+COMMENT ON TABLE dpm.ledger IS 'every charge against a source''s privacy budget, append-only';
+
+-- Releases published as plain views for reporting roles (dpm.publish).  The view reads the
+-- release named here, so republishing under the same name is one update.
+CREATE TABLE dpm.publications (
+  view_name     text PRIMARY KEY,        -- schema-qualified, quoted as needed
+  domain_id     int NOT NULL REFERENCES dpm.domains,
+  release_id    bigint NOT NULL REFERENCES dpm.releases,
+  published_by  regrole NOT NULL DEFAULT dpm_internal.invoker(),
+  published_at  timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE dpm.publications IS 'views made by dpm.publish and the release each one shows';
+
+-- dpm.workloads.spans one query a row, for the views' joins: made by the first dpm.publish of a
+-- workload (a subscript of the whole array per row would detoast it per row).
+CREATE TABLE dpm.query_spans (
+  workload_id  int NOT NULL REFERENCES dpm.workloads ON DELETE CASCADE,
+  query        int NOT NULL,
+  spans        int[] NOT NULL,           -- first and last bin per attribute, as in dpm.workloads.spans
+  PRIMARY KEY (workload_id, query)
+);
+COMMENT ON TABLE dpm.query_spans IS 'the bins each query of a published workload counts, per attribute';
+CREATE INDEX ON dpm.ledger (source_id);
+CREATE INDEX ON dpm.releases (workload_id);
+-- every charge looks for the source's releases left 'charged' (dpm_internal.release_charge)
+CREATE INDEX ON dpm.releases (source_id) WHERE status = 'charged';
+
+SELECT pg_catalog.pg_extension_config_dump('dpm.sources', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.domains', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.workloads', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.strategies', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.releases', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.release_answers', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.ledger', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.publications', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.query_spans', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.sources_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.domains_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.workloads_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.strategies_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.releases_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.ledger_id_seq', '');
+
+-- Analysts see the releases and charges of the roles they belong to; custodians see all.  The
+-- functions run as the table owner, which row-level security does not restrict.
+ALTER TABLE dpm.releases ENABLE ROW LEVEL SECURITY;
+ALTER TABLE dpm.release_answers ENABLE ROW LEVEL SECURITY;
+ALTER TABLE dpm.ledger ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_releases ON dpm.releases FOR SELECT
+  USING (pg_catalog.pg_has_role(current_user, released_by, 'USAGE')
+         OR pg_catalog.pg_has_role(current_user, 'dpm_admin', 'USAGE'));
+CREATE POLICY own_answers ON dpm.release_answers FOR SELECT
+  USING (EXISTS (SELECT 1 FROM dpm.releases r WHERE r.id = release_answers.release_id));
+CREATE POLICY own_charges ON dpm.ledger FOR SELECT
+  USING (pg_catalog.pg_has_role(current_user, charged_by, 'USAGE')
+         OR pg_catalog.pg_has_role(current_user, 'dpm_admin', 'USAGE'));

@@ -1,0 +1,197 @@
+-- Matrix functions: matrices in, numbers out; no data, no budget (src/api, src/linalg,
+-- src/strategy, src/hdmm, src/mechanism, src/workload).
+
+CREATE OR REPLACE FUNCTION dpm.sensitivity(a float8[], norm text DEFAULT 'l1') RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_sensitivity' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dpm.sensitivity(float8[], text) IS
+  'largest L1 (norm => ''l1'') or L2 (''l2'') column norm of a query matrix: how much one record can move its answers';
+
+CREATE OR REPLACE FUNCTION dpm.error_profile(a float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_error_profile' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dpm.error_profile(float8[]) IS
+  'the error profile (A^T A)^+ of a strategy: the covariance of its least-squares cell estimates per unit noise variance';
+
+CREATE OR REPLACE FUNCTION dpm.gaussian_sigma(epsilon float8, delta float8, sensitivity float8 DEFAULT 1)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_gaussian_sigma' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dpm.gaussian_sigma(float8, float8, float8) IS
+  'smallest noise standard deviation that makes the Gaussian mechanism (epsilon, delta)-DP for the given L2 sensitivity (analytic Gaussian mechanism, exact for every epsilon)';
+
+CREATE OR REPLACE FUNCTION dpm.gaussian_epsilon(delta float8, sigma float8, sensitivity float8 DEFAULT 1)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_gaussian_epsilon' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dpm.gaussian_epsilon(float8, float8, float8) IS
+  'least epsilon at which Gaussian noise of standard deviation sigma on queries of the given L2 sensitivity is (epsilon, delta)-DP; exact (fitness-for-use Corollary 1), computed with erfc so it holds for tiny delta';
+
+CREATE OR REPLACE FUNCTION dpm.gaussian_delta(epsilon float8, sigma float8, sensitivity float8 DEFAULT 1)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_gaussian_delta' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dpm.gaussian_delta(float8, float8, float8) IS
+  'least delta at which Gaussian noise of standard deviation sigma on queries of the given L2 sensitivity is (epsilon, delta)-DP (fitness-for-use Corollary 1): one point of the mechanism''s privacy curve';
+
+-- Internal: the standard deviation the secure sampler really adds for sigma (its grid allowance
+-- included), and the L2 norm of each column of a matrix (the privacy profile of unit noise on it).
+CREATE OR REPLACE FUNCTION dpm_internal.gaussian_actual_sd(m int, sensitivity float8, sigma float8) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_gaussian_actual_sd_sql' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.column_norms(a float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_column_norms' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm.expected_error(w float8[], a float8[], epsilon float8, delta float8 DEFAULT 0)
+RETURNS TABLE(query int, variance float8)
+AS 'MODULE_PATHNAME', 'dpm_expected_error' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 100;
+COMMENT ON FUNCTION dpm.expected_error(float8[], float8[], float8, float8) IS
+  'expected squared error of each workload query answered with strategy a: Laplace noise when delta = 0, Gaussian otherwise';
+
+CREATE OR REPLACE FUNCTION dpm.total_error(w float8[], a float8[], epsilon float8, delta float8 DEFAULT 0)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_total_error' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dpm.total_error(float8[], float8[], float8, float8) IS
+  'sum of dpm.expected_error over the workload';
+
+CREATE OR REPLACE FUNCTION dpm.reconstruct(a float8[], y float8[], inference text DEFAULT 'ls') RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_reconstruct' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dpm.reconstruct(float8[], float8[], text) IS
+  'estimate x from strategy answers y: ls, the least-squares x minimizing ||a x - y|| (SVD based, minimum norm when a is rank deficient); nnls, the same over x >= 0; nnls_integer, that rounded to integers';
+
+CREATE OR REPLACE FUNCTION dpm.strategy(w float8[], method text, options jsonb DEFAULT '{}') RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_strategy' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dpm.strategy(float8[], text, jsonb) IS
+  'a strategy matrix for workload w: method identity, workload, hierarchical (option "branching", default 2), wavelet, eigen, eigen_design or gaussian_optimal (options "tol", "max_iter"), min_sensitivity (options "base", "max_sweeps"); option "augment": "l1" or "l2" completes deficient columns';
+
+CREATE OR REPLACE FUNCTION dpm.svd_bound(w float8[], epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_svd_bound' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION dpm.svd_bound(float8[], float8, float8) IS
+  'lower bound on the total squared error of any strategy for w: (sum of singular values)^2 / n over nonzero columns, times the noise variance at sensitivity 1 (analytic Gaussian when delta > 0; Laplace 2/epsilon^2, valid but loose, when delta = 0; none when epsilon is NULL)';
+
+CREATE OR REPLACE FUNCTION dpm.gram_root(g float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_gram_root' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dpm.gram_root(float8[]) IS
+  'R with R^T R = g (g = W^T W symmetric positive semidefinite): a workload of at most n queries with the same total error and SVD bound as W under every strategy';
+
+-- Internal: a strategy with its optimizer's report, for dpm.optimize.
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_report(w float8[], method text, options jsonb,
+                                     OUT matrix float8[], OUT iterations int, OUT objective float8,
+                                     OUT lower_bound float8)
+AS 'MODULE_PATHNAME', 'dpm_strategy_report' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Runs the mechanism on a data vector the caller already has: no catalog data, no budget.
+-- Useful to study a strategy on synthetic data; dpm.answer is the same mechanism on a source.
+CREATE OR REPLACE FUNCTION dpm.mechanism(w float8[], a float8[], x float8[], epsilon float8 DEFAULT NULL,
+                              delta float8 DEFAULT 0, sensitivity_scale float8 DEFAULT 1,
+                              rho float8 DEFAULT NULL, inference text DEFAULT 'ls',
+                              confidence float8 DEFAULT 0.95)
+RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
+AS 'MODULE_PATHNAME', 'dpm_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
+
+-- The same with a stored strategy's cache (dpm_internal.strategy_cache): no factorization per release.
+CREATE OR REPLACE FUNCTION dpm_internal.mechanism_cached(w float8[], a float8[], pinv float8[], profile float8[], x float8[],
+                                      epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
+                                      sensitivity_scale float8 DEFAULT 1, rho float8 DEFAULT NULL,
+                                      inference text DEFAULT 'ls', confidence float8 DEFAULT 0.95)
+RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
+AS 'MODULE_PATHNAME', 'dpm_mechanism_cached' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
+
+-- Internal, for tests (src/mechanism/exact.c): what the mechanism measures before any noise.
+CREATE OR REPLACE FUNCTION dpm_internal.exact_matvec(a float8[], x float8[], grid_exp int,
+                                  OUT units numeric[], OUT l1 float8, OUT l2 float8)
+AS 'MODULE_PATHNAME', 'dpm_exact_matvec' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dpm_internal.exact_matvec(float8[], float8[], int) IS
+  'internal to dpmatrix (tests), not a stable interface: the exact strategy answers a x that the mechanism adds noise to, a quantized as measured and x integer counts, rounded to the grid 2^grid_exp (halves up) in grid units, and the L1 and L2 sensitivity bounds the noise is calibrated for';
+
+CREATE OR REPLACE FUNCTION dpm_internal.hdmm_exact_matvec(sizes int[], kind text, p int[], theta float8[], weights float8[],
+                                       x float8[], grid_exp int,
+                                       OUT units numeric[], OUT l1 float8, OUT l2 float8)
+AS 'MODULE_PATHNAME', 'dpm_hdmm_exact_matvec' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION dpm_internal.hdmm_exact_matvec(int[], text, int[], float8[], float8[], float8[], int) IS
+  'internal to dpmatrix (tests), not a stable interface: dpm_internal.exact_matvec for an HDMM strategy (sizes, kind, p, theta, weights as in dpm.hdmm_strategy)';
+
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_memory_mb(method text, m int, n int) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_strategy_memory_mb' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_cache(w float8[], a float8[], OUT pinv float8[], OUT profile float8[])
+AS 'MODULE_PATHNAME', 'dpm_strategy_cache' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8, text, float8) IS
+  'answers workload w on the caller''s own vector x through strategy a with fresh noise: Laplace (epsilon, delta = 0), Gaussian ((epsilon, delta > 0)-DP) or Gaussian (rho-zCDP); ci_low and ci_high bound each answer''s noise at the given confidence (NULL: none), exactly for Gaussian noise and from ci_draws simulated draws of the noise for Laplace';
+
+CREATE OR REPLACE FUNCTION dpm.noise(distribution text, scale float8, count int) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_noise' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION dpm.noise(text, float8, int) IS
+  'count draws of the secure noise used by the mechanisms: ''laplace'' (scale b) or ''gaussian'' (standard deviation)';
+
+-- Internal: parses a workload spec over a domain's attributes (see dpm.create_workload).
+CREATE OR REPLACE FUNCTION dpm_internal.workload_matrix(spec text, attr_names text[], attr_sizes int[],
+                                     bin_labels text[], bin_lo float8[], bin_hi float8[],
+                                     dense boolean DEFAULT true,
+                                     OUT matrix float8[], OUT labels text[], OUT weights float8[],
+                                     OUT spans int[])
+AS 'MODULE_PATHNAME', 'dpm_workload_matrix' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.scale_rows(w float8[], weights float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_scale_rows' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Internal: W^T W of a workload spec without building W (the closed forms of src/workload/gram.c).
+CREATE OR REPLACE FUNCTION dpm_internal.workload_gram(spec text, attr_names text[], attr_sizes int[],
+                                   bin_labels text[], bin_lo float8[], bin_hi float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_workload_gram' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Fitness for use (src/fitness): the noise covariance Sigma on B x meeting per-query variance
+-- targets at the least privacy cost, with its basis B and the strategy C^-1 B (Sigma = C C^T) that
+-- method fitness stores.  For tests and inspection; options as for dpm.optimize.
+CREATE OR REPLACE FUNCTION dpm_internal.fitness(w float8[], options jsonb,
+                             OUT sigma float8[], OUT basis float8[], OUT strategy float8[],
+                             OUT privacy_cost float8, OUT iterations int)
+AS 'MODULE_PATHNAME', 'dpm_fitness' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- HDMM strategies for a spec (src/api/hdmm_api.c): optimized from the factors of W^T W
+CREATE OR REPLACE FUNCTION dpm_internal.hdmm(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
+                          bin_lo float8[], bin_hi float8[], options jsonb DEFAULT '{}',
+                          OUT kind text, OUT objective float8, OUT evaluations int, OUT sizes int[],
+                          OUT p int[], OUT theta float8[], OUT weights float8[])
+AS 'MODULE_PATHNAME', 'dpm_hdmm' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.hdmm_matrix(sizes int[], kind text, p int[], theta float8[], weights float8[])
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_hdmm_matrix' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.hdmm_sensitivity(sizes int[], kind text, p int[], theta float8[], weights float8[],
+                                      norm int) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_hdmm_matrix' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.hdmm_rows(sizes int[], kind text, p int[], theta float8[], weights float8[])
+RETURNS int
+AS 'MODULE_PATHNAME', 'dpm_hdmm_rows' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.hdmm_profile(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
+                                  bin_lo float8[], bin_hi float8[], kind text, p int[], theta float8[],
+                                  weights float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_hdmm_profile' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.hdmm_reconstruct(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
+                                      bin_lo float8[], bin_hi float8[], kind text, p int[],
+                                      theta float8[], weights float8[], y float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_hdmm_reconstruct' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.hdmm_mechanism(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
+                                    bin_lo float8[], bin_hi float8[], kind text, p int[], theta float8[],
+                                    weights float8[], x float8[], epsilon float8 DEFAULT NULL,
+                                    delta float8 DEFAULT 0, sensitivity_scale float8 DEFAULT 1,
+                                    rho float8 DEFAULT NULL, inference text DEFAULT 'ls',
+                                    confidence float8 DEFAULT 0.95)
+RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
+AS 'MODULE_PATHNAME', 'dpm_hdmm_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
+
+CREATE OR REPLACE FUNCTION dpm_internal.spec_term_rows(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
+                                    bin_lo float8[], bin_hi float8[]) RETURNS int[]
+AS 'MODULE_PATHNAME', 'dpm_spec_term_rows' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.spec_svd_bound(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
+                                    bin_lo float8[], bin_hi float8[]) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_spec_svd_bound' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.spec_matvec(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
+                                 bin_lo float8[], bin_hi float8[], x float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_spec_matvec' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.matvec(w float8[], x float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_matvec' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

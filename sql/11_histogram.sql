@@ -1,0 +1,33 @@
+-- The frequency-vector aggregate (src/histogram).
+
+CREATE OR REPLACE FUNCTION dpm_internal.histogram_transfn(internal, int, int) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpm_histogram_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.histogram_combinefn(internal, internal) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpm_histogram_combinefn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.histogram_serialfn(internal) RETURNS bytea
+AS 'MODULE_PATHNAME', 'dpm_histogram_serialfn' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.histogram_deserialfn(bytea, internal) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpm_histogram_deserialfn' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.histogram_finalfn(internal) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_histogram_finalfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE AGGREGATE dpm.histogram(cell int, n int) (
+  SFUNC = dpm_internal.histogram_transfn,
+  STYPE = internal,
+  COMBINEFUNC = dpm_internal.histogram_combinefn,
+  SERIALFUNC = dpm_internal.histogram_serialfn,
+  DESERIALFUNC = dpm_internal.histogram_deserialfn,
+  FINALFUNC = dpm_internal.histogram_finalfn,
+  PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE dpm.histogram(int, int) IS
+  'frequency vector: element i+1 counts the rows whose cell is i (0 <= i < n); NULL cells are skipped';
+COMMENT ON FUNCTION dpm_internal.histogram_transfn(internal, int, int) IS 'support function of the aggregate dpm.histogram: adds one row''s cell';
+COMMENT ON FUNCTION dpm_internal.histogram_combinefn(internal, internal) IS 'support function of the aggregate dpm.histogram: merges the counts of two parallel workers';
+COMMENT ON FUNCTION dpm_internal.histogram_serialfn(internal) IS 'support function of the aggregate dpm.histogram: counts to bytes, between parallel workers';
+COMMENT ON FUNCTION dpm_internal.histogram_deserialfn(bytea, internal) IS 'support function of the aggregate dpm.histogram: bytes to counts, between parallel workers';
+COMMENT ON FUNCTION dpm_internal.histogram_finalfn(internal) IS 'support function of the aggregate dpm.histogram: the counts as float8[]';

@@ -1,0 +1,234 @@
+-- Sources and budgets (custodians), the ledger sum, and the scans that read a source.
+
+-- Runs a query built from the catalog as the given role (see src/api/access.c).
+CREATE OR REPLACE FUNCTION dpm_internal.exec_as(role regrole, sql text) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_exec_as' LANGUAGE C VOLATILE STRICT;
+
+-- 63 secure random bits: picks the rows a privacy unit keeps.
+CREATE OR REPLACE FUNCTION dpm_internal.random_key() RETURNS bigint
+AS 'MODULE_PATHNAME', 'dpm_random_key' LANGUAGE C VOLATILE PARALLEL SAFE;
+
+-- Refuses attribute expressions (and a source definition) that could raise an error on some row,
+-- checked as run_as, who scans the source (src/api/safe_expr.c).
+CREATE OR REPLACE FUNCTION dpm_internal.check_cells(run_as regrole, relation regclass, domain_name text, attr_names text[],
+                                 exprs text[]) RETURNS void
+AS 'MODULE_PATHNAME', 'dpm_check_cells' LANGUAGE C VOLATILE STRICT;
+
+CREATE OR REPLACE FUNCTION dpm_internal.source(relation regclass) RETURNS dpm.sources
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  src dpm.sources;
+BEGIN
+  SELECT * INTO src FROM dpm.sources s WHERE s.relation = source.relation;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION '"%" is not a registered source', relation
+      USING ERRCODE = 'undefined_object', HINT = 'Registered sources are listed in dpm.sources.';
+  END IF;
+  RETURN src;
+END
+$$;
+
+-- The caller (dpm_internal.invoker()) must be able to read the relation itself.
+CREATE OR REPLACE FUNCTION dpm_internal.check_can_read(relation regclass) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF NOT has_table_privilege(dpm_internal.invoker(), relation, 'SELECT') THEN
+    RAISE EXCEPTION 'permission denied: role % cannot read %', dpm_internal.invoker(), relation
+      USING ERRCODE = 'insufficient_privilege',
+            HINT = 'Only a custodian who may SELECT from a table can register it, define domains over it or read its true values.';
+  END IF;
+END
+$$;
+
+-- The source's frequency vector over a domain, scanned with run_as's privileges (the domain's
+-- creator for a release, the calling custodian for exact answers).  With capped, each privacy
+-- unit keeps at most max_contributions rows, chosen with the secure generator.  The SQL is built
+-- from the catalog only: the custodian's cell expression, the relation and the unit column.
+CREATE OR REPLACE FUNCTION dpm_internal.frequency_vector(src dpm.sources, dom dpm.domains, run_as regrole, capped boolean)
+RETURNS float8[]
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  q text;
+BEGIN
+  IF src.privacy_unit IS NULL OR NOT capped THEN
+    q := format('SELECT dpm.histogram((%s)::int4, %s) FROM %s', dom.cell_expr, dom.n, src.relation);
+  ELSE
+    q := format('SELECT dpm.histogram((%s)::int4, %s) FROM '
+                '(SELECT *, row_number() OVER (PARTITION BY %I ORDER BY dpm_internal.random_key()) AS dpm_rank__ FROM %s) s '
+                'WHERE dpm_rank__ <= %s',
+                dom.cell_expr, dom.n, src.privacy_unit, src.relation, src.max_contributions);
+  END IF;
+  RETURN coalesce(dpm_internal.exec_as(run_as, q), array_fill(0::float8, ARRAY[dom.n]));
+END
+$$;
+
+-- Plans (and so checks the privileges of run_as on everything it reads) a cell expression over
+-- a relation, without reading a row: errors here cannot depend on the data.  The expression is
+-- in the target list so that the planner cannot drop it.
+CREATE OR REPLACE FUNCTION dpm_internal.plan_cells(cell_expr text, relation regclass, run_as regrole) RETURNS void
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM dpm_internal.exec_as(run_as, format('SELECT ARRAY[(%s)::float8] FROM %s LIMIT 0', cell_expr, relation));
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.register_source(relation regclass, privacy_unit name DEFAULT NULL,
+                                    max_contributions int DEFAULT 1, epsilon float8 DEFAULT NULL,
+                                    delta float8 DEFAULT 0, rho float8 DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+BEGIN
+  IF relation IS NULL THEN
+    RAISE EXCEPTION 'relation must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = relation AND c.relkind IN ('r', 'p', 'v', 'm', 'f')) THEN
+    RAISE EXCEPTION '"%" is not a table or view', relation USING ERRCODE = 'wrong_object_type';
+  END IF;
+  IF EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = relation AND c.relpersistence = 't') THEN
+    RAISE EXCEPTION '"%" is a temporary table', relation
+      USING ERRCODE = 'wrong_object_type', HINT = 'Releases are computed in a session of their own, which cannot see it.';
+  END IF;
+  PERFORM dpm_internal.check_can_read(relation);
+  IF rho IS NOT NULL THEN
+    IF NOT dpm_internal.finite(rho) OR rho <= 0 THEN
+      RAISE EXCEPTION 'rho budget must be a positive finite number, got %', rho USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF epsilon IS NOT NULL OR delta IS DISTINCT FROM 0 THEN
+      RAISE EXCEPTION 'give a zCDP budget (rho) or an epsilon budget (with delta), not both'
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+  ELSE
+    IF NOT dpm_internal.finite(epsilon) OR epsilon <= 0 THEN
+      RAISE EXCEPTION 'epsilon budget must be a positive finite number, got %', coalesce(epsilon::text, 'NULL')
+        USING ERRCODE = 'invalid_parameter_value', HINT = 'Give epsilon (and delta > 0 to allow Gaussian noise), or rho for zCDP.';
+    END IF;
+    IF NOT dpm_internal.finite(delta) OR delta < 0 OR delta >= 1 THEN
+      RAISE EXCEPTION 'delta budget must be in [0, 1), got %', coalesce(delta::text, 'NULL')
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+  END IF;
+  IF max_contributions IS NULL OR max_contributions < 1 THEN
+    RAISE EXCEPTION 'max_contributions must be at least 1' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF privacy_unit IS NULL AND max_contributions <> 1 THEN
+    RAISE EXCEPTION 'max_contributions needs a privacy_unit column'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Without a privacy unit every row is its own unit and contributes once.';
+  END IF;
+  IF privacy_unit IS NOT NULL AND NOT EXISTS (
+       SELECT 1 FROM pg_attribute a
+        WHERE a.attrelid = relation AND a.attname = privacy_unit AND a.attnum > 0 AND NOT a.attisdropped) THEN
+    RAISE EXCEPTION 'column "%" of "%" does not exist', privacy_unit, relation USING ERRCODE = 'undefined_column';
+  END IF;
+  IF EXISTS (SELECT 1 FROM dpm.sources s WHERE s.relation = relation) THEN
+    RAISE EXCEPTION '"%" is already registered', relation USING ERRCODE = 'duplicate_object';
+  END IF;
+  INSERT INTO dpm.sources (relation, privacy_unit, max_contributions, model, budget_epsilon, budget_delta, budget_rho)
+  VALUES (relation, privacy_unit, max_contributions,
+          CASE WHEN rho IS NOT NULL THEN 'zcdp' WHEN delta > 0 THEN 'approx' ELSE 'pure' END,
+          dpm_internal.charge(epsilon), coalesce(dpm_internal.charge(delta), 0), dpm_internal.charge(rho));
+END
+$$;
+COMMENT ON FUNCTION dpm.register_source(regclass, name, int, float8, float8, float8) IS
+  'custodian: protect a relation the caller can read, with its privacy unit and total budget: epsilon (pure), epsilon and delta > 0 (approximate DP) or rho (zCDP)';
+
+-- Budget checks lock the source row, then sum the ledger in a fresh snapshot; under REPEATABLE READ
+-- or SERIALIZABLE the sum would come from the transaction's first snapshot and miss charges that
+-- committed while we waited for the lock.
+CREATE OR REPLACE FUNCTION dpm_internal.require_read_committed(what text) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF current_setting('transaction_isolation') <> 'read committed' THEN
+    RAISE EXCEPTION '% needs a READ COMMITTED transaction, not %', what, upper(current_setting('transaction_isolation'))
+      USING ERRCODE = 'invalid_transaction_state',
+            HINT = 'Run it in its own transaction, or after SET TRANSACTION ISOLATION LEVEL READ COMMITTED.';
+  END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.set_budget(source regclass, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL,
+                               rho float8 DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  src dpm.sources := dpm_internal.source(source);
+  b dpm.sources;
+  spent record;
+BEGIN
+  PERFORM dpm_internal.check_can_read(source);
+  IF epsilon IS NULL AND delta IS NULL AND rho IS NULL THEN
+    RAISE EXCEPTION 'give the new epsilon, delta or rho budget' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF (src.model = 'zcdp') <> (rho IS NOT NULL) OR (src.model = 'zcdp' AND (epsilon IS NOT NULL OR delta IS NOT NULL))
+     OR (src.model = 'pure' AND delta IS NOT NULL) THEN
+    RAISE EXCEPTION 'source "%" has a % budget', source,
+      CASE src.model WHEN 'zcdp' THEN 'zCDP (rho)' WHEN 'pure' THEN 'pure epsilon' ELSE 'epsilon and delta' END
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'The privacy model of a source cannot change.';
+  END IF;
+  IF (epsilon IS NOT NULL AND (NOT dpm_internal.finite(epsilon) OR epsilon <= 0))
+     OR (delta IS NOT NULL AND (NOT dpm_internal.finite(delta) OR delta <= 0 OR delta >= 1))
+     OR (rho IS NOT NULL AND (NOT dpm_internal.finite(rho) OR rho <= 0)) THEN
+    RAISE EXCEPTION 'budgets must be positive finite numbers (delta below 1)' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  -- the same row lock as a release's charge, so the two cannot interleave; the sum of the
+  -- ledger after it must see every committed charge (a snapshot older than the lock would not)
+  PERFORM dpm_internal.require_read_committed('dpm.set_budget');
+  SELECT * INTO b FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
+  b.budget_epsilon := coalesce(dpm_internal.charge(epsilon), b.budget_epsilon);
+  b.budget_delta := coalesce(dpm_internal.charge(delta), b.budget_delta);
+  b.budget_rho := coalesce(dpm_internal.charge(rho), b.budget_rho);
+  SELECT coalesce(sum(l.epsilon), 0) AS e, coalesce(sum(l.delta), 0) AS d, coalesce(sum(l.rho), 0) AS r
+    INTO spent FROM dpm.ledger l WHERE l.source_id = src.id;
+  IF (b.model <> 'zcdp' AND (spent.e > b.budget_epsilon OR spent.d > b.budget_delta))
+     OR (b.model = 'zcdp' AND spent.r > b.budget_rho) THEN
+    RAISE EXCEPTION 'the new budget of "%" is below what was already spent', source
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = CASE b.model WHEN 'zcdp' THEN format('Spent: rho %s.', spent.r)
+                     ELSE format('Spent: epsilon %s, delta %s.', spent.e, spent.d) END;
+  END IF;
+  UPDATE dpm.sources s SET budget_epsilon = b.budget_epsilon, budget_delta = b.budget_delta,
+                           budget_rho = b.budget_rho
+   WHERE s.id = src.id;
+END
+$$;
+COMMENT ON FUNCTION dpm.set_budget(regclass, float8, float8, float8) IS
+  'custodian: change the total budget of a source (never below what was spent)';
+
+CREATE OR REPLACE FUNCTION dpm.budget(source regclass, delta float8 DEFAULT NULL)
+RETURNS TABLE(model text, epsilon_budget numeric, epsilon_spent numeric, epsilon_remaining numeric,
+              delta_budget numeric, delta_spent numeric, delta_remaining numeric,
+              rho_budget numeric, rho_spent numeric, rho_remaining numeric,
+              implied_epsilon numeric, releases bigint)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  src dpm.sources := dpm_internal.source(budget.source);
+BEGIN
+  IF budget.delta IS NOT NULL AND (NOT dpm_internal.finite(budget.delta) OR budget.delta <= 0 OR budget.delta >= 1) THEN
+    RAISE EXCEPTION 'delta must be in (0, 1), got %', budget.delta USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  RETURN QUERY
+    SELECT src.model,
+           src.budget_epsilon, CASE WHEN src.model <> 'zcdp' THEN e END, src.budget_epsilon - e,
+           src.budget_delta, CASE WHEN src.model <> 'zcdp' THEN d END, src.budget_delta - d,
+           src.budget_rho, r, src.budget_rho - r,
+           CASE WHEN src.model = 'zcdp' AND r > 0 THEN dpm_internal.zcdp_epsilon(r, budget.delta) END,
+           n
+      FROM (SELECT coalesce(sum(l.epsilon), 0) AS e, coalesce(sum(l.delta), 0) AS d,
+                   CASE WHEN src.model = 'zcdp' THEN coalesce(sum(l.rho), 0) END AS r,
+                   count(l.release_id) AS n
+              FROM dpm.ledger l WHERE l.source_id = src.id) s;
+END
+$$;
+COMMENT ON FUNCTION dpm.budget(regclass, float8) IS
+  'privacy budget of a source: total, spent and remaining; for a zCDP source and a given delta, the epsilon its spending implies';

@@ -1,0 +1,113 @@
+-- Workloads: linear queries over a domain's cells (analysts).
+
+CREATE OR REPLACE FUNCTION dpm_internal.workload(wname text) RETURNS dpm.workloads
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  wl dpm.workloads;
+BEGIN
+  SELECT * INTO wl FROM dpm.workloads w WHERE w.name = wname;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'workload "%" does not exist', wname
+      USING ERRCODE = 'undefined_object', HINT = 'Create it with dpm.create_workload; existing ones are in dpm.workloads.';
+  END IF;
+  RETURN wl;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm_internal.store_workload(wname text, dom dpm.domains, spec text, matrix float8[], labels text[],
+                                    weights float8[], spans int[] DEFAULT NULL)
+RETURNS int
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  m int := coalesce(array_length(labels, 1), 0);
+BEGIN
+  IF wname IS NULL OR wname = '' THEN
+    RAISE EXCEPTION 'workload name must not be empty' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF EXISTS (SELECT 1 FROM dpm.workloads w WHERE w.name = wname) THEN
+    RAISE EXCEPTION 'workload "%" already exists', wname USING ERRCODE = 'duplicate_object';
+  END IF;
+  INSERT INTO dpm.workloads (name, domain_id, spec, matrix, labels, m, n, weights, spans)
+  VALUES (wname, dom.id, spec, matrix, labels, m, dom.n, weights, spans);
+  RETURN m;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.create_workload(name text, domain text, spec text) RETURNS int
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  dom dpm.domains := dpm_internal.domain(domain);
+  r record;
+BEGIN
+  BEGIN
+    r := dpm_internal.workload_matrix(spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi);
+  EXCEPTION WHEN program_limit_exceeded THEN
+    -- too large as a matrix: kept as its spec and labels, for the implicit (hdmm) strategies
+    r := dpm_internal.workload_matrix(spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi, false);
+  END;
+  RETURN dpm_internal.store_workload(name, dom, spec, r.matrix, r.labels, r.weights, r.spans);
+END
+$$;
+COMMENT ON FUNCTION dpm.create_workload(text, text, text) IS
+  'define a workload over a domain with the spec algebra (Identity, Total, Prefix, AllRange, Ranges, Hierarchical, Marginal; * Kronecker product, + union); returns the number of queries';
+
+CREATE OR REPLACE FUNCTION dpm.create_workload(name text, domain text, w float8[], weights float8[] DEFAULT NULL)
+RETURNS int
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  dom dpm.domains := dpm_internal.domain(domain);
+BEGIN
+  IF w IS NULL THEN
+    RAISE EXCEPTION 'workload matrix must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  PERFORM dpm.sensitivity(w);        -- rejects empty, NULL-containing, NaN/Inf and oversized input
+  IF array_ndims(w) <> 2 OR array_length(w, 2) <> dom.n THEN
+    RAISE EXCEPTION 'workload matrix must have one column per cell: domain "%" has % cells, the matrix has % columns',
+      domain, dom.n, coalesce(array_length(w, array_ndims(w)), 0)
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF weights IS NOT NULL AND (array_ndims(weights) <> 1 OR array_length(weights, 1) <> array_length(w, 1)
+                              OR EXISTS (SELECT 1 FROM unnest(weights) v
+                                          WHERE v IS NULL OR NOT dpm_internal.finite(v) OR v < 1e-100 OR v > 1e100)) THEN
+    RAISE EXCEPTION 'weights must be one number in [1e-100, 1e100] per query (%)', array_length(w, 1)
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  RETURN dpm_internal.store_workload(name, dom, NULL, w,
+    ARRAY(SELECT 'query ' || i FROM generate_series(1, array_length(w, 1)) i),
+    CASE WHEN EXISTS (SELECT 1 FROM unnest(weights) v WHERE v <> 1) THEN weights END);
+END
+$$;
+COMMENT ON FUNCTION dpm.create_workload(text, text, float8[], float8[]) IS
+  'define a workload over a domain by an explicit matrix, one query a row and one column per cell; weights (optional, one per query) say how much each query matters to the optimizers';
+
+-- Fitness targets may be given per block of the spec (one per + term): spread over its queries.
+CREATE OR REPLACE FUNCTION dpm_internal.fitness_options(wl dpm.workloads, options jsonb) RETURNS jsonb
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  t jsonb := options->'targets';
+  dom dpm.domains;
+  term_rows int[];
+BEGIN
+  IF jsonb_typeof(t) IS DISTINCT FROM 'array' OR jsonb_array_length(t) = wl.m THEN
+    RETURN options;
+  END IF;
+  IF wl.spec IS NOT NULL THEN
+    SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
+    term_rows := dpm_internal.spec_term_rows(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi);
+    IF array_length(term_rows, 1) = jsonb_array_length(t) THEN
+      RETURN jsonb_set(options, '{targets}',
+                       (SELECT jsonb_agg(t->(b - 1) ORDER BY b, r)
+                          FROM generate_subscripts(term_rows, 1) b, generate_series(1, term_rows[b]) r));
+    END IF;
+  END IF;
+  RAISE EXCEPTION 'targets must be one variance, one per query (%)%, not an array of %', wl.m,
+    CASE WHEN term_rows IS NOT NULL THEN format(' or one per block of the spec (%s)', array_length(term_rows, 1)) ELSE '' END,
+    jsonb_array_length(t)
+    USING ERRCODE = 'invalid_parameter_value';
+END
+$$;

@@ -1,0 +1,398 @@
+-- Strategies: built, chosen, cached and compared (dpm.optimize, dpm.compare_strategies).
+
+-- The methods method auto tries, in order.  lrm is tried only where it factors W through fewer
+-- rows than cells (1.2 rank(W) < n, the rank read from the eigen strategy tried before it): that
+-- is the low-rank case the mechanism is for, and elsewhere its iterations cost far more than the
+-- other methods'.
+CREATE OR REPLACE FUNCTION dpm_internal.auto_methods() RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT ARRAY['identity', 'hierarchical', 'wavelet', 'workload', 'eigen', 'eigen_design',
+                   'gaussian_optimal', 'min_sensitivity', 'lrm', 'hdmm'] $$;
+
+-- The noise a strategy is built for: fitness targets are variances of Gaussian noise, whatever
+-- privacy is given.
+CREATE OR REPLACE FUNCTION dpm_internal.noise_kind(method text, delta float8, rho float8) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT CASE WHEN delta > 0 OR rho IS NOT NULL OR method = 'fitness' THEN 'gaussian' ELSE 'laplace' END $$;
+
+-- A cached strategy's row without its matrices (megabytes, which a row variable would detoast).
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_head(sid int) RETURNS dpm.strategies
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT s.id, s.workload_id, s.method, s.options, s.noise, NULL::float8[], s.hdmm, s.rows, s.sensitivity_l1,
+         s.sensitivity_l2, s.profile_trace, s.max_profile, s.ratio_to_bound, s.iterations, s.lower_bound,
+         s.optimize_ms, NULL::float8[], NULL::float8[], s.created_by, s.created_at
+    FROM dpm.strategies s WHERE s.id = sid
+$$;
+
+-- A strategy for a workload, built (the optimization runs here, in the caller's backend) but not
+-- stored: its id is NULL.  Reads no data.
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_build(workload_id int, method text, noise text, options jsonb)
+RETURNS dpm.strategies
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  wl dpm.workloads;
+  st dpm.strategies;
+  t0 timestamptz := clock_timestamp();
+  dom dpm.domains;
+  hd record;
+  rep record;
+  bound float8;
+  wopt float8[];
+  pinv float8[];
+  profile float8[];
+  trace float8;
+  maxp float8;
+BEGIN
+  SELECT * INTO wl FROM dpm.workloads w WHERE w.id = workload_id;
+  st.workload_id := wl.id;
+  st.method := method;
+  st.options := options;
+  st.noise := noise;
+  st.created_by := dpm_internal.invoker();
+  st.created_at := now();
+  IF method = 'hdmm' AND wl.spec IS NOT NULL THEN
+    -- implicit: optimized and evaluated from the spec's blocks, never a matrix over the cells
+    SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
+    hd := dpm_internal.hdmm(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi,
+                    options || jsonb_build_object('noise', noise));
+    st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+    st.hdmm := ROW(hd.kind, hd.p, hd.theta, hd.weights)::dpm.hdmm_strategy;
+    st.sensitivity_l1 := dpm_internal.hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 1);
+    st.sensitivity_l2 := dpm_internal.hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 2);
+    SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
+      FROM unnest(dpm_internal.hdmm_profile(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo,
+                                    dom.bin_hi, hd.kind, hd.p, hd.theta, hd.weights)) WITH ORDINALITY t(v, i);
+    st.rows := dpm_internal.hdmm_rows(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights);
+    st.iterations := hd.evaluations;
+    bound := dpm_internal.spec_svd_bound(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi);
+  ELSIF wl.matrix IS NULL THEN
+    RAISE EXCEPTION 'workload "%" has % queries over % cells: too large for a dense strategy', wl.name, wl.m, wl.n
+      USING ERRCODE = 'program_limit_exceeded',
+            HINT = 'Use method hdmm, which works from the spec without a matrix over the cells, or raise dpm.max_matrix_mb.';
+  ELSE
+    -- what the optimizers see: the rows scaled by their weights, if any
+    wopt := CASE WHEN wl.weights IS NULL THEN wl.matrix ELSE dpm_internal.scale_rows(wl.matrix, wl.weights) END;
+    -- the augmentation norm follows the noise unless the caller chose one
+    IF method = 'eigen_design' AND NOT options ? 'augment' THEN
+      rep := dpm_internal.strategy_report(wopt, method,
+                                  options || jsonb_build_object('augment', CASE noise WHEN 'laplace' THEN 'l1' ELSE 'l2' END));
+    ELSIF method = 'fitness' THEN
+      rep := dpm_internal.strategy_report(wl.matrix, method, dpm_internal.fitness_options(wl, options));
+    ELSE
+      rep := dpm_internal.strategy_report(wopt, method, options);
+    END IF;
+    st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+    st.matrix := rep.matrix;
+    st.sensitivity_l1 := dpm.sensitivity(rep.matrix, 'l1');
+    st.sensitivity_l2 := dpm.sensitivity(rep.matrix, 'l2');
+    -- Laplace error at epsilon = 1 is 2 Delta_1^2 times the profile; the trace weighs each query
+    -- by its weight^2, as the optimizers do, the largest term is in the query's own units
+    SELECT c.pinv, c.profile INTO pinv, profile FROM dpm_internal.strategy_cache(wl.matrix, rep.matrix) c;
+    st.pinv := pinv;
+    st.profile := profile;
+    SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
+      FROM unnest(profile) WITH ORDINALITY t(v, i);
+    st.rows := array_length(rep.matrix, 1);
+    st.iterations := rep.iterations;
+    st.lower_bound := rep.lower_bound;
+    bound := dpm.svd_bound(wopt);
+  END IF;
+  st.profile_trace := trace;
+  st.max_profile := maxp;
+  st.ratio_to_bound := CASE noise WHEN 'laplace' THEN st.sensitivity_l1 ^ 2 ELSE st.sensitivity_l2 ^ 2 END
+                       * trace / nullif(bound, 0);
+  RETURN st;
+END
+$$;
+
+-- Caches a built strategy; the id of the cached row with its key (a concurrent session may have
+-- stored the same one first).
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_store(st dpm.strategies) RETURNS int
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  sid int;
+BEGIN
+  INSERT INTO dpm.strategies (workload_id, method, options, noise, matrix, hdmm, rows, sensitivity_l1, sensitivity_l2,
+                              profile_trace, max_profile, ratio_to_bound, iterations, lower_bound, optimize_ms,
+                              pinv, profile, created_by, created_at)
+  VALUES (st.workload_id, st.method, st.options, st.noise, st.matrix, st.hdmm, st.rows, st.sensitivity_l1,
+          st.sensitivity_l2, st.profile_trace, st.max_profile, st.ratio_to_bound, st.iterations, st.lower_bound,
+          st.optimize_ms, st.pinv, st.profile, st.created_by, st.created_at)
+  ON CONFLICT ON CONSTRAINT strategies_cache_key DO NOTHING
+  RETURNING id INTO sid;
+  IF sid IS NULL THEN
+    SELECT s.id INTO sid FROM dpm.strategies s
+     WHERE s.workload_id = st.workload_id AND s.method = st.method AND s.options = st.options AND s.noise = st.noise;
+  END IF;
+  RETURN sid;
+END
+$$;
+
+-- The strategy for a workload: the cached one with this method, options and noise, or a new one
+-- built now; for method auto, the lowest expected error of the candidates (every one is data
+-- independent, so choosing by expected error spends no budget; the total error is
+-- (Laplace) 2 (Delta_1/eps)^2 trace or (Gaussian) sigma(eps, delta, 1)^2 Delta_2^2 trace).
+-- store: cache what is built at once (dpm.optimize, dpm.explain).  Otherwise (dpm.answer) this
+-- transaction writes nothing: the new strategies come back in built, st among them with a NULL
+-- id, for the release worker to cache in a transaction of its own, which could not see them
+-- here.  A cached strategy that this transaction made cannot be used so either.
+CREATE OR REPLACE FUNCTION dpm_internal.choose_strategy(wl dpm.workloads, method text, noise text, options jsonb, store boolean,
+                                     OUT st dpm.strategies, OUT built dpm.strategies[])
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  cand text;
+  c dpm.strategies;
+  sid int;
+  mine boolean;
+  found_one boolean := false;
+  err float8;
+  best_err float8;
+  eigen_rows int;
+  why text[] := '{}';
+  msg text;
+BEGIN
+  built := '{}';
+  IF method = 'auto' AND options <> '{}' THEN
+    RAISE EXCEPTION 'method auto takes no options' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  FOREACH cand IN ARRAY CASE WHEN method = 'auto' THEN dpm_internal.auto_methods() ELSE ARRAY[method] END LOOP
+    IF method = 'auto' AND cand = 'lrm' AND NOT coalesce(1.2 * eigen_rows < wl.n, false) THEN
+      why := why || format('lrm: W is not of low rank (it applies when 1.2 rank(W) < n = %s)', wl.n);
+      CONTINUE;
+    END IF;
+    IF method = 'auto' AND cand = 'hdmm' AND wl.spec IS NULL THEN
+      why := why || 'hdmm: the workload is an explicit matrix, not a spec'::text;
+      CONTINUE;
+    END IF;
+    SELECT s.id, dpm_internal.in_this_transaction(s.xmin) INTO sid, mine FROM dpm.strategies s
+     WHERE s.workload_id = wl.id AND s.method = cand AND s.options = options AND s.noise = noise;
+    IF sid IS NOT NULL THEN
+      IF mine AND NOT store THEN
+        RAISE EXCEPTION 'strategy % (method %) is not committed yet', sid, cand
+          USING ERRCODE = 'object_not_in_prerequisite_state',
+                HINT = 'dpm.answer charges in a transaction of its own, which cannot see what this transaction has not committed: commit first.';
+      END IF;
+      c := dpm_internal.strategy_head(sid);
+    ELSE
+      BEGIN
+        c := dpm_internal.strategy_build(wl.id, cand, noise, options);
+      EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded OR feature_not_supported THEN
+        IF method <> 'auto' THEN
+          RAISE;
+        END IF;
+        GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
+        why := why || (cand || ': ' || msg);
+        CONTINUE;
+      END;
+      IF store THEN
+        c.id := dpm_internal.strategy_store(c);
+        c.matrix := NULL; c.pinv := NULL; c.profile := NULL;
+      ELSE
+        built := built || c;
+      END IF;
+    END IF;
+    IF cand = 'eigen' THEN
+      eigen_rows := c.rows;
+    END IF;
+    err := c.profile_trace * CASE noise WHEN 'laplace' THEN c.sensitivity_l1 ^ 2 ELSE c.sensitivity_l2 ^ 2 END;
+    IF NOT found_one OR err < best_err THEN
+      st := c;
+      best_err := err;
+      found_one := true;
+    END IF;
+    -- the candidates go to the worker in one value: past 64 MB (large domains) only the best is
+    -- kept, and the others are built again when asked for
+    IF NOT store AND cardinality(built) > 1
+       AND (SELECT sum(pg_column_size(b)) FROM unnest(built) b) > 64 * 1024 * 1024 THEN
+      built := ARRAY(SELECT b FROM unnest(built) b WHERE st.id IS NULL AND b.method = st.method);
+    END IF;
+  END LOOP;
+  IF NOT found_one THEN
+    RAISE EXCEPTION 'no strategy method can answer workload "%"', wl.name
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'Method auto ruled out ' || array_to_string(why, '; ') || '.',
+            HINT = 'Try the methods one by one with dpm.optimize to see their errors, or change the workload.';
+  END IF;
+  st.matrix := NULL; st.pinv := NULL; st.profile := NULL;   -- the plan reads the matrices by id
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.optimize(workload text, method text DEFAULT 'auto', epsilon float8 DEFAULT NULL,
+                             delta float8 DEFAULT 0, options jsonb DEFAULT '{}', rho float8 DEFAULT NULL)
+RETURNS int
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  wl dpm.workloads := dpm_internal.workload(workload);
+BEGIN
+  IF method IS NULL OR options IS NULL THEN
+    RAISE EXCEPTION 'method and options must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  PERFORM dpm_internal.check_privacy_args(epsilon, delta, rho);
+  RETURN (dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, rho), options, true)).st.id;
+END
+$$;
+COMMENT ON FUNCTION dpm.optimize(text, text, float8, float8, jsonb, float8) IS
+  'choose (method auto: the lowest expected error among identity, hierarchical, wavelet, workload, eigen, eigen_design, gaussian_optimal, min_sensitivity, and lrm where rank(W) is low; an error says why each was ruled out when none applies) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
+
+CREATE OR REPLACE FUNCTION dpm.compare_strategies(workload text, epsilon float8 DEFAULT 1, delta float8 DEFAULT 0,
+                                       rho float8 DEFAULT NULL)
+RETURNS TABLE(method text, strategy int, rows int, sensitivity float8, total_error float8, max_error float8,
+              rms_error float8, ratio_to_bound float8, iterations int, optimize_ms float8)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  wl dpm.workloads := dpm_internal.workload(compare_strategies.workload);
+  m text;
+  st dpm.strategies;
+  eigen_rows int;
+  var float8;
+BEGIN
+  PERFORM dpm_internal.check_privacy_args(compare_strategies.epsilon, compare_strategies.delta, compare_strategies.rho);
+  FOREACH m IN ARRAY dpm_internal.auto_methods() LOOP
+    CONTINUE WHEN m = 'lrm' AND NOT coalesce(1.2 * eigen_rows < wl.n, false);
+    CONTINUE WHEN m = 'hdmm' AND wl.spec IS NULL;
+    BEGIN
+      st := (dpm_internal.choose_strategy(wl, m, dpm_internal.noise_kind(m, compare_strategies.delta, compare_strategies.rho),
+                                  '{}', true)).st;
+    EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded OR feature_not_supported THEN
+      CONTINUE;
+    END;
+    IF m = 'eigen' THEN
+      eigen_rows := st.rows;
+    END IF;
+    -- the noise variance on each strategy answer
+    var := CASE WHEN st.noise = 'laplace' THEN 2 * (st.sensitivity_l1 / compare_strategies.epsilon) ^ 2
+                WHEN compare_strategies.rho IS NOT NULL THEN st.sensitivity_l2 ^ 2 / (2 * compare_strategies.rho)
+                ELSE dpm.gaussian_sigma(compare_strategies.epsilon, compare_strategies.delta, st.sensitivity_l2) ^ 2 END;
+    method := m; strategy := st.id; rows := st.rows;
+    sensitivity := CASE st.noise WHEN 'laplace' THEN st.sensitivity_l1 ELSE st.sensitivity_l2 END;
+    total_error := var * st.profile_trace;
+    max_error := var * st.max_profile;
+    rms_error := sqrt(total_error / wl.m);
+    ratio_to_bound := st.ratio_to_bound;
+    iterations := st.iterations;
+    optimize_ms := st.optimize_ms;
+    RETURN NEXT;
+  END LOOP;
+END
+$$;
+COMMENT ON FUNCTION dpm.compare_strategies(text, float8, float8, float8) IS
+  'one row per strategy method for a workload: sensitivity, expected total, max and root-mean-square error at the given privacy, ratio to the SVD bound, optimization effort; reads no data, spends no budget';
+
+-- The privacy a fitness strategy needs to meet its targets (prioritizing accuracy): unit noise
+-- on its rows meets them, so ask for the largest sigma <= 1 whose noise, as the secure sampler
+-- really adds it (grid allowance included), stays <= 1, and for epsilon (or rho) with margins that
+-- survive the charge's rounding and dpm_internal.below.
+CREATE OR REPLACE FUNCTION dpm_internal.fitness_need(src dpm.sources, st dpm.strategies, delta float8,
+                                  OUT epsilon float8, OUT rho float8)
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  sens float8 := st.sensitivity_l2 * src.max_contributions;
+  s float8 := 1;
+BEGIN
+  WHILE dpm_internal.gaussian_actual_sd(st.rows, sens, s) > 1 LOOP
+    s := s / dpm_internal.gaussian_actual_sd(st.rows, sens, s) * (1 - 1e-12);
+  END LOOP;
+  s := s * (1 - 1e-9);
+  CASE src.model
+  WHEN 'zcdp' THEN
+    rho := (sens / s) ^ 2 / 2 * (1 + 1e-12);
+  WHEN 'approx' THEN
+    IF NOT delta > 0 THEN
+      RAISE EXCEPTION 'give delta > 0: the epsilon a fitness strategy needs is computed for it'
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    epsilon := greatest(dpm.gaussian_epsilon(delta * (1 - 1e-12), s, sens) * (1 + 1e-12), 1e-15);
+  ELSE
+    RAISE EXCEPTION 'source "%" is registered for pure epsilon-differential privacy: a fitness strategy needs Gaussian noise',
+      src.relation USING ERRCODE = 'invalid_parameter_value';
+  END CASE;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_by_id(sid int) RETURNS dpm.strategies
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  st dpm.strategies;
+BEGIN
+  SELECT * INTO st FROM dpm.strategies s WHERE s.id = sid;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'strategy % does not exist', sid USING ERRCODE = 'undefined_object';
+  END IF;
+  RETURN st;
+END
+$$;
+
+-- Both problems of the fitness-for-use paper for a stored fitness strategy.  Without epsilon and
+-- rho (prioritizing accuracy): every target met exactly (variance_scale 1) at privacy cost Delta,
+-- which is rho = Delta^2 / 2 zCDP and (epsilon, delta)-DP for the exact epsilon of Corollary 1.
+-- With epsilon and delta, or rho (prioritizing privacy): the smallest k with every variance
+-- <= k * target (Theorem 5: Sigma scaled by k).  Per record (max_contributions 1).
+CREATE OR REPLACE FUNCTION dpm.fitness_privacy(strategy int, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL,
+                                    rho float8 DEFAULT NULL)
+RETURNS TABLE(privacy_cost float8, zcdp_rho float8, dp_epsilon float8, dp_delta float8, variance_scale float8)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  st dpm.strategies := dpm_internal.strategy_by_id(strategy);
+  cost float8 := st.sensitivity_l2;
+  sigma float8;
+BEGIN
+  IF st.method <> 'fitness' THEN
+    RAISE EXCEPTION 'strategy % was built by method %, not fitness', strategy, st.method
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF delta IS NOT NULL AND NOT (delta > 0 AND delta < 1) THEN
+    RAISE EXCEPTION 'delta must be in (0, 1), got %', delta USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF epsilon IS NOT NULL AND rho IS NOT NULL THEN
+    RAISE EXCEPTION 'give epsilon (with delta) or rho, not both' USING ERRCODE = 'invalid_parameter_value';
+  ELSIF epsilon IS NOT NULL THEN
+    IF delta IS NULL THEN
+      RAISE EXCEPTION 'epsilon needs delta > 0: fitness strategies add Gaussian noise' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    sigma := dpm.gaussian_sigma(epsilon, delta, cost);
+  ELSIF rho IS NOT NULL THEN
+    IF NOT dpm_internal.finite(rho) OR rho <= 0 THEN
+      RAISE EXCEPTION 'rho must be a positive finite number, got %', rho USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    sigma := cost / sqrt(2 * rho);
+  ELSE
+    sigma := 1;
+  END IF;
+  RETURN QUERY SELECT cost / sigma, (cost / sigma) ^ 2 / 2,
+                      coalesce(epsilon, CASE WHEN delta IS NOT NULL THEN dpm.gaussian_epsilon(delta, sigma, cost) END),
+                      coalesce(delta, CASE WHEN epsilon IS NOT NULL THEN dpm.gaussian_delta(epsilon, sigma, cost) END),
+                      sigma ^ 2;
+END
+$$;
+COMMENT ON FUNCTION dpm.fitness_privacy(int, float8, float8, float8) IS
+  'privacy of a fitness strategy: without epsilon and rho, what meeting every target costs (privacy cost, zCDP rho = cost^2/2, the exact epsilon for a given delta); with epsilon and delta or rho, the smallest k such that every variance is at most k times its target';
+
+CREATE OR REPLACE FUNCTION dpm.privacy_profile(strategy int)
+RETURNS TABLE(cell int, privacy_cost float8)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  st dpm.strategies := dpm_internal.strategy_by_id(strategy);
+BEGIN
+  IF st.matrix IS NULL THEN
+    RAISE EXCEPTION 'strategy % is implicit (method %): its profile is not available per cell', strategy, st.method
+      USING ERRCODE = 'feature_not_supported';
+  END IF;
+  RETURN QUERY SELECT i::int, v FROM unnest(dpm_internal.column_norms(st.matrix)) WITH ORDINALITY AS t(v, i);
+END
+$$;
+COMMENT ON FUNCTION dpm.privacy_profile(int) IS
+  'personalized privacy cost of each cell under a strategy with unit Gaussian noise (fitness-for-use Definition 4: sqrt(b_i^T Sigma^-1 b_i)); its maximum is the privacy cost, and a cell below it could be queried more at no extra cost';

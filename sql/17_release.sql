@@ -1,0 +1,334 @@
+-- Releases: planned in the caller, charged and computed by a release worker (src/release).
+
+-- Queues a planned release for a release worker (src/release/queue.h), with the strategies its
+-- plan built (the worker caches them); returns the release's id once it is computed.
+CREATE OR REPLACE FUNCTION dpm_internal.run_release(req jsonb, built dpm.strategies[]) RETURNS bigint
+AS 'MODULE_PATHNAME', 'dpm_run_release' LANGUAGE C VOLATILE STRICT;
+
+-- Is a release being computed by a live worker (src/release/worker.c holds a lock per release
+-- from its charge to its answers)?
+CREATE OR REPLACE FUNCTION dpm_internal.release_in_progress(release_id bigint) RETURNS boolean
+AS 'MODULE_PATHNAME', 'dpm_release_in_progress' LANGUAGE C VOLATILE STRICT;
+
+-- Did this transaction (or one of its subtransactions) write the row with this xmin?  Such a
+-- row is invisible to the release worker's own transactions.
+CREATE OR REPLACE FUNCTION dpm_internal.in_this_transaction(x xid) RETURNS boolean
+AS 'MODULE_PATHNAME', 'dpm_in_this_transaction' LANGUAGE C STABLE STRICT;
+
+-- The sampler's checks for a release of this many strategy answers and these (scaled)
+-- sensitivities and parameters, by the code the release runs, drawing nothing that is kept: a
+-- request the sampler would refuse is refused before its charge.
+CREATE OR REPLACE FUNCTION dpm_internal.check_noise(rows int, l1 float8, l2 float8, epsilon float8, delta float8, rho float8)
+RETURNS void
+AS 'MODULE_PATHNAME', 'dpm_check_noise' LANGUAGE C VOLATILE;
+
+-- What a release would be, from its request: workload, strategy, noise and charge in the
+-- source's model, with every check that needs neither data nor a lock, the sampler's own among
+-- them.  Shared by dpm.answer and the dry run (dpm.explain), so that both refuse the same
+-- requests before anything is charged.  Runs in the caller's backend, under its
+-- statement_timeout and cancel: a strategy that must be optimized is optimized here.  store: see
+-- dpm_internal.choose_strategy (dpm.answer passes false: the worker caches what is built here).
+CREATE OR REPLACE FUNCTION dpm_internal.release_plan(args jsonb, store boolean, OUT wl dpm.workloads, OUT dom dpm.domains,
+                                  OUT src dpm.sources, OUT st dpm.strategies, OUT built dpm.strategies[],
+                                  OUT noise text, OUT c_epsilon numeric, OUT c_delta numeric, OUT c_rho numeric,
+                                  OUT ci_draws int)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  k text;
+  cost record;
+  sid int := (args->>'strategy')::int;
+  method text := args->>'method';
+  delta float8 := CASE WHEN args ? 'delta' THEN (args->>'delta')::float8 ELSE 0 END;
+  confidence float8 := (args->>'confidence')::float8;
+  accuracy_first boolean;
+  need record;
+  chosen record;
+  mine boolean;
+  np record;
+BEGIN
+  FOR k IN SELECT jsonb_object_keys(args) LOOP
+    IF k NOT IN ('workload', 'epsilon', 'delta', 'rho', 'strategy', 'method', 'options', 'inference',
+                 'confidence', 'ci_draws') THEN
+      RAISE EXCEPTION 'unknown release argument "%"', k USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+  END LOOP;
+  IF coalesce(args->>'inference', 'ls') NOT IN ('ls', 'nnls', 'nnls_integer') THEN
+    RAISE EXCEPTION 'unknown inference "%"', args->>'inference'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Valid: ls (least squares), nnls (non-negative least squares), nnls_integer (the same, rounded to integers).';
+  END IF;
+  IF confidence IS NOT NULL AND NOT (confidence > 0 AND confidence < 1) THEN
+    RAISE EXCEPTION 'confidence must be between 0 and 1 (exclusive), got %', confidence
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for no intervals.';
+  END IF;
+  ci_draws := coalesce((args->>'ci_draws')::int, 1000);   -- the caller's dpm.ci_draws
+  IF ci_draws NOT BETWEEN 100 AND 100000 THEN
+    RAISE EXCEPTION 'ci_draws must be between 100 and 100000, got %', ci_draws
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  SELECT w.id, dpm_internal.in_this_transaction(w.xmin) INTO wl.id, mine FROM dpm.workloads w WHERE w.name = args->>'workload';
+  IF NOT FOUND THEN
+    PERFORM dpm_internal.workload(args->>'workload');    -- its error
+  END IF;
+  IF mine AND NOT store THEN
+    RAISE EXCEPTION 'workload "%" is not committed yet', args->>'workload'
+      USING ERRCODE = 'undefined_object',
+            HINT = 'dpm.answer works in a transaction of its own: commit the transaction that created the workload first.';
+  END IF;
+  -- the row without its matrix (megabytes, which a row variable would detoast)
+  SELECT w.id, w.name, w.domain_id, w.spec, NULL, w.labels, w.m, w.n, w.created_by, w.created_at, w.weights, NULL
+    INTO wl FROM dpm.workloads w WHERE w.id = wl.id;
+  SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
+  SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
+  -- neither epsilon nor rho, with a fitness strategy: its targets decide the charge
+  accuracy_first := args->>'epsilon' IS NULL AND args->>'rho' IS NULL
+                    AND (coalesce(method = 'fitness', false) OR sid IS NOT NULL);
+  IF NOT accuracy_first THEN
+    cost := dpm_internal.privacy_cost(src, (args->>'epsilon')::float8, delta, (args->>'rho')::float8);
+  END IF;
+
+  IF sid IS NULL THEN
+    method := coalesce(method, 'auto');
+    chosen := dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, (args->>'rho')::float8),
+                                   coalesce(nullif(args->'options', 'null'), '{}'), store);
+    st := chosen.st;
+    built := chosen.built;
+  ELSIF method IS NOT NULL THEN
+    RAISE EXCEPTION 'give a strategy or a method, not both' USING ERRCODE = 'invalid_parameter_value';
+  ELSE
+    SELECT dpm_internal.in_this_transaction(s.xmin) INTO mine FROM dpm.strategies s WHERE s.id = sid;
+    IF NOT FOUND THEN
+      PERFORM dpm_internal.strategy_by_id(sid);                -- its error
+    END IF;
+    IF mine AND NOT store THEN
+      RAISE EXCEPTION 'strategy % is not committed yet', sid
+        USING ERRCODE = 'undefined_object',
+              HINT = 'dpm.answer works in a transaction of its own: pass method => ... (and options) instead of strategy => dpm.optimize(...), or commit first.';
+    END IF;
+    st := dpm_internal.strategy_head(sid);
+    built := '{}';
+  END IF;
+  IF st.workload_id <> wl.id THEN
+    RAISE EXCEPTION 'strategy % was built for another workload', sid
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Use dpm.optimize on this workload to get a strategy for it.';
+  END IF;
+  IF accuracy_first THEN
+    IF st.method <> 'fitness' THEN
+      cost := dpm_internal.privacy_cost(src, NULL, delta, NULL);    -- refused: give epsilon or rho
+    END IF;
+    need := dpm_internal.fitness_need(src, st, delta);
+    cost := dpm_internal.privacy_cost(src, need.epsilon, delta, need.rho);
+  ELSIF st.method = 'fitness' AND cost.noise <> 'gaussian' THEN
+    RAISE EXCEPTION 'a fitness strategy meets variance targets with Gaussian noise, not Laplace'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Give delta > 0 or rho, or neither epsilon nor rho to be charged what the targets need.';
+  END IF;
+  -- Laplace intervals take ceil(c (N + 1)) <= N simulated draws (src/mechanism/interval.h)
+  IF cost.noise = 'laplace' AND confidence IS NOT NULL AND ceil(confidence * (ci_draws + 1)) > ci_draws THEN
+    RAISE EXCEPTION 'confidence % needs more than dpm.ci_draws = % simulated draws of the noise', confidence, ci_draws
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Raise dpm.ci_draws, or ask for a lower confidence.';
+  END IF;
+  noise := cost.noise;
+  c_epsilon := cost.c_epsilon;
+  c_delta := cost.c_delta;
+  c_rho := cost.c_rho;
+  -- the sampler's own checks (its grid must fit these parameters), by the code the release runs
+  np := dpm_internal.noise_params(noise, c_epsilon, c_delta, c_rho);
+  PERFORM dpm_internal.check_noise(st.rows, src.max_contributions * st.sensitivity_l1,
+                           src.max_contributions * st.sensitivity_l2, np.epsilon, np.delta, np.rho);
+  PERFORM dpm_internal.check_domain(dom, src);
+END
+$$;
+
+-- Step 1 of a release, in the worker's first transaction (src/release/worker.c): check and record
+-- the charge of the request dpm.answer planned.  Commits before any noise exists.
+CREATE OR REPLACE FUNCTION dpm_internal.release_charge(caller regrole, req jsonb) RETURNS bigint
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  wl_id int := (req->>'workload_id')::int;
+  sid int := (req->>'strategy_id')::int;
+  c_epsilon numeric := (req->>'epsilon')::numeric;
+  c_delta numeric := (req->>'delta')::numeric;
+  c_rho numeric := (req->>'rho')::numeric;
+  dom dpm.domains;
+  src dpm.sources;
+  spent record;
+  rel_id bigint;
+BEGIN
+  IF sid IS NULL THEN    -- built by the caller, cached by this worker just before
+    SELECT s.id INTO sid FROM dpm.strategies s
+     WHERE s.workload_id = wl_id AND s.method = req->>'method' AND s.options = req->'options'
+       AND s.noise = req->>'strategy_noise';
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'the strategy chosen for this release could not be stored'
+        USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'Retry; nothing was charged.';
+    END IF;
+  END IF;
+  SELECT d.* INTO dom FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id WHERE w.id = wl_id;
+  SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
+  -- the catalog may have changed since the plan: refuse now rather than fail after the charge
+  PERFORM dpm_internal.check_domain(dom, src);
+
+  -- the budget check: one charge at a time per source (row lock), exact numeric sums.  The sum
+  -- after the lock must see every charge committed before it, which only READ COMMITTED gives.
+  PERFORM dpm_internal.require_read_committed('a release''s charge');
+  SELECT * INTO src FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
+  -- a release left 'charged' by a worker that stopped (crash, kill -9) will never get answers
+  UPDATE dpm.releases r SET status = 'interrupted'
+   WHERE r.source_id = src.id AND r.status = 'charged' AND NOT dpm_internal.release_in_progress(r.id);
+  SELECT coalesce(sum(l.epsilon), 0) AS e, coalesce(sum(l.delta), 0) AS d, coalesce(sum(l.rho), 0) AS r
+    INTO spent FROM dpm.ledger l WHERE l.source_id = src.id;
+  IF (src.model = 'zcdp' AND spent.r + c_rho > src.budget_rho)
+     OR (src.model <> 'zcdp' AND (spent.e + c_epsilon > src.budget_epsilon OR spent.d + c_delta > src.budget_delta)) THEN
+    RAISE EXCEPTION 'privacy budget of source "%" is exhausted', src.relation
+      USING ERRCODE = 'Y1001',
+            DETAIL = CASE src.model
+                     WHEN 'zcdp' THEN format('Spent rho %s of %s; this release needs rho %s.', spent.r, src.budget_rho, c_rho)
+                     WHEN 'pure' THEN format('Spent epsilon %s of %s; this release needs epsilon %s.', spent.e, src.budget_epsilon, c_epsilon)
+                     ELSE format('Spent epsilon %s of %s and delta %s of %s; this release needs epsilon %s and delta %s.',
+                                 spent.e, src.budget_epsilon, spent.d, src.budget_delta, c_epsilon, c_delta) END,
+            HINT = 'Ask for less, or ask the custodian for more budget.';
+  END IF;
+  INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
+                            confidence, ci_draws)
+  VALUES (src.id, wl_id, sid, req->>'noise', c_epsilon, c_delta, c_rho, caller, req->>'inference',
+          (req->>'confidence')::float8, (req->>'ci_draws')::int)
+  RETURNING id INTO rel_id;
+  INSERT INTO dpm.ledger (source_id, release_id, epsilon, delta, rho, charged_by)
+  VALUES (src.id, rel_id, c_epsilon, c_delta, c_rho, caller);
+  RETURN rel_id;
+END
+$$;
+
+-- The mechanism a release r runs, on the data vector x: its strategy (dense or HDMM), noise
+-- calibrated for parameters strictly below the charge (dpm_internal.noise_params), inference and intervals.
+CREATE OR REPLACE FUNCTION dpm_internal.release_mechanism(r dpm.releases, x float8[])
+RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  form text;
+  scale int := (SELECT s.max_contributions FROM dpm.sources s WHERE s.id = r.source_id);
+  np record := dpm_internal.noise_params(r.noise, r.epsilon, r.delta, r.rho);
+  eps float8 := np.epsilon;
+  del float8 := np.delta;
+  rh float8 := np.rho;
+BEGIN
+  -- the matrices go straight from the catalog to the mechanism: a PL/pgSQL row variable would
+  -- detoast megabytes of them once more
+  SELECT CASE WHEN s.pinv IS NOT NULL THEN 'cached' WHEN s.matrix IS NOT NULL THEN 'dense' ELSE 'hdmm' END
+    INTO form FROM dpm.strategies s WHERE s.id = r.strategy_id;
+  IF r.ci_draws IS NOT NULL THEN
+    PERFORM set_config('dpm.ci_draws', r.ci_draws::text, true);
+  END IF;
+  IF form = 'cached' THEN
+    RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.strategies s,
+                        LATERAL dpm_internal.mechanism_cached(w.matrix, s.matrix, s.pinv, s.profile, x, eps, del, scale, rh,
+                                                      r.inference, r.confidence) m
+                  WHERE w.id = r.workload_id AND s.id = r.strategy_id;
+  ELSIF form = 'dense' THEN
+    RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.strategies s,
+                        LATERAL dpm.mechanism(w.matrix, s.matrix, x, eps, del, scale, rh, r.inference, r.confidence) m
+                  WHERE w.id = r.workload_id AND s.id = r.strategy_id;
+  ELSE
+    RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
+                        LATERAL dpm_internal.hdmm_mechanism(w.spec, d.attr_names, d.attr_sizes, d.bin_labels, d.bin_lo, d.bin_hi,
+                                                    (s.hdmm).kind, (s.hdmm).p, (s.hdmm).theta, (s.hdmm).weights, x,
+                                                    eps, del, scale, rh, r.inference, r.confidence) m
+                  WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
+  END IF;
+END
+$$;
+
+-- Step 2, in the worker's second transaction: scan the source, add the noise, store the answers.
+CREATE OR REPLACE FUNCTION dpm_internal.release_fill(rel_id bigint) RETURNS bigint
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  r dpm.releases;
+  labels text[];
+  dom dpm.domains;
+  src dpm.sources;
+  draws int;
+BEGIN
+  SELECT * INTO r FROM dpm.releases x WHERE x.id = rel_id AND x.status = 'charged' FOR UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'release % is not waiting for its answers', rel_id;
+  END IF;
+  -- not the workload's row: its matrix would be detoasted for nothing
+  SELECT d.* INTO dom FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id WHERE w.id = r.workload_id;
+  SELECT w.labels INTO labels FROM dpm.workloads w WHERE w.id = r.workload_id;
+  SELECT * INTO src FROM dpm.sources s WHERE s.id = r.source_id;
+  -- the answers come in query order, zipped with the labels (labels[query] costs O(query) a row)
+  WITH m AS MATERIALIZED (
+         SELECT * FROM ROWS FROM (dpm_internal.release_mechanism(r, dpm_internal.frequency_vector(src, dom, dom.created_by, true)),
+                                  unnest(labels)) AS m(query, answer, stderr, ci_low, ci_high, ci_draws, label)),
+       ins AS (INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr, ci_low, ci_high)
+               SELECT rel_id, m.query, m.label, m.answer, m.stderr, m.ci_low, m.ci_high FROM m)
+  SELECT max(m.ci_draws) INTO draws FROM m;
+  -- an HDMM simulation may stop early (dpm.ci_max_seconds): record the draws it used
+  UPDATE dpm.releases x SET status = 'released', ci_draws = CASE WHEN x.ci_draws IS NOT NULL THEN draws END
+   WHERE x.id = rel_id;
+  RETURN rel_id;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.release(release_id bigint)
+RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8)
+AS 'MODULE_PATHNAME', 'dpm_release' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION dpm.release(bigint) IS
+  'replay a release: its stored noisy answers, at no cost (your own releases; custodians see all)';
+
+-- The request of a release (dpm.answer) or of its dry run (dpm.explain), as dpm_internal.release_plan
+-- reads it; it carries the caller's dpm.ci_draws, which the worker does not see.
+CREATE OR REPLACE FUNCTION dpm_internal.release_request(workload text, epsilon float8, delta float8, rho float8, strategy int,
+                                     method text, options jsonb, inference text, confidence float8)
+RETURNS jsonb LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT jsonb_build_object('workload', workload, 'epsilon', epsilon, 'delta', delta, 'rho', rho,
+                            'strategy', strategy, 'method', method, 'options', options, 'inference', inference,
+                            'confidence', confidence, 'ci_draws', current_setting('dpm.ci_draws', true))
+$$;
+
+-- The release is planned here, in the caller's backend (strategy optimization included, under
+-- the caller's statement_timeout and cancel), then charged and computed by a release worker (see
+-- src/release/queue.h for why), which attributes it to dpm_internal.invoker().  SECURITY DEFINER: the
+-- internal functions it calls are not the analysts' to call.
+CREATE OR REPLACE FUNCTION dpm.answer(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
+                           rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
+                           options jsonb DEFAULT NULL, inference text DEFAULT 'ls',
+                           confidence float8 DEFAULT 0.95)
+RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  p record := dpm_internal.release_plan(dpm_internal.release_request(answer.workload, answer.epsilon, answer.delta, answer.rho,
+                                                     answer.strategy, answer.method, answer.options,
+                                                     answer.inference, answer.confidence), false);
+  prior bigint;
+  rel_id bigint;
+BEGIN
+  SELECT max(r.id) INTO prior FROM dpm.releases r
+   WHERE r.workload_id = (p.wl).id AND r.status = 'released' AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
+  rel_id := dpm_internal.run_release(
+    jsonb_build_object('workload_id', (p.wl).id, 'strategy_id', (p.st).id, 'method', (p.st).method,
+                       'options', (p.st).options, 'strategy_noise', (p.st).noise, 'noise', p.noise,
+                       'epsilon', p.c_epsilon, 'delta', p.c_delta, 'rho', p.c_rho,
+                       'inference', coalesce(answer.inference, 'ls'), 'confidence', answer.confidence,
+                       'ci_draws', CASE WHEN p.noise = 'laplace' AND answer.confidence IS NOT NULL THEN p.ci_draws END),
+    p.built);
+  IF coalesce(answer.inference, 'ls') <> 'ls' THEN
+    RAISE NOTICE 'release % estimates by non-negative least squares: stderr and the interval''s width are least squares'', a reference', rel_id
+      USING DETAIL = 'The error of non-negative estimates depends on the data and has no closed form; over the strategy''s own queries it is never larger in total than least squares''.';
+  END IF;
+  IF prior IS NOT NULL THEN
+    RAISE NOTICE 'release % answers workload "%" again with fresh noise, and was charged again', rel_id, answer.workload
+      USING DETAIL = format('Release %s already answered it; dpm.release(%s) replays it at no cost.', prior, prior);
+  END IF;
+  RETURN QUERY SELECT * FROM dpm.release(rel_id);
+END
+$$;
+COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8) IS
+  'answer a workload on its source with the matrix mechanism and charge the source''s budget: epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); ci_low and ci_high at the given confidence (NULL: none), exact for Gaussian noise and simulated from dpm.ci_draws draws of the noise for Laplace; the charge is committed before any noise is drawn and survives rollback';

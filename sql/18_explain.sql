@@ -1,0 +1,104 @@
+-- The dry run of a release: its strategy, cost, errors and intervals, charging nothing.
+
+-- The dry run.  The release dpm.answer would make with these arguments is planned (strategy,
+-- noise, charge) and its mechanism run on a vector of zeros: no row of the source is read and
+-- nothing is charged, and the standard errors and intervals are exactly those the release
+-- would report, since the noise does not depend on the data.  SECURITY DEFINER to sum every
+-- charge of the source, as dpm.budget does.
+CREATE OR REPLACE FUNCTION dpm_internal.dry_run(args jsonb)
+RETURNS TABLE(r dpm.releases, query int, label text, stderr float8, ci_half_width float8)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  p record := dpm_internal.release_plan(args, true);
+  rel dpm.releases;
+BEGIN
+  rel.source_id := (p.src).id;
+  rel.workload_id := (p.wl).id;
+  rel.strategy_id := (p.st).id;
+  rel.noise := p.noise;
+  rel.epsilon := p.c_epsilon;
+  rel.delta := p.c_delta;
+  rel.rho := p.c_rho;
+  rel.inference := 'ls';
+  rel.confidence := (args->>'confidence')::float8;
+  rel.ci_draws := CASE WHEN p.noise = 'laplace' AND rel.confidence IS NOT NULL THEN p.ci_draws END;
+  -- zipped with the labels, as in dpm_internal.release_fill
+  RETURN QUERY
+    SELECT rel, m.query, m.label, m.stderr, (m.ci_high - m.ci_low) / 2
+      FROM ROWS FROM (dpm_internal.release_mechanism(rel, array_fill(0::float8, ARRAY[(p.wl).n])), unnest((p.wl).labels))
+           AS m(query, answer, stderr, ci_low, ci_high, ci_draws, label);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.explain(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
+                            rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
+                            options jsonb DEFAULT NULL, confidence float8 DEFAULT 0.95)
+RETURNS TABLE(strategy_id int, strategy_method text, noise text, measurements int, sensitivity float8,
+              charge_epsilon numeric, charge_delta numeric, charge_rho numeric,
+              queries int, total_variance float8, rms_error float8, max_stderr float8,
+              mean_ci_half_width float8, max_ci_half_width float8, ratio_to_bound float8,
+              epsilon_remaining numeric, delta_remaining numeric, rho_remaining numeric, within_budget boolean)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  args jsonb := dpm_internal.release_request(explain.workload, explain.epsilon, explain.delta, explain.rho, explain.strategy,
+                                     explain.method, explain.options, 'ls', explain.confidence);
+  agg record;
+  rel dpm.releases;
+  st dpm.strategies;
+  src dpm.sources;
+  spent record;
+BEGIN
+  SELECT (array_agg(e.r))[1] AS rel, count(*) AS n, sum(e.stderr ^ 2) AS total, max(e.stderr) AS max_se,
+         avg(e.ci_half_width) AS mean_ci, max(e.ci_half_width) AS max_ci
+    INTO agg FROM dpm_internal.dry_run(args) e;
+  rel := agg.rel;
+  SELECT * INTO st FROM dpm.strategies s WHERE s.id = rel.strategy_id;
+  SELECT * INTO src FROM dpm.sources s WHERE s.id = rel.source_id;
+  SELECT coalesce(sum(l.epsilon), 0) AS e, coalesce(sum(l.delta), 0) AS d, coalesce(sum(l.rho), 0) AS r
+    INTO spent FROM dpm.ledger l WHERE l.source_id = src.id;
+  strategy_id := st.id;
+  strategy_method := st.method;
+  noise := rel.noise;
+  measurements := st.rows;
+  sensitivity := src.max_contributions * CASE rel.noise WHEN 'laplace' THEN st.sensitivity_l1 ELSE st.sensitivity_l2 END;
+  charge_epsilon := CASE WHEN src.model <> 'zcdp' OR rel.noise = 'laplace' THEN rel.epsilon END;
+  charge_delta := CASE WHEN src.model = 'approx' THEN rel.delta END;
+  charge_rho := rel.rho;
+  queries := agg.n;
+  total_variance := agg.total;
+  rms_error := sqrt(agg.total / greatest(agg.n, 1));
+  max_stderr := agg.max_se;
+  mean_ci_half_width := agg.mean_ci;
+  max_ci_half_width := agg.max_ci;
+  ratio_to_bound := st.ratio_to_bound;
+  IF src.model = 'zcdp' THEN
+    rho_remaining := src.budget_rho - spent.r - rel.rho;
+    within_budget := rho_remaining >= 0;
+  ELSE
+    epsilon_remaining := src.budget_epsilon - spent.e - rel.epsilon;
+    delta_remaining := CASE WHEN src.model = 'approx' THEN src.budget_delta - spent.d - rel.delta END;
+    within_budget := epsilon_remaining >= 0 AND coalesce(delta_remaining >= 0, true);
+  END IF;
+  RETURN NEXT;
+END
+$$;
+COMMENT ON FUNCTION dpm.explain(text, float8, float8, float8, int, text, jsonb, float8) IS
+  'dry run of dpm.answer with the same arguments: reads no data and spends nothing; the strategy that would be used, its sensitivity, the charge in the source''s privacy model, the expected error (total variance, RMS, largest standard error, confidence interval half-widths), the ratio to the SVD lower bound and the budget that would remain';
+
+CREATE OR REPLACE FUNCTION dpm.explain_queries(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
+                                    rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
+                                    options jsonb DEFAULT NULL, confidence float8 DEFAULT 0.95)
+RETURNS TABLE(query int, label text, stderr float8, ci_half_width float8)
+LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT e.query, e.label, e.stderr, e.ci_half_width
+    FROM dpm_internal.dry_run(dpm_internal.release_request(workload, epsilon, delta, rho, strategy, method, options, 'ls',
+                                           confidence)) e
+   ORDER BY e.query
+$$;
+COMMENT ON FUNCTION dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8) IS
+  'dry run of dpm.answer, query by query: the standard error and confidence interval half-width each answer would have; reads no data and spends nothing';

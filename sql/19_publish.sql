@@ -1,0 +1,130 @@
+-- Publication of releases as plain views for BI tools.
+
+-- Publication for BI tools: a view with one column per attribute, owned by the extension owner
+-- (so it reads the catalog whatever the reader may do) and granted to a reporting role, which
+-- needs no other dpmatrix right.  security_barrier: a reader's own predicates run after the
+-- view's filter, so a leaky function cannot see other releases' rows.
+-- A view name as given to dpm.publish: its schema (public when none) and name.
+CREATE OR REPLACE FUNCTION dpm_internal.view_name(view_name text, OUT schema_name text, OUT rel_name text)
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  parts text[] := parse_ident(coalesce(view_name, ''));
+BEGIN
+  IF cardinality(parts) = 1 THEN
+    parts := ARRAY['public'] || parts;
+  ELSIF cardinality(parts) <> 2 THEN
+    RAISE EXCEPTION 'view name "%" must be a name or schema.name', view_name
+      USING ERRCODE = 'invalid_name';
+  END IF;
+  schema_name := parts[1];
+  rel_name := parts[2];
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.publish(release_id bigint, view_name text, reader regrole DEFAULT NULL)
+RETURNS regclass
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  r dpm.releases;
+  wl dpm.workloads;
+  dom dpm.domains;
+  schema_name text;
+  rel_name text;
+  qualified text;
+  pub dpm.publications;
+  cols text := '';
+  off int := 0;
+  a text;
+BEGIN
+  SELECT * INTO r FROM dpm.releases x WHERE x.id = publish.release_id;
+  IF NOT FOUND OR r.status <> 'released' THEN
+    RAISE EXCEPTION 'release % does not exist or has no answers', publish.release_id
+      USING ERRCODE = 'undefined_object', HINT = 'Releases are listed in dpm.releases.';
+  END IF;
+  SELECT * INTO wl FROM dpm.workloads w WHERE w.id = r.workload_id;
+  SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
+  SELECT v.schema_name, v.rel_name INTO schema_name, rel_name FROM dpm_internal.view_name(publish.view_name) v;
+  qualified := format('%I.%I', schema_name, rel_name);
+  IF NOT EXISTS (SELECT 1 FROM pg_namespace n WHERE n.nspname = schema_name) THEN
+    RAISE EXCEPTION 'schema "%" does not exist', schema_name USING ERRCODE = 'invalid_schema_name';
+  END IF;
+  IF NOT has_schema_privilege(dpm_internal.invoker(), schema_name, 'CREATE') THEN
+    RAISE EXCEPTION 'permission denied to create "%"', qualified
+      USING ERRCODE = 'insufficient_privilege', HINT = format('You need CREATE on schema %I.', schema_name);
+  END IF;
+  IF wl.spans IS NOT NULL AND NOT EXISTS (SELECT 1 FROM dpm.query_spans q WHERE q.workload_id = wl.id) THEN
+    INSERT INTO dpm.query_spans (workload_id, query, spans)
+    SELECT wl.id, (i - 1) / (2 * cardinality(dom.attr_names)) + 1, array_agg(v ORDER BY i)
+      FROM unnest(wl.spans) WITH ORDINALITY u(v, i) GROUP BY 2;
+  END IF;
+  SELECT * INTO pub FROM dpm.publications p WHERE p.view_name = qualified;
+  IF FOUND THEN
+    IF pub.domain_id <> dom.id THEN
+      RAISE EXCEPTION 'view % shows releases over domain %, not %', qualified,
+        (SELECT d.name FROM dpm.domains d WHERE d.id = pub.domain_id), dom.name
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = 'Its columns are that domain''s attributes: publish under another name, or dpm.unpublish it first.';
+    END IF;
+    UPDATE dpm.publications p SET release_id = r.id, published_by = dpm_internal.invoker(), published_at = now()
+     WHERE p.view_name = qualified;
+  ELSE
+    IF to_regclass(qualified) IS NOT NULL THEN
+      RAISE EXCEPTION 'relation % already exists', qualified USING ERRCODE = 'duplicate_table';
+    END IF;
+    -- per attribute: the bin when the query counts one, the first and last of a run of bins,
+    -- NULL when the query puts no condition on it (or is an explicit matrix's row)
+    FOR k IN 1 .. cardinality(dom.attr_names) LOOP
+      a := dom.attr_names[k];
+      IF a IN ('release_id', 'released_at', 'query', 'label', 'answer', 'stderr', 'ci_low', 'ci_high', 'confidence') THEN
+        RAISE EXCEPTION 'attribute "%" would clash with a column of the view', a USING ERRCODE = 'duplicate_column';
+      END IF;
+      cols := cols || format(
+        $f$       CASE WHEN q.spans[%1$s] > 0 AND q.spans[%1$s] = q.spans[%2$s] THEN d.bin_labels[%3$s + q.spans[%1$s]] END AS %4$I,
+       CASE WHEN q.spans[%1$s] > 0 THEN d.bin_labels[%3$s + q.spans[%1$s]] END AS %5$I,
+       CASE WHEN q.spans[%1$s] > 0 THEN d.bin_labels[%3$s + q.spans[%2$s]] END AS %6$I,
+$f$, 2 * k - 1, 2 * k, off, a, a || '_from', a || '_to');
+      off := off + dom.attr_sizes[k];
+    END LOOP;
+    INSERT INTO dpm.publications (view_name, domain_id, release_id) VALUES (qualified, dom.id, r.id);
+    EXECUTE format($v$CREATE VIEW %s WITH (security_barrier) AS
+SELECT ra.release_id, r.released_at, ra.query, ra.label,
+%s       ra.answer, ra.stderr, ra.ci_low, ra.ci_high, r.confidence
+  FROM dpm.publications p
+  JOIN dpm.release_answers ra ON ra.release_id = p.release_id
+  JOIN dpm.releases r ON r.id = ra.release_id
+  JOIN dpm.domains d ON d.id = p.domain_id
+  LEFT JOIN dpm.query_spans q ON q.workload_id = r.workload_id AND q.query = ra.query
+ WHERE p.view_name = %L$v$, qualified, cols, qualified);
+    EXECUTE format('COMMENT ON VIEW %s IS %L', qualified,
+                   format('dpmatrix release of workload %s over domain %s (dpm.publish); one row per query, one column per attribute', wl.name, dom.name));
+  END IF;
+  IF publish.reader IS NOT NULL THEN
+    EXECUTE format('GRANT SELECT ON %s TO %s', qualified, publish.reader);
+  END IF;
+  RETURN qualified::regclass;
+END
+$$;
+COMMENT ON FUNCTION dpm.publish(bigint, text, regrole) IS
+  'publish a release as a plain view (one row per query; per attribute of the domain a column with the bin, and _from and _to columns for a run of bins; answer, stderr, ci_low, ci_high, release id and time) and grant SELECT on it to a reporting role that needs no other right; publishing again under the same name switches the view to the new release';
+
+CREATE OR REPLACE FUNCTION dpm.unpublish(view_name text) RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v record := dpm_internal.view_name(unpublish.view_name);
+  qualified text := format('%I.%I', v.schema_name, v.rel_name);
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM dpm.publications p WHERE p.view_name = qualified) THEN
+    RAISE EXCEPTION 'view % is not a dpmatrix publication', qualified
+      USING ERRCODE = 'undefined_object', HINT = 'Publications are listed in dpm.publications.';
+  END IF;
+  IF NOT has_schema_privilege(dpm_internal.invoker(), v.schema_name, 'CREATE') THEN
+    RAISE EXCEPTION 'permission denied to drop %', qualified USING ERRCODE = 'insufficient_privilege';
+  END IF;
+  EXECUTE format('DROP VIEW IF EXISTS %s', qualified);
+  DELETE FROM dpm.publications p WHERE p.view_name = qualified;
+END
+$$;
+COMMENT ON FUNCTION dpm.unpublish(text) IS 'drop a view made by dpm.publish';

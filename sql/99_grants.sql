@@ -1,0 +1,55 @@
+-- Privileges.  Nothing is granted to PUBLIC except the pure functions, which read no data;
+-- nothing in dpm_internal is granted to analysts.
+
+-- Every internal function says so in \df+ and a BI catalog browser.
+DO $$
+DECLARE
+  f regprocedure;
+BEGIN
+  FOR f IN SELECT p.oid FROM pg_catalog.pg_proc p
+            WHERE p.pronamespace = 'dpm_internal'::regnamespace
+              AND pg_catalog.obj_description(p.oid, 'pg_proc') IS NULL LOOP
+    EXECUTE pg_catalog.format('COMMENT ON FUNCTION %s IS %L', f,
+                              'internal to dpmatrix (called by its public functions); not a stable interface');
+  END LOOP;
+END
+$$;
+
+REVOKE ALL ON ALL TABLES IN SCHEMA dpm FROM PUBLIC;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA dpm FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA dpm FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA dpm_internal FROM PUBLIC;
+REVOKE ALL ON SCHEMA dpm_internal FROM PUBLIC;
+GRANT USAGE ON SCHEMA dpm TO PUBLIC;
+GRANT EXECUTE ON FUNCTION
+  dpm.sensitivity(float8[], text), dpm.error_profile(float8[]), dpm.gaussian_sigma(float8, float8, float8),
+  dpm.gaussian_epsilon(float8, float8, float8), dpm.gaussian_delta(float8, float8, float8),
+  dpm.expected_error(float8[], float8[], float8, float8), dpm.total_error(float8[], float8[], float8, float8),
+  dpm.reconstruct(float8[], float8[], text), dpm.strategy(float8[], text, jsonb),
+  dpm.svd_bound(float8[], float8, float8), dpm.gram_root(float8[]),
+  dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8, text, float8), dpm.noise(text, float8, int),
+  dpm.histogram(int, int)
+  TO PUBLIC;
+GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.releases,
+                dpm.release_answers, dpm.ledger, dpm.publications, dpm.progress TO dpm_analyst;
+GRANT EXECUTE ON FUNCTION
+  dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[], float8[]),
+  dpm.optimize(text, text, float8, float8, jsonb, float8),
+  dpm.compare_strategies(text, float8, float8, float8),
+  dpm.fitness_privacy(int, float8, float8, float8), dpm.privacy_profile(int),
+  dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8), dpm.release(bigint),
+  dpm.budget(regclass, float8),
+  dpm.explain(text, float8, float8, float8, int, text, jsonb, float8),
+  dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8),
+  dpm.progress_rows()
+  TO dpm_analyst;
+GRANT EXECUTE ON FUNCTION
+  dpm.register_source(regclass, name, int, float8, float8, float8),
+  dpm.set_budget(regclass, float8, float8, float8),
+  dpm.create_domain(text, regclass, jsonb), dpm.exact_answers(text),
+  dpm.publish(bigint, text, regrole), dpm.unpublish(text),
+  dpm_internal.random_key()
+  TO dpm_admin;
+-- a release's scan runs as the domain's creator, a custodian: random_key picks each privacy
+-- unit's rows in it
+GRANT USAGE ON SCHEMA dpm_internal TO dpm_admin;

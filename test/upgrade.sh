@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# upgrade.sh -- ALTER EXTENSION dpmatrix UPDATE keeps every row and the budget, and ends where a
+# fresh install does.  On a private copy of the PostgreSQL installation ($PG_CONFIG's, copied to
+# a temporary directory, so the system's own is never touched): dpmatrix 0.1, built from the
+# v0.1 tag's source, is installed and filled (sources with budgets, a domain, workloads, cached
+# strategies, releases, a publication); then this tree's build replaces it (.so and scripts) and
+# the extension is updated.  Checks: every catalog row is as before; the budget sums and is still
+# enforced (a charge that would overspend is refused, one that fits lands, through the new
+# release worker); old releases replay; the publication reads; analysts cannot reach
+# dpm_internal; and the updated extension's objects (functions with their bodies, settings and
+# privileges, tables, policies, views) are exactly those of a fresh install of this version.
+# Prints "N passed, N failed".  Needs the git history (the v0.1 tag or its commit).
+set -u
+. "$(dirname "$0")/lib/check.sh"
+cd "$(dirname "$0")/.." || exit 1
+TOP=$PWD
+OLD_VERSION=0.1
+OLD_COMMIT=31fe8a2	# what v0.1 tags, should a clone lack the tag
+PG_CONFIG=${PG_CONFIG:-pg_config}
+PORT=${DPM_UPGRADE_PORT:-54329}
+
+work=$(mktemp -d -t dpmatrix-upgrade.XXXXXX)
+cleanup() {
+	[ -n "${PGCTL:-}" ] && run "$PGCTL" -D "$work/data" -m immediate stop >/dev/null 2>&1
+	rm -rf "${work:?}"
+}
+trap cleanup EXIT
+# the server runs as postgres when this runs as root
+run() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+fail_setup() { echo "upgrade: $1"; check "set-up: $1" 0; report; exit 1; }
+
+# --- a private copy of the installation: bin, lib, share and headers keep their relative places
+bindir=$("$PG_CONFIG" --bindir)
+prefix=${bindir%/lib/postgresql/*/bin}	# /usr on Debian
+for d in "$("$PG_CONFIG" --pkglibdir)/.." "$("$PG_CONFIG" --sharedir)" "$("$PG_CONFIG" --includedir-server)/../.."; do
+	d=$(cd "$d" && pwd)
+	mkdir -p "$work/pg$(dirname "$d")" && cp -a "$d" "$work/pg$(dirname "$d")/" ||
+		fail_setup "cannot copy $d"
+done
+MYPG_CONFIG=$work/pg$bindir/pg_config
+PGCTL=$work/pg$bindir/pg_ctl
+[ "$("$MYPG_CONFIG" --sharedir)" = "$work/pg$("$PG_CONFIG" --sharedir)" ] ||
+	fail_setup "the copied installation does not find its own files (not relocatable?)"
+
+# --- dpmatrix 0.1 from the tag, into the copy
+if git -C "$TOP" rev-parse -q --verify "v$OLD_VERSION^{commit}" >/dev/null; then
+	old=v$OLD_VERSION
+elif git -C "$TOP" rev-parse -q --verify "$OLD_COMMIT^{commit}" >/dev/null; then
+	old=$OLD_COMMIT
+else
+	fail_setup "neither the tag v$OLD_VERSION nor commit $OLD_COMMIT is in this clone's history"
+fi
+mkdir "$work/old" && git -C "$TOP" archive "$old" | tar -x -C "$work/old" || fail_setup "git archive $old"
+# with_llvm=no: no JIT bitcode, which the test does not need (halves the build)
+make -s -C "$work/old" -j2 with_llvm=no PG_CONFIG="$MYPG_CONFIG" >"$work/old.log" 2>&1 &&
+	make -s -C "$work/old" with_llvm=no PG_CONFIG="$MYPG_CONFIG" install >>"$work/old.log" 2>&1 ||
+	{ tail -n 20 "$work/old.log"; fail_setup "the build of $old failed"; }
+
+# --- a cluster on the copy, with 0.1 filled
+[ "$(id -u)" = 0 ] && chown -R postgres "$work"
+run "$work/pg$bindir/initdb" -D "$work/data" -A trust -U postgres --locale=C.UTF-8 >"$work/initdb.log" 2>&1 ||
+	{ cat "$work/initdb.log"; fail_setup "initdb"; }
+start() {
+	run "$PGCTL" -D "$work/data" -l "$work/server.log" -w \
+		-o "-p $PORT -k $work -c listen_addresses='' -c max_worker_processes=16" start >/dev/null ||
+		{ tail -n 20 "$work/server.log"; fail_setup "the server did not start"; }
+}
+start
+export PGHOST=$work PGPORT=$PORT PGUSER=postgres PGDATABASE=upg
+export PGOPTIONS="-c client_min_messages=warning"
+q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+psql -X -q -d postgres -c "CREATE DATABASE upg" -c "CREATE DATABASE fresh" >/dev/null || fail_setup "createdb"
+
+q >/dev/null <<SQL || fail_setup "filling $OLD_VERSION"
+CREATE EXTENSION dpmatrix VERSION '$OLD_VERSION';
+CREATE ROLE regress_upg_custodian IN ROLE dpm_admin;
+CREATE ROLE regress_upg_analyst IN ROLE dpm_analyst;
+CREATE ROLE regress_upg_reader;
+CREATE TABLE people AS SELECT i AS id, i % 90 AS age, CASE WHEN i % 3 = 0 THEN 'F' ELSE 'M' END AS sex
+  FROM generate_series(1, 5000) i;
+CREATE TABLE visits AS SELECT i AS id, i % 500 AS patient, i % 7 AS weekday FROM generate_series(1, 3000) i;
+GRANT SELECT ON people, visits TO regress_upg_custodian;
+CREATE SCHEMA reporting;
+GRANT CREATE ON SCHEMA reporting TO regress_upg_custodian;
+GRANT USAGE ON SCHEMA reporting TO regress_upg_reader;
+SET ROLE regress_upg_custodian;
+SELECT dpm.register_source('people', epsilon => 3);
+SELECT dpm.register_source('visits', privacy_unit => 'patient', max_contributions => 5, rho => 2);
+SELECT dpm.set_budget('people', epsilon => 2);
+SELECT dpm.create_domain('upg_age_sex', 'people',
+  '[{"name": "age", "column": "age", "bins": {"min": 0, "max": 90, "width": 10}},
+    {"name": "sex", "column": "sex", "values": ["F", "M"]}]');
+SELECT dpm.create_domain('upg_day', 'visits', '[{"name": "day", "column": "weekday", "values": [0,1,2,3,4,5,6]}]');
+SET ROLE regress_upg_analyst;
+SELECT dpm.create_workload('upg_ranges', 'upg_age_sex', 'AllRange(age) * Identity(sex)');
+SELECT dpm.create_workload('upg_days', 'upg_day', 'Prefix(day)');
+SELECT dpm.optimize('upg_ranges', 'hierarchical');
+SELECT count(*) FROM dpm.answer('upg_ranges', epsilon => 0.75, method => 'identity');
+SELECT count(*) FROM dpm.answer('upg_ranges', epsilon => 0.75, method => 'hierarchical');
+SELECT count(*) FROM dpm.answer('upg_days', rho => 0.5, method => 'identity');
+SET ROLE regress_upg_custodian;
+SELECT dpm.publish((SELECT min(id) FROM dpm.releases), 'reporting.upg_view', reader => 'regress_upg_reader');
+RESET ROLE;
+SQL
+
+check "dpmatrix $OLD_VERSION installed from $old and filled" \
+	"$(tf test "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dpmatrix'")" = "$OLD_VERSION")"
+
+# Every catalog row, one md5 per table (ordered by key), and the budgets.
+snapshot() {
+	q -d upg <<'SQL'
+SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
+  SELECT 'sources' t, s::text r FROM dpm.sources s UNION ALL
+  SELECT 'domains', d::text FROM dpm.domains d UNION ALL
+  SELECT 'workloads', w::text FROM dpm.workloads w UNION ALL
+  SELECT 'strategies', s::text FROM dpm.strategies s UNION ALL
+  SELECT 'releases', r::text FROM dpm.releases r UNION ALL
+  SELECT 'release_answers', a::text FROM dpm.release_answers a UNION ALL
+  SELECT 'ledger', l::text FROM dpm.ledger l UNION ALL
+  SELECT 'publications', p::text FROM dpm.publications p UNION ALL
+  SELECT 'budget people', b::text FROM dpm.budget('people') b UNION ALL
+  SELECT 'budget visits', b::text FROM dpm.budget('visits') b UNION ALL
+  SELECT 'view', v::text FROM reporting.upg_view v) x GROUP BY t ORDER BY t;
+SQL
+}
+before=$(snapshot) || fail_setup "the snapshot of $OLD_VERSION"
+replay_before=$(q -c "SELECT string_agg(answer::text, ',' ORDER BY query) FROM dpm.release(1)")
+
+# --- this tree's build replaces 0.1's files; the extension is updated
+run "$PGCTL" -D "$work/data" -w stop >/dev/null || fail_setup "stop"
+make -s -C "$TOP" PG_CONFIG="$MYPG_CONFIG" install >"$work/new.log" 2>&1 ||
+	{ tail -n 20 "$work/new.log"; fail_setup "make install of this tree (build it first)"; }
+start
+NEW_VERSION=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$TOP/dpmatrix.control")
+update_out=$(q -c "ALTER EXTENSION dpmatrix UPDATE" 2>&1)
+check "ALTER EXTENSION dpmatrix UPDATE from $OLD_VERSION${update_out:+ ($update_out)}" "$(tf test -z "$update_out")"
+check "the extension is at $NEW_VERSION" "$(tf test "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dpmatrix'")" = "$NEW_VERSION")"
+
+after=$(snapshot)
+check "every catalog row, the budgets and the published view are unchanged" "$(tf test "$before" = "$after")"
+[ "$before" = "$after" ] || diff <(echo "$before") <(echo "$after") | sed 's/^/    /'
+check "an old release replays the same answers" \
+	"$(tf test "$(q -c "SELECT string_agg(answer::text, ',' ORDER BY query) FROM dpm.release(1)")" = "$replay_before")"
+
+# the budget is still enforced: people has 2 - 1.5 = 0.5 left
+as_analyst() { q -c "SET ROLE regress_upg_analyst" -c "$1" 2>&1; }
+out=$(as_analyst "SELECT count(*) FROM dpm.answer('upg_ranges', epsilon => 0.6, method => 'identity')")
+check "a charge beyond the remaining budget is refused" "$(tf grep -q 'budget' <<<"$out")"
+out=$(as_analyst "SELECT count(*) FROM dpm.answer('upg_ranges', epsilon => 0.5, method => 'hierarchical')")
+check "a charge within it lands, through the new release worker (got: $out)" "$(tf test "$out" = 90)"
+check "the budget is then spent exactly" \
+	"$(q -c "SELECT epsilon_remaining = 0 AND releases = 3 FROM dpm.budget('people')")"
+out=$(as_analyst "SELECT count(*) FROM dpm.answer('upg_days', rho => 2, method => 'identity')")
+check "zCDP budgets too: rho 2 on top of 0.5 spent is refused" "$(tf grep -q 'budget' <<<"$out")"
+check "the ledger has one row per release" \
+	"$(q -c "SELECT (SELECT count(*) FROM dpm.ledger) = (SELECT count(*) FROM dpm.releases WHERE status = 'released')")"
+check "analysts cannot reach dpm_internal" \
+	"$(q -c "SELECT NOT has_schema_privilege('regress_upg_analyst', 'dpm_internal', 'USAGE')
+	            AND NOT EXISTS (SELECT FROM pg_proc WHERE pronamespace = 'dpm'::regnamespace AND proname ~ '^_')")"
+check "the reader still reads the publication" \
+	"$(q -c "SET ROLE regress_upg_reader" -c "SELECT count(*) > 0 FROM reporting.upg_view")"
+
+# --- the updated extension is the fresh one: every member object, described
+describe() {
+	q -d "$1" <<'SQL'
+SELECT pg_describe_object(d.classid, d.objid, d.objsubid) || ' | ' || coalesce(
+  CASE d.classid
+    WHEN 'pg_proc'::regclass THEN (SELECT concat_ws(' | ', pg_get_function_result(p.oid),
+        pg_get_function_arguments(p.oid), p.provolatile, p.prosecdef, p.proconfig::text, p.proacl::text,
+        p.prokind, p.proparallel, p.proisstrict, md5(p.prosrc), p.probin, obj_description(p.oid, 'pg_proc'))
+      FROM pg_proc p WHERE p.oid = d.objid)
+    WHEN 'pg_class'::regclass THEN (SELECT concat_ws(' | ', c.relkind, c.relacl::text, c.relrowsecurity,
+        obj_description(c.oid, 'pg_class'),
+        (SELECT string_agg(concat_ws(' ', a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
+                                     pg_get_expr(ad.adbin, ad.adrelid), a.attcompression), ', ' ORDER BY a.attnum)
+           FROM pg_attribute a LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+          WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),
+        (SELECT string_agg(pg_get_indexdef(i.indexrelid), ', ' ORDER BY 1) FROM pg_index i WHERE i.indrelid = c.oid),
+        (SELECT string_agg(pg_get_constraintdef(k.oid), ', ' ORDER BY 1) FROM pg_constraint k WHERE k.conrelid = c.oid),
+        (SELECT string_agg(pol.polname || ' ' || pg_get_expr(pol.polqual, pol.polrelid), ', ' ORDER BY 1)
+           FROM pg_policy pol WHERE pol.polrelid = c.oid),
+        CASE c.relkind WHEN 'v' THEN pg_get_viewdef(c.oid) END)
+      FROM pg_class c WHERE c.oid = d.objid)
+    WHEN 'pg_namespace'::regclass THEN (SELECT nspacl::text || ' ' || obj_description(n.oid, 'pg_namespace')
+      FROM pg_namespace n WHERE n.oid = d.objid)
+  END, '')
+  FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
+ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e' AND e.extname = 'dpmatrix'
+ ORDER BY 1;
+SQL
+}
+q -d fresh -c "CREATE EXTENSION dpmatrix" >/dev/null
+updated=$(describe upg)
+fresh=$(describe fresh)
+check "the updated extension's $(wc -l <<<"$fresh") objects are those of a fresh install" "$(tf test "$updated" = "$fresh")"
+[ "$updated" = "$fresh" ] || diff <(echo "$fresh") <(echo "$updated") | head -n 40 | sed 's/^/    /'
+
+report
