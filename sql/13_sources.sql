@@ -76,6 +76,17 @@ BEGIN
 END
 $$;
 
+-- What a source has spent: its ledger summed, here only.  Budget checks call it after locking
+-- the source row, in a statement of their own under READ COMMITTED: it then sees every charge
+-- committed before the lock.
+CREATE OR REPLACE FUNCTION dpm_internal.spent(source_id int, OUT epsilon numeric, OUT delta numeric,
+                                              OUT rho numeric, OUT releases bigint)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce(sum(l.epsilon), 0), coalesce(sum(l.delta), 0), coalesce(sum(l.rho), 0), count(l.release_id)
+    FROM dpm.ledger l WHERE l.source_id = spent.source_id
+$$;
+
 CREATE OR REPLACE FUNCTION dpm.register_source(relation regclass, privacy_unit name DEFAULT NULL,
                                     max_contributions int DEFAULT 1, epsilon float8 DEFAULT NULL,
                                     delta float8 DEFAULT 0, rho float8 DEFAULT NULL)
@@ -186,14 +197,13 @@ BEGIN
   b.budget_epsilon := coalesce(dpm_internal.charge(epsilon), b.budget_epsilon);
   b.budget_delta := coalesce(dpm_internal.charge(delta), b.budget_delta);
   b.budget_rho := coalesce(dpm_internal.charge(rho), b.budget_rho);
-  SELECT coalesce(sum(l.epsilon), 0) AS e, coalesce(sum(l.delta), 0) AS d, coalesce(sum(l.rho), 0) AS r
-    INTO spent FROM dpm.ledger l WHERE l.source_id = src.id;
-  IF (b.model <> 'zcdp' AND (spent.e > b.budget_epsilon OR spent.d > b.budget_delta))
-     OR (b.model = 'zcdp' AND spent.r > b.budget_rho) THEN
+  SELECT * INTO spent FROM dpm_internal.spent(src.id);
+  IF (b.model <> 'zcdp' AND (spent.epsilon > b.budget_epsilon OR spent.delta > b.budget_delta))
+     OR (b.model = 'zcdp' AND spent.rho > b.budget_rho) THEN
     RAISE EXCEPTION 'the new budget of "%" is below what was already spent', source
       USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = CASE b.model WHEN 'zcdp' THEN format('Spent: rho %s.', spent.r)
-                     ELSE format('Spent: epsilon %s, delta %s.', spent.e, spent.d) END;
+            DETAIL = CASE b.model WHEN 'zcdp' THEN format('Spent: rho %s.', spent.rho)
+                     ELSE format('Spent: epsilon %s, delta %s.', spent.epsilon, spent.delta) END;
   END IF;
   UPDATE dpm.sources s SET budget_epsilon = b.budget_epsilon, budget_delta = b.budget_delta,
                            budget_rho = b.budget_rho
@@ -219,15 +229,13 @@ BEGIN
   END IF;
   RETURN QUERY
     SELECT src.model,
-           src.budget_epsilon, CASE WHEN src.model <> 'zcdp' THEN e END, src.budget_epsilon - e,
-           src.budget_delta, CASE WHEN src.model <> 'zcdp' THEN d END, src.budget_delta - d,
-           src.budget_rho, r, src.budget_rho - r,
-           CASE WHEN src.model = 'zcdp' AND r > 0 THEN dpm_internal.zcdp_epsilon(r, budget.delta) END,
-           n
-      FROM (SELECT coalesce(sum(l.epsilon), 0) AS e, coalesce(sum(l.delta), 0) AS d,
-                   CASE WHEN src.model = 'zcdp' THEN coalesce(sum(l.rho), 0) END AS r,
-                   count(l.release_id) AS n
-              FROM dpm.ledger l WHERE l.source_id = src.id) s;
+           src.budget_epsilon, CASE WHEN src.model <> 'zcdp' THEN s.epsilon END, src.budget_epsilon - s.epsilon,
+           src.budget_delta, CASE WHEN src.model <> 'zcdp' THEN s.delta END, src.budget_delta - s.delta,
+           src.budget_rho, z.rho, src.budget_rho - z.rho,
+           CASE WHEN z.rho > 0 THEN dpm_internal.zcdp_epsilon(z.rho, budget.delta) END,
+           s.releases
+      FROM dpm_internal.spent(src.id) s,
+           LATERAL (SELECT CASE WHEN src.model = 'zcdp' THEN s.rho END AS rho) z;
 END
 $$;
 COMMENT ON FUNCTION dpm.budget(regclass, float8) IS

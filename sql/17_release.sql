@@ -178,17 +178,16 @@ BEGIN
   -- a release left 'charged' by a worker that stopped (crash, kill -9) will never get answers
   UPDATE dpm.releases r SET status = 'interrupted'
    WHERE r.source_id = src.id AND r.status = 'charged' AND NOT dpm_internal.release_in_progress(r.id);
-  SELECT coalesce(sum(l.epsilon), 0) AS e, coalesce(sum(l.delta), 0) AS d, coalesce(sum(l.rho), 0) AS r
-    INTO spent FROM dpm.ledger l WHERE l.source_id = src.id;
-  IF (src.model = 'zcdp' AND spent.r + c_rho > src.budget_rho)
-     OR (src.model <> 'zcdp' AND (spent.e + c_epsilon > src.budget_epsilon OR spent.d + c_delta > src.budget_delta)) THEN
+  SELECT * INTO spent FROM dpm_internal.spent(src.id);
+  IF (src.model = 'zcdp' AND spent.rho + c_rho > src.budget_rho)
+     OR (src.model <> 'zcdp' AND (spent.epsilon + c_epsilon > src.budget_epsilon OR spent.delta + c_delta > src.budget_delta)) THEN
     RAISE EXCEPTION 'privacy budget of source "%" is exhausted', src.relation
       USING ERRCODE = 'Y1001',
             DETAIL = CASE src.model
-                     WHEN 'zcdp' THEN format('Spent rho %s of %s; this release needs rho %s.', spent.r, src.budget_rho, c_rho)
-                     WHEN 'pure' THEN format('Spent epsilon %s of %s; this release needs epsilon %s.', spent.e, src.budget_epsilon, c_epsilon)
+                     WHEN 'zcdp' THEN format('Spent rho %s of %s; this release needs rho %s.', spent.rho, src.budget_rho, c_rho)
+                     WHEN 'pure' THEN format('Spent epsilon %s of %s; this release needs epsilon %s.', spent.epsilon, src.budget_epsilon, c_epsilon)
                      ELSE format('Spent epsilon %s of %s and delta %s of %s; this release needs epsilon %s and delta %s.',
-                                 spent.e, src.budget_epsilon, spent.d, src.budget_delta, c_epsilon, c_delta) END,
+                                 spent.epsilon, src.budget_epsilon, spent.delta, src.budget_delta, c_epsilon, c_delta) END,
             HINT = 'Ask for less, or ask the custodian for more budget.';
   END IF;
   INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,

@@ -58,8 +58,7 @@ BEGIN
   rel := agg.rel;
   SELECT * INTO st FROM dpm.strategies s WHERE s.id = rel.strategy_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = rel.source_id;
-  SELECT coalesce(sum(l.epsilon), 0) AS e, coalesce(sum(l.delta), 0) AS d, coalesce(sum(l.rho), 0) AS r
-    INTO spent FROM dpm.ledger l WHERE l.source_id = src.id;
+  SELECT * INTO spent FROM dpm_internal.spent(src.id);
   strategy_id := st.id;
   strategy_method := st.method;
   noise := rel.noise;
@@ -76,11 +75,11 @@ BEGIN
   max_ci_half_width := agg.max_ci;
   ratio_to_bound := st.ratio_to_bound;
   IF src.model = 'zcdp' THEN
-    rho_remaining := src.budget_rho - spent.r - rel.rho;
+    rho_remaining := src.budget_rho - spent.rho - rel.rho;
     within_budget := rho_remaining >= 0;
   ELSE
-    epsilon_remaining := src.budget_epsilon - spent.e - rel.epsilon;
-    delta_remaining := CASE WHEN src.model = 'approx' THEN src.budget_delta - spent.d - rel.delta END;
+    epsilon_remaining := src.budget_epsilon - spent.epsilon - rel.epsilon;
+    delta_remaining := CASE WHEN src.model = 'approx' THEN src.budget_delta - spent.delta - rel.delta END;
     within_budget := epsilon_remaining >= 0 AND coalesce(delta_remaining >= 0, true);
   END IF;
   RETURN NEXT;
