@@ -28,25 +28,12 @@ CREATE OR REPLACE FUNCTION dpm_internal.zcdp_epsilon(rho numeric, delta float8) 
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 AS $$ SELECT dpm_internal.ceil18((rho::float8 + 2 * sqrt(rho::float8 * ln(1 / delta)))::numeric * (1 + 1e-12)) $$;
 
--- The privacy arguments every function takes, each in its range (NULL epsilon or rho: not given).
-CREATE OR REPLACE FUNCTION dpm_internal.check_privacy_args(epsilon float8, delta float8, rho float8) RETURNS void
-LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  IF epsilon IS NOT NULL AND (NOT dpm_internal.finite(epsilon) OR epsilon <= 0) THEN
-    RAISE EXCEPTION 'epsilon must be a positive finite number, got %', epsilon
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  IF NOT dpm_internal.finite(delta) OR delta < 0 OR delta >= 1 THEN
-    RAISE EXCEPTION 'delta must be in [0, 1), got %', coalesce(delta::text, 'NULL')
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  IF rho IS NOT NULL AND (NOT dpm_internal.finite(rho) OR rho <= 0) THEN
-    RAISE EXCEPTION 'rho must be a positive finite number, got %', rho
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-END
-$$;
+-- The ranges of the privacy arguments (src/privacy/args.c, which the C functions use too).  NULL
+-- epsilon or rho: not given.  use: 'release' (delta in [0, 1), needed), 'budget' (the same, and
+-- epsilon or rho needed), 'conversion' (delta in (0, 1) when given).
+CREATE OR REPLACE FUNCTION dpm_internal.check_privacy_args(epsilon float8, delta float8, rho float8,
+                                                           use text DEFAULT 'release') RETURNS void
+AS 'MODULE_PATHNAME', 'dpm_check_privacy_args' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -- What a release costs in its source's privacy model: the noise it uses and the exact charge.
 -- Every inconsistent or invalid combination is refused here, before anything is charged.

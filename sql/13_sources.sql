@@ -106,23 +106,10 @@ BEGIN
       USING ERRCODE = 'wrong_object_type', HINT = 'Releases are computed in a session of their own, which cannot see it.';
   END IF;
   PERFORM dpm_internal.check_can_read(relation);
-  IF rho IS NOT NULL THEN
-    IF NOT dpm_internal.finite(rho) OR rho <= 0 THEN
-      RAISE EXCEPTION 'rho budget must be a positive finite number, got %', rho USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    IF epsilon IS NOT NULL OR delta IS DISTINCT FROM 0 THEN
-      RAISE EXCEPTION 'give a zCDP budget (rho) or an epsilon budget (with delta), not both'
-        USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-  ELSE
-    IF NOT dpm_internal.finite(epsilon) OR epsilon <= 0 THEN
-      RAISE EXCEPTION 'epsilon budget must be a positive finite number, got %', coalesce(epsilon::text, 'NULL')
-        USING ERRCODE = 'invalid_parameter_value', HINT = 'Give epsilon (and delta > 0 to allow Gaussian noise), or rho for zCDP.';
-    END IF;
-    IF NOT dpm_internal.finite(delta) OR delta < 0 OR delta >= 1 THEN
-      RAISE EXCEPTION 'delta budget must be in [0, 1), got %', coalesce(delta::text, 'NULL')
-        USING ERRCODE = 'invalid_parameter_value';
-    END IF;
+  PERFORM dpm_internal.check_privacy_args(epsilon, delta, rho, 'budget');
+  IF rho IS NOT NULL AND (epsilon IS NOT NULL OR delta <> 0) THEN
+    RAISE EXCEPTION 'give a zCDP budget (rho) or an epsilon budget (with delta), not both'
+      USING ERRCODE = 'invalid_parameter_value';
   END IF;
   IF max_contributions IS NULL OR max_contributions < 1 THEN
     RAISE EXCEPTION 'max_contributions must be at least 1' USING ERRCODE = 'invalid_parameter_value';
@@ -185,11 +172,10 @@ BEGIN
       CASE src.model WHEN 'zcdp' THEN 'zCDP (rho)' WHEN 'pure' THEN 'pure epsilon' ELSE 'epsilon and delta' END
       USING ERRCODE = 'invalid_parameter_value', HINT = 'The privacy model of a source cannot change.';
   END IF;
-  IF (epsilon IS NOT NULL AND (NOT dpm_internal.finite(epsilon) OR epsilon <= 0))
-     OR (delta IS NOT NULL AND (NOT dpm_internal.finite(delta) OR delta <= 0 OR delta >= 1))
-     OR (rho IS NOT NULL AND (NOT dpm_internal.finite(rho) OR rho <= 0)) THEN
-    RAISE EXCEPTION 'budgets must be positive finite numbers (delta below 1)' USING ERRCODE = 'invalid_parameter_value';
-  END IF;
+  -- the budget as it would be
+  PERFORM dpm_internal.check_privacy_args(coalesce(epsilon, src.budget_epsilon::float8),
+                                          coalesce(delta, src.budget_delta::float8),
+                                          coalesce(rho, src.budget_rho::float8), 'budget');
   -- the same row lock as a release's charge, so the two cannot interleave; the sum of the
   -- ledger after it must see every committed charge (a snapshot older than the lock would not)
   PERFORM dpm_internal.require_read_committed('dpm.set_budget');
@@ -224,9 +210,7 @@ AS $$
 DECLARE
   src dpm.sources := dpm_internal.source(budget.source);
 BEGIN
-  IF budget.delta IS NOT NULL AND (NOT dpm_internal.finite(budget.delta) OR budget.delta <= 0 OR budget.delta >= 1) THEN
-    RAISE EXCEPTION 'delta must be in (0, 1), got %', budget.delta USING ERRCODE = 'invalid_parameter_value';
-  END IF;
+  PERFORM dpm_internal.check_privacy_args(NULL, budget.delta, NULL, 'conversion');
   RETURN QUERY
     SELECT src.model,
            src.budget_epsilon, CASE WHEN src.model <> 'zcdp' THEN s.epsilon END, src.budget_epsilon - s.epsilon,

@@ -353,9 +353,7 @@ BEGIN
     RAISE EXCEPTION 'strategy % was built by method %, not fitness', strategy, st.method
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  IF delta IS NOT NULL AND NOT (delta > 0 AND delta < 1) THEN
-    RAISE EXCEPTION 'delta must be in (0, 1), got %', delta USING ERRCODE = 'invalid_parameter_value';
-  END IF;
+  PERFORM dpm_internal.check_privacy_args(epsilon, delta, rho, 'conversion');
   IF epsilon IS NOT NULL AND rho IS NOT NULL THEN
     RAISE EXCEPTION 'give epsilon (with delta) or rho, not both' USING ERRCODE = 'invalid_parameter_value';
   ELSIF epsilon IS NOT NULL THEN
@@ -364,9 +362,6 @@ BEGIN
     END IF;
     sigma := dpm.gaussian_sigma(epsilon, delta, cost);
   ELSIF rho IS NOT NULL THEN
-    IF NOT dpm_internal.finite(rho) OR rho <= 0 THEN
-      RAISE EXCEPTION 'rho must be a positive finite number, got %', rho USING ERRCODE = 'invalid_parameter_value';
-    END IF;
     sigma := cost / sqrt(2 * rho);
   ELSE
     sigma := 1;

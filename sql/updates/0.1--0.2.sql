@@ -31,3 +31,6 @@ BEGIN
   END LOOP;
 END
 $$;
+
+-- written in C now, with a fourth argument (what the parameters are for)
+DROP FUNCTION dpm_internal.check_privacy_args(float8, float8, float8);

@@ -17,6 +17,7 @@
 #include "utils/tuplestore.h"
 
 #include "api/array.h"
+#include "privacy/args.h"
 
 #define DPM_MAX_ABS_VALUE 1e100
 /*
@@ -271,14 +272,8 @@ vec_to_array(const double *v, int len)
 void
 check_epsilon_delta(double epsilon, double delta)
 {
-	if (!(epsilon > 0) || !isfinite(epsilon))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("epsilon must be a positive finite number, got %g", epsilon)));
-	if (!(delta >= 0 && delta < 1))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("delta must be in [0, 1), got %g", delta)));
+	privacy_check_epsilon(epsilon, PRIVACY_RELEASE);
+	privacy_check_delta(delta, PRIVACY_RELEASE);
 }
 
 void
@@ -310,10 +305,7 @@ privacy_args(FunctionCallInfo fcinfo, int first, double *epsilon, double *delta,
 	else
 	{
 		*rho = PG_GETARG_FLOAT8(rho_arg);
-		if (!(*rho > 0) || !isfinite(*rho))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("rho must be a positive finite number, got %g", *rho)));
+		privacy_check_rho(*rho, PRIVACY_RELEASE);
 		if (*delta != 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

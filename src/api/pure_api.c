@@ -15,6 +15,7 @@
 
 #include "api/array.h"
 #include "api/pure_api.h"
+#include "privacy/args.h"
 #include "mechanism/calibrate.h"
 #include "mechanism/error.h"
 #include "mechanism/exact.h"
@@ -110,10 +111,7 @@ dpm_gaussian_epsilon(PG_FUNCTION_ARGS)
 {
 	double		delta = PG_GETARG_FLOAT8(0);
 
-	if (!(delta > 0 && delta < 1))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("delta must be in (0, 1), got %g", delta)));
+	privacy_check_delta(delta, PRIVACY_CONVERSION);
 	check_positive(PG_GETARG_FLOAT8(1), "sigma");
 	check_positive(PG_GETARG_FLOAT8(2), "sensitivity");
 	PG_RETURN_FLOAT8(gaussian_epsilon(delta, PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2)));

@@ -178,6 +178,7 @@
 
 #include "mechanism/exact.h"
 #include "mechanism/sampler.h"
+#include "privacy/args.h"
 
 #ifndef HAVE_INT128
 #error "dpmatrix's exact samplers need a 128-bit integer type"
@@ -468,10 +469,7 @@ laplace_grid(int m, double l1_sens, double epsilon, int *e, uint64 *t)
 
 	check_count(m);
 	check_scale(l1_sens, "L1 sensitivity");
-	if (!(epsilon > 0) || !isfinite(epsilon))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("epsilon must be a positive finite number, got %g", epsilon)));
+	privacy_check_epsilon(epsilon, PRIVACY_RELEASE);
 	b = l1_sens / epsilon;
 	check_scale(b, "Laplace noise scale");
 
