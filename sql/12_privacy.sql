@@ -35,6 +35,12 @@ CREATE OR REPLACE FUNCTION dpm_internal.check_privacy_args(epsilon float8, delta
                                                            use text DEFAULT 'release') RETURNS void
 AS 'MODULE_PATHNAME', 'dpm_check_privacy_args' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
+-- The variance of the noise a release adds to each strategy answer ('laplace' or 'gaussian', rho
+-- for zCDP), by the calibration the mechanism uses (src/mechanism/calibrate.c).
+CREATE OR REPLACE FUNCTION dpm_internal.noise_variance(noise text, sensitivity_l1 float8, sensitivity_l2 float8,
+                                                       epsilon float8, delta float8, rho float8) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_noise_variance' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 -- What a release costs in its source's privacy model: the noise it uses and the exact charge.
 -- Every inconsistent or invalid combination is refused here, before anything is charged.
 CREATE OR REPLACE FUNCTION dpm_internal.privacy_cost(src dpm.sources, epsilon float8, delta float8, rho float8,

@@ -199,7 +199,8 @@ BEGIN
     IF cand = 'eigen' THEN
       eigen_rows := c.rows;
     END IF;
-    err := c.profile_trace * CASE noise WHEN 'laplace' THEN c.sensitivity_l1 ^ 2 ELSE c.sensitivity_l2 ^ 2 END;
+    -- every calibration is linear in the sensitivity: unit privacy ranks as any other would
+    err := c.profile_trace * dpm_internal.noise_variance(noise, c.sensitivity_l1, c.sensitivity_l2, 1, NULL, 1);
     IF NOT found_one OR err < best_err THEN
       st := c;
       best_err := err;
@@ -269,9 +270,8 @@ BEGIN
       eigen_rows := st.rows;
     END IF;
     -- the noise variance on each strategy answer
-    var := CASE WHEN st.noise = 'laplace' THEN 2 * (st.sensitivity_l1 / compare_strategies.epsilon) ^ 2
-                WHEN compare_strategies.rho IS NOT NULL THEN st.sensitivity_l2 ^ 2 / (2 * compare_strategies.rho)
-                ELSE dpm.gaussian_sigma(compare_strategies.epsilon, compare_strategies.delta, st.sensitivity_l2) ^ 2 END;
+    var := dpm_internal.noise_variance(st.noise, st.sensitivity_l1, st.sensitivity_l2, compare_strategies.epsilon,
+                                       compare_strategies.delta, compare_strategies.rho);
     method := m; strategy := st.id; rows := st.rows;
     sensitivity := CASE st.noise WHEN 'laplace' THEN st.sensitivity_l1 ELSE st.sensitivity_l2 END;
     total_error := var * st.profile_trace;
@@ -362,7 +362,7 @@ BEGIN
     END IF;
     sigma := dpm.gaussian_sigma(epsilon, delta, cost);
   ELSIF rho IS NOT NULL THEN
-    sigma := cost / sqrt(2 * rho);
+    sigma := sqrt(dpm_internal.noise_variance('gaussian', cost, cost, NULL, NULL, rho));
   ELSE
     sigma := 1;
   END IF;

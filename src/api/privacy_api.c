@@ -1,12 +1,13 @@
 /*
- * privacy_api.c -- dpm_internal.check_privacy_args: the ranges of src/privacy/args.c for the SQL
- * functions.
+ * privacy_api.c -- the privacy parameters for the SQL functions: their ranges
+ * (src/privacy/args.c) and the noise they call for (src/mechanism/calibrate.c).
  */
 #include "postgres.h"
 
 #include "fmgr.h"
 #include "utils/builtins.h"
 
+#include "mechanism/calibrate.h"
 #include "privacy/args.h"
 
 /*
@@ -46,4 +47,30 @@ dpm_check_privacy_args(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(2))
 		privacy_check_rho(PG_GETARG_FLOAT8(2), use);
 	PG_RETURN_VOID();
+}
+
+/*
+ * dpm_internal.noise_variance(noise, l1, l2, epsilon, delta, rho): the variance of the noise a
+ * release adds to each strategy answer ('laplace' or 'gaussian'; rho for zCDP), for scoring
+ * strategies by the calibration releases use.
+ */
+PG_FUNCTION_INFO_V1(dpm_noise_variance);
+Datum
+dpm_noise_variance(PG_FUNCTION_ARGS)
+{
+	bool		laplace = strcmp(text_to_cstring(PG_GETARG_TEXT_PP(0)), "laplace") == 0;
+	double		epsilon = PG_ARGISNULL(3) ? 0.0 : PG_GETARG_FLOAT8(3);
+	double		delta = PG_ARGISNULL(4) ? 0.0 : PG_GETARG_FLOAT8(4);
+	double		rho = PG_ARGISNULL(5) ? 0.0 : PG_GETARG_FLOAT8(5);
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		elog(ERROR, "dpm_internal.noise_variance: NULL noise or sensitivity");
+	if (laplace || rho == 0.0)
+		privacy_check_epsilon(epsilon, PRIVACY_RELEASE);
+	if (!laplace && rho == 0.0)
+		privacy_check_delta(delta, PRIVACY_CONVERSION);
+	if (!laplace && rho != 0.0)
+		privacy_check_rho(rho, PRIVACY_RELEASE);
+	PG_RETURN_FLOAT8(calibrated_variance(laplace, PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2),
+										 epsilon, delta, rho));
 }

@@ -26,6 +26,18 @@ laplace_variance(double l1_sens, double epsilon)
 	return 2.0 * b * b;
 }
 
+double
+calibrated_variance(bool laplace, double l1_sens, double l2_sens, double epsilon, double delta,
+					double rho)
+{
+	double		sigma;
+
+	if (laplace)
+		return laplace_variance(l1_sens, epsilon);
+	sigma = rho > 0 ? zcdp_sigma(rho, l2_sens) : gaussian_sigma(epsilon, delta, l2_sens);
+	return sigma * sigma;
+}
+
 /*
  * log Phi(x) for x <= 0, accurate far into the tail: erfc underflows below
  * x ~ -38, where the asymptotic series of Mills' ratio takes over.

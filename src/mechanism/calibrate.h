@@ -22,6 +22,14 @@ extern double gaussian_sigma(double epsilon, double delta, double l2_sens);
  */
 extern double zcdp_sigma(double rho, double l2_sens);
 
+/*
+ * The variance of the noise on each strategy answer, as a release calibrates it: Laplace for
+ * L1 sensitivity l1_sens and epsilon, else Gaussian for rho-zCDP (rho > 0) or for
+ * (epsilon, delta)-DP, for L2 sensitivity l2_sens.
+ */
+extern double calibrated_variance(bool laplace, double l1_sens, double l2_sens, double epsilon,
+								  double delta, double rho);
+
 /* the delta of that condition for a given sigma (exposed for tests and reports) */
 extern double gaussian_delta(double epsilon, double sigma, double l2_sens);
 

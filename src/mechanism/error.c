@@ -61,11 +61,6 @@ profile_terms(const Mat *w, const Svd *a_svd)
 double
 noise_variance(const Mat *a, double epsilon, double delta, double sens_scale)
 {
-	if (delta == 0.0)
-		return laplace_variance(sens_scale * mat_max_col_norm(a, 1), epsilon);
-	{
-		double		sigma = gaussian_sigma(epsilon, delta, sens_scale * mat_max_col_norm(a, 2));
-
-		return sigma * sigma;
-	}
+	return calibrated_variance(delta == 0.0, sens_scale * mat_max_col_norm(a, 1),
+							   sens_scale * mat_max_col_norm(a, 2), epsilon, delta, 0.0);
 }
