@@ -22,14 +22,14 @@ SELECT dpm.create_domain('age_sex', 'people',
 SELECT dpm.create_workload('pyramid', 'age_sex', 'Identity(age_band) * Identity(sex) + AllRange(age_band) + Total(age_band)');
 CREATE TEMP TABLE a AS SELECT * FROM dpm.answer('pyramid', epsilon => 1, method => 'hierarchical');
 CREATE SCHEMA reporting;
-DROP ROLE IF EXISTS dpm_odbc_reporter;
-CREATE ROLE dpm_odbc_reporter LOGIN PASSWORD '$PASSWORD';
-GRANT USAGE ON SCHEMA reporting TO dpm_odbc_reporter;
-SELECT dpm.publish((SELECT max(id) FROM dpm.releases), 'reporting.population', 'dpm_odbc_reporter');
+DROP ROLE IF EXISTS regress_odbc_reporter;
+CREATE ROLE regress_odbc_reporter LOGIN PASSWORD '$PASSWORD';
+GRANT USAGE ON SCHEMA reporting TO regress_odbc_reporter;
+SELECT dpm.publish((SELECT max(id) FROM dpm.releases), 'reporting.population', 'regress_odbc_reporter');
 SQL
 
 status=0
-DPM_ODBC_CONN="DRIVER={PostgreSQL Unicode};SERVER=${PGHOST:-localhost};PORT=${PGPORT:-5432};DATABASE=$DB;UID=dpm_odbc_reporter;PWD=$PASSWORD" \
+DPM_ODBC_CONN="DRIVER={PostgreSQL Unicode};SERVER=${PGHOST:-localhost};PORT=${PGPORT:-5432};DATABASE=$DB;UID=regress_odbc_reporter;PWD=$PASSWORD" \
 /usr/bin/python3 - <<'PY' || status=$?
 import os, sys
 import pyodbc
@@ -92,5 +92,5 @@ print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
 PY
 
-psql -X -q -d postgres -c "DROP DATABASE $DB" -c "DROP ROLE dpm_odbc_reporter" || true
+psql -X -q -d postgres -c "DROP DATABASE $DB" -c "DROP ROLE regress_odbc_reporter" || true
 exit $status

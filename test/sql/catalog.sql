@@ -153,8 +153,8 @@ SELECT query, abs(stderr - 3 * sqrt(2) / 0.5) < 1e-6 * stderr AS laplace_stderr_
 SELECT model, epsilon_spent, delta_spent, delta_remaining FROM dpm.budget('cat_visits');
 
 -- an analyst needs no privilege on the source, and cannot register, define domains or read true answers
-CREATE ROLE cat_analyst IN ROLE dpm_analyst;
-SET ROLE cat_analyst;
+CREATE ROLE regress_cat_analyst IN ROLE dpm_analyst;
+SET ROLE regress_cat_analyst;
 SELECT count(*) FROM cat_people;
 SELECT count(*) FROM dpm.answer('cat_kinds', epsilon => 0.01);
 SELECT dpm.register_source('cat_people', epsilon => 100);
@@ -163,4 +163,4 @@ SELECT * FROM dpm.exact_answers('cat_total');
 INSERT INTO dpm.ledger (source_id, epsilon, delta) VALUES (1, -5, 0);
 DELETE FROM dpm.ledger;
 RESET ROLE;
-DROP ROLE cat_analyst;
+DROP ROLE regress_cat_analyst;

@@ -86,12 +86,12 @@ SELECT regexp_replace(args, 'strategy => [0-9]+', 'strategy => (of ex_zw)') AS a
 SELECT (SELECT count(*) FROM dpm.releases) - :rel0 AS new_releases, (SELECT count(*) FROM dpm.ledger) - :led0 AS new_charges;
 
 -- an analyst may look before spending, with no privilege on the table
-CREATE ROLE ex_analyst IN ROLE dpm_analyst;
-SET ROLE ex_analyst;
+CREATE ROLE regress_ex_analyst IN ROLE dpm_analyst;
+SET ROLE regress_ex_analyst;
 SELECT strategy_method, charge_epsilon, epsilon_remaining FROM dpm.explain('ex_w', epsilon => 1, method => 'identity');
 SELECT count(*) FROM ex_people;
 RESET ROLE;
-DROP ROLE ex_analyst;
+DROP ROLE regress_ex_analyst;
 
 -- A stored dense strategy keeps its pseudo-inverse and each query's profile term, so a release
 -- does not factor A again: the cache reconstructs as least squares does and gives the closed-form

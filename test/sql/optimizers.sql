@@ -164,8 +164,8 @@ SELECT dpm.register_source('opt_t', epsilon => 1);
 SELECT dpm.create_domain('opt_k', 'opt_t', '[{"name": "k", "values": [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}]') > 0 AS domain;
 SELECT dpm.create_workload('opt_prefix', 'opt_k', 'Prefix(k)') > 0 AS prefix;
 SELECT dpm.create_workload('opt_low', 'opt_k', 'Total(k) + Ranges(k, ''0'':''7'')') > 0 AS low_rank;
-CREATE ROLE opt_analyst IN ROLE dpm_analyst;
-SET ROLE opt_analyst;
+CREATE ROLE regress_opt_analyst IN ROLE dpm_analyst;
+SET ROLE regress_opt_analyst;
 SELECT method, sensitivity > 0 AS sensitivity, ratio_to_bound >= 1 - 1e-9 AS above_bound,
        abs(rms_error - sqrt(total_error / 16)) < 1e-9 * rms_error AS rms,
        max_error <= total_error AND max_error * 16 >= total_error AS max_error,
@@ -182,7 +182,7 @@ SELECT c.method, abs(c.total_error - sq.total) < 1e-6 * sq.total AS total_as_com
 SELECT (SELECT method FROM dpm.strategies WHERE id = dpm.optimize('opt_low'))
        = (SELECT method FROM dpm.compare_strategies('opt_low') ORDER BY total_error LIMIT 1) AS auto_is_best;
 RESET ROLE;
-DROP ROLE opt_analyst;
+DROP ROLE regress_opt_analyst;
 
 -- The bounds stored with strategies (dpm.strategies.lower_bound, on Delta_2^2 profile_trace over
 -- all strategies) are proven ones: on every workload of these tests, weighted or not, no stored

@@ -10,16 +10,16 @@ SELECT dpm.create_workload('pub_w', 'pub_dom', 'Prefix(kind) * Identity(sex) + T
 CREATE TEMP TABLE pub_a AS SELECT * FROM dpm.answer('pub_w', epsilon => 1, method => 'identity');
 SELECT max(id) AS rel1 FROM dpm.releases \gset
 CREATE SCHEMA pub_reports;
-CREATE ROLE pub_reader;
-GRANT USAGE ON SCHEMA pub_reports TO pub_reader;
-SELECT dpm.publish(:rel1, 'pub_reports.kinds', 'pub_reader');
+CREATE ROLE regress_pub_reader;
+GRANT USAGE ON SCHEMA pub_reports TO regress_pub_reader;
+SELECT dpm.publish(:rel1, 'pub_reports.kinds', 'regress_pub_reader');
 SELECT query, label, kind, kind_from, kind_to, sex, sex_from, sex_to FROM pub_reports.kinds ORDER BY query;
 -- the view shows the stored release exactly
 SELECT bool_and(v.answer = a.answer AND v.stderr = a.stderr AND v.ci_low = a.ci_low AND v.ci_high = a.ci_high
                 AND v.release_id = :rel1) AS same_as_release
   FROM pub_reports.kinds v JOIN pub_a a USING (query);
 -- the reader sees the view and nothing else
-SET ROLE pub_reader;
+SET ROLE regress_pub_reader;
 SELECT count(*) AS rows FROM pub_reports.kinds WHERE sex = 'F';
 SELECT count(*) FROM dpm.release_answers;
 SELECT * FROM dpm.release(:rel1);
@@ -45,17 +45,17 @@ SELECT dpm.create_domain('pub_dom3', 'pub_people', '[{"name": "answer", "column"
 SELECT dpm.create_workload('pub_w3', 'pub_dom3', 'Identity(answer)');
 CREATE TEMP TABLE pub_d AS SELECT * FROM dpm.answer('pub_w3', epsilon => 1, method => 'identity');
 SELECT dpm.publish((SELECT max(id) FROM dpm.releases), 'pub_reports.clash');
-CREATE ROLE pub_custodian IN ROLE dpm_admin;
-GRANT SELECT ON pub_people TO pub_custodian;
-SET ROLE pub_custodian;
+CREATE ROLE regress_pub_custodian IN ROLE dpm_admin;
+GRANT SELECT ON pub_people TO regress_pub_custodian;
+SET ROLE regress_pub_custodian;
 SELECT dpm.publish(:rel1, 'pub_reports.mine');
 SELECT dpm.unpublish('pub_reports.kinds');
 RESET ROLE;
 SELECT dpm.unpublish('pub_reports.never');
 SELECT dpm.unpublish('pub_reports.kinds');
 SELECT to_regclass('pub_reports.kinds') AS dropped, (SELECT count(*) FROM dpm.publications) AS publications;
-REVOKE SELECT ON pub_people FROM pub_custodian;
-DROP ROLE pub_custodian;
-REVOKE USAGE ON SCHEMA pub_reports FROM pub_reader;
-DROP ROLE pub_reader;
+REVOKE SELECT ON pub_people FROM regress_pub_custodian;
+DROP ROLE regress_pub_custodian;
+REVOKE USAGE ON SCHEMA pub_reports FROM regress_pub_reader;
+DROP ROLE regress_pub_reader;
 RESET client_min_messages;

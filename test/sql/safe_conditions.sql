@@ -4,8 +4,8 @@
 -- dpm.create_domain and again before every charge.
 SET client_min_messages = warning;
 \set VERBOSITY terse
-CREATE ROLE sc_custodian IN ROLE dpm_admin;
-CREATE ROLE sc_analyst IN ROLE dpm_analyst;
+CREATE ROLE regress_sc_custodian IN ROLE dpm_admin;
+CREATE ROLE regress_sc_analyst IN ROLE dpm_analyst;
 
 -- The review's reproducer: two tables that differ in one row.  The condition divides by zero on
 -- the row with age 77, which only td has: it is refused for both, before any release.
@@ -15,8 +15,8 @@ CREATE TABLE sc_tc AS SELECT i AS id, i % 50 AS age, (i % 7)::text AS code, (i %
   FROM generate_series(1, 1000) i;
 CREATE TABLE sc_td AS SELECT * FROM sc_tc;
 UPDATE sc_td SET age = 77, code = 'x' WHERE id = 1;
-GRANT SELECT ON sc_tc, sc_td TO sc_custodian;
-SET ROLE sc_custodian;
+GRANT SELECT ON sc_tc, sc_td TO regress_sc_custodian;
+SET ROLE regress_sc_custodian;
 SELECT dpm.register_source('sc_tc', epsilon => 10) IS NOT NULL AS registered;
 SELECT dpm.register_source('sc_td', epsilon => 10) IS NOT NULL AS registered;
 SELECT dpm.create_domain('sc_dc', 'sc_tc', '[{"name": "a", "column": "age", "bins": [{"label": "x", "condition": "100/(age-77) > -1000"}]}]');
@@ -52,7 +52,7 @@ SELECT dpm.create_domain('sc_ok', 'sc_td', '[
 -- the same condition behaves the same on both tables: both release
 SELECT dpm.create_domain('sc_sa', 'sc_tc', '[{"name": "a", "column": "age", "bins": [{"label": "x", "condition": "age <> 77 AND age > 10"}, {"label": "y", "condition": "true"}]}]') AS cells;
 SELECT dpm.create_domain('sc_sb', 'sc_td', '[{"name": "a", "column": "age", "bins": [{"label": "x", "condition": "age <> 77 AND age > 10"}, {"label": "y", "condition": "true"}]}]') AS cells;
-SET ROLE sc_analyst;
+SET ROLE regress_sc_analyst;
 SELECT dpm.create_workload('sc_wa', 'sc_sa', 'Identity(a)'), dpm.create_workload('sc_wb', 'sc_sb', 'Identity(a)');
 SELECT dpm.create_workload('sc_wok', 'sc_ok', 'Marginal(a, st) + Total(s)');
 SELECT count(*) AS answers FROM dpm.answer('sc_wa', epsilon => 0.001);
@@ -65,37 +65,37 @@ RESET ROLE;
 -- a view's own query is evaluated on every row too: a view that can fail is refused
 CREATE VIEW sc_view AS SELECT id, age FROM sc_td WHERE 100 / (age - 77) > -1000;
 CREATE VIEW sc_goodview AS SELECT id, age, code FROM sc_td WHERE age > 3;
-GRANT SELECT ON sc_view, sc_goodview TO sc_custodian;
-SET ROLE sc_custodian;
+GRANT SELECT ON sc_view, sc_goodview TO regress_sc_custodian;
+SET ROLE regress_sc_custodian;
 SELECT dpm.register_source('sc_view', epsilon => 1) IS NOT NULL AS registered;
 SELECT dpm.create_domain('sc_v', 'sc_view', '[{"name": "age", "values": [1, 2]}]');
 SELECT dpm.register_source('sc_goodview', epsilon => 1) IS NOT NULL AS registered;
 SELECT dpm.create_domain('sc_gv', 'sc_goodview', '[{"name": "age", "bins": {"min": 0, "max": 50, "width": 10}}]') AS cells;
-SET ROLE sc_analyst;
+SET ROLE regress_sc_analyst;
 SELECT dpm.create_workload('sc_wgv', 'sc_gv', 'Prefix(age)');
 SELECT dpm.budget('sc_goodview') AS before \gset
 -- the view is replaced by one that can fail: the next release is refused before its charge
 RESET ROLE;
 CREATE OR REPLACE VIEW sc_goodview AS SELECT id, age, code FROM sc_td WHERE age > 3 AND code::int >= 0;
-SET ROLE sc_analyst;
+SET ROLE regress_sc_analyst;
 SELECT count(*) FROM dpm.answer('sc_wgv', epsilon => 0.1);
 SELECT (dpm.budget('sc_goodview')).epsilon_spent = 0 AS nothing_charged;
 SELECT count(*) FROM dpm.explain('sc_wgv', epsilon => 0.1);
 RESET ROLE;
 CREATE OR REPLACE VIEW sc_goodview AS SELECT id, age, code FROM sc_td WHERE age > 3;
-SET ROLE sc_analyst;
+SET ROLE regress_sc_analyst;
 SELECT count(*) AS answers FROM dpm.answer('sc_wgv', epsilon => 0.1);
 RESET ROLE;
 
 -- row-level security policies that apply to the scanning custodian are checked the same way
 ALTER TABLE sc_tc ENABLE ROW LEVEL SECURITY;
-CREATE POLICY sc_fragile ON sc_tc FOR SELECT TO sc_custodian USING (100 / (age - 77) > -1000);
-SET ROLE sc_analyst;
+CREATE POLICY sc_fragile ON sc_tc FOR SELECT TO regress_sc_custodian USING (100 / (age - 77) > -1000);
+SET ROLE regress_sc_analyst;
 SELECT count(*) FROM dpm.answer('sc_wa', epsilon => 0.001);
 RESET ROLE;
 DROP POLICY sc_fragile ON sc_tc;
-CREATE POLICY sc_fine ON sc_tc FOR SELECT TO sc_custodian USING (age >= 0);
-SET ROLE sc_analyst;
+CREATE POLICY sc_fine ON sc_tc FOR SELECT TO regress_sc_custodian USING (age >= 0);
+SET ROLE regress_sc_analyst;
 SELECT count(*) AS answers FROM dpm.answer('sc_wa', epsilon => 0.001);
 RESET ROLE;
 SELECT s.relation, count(l.*) AS charges FROM dpm.sources s LEFT JOIN dpm.ledger l ON l.source_id = s.id
@@ -106,4 +106,4 @@ DELETE FROM dpm.releases WHERE source_id IN (SELECT id FROM dpm.sources WHERE re
 DELETE FROM dpm.sources WHERE relation::text LIKE 'sc\_%';
 DROP VIEW sc_view, sc_goodview;
 DROP TABLE sc_tc, sc_td;
-DROP ROLE sc_custodian, sc_analyst;
+DROP ROLE regress_sc_custodian, regress_sc_analyst;

@@ -6,16 +6,16 @@ CREATE TABLE sec_people AS
   SELECT g AS id, g % 100 AS age, CASE WHEN g % 2 = 0 THEN 'F' ELSE 'M' END AS sex
     FROM generate_series(1, 2000) g;
 CREATE TABLE sec_hidden AS SELECT 42 AS secret;
-CREATE ROLE sec_custodian IN ROLE dpm_admin;
-CREATE ROLE sec_custodian2 IN ROLE dpm_admin;   -- a custodian without SELECT on the table
-CREATE ROLE sec_alice IN ROLE dpm_analyst;
-CREATE ROLE sec_bob IN ROLE dpm_analyst;
-CREATE ROLE sec_nobody;
-GRANT SELECT ON sec_people TO sec_custodian;
-CREATE SCHEMA sec_evil AUTHORIZATION sec_alice;
+CREATE ROLE regress_sec_custodian IN ROLE dpm_admin;
+CREATE ROLE regress_sec_custodian2 IN ROLE dpm_admin;   -- a custodian without SELECT on the table
+CREATE ROLE regress_sec_alice IN ROLE dpm_analyst;
+CREATE ROLE regress_sec_bob IN ROLE dpm_analyst;
+CREATE ROLE regress_sec_nobody;
+GRANT SELECT ON sec_people TO regress_sec_custodian;
+CREATE SCHEMA sec_evil AUTHORIZATION regress_sec_alice;
 
 -- the custodian registers the table and defines the cells
-SET ROLE sec_custodian;
+SET ROLE regress_sec_custodian;
 SELECT dpm.register_source('sec_people', epsilon => 1);
 SELECT dpm.create_domain('sec_age', 'sec_people',
   '[{"name": "age", "bins": {"min": 0, "max": 100, "width": 25}},
@@ -28,7 +28,7 @@ SELECT d.name, d.created_by FROM dpm.domains d JOIN dpm.sources s ON s.id = d.so
  WHERE s.relation = 'sec_people'::regclass;
 
 -- a custodian may only protect, describe and read tables it can read itself
-SET ROLE sec_custodian2;
+SET ROLE regress_sec_custodian2;
 SELECT dpm.register_source('sec_hidden', epsilon => 1);
 SELECT dpm.create_domain('sec_age2', 'sec_people', '[{"name": "age", "values": [1]}]');
 SELECT dpm.set_budget('sec_people', epsilon => 100);
@@ -36,7 +36,7 @@ SELECT dpm.create_workload('sec_c2_total', 'sec_age', 'Total(age)');
 SELECT * FROM dpm.exact_answers('sec_c2_total');
 
 -- the analyst: no access to the data, only charged releases
-SET ROLE sec_alice;
+SET ROLE regress_sec_alice;
 SELECT count(*) FROM sec_people;
 SELECT * FROM dpm.exact_answers('sec_c2_total');
 SELECT dpm.register_source('sec_hidden', epsilon => 1000);
@@ -54,24 +54,24 @@ ROLLBACK;
 SELECT count(*) FROM dpm.answer('sec_alice_w', epsilon => 0.1) WHERE 1 / (query - query) = 0;
 SELECT epsilon_spent, epsilon_remaining FROM dpm.budget('sec_people');
 -- write the catalog directly
-INSERT INTO dpm.ledger (source_id, epsilon, charged_by) VALUES (1, -5, 'sec_alice');
+INSERT INTO dpm.ledger (source_id, epsilon, charged_by) VALUES (1, -5, 'regress_sec_alice');
 UPDATE dpm.ledger SET epsilon = 0;
 DELETE FROM dpm.ledger;
 UPDATE dpm.sources SET budget_epsilon = 1000;
-INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, released_by) VALUES (1, 1, 1, 'laplace', 0, 'sec_bob');
+INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, released_by) VALUES (1, 1, 1, 'laplace', 0, 'regress_sec_bob');
 DELETE FROM dpm.release_answers;
 UPDATE dpm.domains SET cell_expr = '(SELECT secret FROM public.sec_hidden)';
 -- call the internals that run as the extension owner
-SELECT dpm_internal.exec_as('sec_alice', 'SELECT ARRAY[secret::float8] FROM public.sec_hidden');
-SELECT dpm_internal.release_charge('sec_bob', '{"workload": "sec_alice_w", "epsilon": 0.01}');
+SELECT dpm_internal.exec_as('regress_sec_alice', 'SELECT ARRAY[secret::float8] FROM public.sec_hidden');
+SELECT dpm_internal.release_charge('regress_sec_bob', '{"workload": "sec_alice_w", "epsilon": 0.01}');
 SELECT dpm_internal.release_fill(1);
-SELECT dpm_internal.frequency_vector(s, d, 'sec_alice', false) FROM dpm.sources s, dpm.domains d;
+SELECT dpm_internal.frequency_vector(s, d, 'regress_sec_alice', false) FROM dpm.sources s, dpm.domains d;
 SELECT dpm_internal.check_can_read('sec_hidden');
 -- nor the queue of the release workers, nor any other internal function (schema dpm_internal)
 SELECT dpm_internal.run_release('{"workload_id": 1, "epsilon": 0.01}', '{}');
 SELECT count(*) > 40 AS internal_functions,
-       count(*) FILTER (WHERE has_function_privilege('sec_alice', p.oid, 'EXECUTE')) AS executable_by_analysts,
-       has_schema_privilege('sec_alice', 'dpm_internal', 'USAGE') AS analysts_see_internals
+       count(*) FILTER (WHERE has_function_privilege('regress_sec_alice', p.oid, 'EXECUTE')) AS executable_by_analysts,
+       has_schema_privilege('regress_sec_alice', 'dpm_internal', 'USAGE') AS analysts_see_internals
   FROM pg_proc p WHERE p.pronamespace = 'dpm_internal'::regnamespace;
 -- lift a limit, or slow a release down
 SET dpm.max_matrix_mb = 100000;
@@ -105,7 +105,7 @@ SELECT (SELECT array_agg(answer ORDER BY query) FROM dpm.release(:alice_release)
 SELECT epsilon_spent FROM dpm.budget('sec_people');
 
 -- another analyst sees none of hers
-SET ROLE sec_bob;
+SET ROLE regress_sec_bob;
 SELECT count(*) FROM dpm.releases;
 SELECT count(*) FROM dpm.release_answers;
 SELECT count(*) FROM dpm.ledger;
@@ -116,11 +116,11 @@ DO $$ BEGIN PERFORM * FROM dpm.release(current_setting('sec.alice_release')::big
 SELECT count(*) FROM dpm.answer('sec_alice_w', epsilon => 0.05);
 SELECT count(*), min(released_by::text) FROM dpm.releases;
 -- and she sees none of his
-SET ROLE sec_alice;
+SET ROLE regress_sec_alice;
 SELECT count(*), min(released_by::text) FROM dpm.releases;
 
 -- a role outside dpmatrix has only the pure functions
-SET ROLE sec_nobody;
+SET ROLE regress_sec_nobody;
 SELECT count(*) FROM dpm.releases;
 SELECT * FROM dpm.budget('sec_people');
 SELECT * FROM dpm.answer('sec_alice_w', epsilon => 0.01);
@@ -130,21 +130,21 @@ SELECT dpm.sensitivity('{{1,1},{0,1}}');
 -- when the domain is created, since a release reads the data after its charge and its outcome
 -- must not depend on the rows (test/sql/safe_conditions.sql has the rest)
 RESET ROLE;
-SET ROLE sec_custodian;
+SET ROLE regress_sec_custodian;
 SELECT dpm.create_domain('sec_fragile', 'sec_people',
   '[{"name": "age", "bins": [{"label": "x", "condition": "1 / (age - 50) > 0"}, {"label": "y", "condition": "true"}]}]');
 
 -- a domain whose creator lost the right to read the source is refused before any charge
 RESET ROLE;
-REVOKE SELECT ON sec_people FROM sec_custodian;
-SET ROLE sec_alice;
+REVOKE SELECT ON sec_people FROM regress_sec_custodian;
+SET ROLE regress_sec_alice;
 SELECT count(*) FROM dpm.answer('sec_alice_w', epsilon => 0.01);
 RESET ROLE;
-GRANT SELECT ON sec_people TO sec_custodian;
+GRANT SELECT ON sec_people TO regress_sec_custodian;
 
 -- the custodian sees every release, and the ledger holds exactly the legitimate charges:
 -- alice 0.3 + 0.1 (rolled back) + 0.1 (failed later) + 0.01 (search_path), bob 0.05
-SET ROLE sec_custodian;
+SET ROLE regress_sec_custodian;
 SELECT id AS sec_source FROM dpm.sources WHERE relation = 'sec_people'::regclass \gset
 SELECT released_by, count(*), sum(epsilon) FROM dpm.releases WHERE source_id = :sec_source GROUP BY 1 ORDER BY 1;
 SELECT count(*) AS charges, sum(epsilon) AS spent,
@@ -158,4 +158,4 @@ DELETE FROM dpm.releases WHERE source_id = :sec_source;
 DELETE FROM dpm.sources WHERE id = :sec_source;
 DROP SCHEMA sec_evil CASCADE;
 DROP TABLE sec_people, sec_hidden;
-DROP ROLE sec_custodian, sec_custodian2, sec_alice, sec_bob, sec_nobody;
+DROP ROLE regress_sec_custodian, regress_sec_custodian2, regress_sec_alice, regress_sec_bob, regress_sec_nobody;
