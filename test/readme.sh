@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# readme.sh -- every example of the README runs as written: each ```sql block, in order, in one
-# fresh database (each block in its own psql session, stopping at its first error), as a
-# superuser in this test cluster.  Also checks that doc/reference.md documents every public
+# readme.sh -- every example of the README runs as written and prints what it should: each ```sql
+# block, in order, in one fresh database (each block in its own psql session, stopping at its
+# first error), as a superuser in this test cluster; their output (noisy results reduced to their
+# header and row count) against test/expected/readme.out.  Also checks that doc/reference.md documents every public
 # function of the installed extension.  Prints "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,10 +19,33 @@ awk -v dir="$blocks" '
 	inside { print > f }
 ' README.md
 
+# What a statement prints that differs at every run (noisy answers, simulated intervals, timings,
+# pids): only the header and the row count of its result are compared.  Everywhere: psql's file
+# prefix goes, spaces are collapsed and table rules dropped (column widths follow the values), and
+# decimals are compared to 9 significant digits (the last ones depend on the BLAS's kernels).
+NOISY='dpm\.(answer|mechanism|noise|progress|explain)|optimize_ms|reporting\.population'
+mask() {
+	perl -ne '
+		BEGIN { $noisy = qr/$ENV{NOISY}/ }
+		s/^psql:[^:]*:[0-9]+: //;
+		$masked = 1 if /$noisy/;
+		if (/^-+(\+-+)*$/) { $skipping = $masked; next }
+		if ($skipping) {
+			next unless /^\([0-9]+ rows?\)$/;
+			print "(rows not compared)\n";
+			$skipping = $masked = 0;
+		}
+		s/(-?[0-9]+\.[0-9]{9,})/sprintf("%.9g", $1)/ge;
+		s/ +/ /g; s/^ | $//g;
+		print;'
+}
+export NOISY
+
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null
+got=$(mktemp -t dpmatrix-readme-out.XXXXXX)
 for f in "$blocks"/*.sql; do
 	where=$(head -n 1 "$f" | sed 's/^-- //')
-	if out=$(psql -X -q -v ON_ERROR_STOP=1 -d "$DB" -f "$f" 2>&1); then
+	if out=$(psql -X -q -a -v ON_ERROR_STOP=1 -d "$DB" -f "$f" 2>&1); then
 		check "README block at $where" 1
 	else
 		check "README block at $where" 0
@@ -29,7 +53,18 @@ for f in "$blocks"/*.sql; do
 		echo "    --"
 		grep -E 'ERROR|FATAL' <<<"$out" | head -n 5 | sed 's/^/    /'
 	fi
+	mask <<<"$out" >>"$got"
 done
+# and what the blocks print is what test/expected/readme.out says (a README change that changes
+# an output: check the new output, then copy it there; DPM_README_ACCEPT=1 does the copy)
+if [ "${DPM_README_ACCEPT:-0}" = 1 ]; then cp "$got" test/expected/readme.out; fi
+if diff -u test/expected/readme.out "$got" >"$got.diff"; then
+	check "the README blocks print what test/expected/readme.out says" 1
+else
+	check "the README blocks print what test/expected/readme.out says" 0
+	head -n 60 "$got.diff" | sed 's/^/    /'
+fi
+rm -f "$got" "$got.diff"
 
 # doc/reference.md documents exactly the functions, tables and views of schema dpm (the rest is in
 # dpm_internal)
