@@ -21,6 +21,10 @@ REGRESS = $(patsubst test/sql/%.sql,%,$(TESTS))
 REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
 # no progress NOTICEs in the expected files: when they appear depends on the machine's speed
 export PGOPTIONS = -c dpm.progress_interval=0
+# TAP tests (PostgreSQL::Test::Cluster), each on clusters of its own, for what pg_regress cannot do:
+# crashes, restarts, shared_preload_libraries, settings changed with a reload, dump and restore
+TAP_TESTS = 1
+PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src -std=gnu11 -Wall -Wmissing-prototypes

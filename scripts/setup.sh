@@ -14,6 +14,7 @@ PACKAGES=(
 	libopenblas-dev                     # BLAS and LAPACK
 	liblbfgsb-dev                       # L-BFGS-B: the quasi-Newton loop of the HDMM strategies
 	odbc-postgresql unixodbc python3-pyodbc  # test/odbc.sh: a release read the way BI tools read it
+	libipc-run-perl                     # IPC::Run, for PostgreSQL::Test::Cluster: the TAP tests (test/t)
 )
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

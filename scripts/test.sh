@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # test.sh -- the whole test suite: scripts/setup.sh (packages, build, install), then on one
-# throw-away PostgreSQL 15 cluster (pg_virtualenv) the pg_regress suite (make installcheck:
-# test/sql/*.sql against test/expected/*.out) and every extra test script test/*.sh.
-# Prints the regression diffs on failure and ends with one line "N passed, N failed";
-# exits non-zero if anything failed or if no test ran.
+# throw-away PostgreSQL 15 cluster (pg_virtualenv) the pg_regress suite (test/sql/*.sql against
+# test/expected/*.out), the isolation specs (the Makefile's ISOLATION, if any) and every extra
+# test script test/*.sh; then the TAP tests (test/t/*.pl, PostgreSQL::Test::Cluster), which make
+# clusters of their own.  Prints the regression diffs and the logs of failed TAP tests, and ends
+# with one line "N passed, N failed" (a pg_regress or isolation test counts once, a TAP test once
+# per assertion); exits non-zero if anything failed or if no test ran.
 #
 # Adding an extra test: write test/NAME.sh (executable, or it is run with bash). It runs from the
 # top directory with the libpq variables (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE) and
 # PG_CONFIG set for the cluster, where dpmatrix is installed but no database has the extension
 # yet. Exit status 0 is a pass. A script that makes several checks may print its own
 # "N passed, N failed" line; its last such line then counts instead of one pass or failure.
+# A test that must crash or restart a server, change its settings or use a second cluster is a
+# TAP test instead: test/t/NNN_NAME.pl, with the helpers of test/perl/DpmatrixTest.pm.
 # Each step is stopped after DPM_TEST_TIMEOUT seconds (default 1200).
 # As root, pg_virtualenv runs the server as the postgres user, which may not be able to read this
 # tree (a clone under /root): tests must not make the server read files from it (COPY FROM a
 # file, pg_read_file); psql reads the test files itself, so pg_regress's own files are fine.
+# initdb refuses to run as root, so as root the TAP tests run as postgres, in a copy of the
+# Makefile and test/ in a temporary directory.
 set -uo pipefail
 
 PGVERSION=15
@@ -23,31 +29,49 @@ SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]
 
 cd "$(dirname "$SELF")/.." || exit 1
 
-# Runs inside pg_virtualenv; writes "passed failed" to the file named by $1.
-in_cluster()
+# count_regress OUTPUT: "passed failed" from pg_regress or pg_isolation_regress output, one line
+# per test: "test NAME ... ok", or "     NAME ... ok" inside a parallel group
+count_regress()
 {
-	local tally=$1 passed=0 failed=0 rc out log t p f counts
-	out=$(mktemp -t dpmatrix-installcheck.XXXXXX)
+	echo "$(grep -cE '^(test | +)[^ ]+ +\.\.\. (ok|failed \(ignored\))' "$1")" \
+		"$(grep -cE '^(test | +)[^ ]+ +\.\.\. FAILED' "$1")"
+}
 
-	echo "== pg_regress: make installcheck =="
-	rm -f regression.diffs regression.out
-	timeout "$TIMEOUT" make installcheck PG_CONFIG="$PG_CONFIG" 2>&1 | tee "$out"
+# installcheck NAME DIFFS MAKE_ARGS...: one suite of make installcheck (the others switched off);
+# adds to passed and failed, prints DIFFS on failure
+installcheck()
+{
+	local name=$1 diffs=$2 out rc p f
+	shift 2
+	out=$(mktemp -t dpmatrix-installcheck.XXXXXX)
+	rm -f "$diffs"
+	timeout "$TIMEOUT" make installcheck PG_CONFIG="$PG_CONFIG" "$@" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
-	# one line per test: "test NAME ... ok", or "     NAME ... ok" inside a parallel group
-	p=$(grep -cE '^(test | +)[^ ]+ +\.\.\. (ok|failed \(ignored\))' "$out")
-	f=$(grep -cE '^(test | +)[^ ]+ +\.\.\. FAILED' "$out")
+	read -r p f <<<"$(count_regress "$out")"
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-		echo "make installcheck failed (exit status $rc) without a failed test: counted as one failure"
+		echo "$name: make installcheck failed (exit status $rc) without a failed test: counted as one failure"
 		f=1
 	fi
-	if [ -s regression.diffs ]; then
-		echo "== regression.diffs =="
-		head -n 5000 regression.diffs
-		[ "$(wc -l <regression.diffs)" -le 5000 ] || echo "... (cut at 5000 lines; the whole file is $PWD/regression.diffs)"
+	if [ -s "$diffs" ]; then
+		echo "== $diffs =="
+		head -n 5000 "$diffs"
+		[ "$(wc -l <"$diffs")" -le 5000 ] || echo "... (cut at 5000 lines; the whole file is $PWD/$diffs)"
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
 	rm -f "$out"
+}
+
+# Runs inside pg_virtualenv; writes "passed failed" to the file named by $1.
+in_cluster()
+{
+	local tally=$1 passed=0 failed=0 rc log t p f counts
+
+	echo "== pg_regress: make installcheck (REGRESS) =="
+	rm -f regression.out
+	installcheck pg_regress regression.diffs ISOLATION= TAP_TESTS=
+	echo "== isolation: make installcheck (ISOLATION) =="
+	installcheck isolation output_iso/regression.diffs REGRESS= TAP_TESTS=
 
 	shopt -s nullglob
 	for t in test/*.sh; do
@@ -95,6 +119,61 @@ if ! scripts/setup.sh; then
 	exit 1
 fi
 
+# tap: the TAP tests (make installcheck's prove part); adds to passed and failed.  Each assertion
+# counts, read from the test's log (tmp_check/log/regress_log_NAME, where every "ok N" and
+# "not ok N" line is copied, after a timestamp); a test file that failed without a failed assertion
+# (it died, ran a number of tests other than its plan, or exited non-zero) counts one failure.
+tap()
+{
+	local dir out rc t name log p f tp=0 tf=0 run=()
+	if [ "$(id -u)" = 0 ]; then
+		dir=$(mktemp -d -t dpmatrix-tap.XXXXXX)
+		cp -r Makefile test "$dir"/
+		chown -R postgres: "$dir"
+		run=(runuser -u postgres --)
+	else
+		dir=$PWD
+	fi
+	out=$(mktemp -t dpmatrix-prove.XXXXXX)
+	(cd "$dir" && timeout "$TIMEOUT" "${run[@]}" make installcheck PG_CONFIG="$PG_CONFIG" REGRESS= ISOLATION= \
+		PROVE_FLAGS=--timer </dev/null) 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	shopt -s nullglob
+	for t in test/t/*.pl; do
+		name=$(basename "$t" .pl)
+		log=$dir/tmp_check/log/regress_log_$name
+		if [ -f "$log" ]; then
+			p=$(grep -cE '^(\[[0-9:.]+\]\([0-9.]+s\) )?ok [0-9]+' "$log")
+			f=$(grep -cE '^(\[[0-9:.]+\]\([0-9.]+s\) )?not ok [0-9]+' "$log")
+			if [ "$f" = 0 ] && grep -qF "$t (Wstat: " "$out"; then f=1; fi
+		else
+			p=0 f=1
+		fi
+		if [ "$f" = 0 ]; then
+			echo "$t ... ok ($p passed)"
+		else
+			echo "$t ... FAILED ($p passed, $f failed); the end of its log $log:"
+			tail -n 300 "$log" 2>/dev/null | sed 's/^/    /'
+			for log in "$dir/tmp_check/log/${name}_"*.log; do
+				echo "  the end of the server log $log:"
+				tail -n 40 "$log" | sed 's/^/    /'
+			done
+		fi
+		tp=$((tp + p))
+		tf=$((tf + f))
+	done
+	if [ "$rc" != 0 ] && [ "$tf" = 0 ]; then
+		echo "TAP: make installcheck failed (exit status $rc) without a failed test: counted as one failure"
+		tf=1
+	fi
+	if [ "$dir" != "$PWD" ]; then
+		if [ "$tf" = 0 ]; then rm -rf "$dir"; else echo "TAP: the tests' files are kept in $dir"; fi
+	fi
+	rm -f "$out"
+	passed=$((passed + tp))
+	failed=$((failed + tf))
+}
+
 tally=$(mktemp -t dpmatrix-tally.XXXXXX)
 # -t: a private cluster under /tmp even as root, so parallel runs and existing clusters do not clash
 pg_virtualenv -t -v "$PGVERSION" -c "--locale=C.UTF-8 --encoding=UTF8" \
@@ -105,8 +184,11 @@ if ! read -r passed failed <"$tally" 2>/dev/null || [ -z "${failed:-}" ]; then
 fi
 rm -f "$tally"
 
+echo "== TAP: make installcheck (test/t/*.pl) =="
+tap
+
 if [ "$passed" = 0 ] && [ "$failed" = 0 ]; then
-	echo "test: no test ran (no test/sql/*.sql and no test/*.sh?)"
+	echo "test: no test ran (no test/sql/*.sql, test/t/*.pl or test/*.sh?)"
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,109 @@
+# The life of a resident release worker (src/release/worker.c), which needs server settings changed
+# with a reload: releases in a row are served by one worker, which reads a strategy's matrices
+# again when the catalog's copy changes; a terminated worker is replaced by the next release; an
+# idle worker leaves after dpm.release_worker_idle; with 0 none stays.  (What a release computes,
+# whichever worker serves it, is test/sql/release_worker.sql's.)
+use strict;
+use warnings;
+
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use DpmatrixTest;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $db = 'dpm_rw';
+my $node = dpm_node('release_worker', db => $db, conf => "dpm.release_worker_idle = '60s'");
+my $q = sub { $node->safe_psql($db, shift) };
+my $workers = "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'dpmatrix release' AND datname = '$db'";
+my $no_worker = "SELECT NOT EXISTS (SELECT FROM pg_stat_activity WHERE backend_type = 'dpmatrix release' AND datname = '$db')";
+my $worker_pids = "SELECT string_agg(pid::text, ' ') FROM pg_stat_activity WHERE backend_type = 'dpmatrix release' AND datname = '$db'";
+
+is($q->("LOAD 'dpmatrix'; SHOW dpm.release_worker_idle"), '1min', 'the server runs with dpm.release_worker_idle = 60s');
+
+$q->(q{
+SET client_min_messages = warning;
+CREATE TABLE rw_people AS SELECT g AS id, g % 64 AS v FROM generate_series(1, 3000) g;
+SELECT dpm.register_source('rw_people', epsilon => 1000);
+SELECT dpm.create_domain('rw_d', 'rw_people', '[{"name": "v", "bins": {"min": 0, "max": 64, "width": 1}}]');
+-- 200 random queries: incompressible, so the workload and its strategies are stored out of line
+-- (TOAST), which is what the worker keeps
+SELECT setseed(0.25);
+SELECT dpm.create_workload('rw_w', 'rw_d',
+         (SELECT array_agg(r ORDER BY i) FROM
+            (SELECT i, array_agg(round(random()::numeric, 4)::float8 ORDER BY j) AS r
+               FROM generate_series(1, 200) i, generate_series(1, 64) j GROUP BY i) q));
+-- the exact answers: the workload's matrix times the histogram (every v in 0 .. 63 occurs)
+CREATE TABLE rw_truth AS
+  SELECT i AS query, sum(w.matrix[i][h.v + 1] * h.c) AS truth
+    FROM dpm.workloads w, generate_series(1, 200) i,
+         (SELECT v, count(*)::float8 AS c FROM rw_people GROUP BY v) h
+   WHERE w.name = 'rw_w' GROUP BY i;
+CREATE TABLE rw_rel (k int, query int, answer float8, stderr float8);
+});
+my $s_eigen = $q->("SELECT dpm.optimize('rw_w', 'eigen')");
+my $s_w = $q->("SELECT dpm.optimize('rw_w', 'workload')");
+
+# release K with strategy S, its answers kept in rw_rel
+my $release = sub {
+	my ($k, $s) = @_;
+	$q->("INSERT INTO rw_rel SELECT $k, query, answer, stderr
+	        FROM dpm.answer('rw_w', epsilon => 10, strategy => $s, confidence => NULL)");
+};
+
+# --- releases in a row: one worker, which stays ---------------------------------------------------
+$release->(1, $s_eigen);
+my $worker = $q->($worker_pids);
+like($worker, qr/^\d+$/, 'after a release, one release worker stays');
+$release->(2, $s_eigen);
+is($q->($worker_pids), $worker, 'the next release is served by the same worker');
+
+# --- the catalog's copy of the strategy changes (by hand, as a superuser) --------------------------
+# The worker keeps the strategy's matrices; it must read them again.  The errors of the release are
+# then those dpm.explain computes in this backend from the new matrices, not the old ones.
+$q->("CREATE TABLE rw_exp AS SELECT query, stderr FROM dpm.explain_queries('rw_w', epsilon => 10, strategy => $s_eigen, confidence => NULL)");
+$q->("UPDATE dpm.strategies s SET matrix = o.matrix, pinv = o.pinv, profile = o.profile
+        FROM dpm.strategies o WHERE s.id = $s_eigen AND o.id = $s_w");
+$q->("CREATE TABLE rw_exp2 AS SELECT query, stderr FROM dpm.explain_queries('rw_w', epsilon => 10, strategy => $s_eigen, confidence => NULL)");
+$release->(3, $s_eigen);
+is($q->($worker_pids), $worker, 'the release after the change is served by the same worker');
+is( $q->(
+		"SELECT count(*) || ' ' || bool_and(abs(r.stderr - e2.stderr) <= 1e-9 * e2.stderr)
+		     || ' ' || (max(abs(e2.stderr - e.stderr) / e.stderr) > 0.01)
+		   FROM rw_rel r JOIN rw_exp2 e2 USING (query) JOIN rw_exp e USING (query) WHERE r.k = 3"),
+	'200 true true',
+	'its errors are the new matrices\', which differ from the old ones');
+# every answer within 12 standard errors of the truth: a sum of independent Laplace draws exceeds
+# that with probability below exp(-12 sqrt 2) = 4e-8, so below 1e-5 over this test's answers
+is( $q->(
+		"SELECT count(*) || ' ' || (max(abs(r.answer - t.truth) / r.stderr) < 12)
+		   FROM rw_rel r JOIN rw_truth t USING (query) WHERE r.k = 3"),
+	'200 true',
+	'and its answers are near the truth');
+
+# --- a terminated worker is replaced by the next release -------------------------------------------
+is($q->("SELECT pg_terminate_backend($worker, 5000)"), 't', 'the worker is terminated');
+is($q->($workers), '0', 'no worker is left');
+is($q->("SELECT count(*) FROM dpm.answer('rw_w', epsilon => 10, strategy => $s_w, confidence => NULL)"),
+	'200', 'the next release is answered');
+my $new_worker = $q->($worker_pids);
+ok($new_worker =~ /^\d+$/ && $new_worker ne $worker, "by a new worker ($new_worker, not $worker)");
+
+# --- an idle worker leaves -------------------------------------------------------------------------
+ok(set_server($node, 'dpm.release_worker_idle' => 100), 'dpm.release_worker_idle = 100ms, reloaded');
+ok($node->poll_query_until($db, $no_worker), 'the idle worker leaves');
+
+# --- none stays with dpm.release_worker_idle = 0 ---------------------------------------------------
+ok(set_server($node, 'dpm.release_worker_idle' => 0), 'dpm.release_worker_idle = 0, reloaded');
+is($q->("SELECT count(*) FROM dpm.answer('rw_w', epsilon => 10, strategy => $s_w, confidence => NULL)"),
+	'200', 'a release is answered');
+ok($node->poll_query_until($db, $no_worker), 'and its worker does not stay');
+is( $q->(
+		"SELECT count(*) || ' ' || bool_and(status = 'released')
+		   FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id WHERE w.name = 'rw_w'"),
+	'5 true',
+	'every release of the workload was released');
+
+$node->stop;
+done_testing();
