@@ -1,0 +1,77 @@
+# pg_dump of a database using dpmatrix restores into a fresh cluster with its catalog intact:
+# sources, domains, workloads, strategies, releases, answers, the ledger and a published view; the
+# budget left is the same, old releases replay, and new releases continue the sequences and are
+# charged on top of the restored ledger.
+use strict;
+use warnings;
+
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use DpmatrixTest;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $db = 'dpm_dump';
+$ENV{PGOPTIONS} = ($ENV{PGOPTIONS} // '') . ' -c client_min_messages=warning';
+my $old = dpm_node('dumped', db => $db);
+
+$old->safe_psql($db, q{
+CREATE TABLE people AS
+  SELECT g AS id, g % 50 AS age, CASE WHEN g % 3 = 0 THEN 'F' ELSE 'M' END AS sex FROM generate_series(1, 2000) g;
+SELECT dpm.register_source('people', epsilon => 4);
+SELECT dpm.create_domain('age_sex', 'people',
+  '[{"name": "age", "bins": {"min": 0, "max": 50, "width": 10}}, {"name": "sex", "values": ["F", "M"]}]');
+SELECT dpm.create_workload('ranges', 'age_sex', 'AllRange(age) * Identity(sex)');
+SELECT dpm.create_workload('cells', 'age_sex', ARRAY[[1,0,0,0,0,0,0,0,0,0], [0,1,0,0,0,0,0,0,0,0]]::float8[]);
+SELECT count(*) FROM dpm.answer('ranges', epsilon => 1, method => 'hierarchical');
+SELECT count(*) FROM dpm.answer('cells', epsilon => 0.5, method => 'identity');
+CREATE SCHEMA reporting;
+SELECT dpm.publish(1, 'reporting.ranges');
+});
+
+# what must survive a dump and restore: one line "name|..." each
+my @snapshot = (
+	"SELECT 'sources', count(*), md5(string_agg(format('%s %s %s %s', relation, model, budget_epsilon, max_contributions), ';' ORDER BY id)) FROM dpm.sources",
+	"SELECT 'domains', count(*), md5(string_agg(format('%s %s %s', name, cell_expr, bin_labels), ';' ORDER BY id)) FROM dpm.domains",
+	"SELECT 'workloads', count(*), md5(string_agg(format('%s %s %s %s', name, spec, matrix, spans), ';' ORDER BY id)) FROM dpm.workloads",
+	"SELECT 'strategies', count(*), md5(string_agg(format('%s %s %s', method, matrix, profile_trace), ';' ORDER BY id)) FROM dpm.strategies",
+	"SELECT 'releases', count(*), md5(string_agg(format('%s %s %s %s %s', id, status, epsilon, released_by, confidence), ';' ORDER BY id)) FROM dpm.releases",
+	"SELECT 'answers', count(*), md5(string_agg(format('%s %s %s %s %s', release_id, query, answer, stderr, ci_low), ';' ORDER BY release_id, query)) FROM dpm.release_answers",
+	"SELECT 'ledger', count(*), md5(string_agg(format('%s %s %s', release_id, epsilon, charged_by), ';' ORDER BY id)) FROM dpm.ledger",
+	"SELECT 'budget', epsilon_spent, epsilon_remaining FROM dpm.budget('people')",
+	"SELECT 'publications', count(*), md5(string_agg(format('%s %s', view_name, release_id), ';')) FROM dpm.publications",
+	"SELECT 'view', count(*), md5(string_agg(format('%s %s %s %s', query, age_from, sex, answer), ';' ORDER BY query)) FROM reporting.ranges",
+	"SELECT 'replay', count(*), md5(string_agg(format('%s %s', query, answer), ';' ORDER BY query)) FROM dpm.release(1)");
+my @before = map { $old->safe_psql($db, $_) } @snapshot;
+note "before the dump:\n", join("\n", @before);
+
+my $dir = PostgreSQL::Test::Utils::tempdir;
+# roles without passwords: the fresh cluster keeps its own superuser's
+$old->command_ok([ 'pg_dumpall', '-g', '--no-role-passwords', '-f', "$dir/globals.sql" ], 'pg_dumpall -g');
+$old->command_ok([ 'pg_dump', '-Fc', '-d', $db, '-f', "$dir/db.dump" ], 'pg_dump -Fc');
+$old->stop;
+
+my $new = dpm_node('restored');
+# roles first (the restoring superuser exists already: that one statement fails)
+$new->psql('postgres', slurp_file("$dir/globals.sql"), on_error_stop => 0);
+$new->safe_psql('postgres', "CREATE DATABASE $db");
+$new->command_ok([ 'pg_restore', '-d', $db, '--exit-on-error', "$dir/db.dump" ],
+	'the dump restores into a fresh cluster');
+
+foreach my $i (0 .. $#snapshot)
+{
+	my ($name) = split /\|/, $before[$i];
+	is($new->safe_psql($db, $snapshot[$i]), $before[$i], "$name intact after restore");
+}
+
+$new->safe_psql($db, "SELECT count(*) FROM dpm.answer('cells', epsilon => 0.5, method => 'identity')");
+is($new->safe_psql($db, "SELECT max(id) || ' of ' || count(*) FROM dpm.releases"), '3 of 3',
+	'a new release continues the sequences (release 3 of 3)');
+is($new->safe_psql($db, "SELECT epsilon_spent FROM dpm.budget('people')"), '2.0',
+	'the restored ledger counts toward the budget (2 of 4 spent)');
+my ($ret, $out, $err) = $new->psql($db, "SELECT count(*) FROM dpm.answer('ranges', epsilon => 10)");
+like($err, qr/privacy budget of source "public.people" is exhausted/, 'the restored budget still refuses overspending');
+
+$new->stop;
+done_testing();
