@@ -145,15 +145,20 @@ tap()
 		if [ -f "$log" ]; then
 			p=$(grep -cE '^(\[[0-9:.]+\]\([0-9.]+s\) )?ok [0-9]+' "$log")
 			f=$(grep -cE '^(\[[0-9:.]+\]\([0-9.]+s\) )?not ok [0-9]+' "$log")
-			if [ "$f" = 0 ] && grep -qF "$t (Wstat: " "$out"; then f=1; fi
+			# prove's summary names each failed file: "test/t/NAME.pl   (Wstat: ..."
+			if [ "$f" = 0 ] && grep -qE "^$t +\(Wstat: " "$out"; then f=1; fi
 		else
 			p=0 f=1
 		fi
 		if [ "$f" = 0 ]; then
 			echo "$t ... ok ($p passed)"
 		else
-			echo "$t ... FAILED ($p passed, $f failed); the end of its log $log:"
-			tail -n 300 "$log" 2>/dev/null | sed 's/^/    /'
+			if [ -f "$log" ]; then
+				echo "$t ... FAILED ($p passed, $f failed); the end of its log $log:"
+				tail -n 300 "$log" | sed 's/^/    /'
+			else
+				echo "$t ... FAILED: it did not start (no $log; prove's output above says why)"
+			fi
 			for log in "$dir/tmp_check/log/${name}_"*.log; do
 				echo "  the end of the server log $log:"
 				tail -n 40 "$log" | sed 's/^/    /'
