@@ -19,6 +19,10 @@ DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql \
 TESTS = $(sort $(wildcard test/sql/*.sql))
 REGRESS = $(patsubst test/sql/%.sql,%,$(TESTS))
 REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
+# isolation specs (isolationtester): budget races, pinned with locks (test/isolation/specs/*.spec)
+ISOLATION_SPECS = $(sort $(wildcard test/isolation/specs/*.spec))
+ISOLATION = $(patsubst test/isolation/specs/%.spec,%,$(ISOLATION_SPECS))
+ISOLATION_OPTS = --inputdir=test/isolation
 # no progress NOTICEs in the expected files: when they appear depends on the machine's speed
 export PGOPTIONS = -c dpm.progress_interval=0
 # TAP tests (PostgreSQL::Test::Cluster), each on clusters of its own, for what pg_regress cannot do:
