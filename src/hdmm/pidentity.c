@@ -25,6 +25,7 @@
 
 #include "hdmm/hdmm.h"
 #include "linalg/lbfgsb.h"
+#include "progress/progress.h"
 
 /* buffers for one p x n problem, allocated once: an evaluation allocates nothing */
 struct PIdentityWork
@@ -159,7 +160,7 @@ pidentity_optimize(const Mat *g, Mat *theta, int max_iter, double *objective, in
 
 	Assert(theta->cols == n);
 	*evaluations = 0;
-	lb = lbfgsb_begin(p * n, theta->data, 0.0, max_iter);
+	lb = lbfgsb_begin(p * n, theta->data, 0.0, max_iter, progress_update);
 	while (lbfgsb_next(lb, &f, grad))
 	{
 		CHECK_FOR_INTERRUPTS();
