@@ -283,29 +283,28 @@ hdmm_solve(const HdmmInverse *inv, const double *y)
 	const HdmmStrategy *s = inv->s;
 	size_t		n = (size_t) cells(s);
 	double	   *aty,
-			   *x;
+			   *x,
+			   *z;
 
 	if (s->kind == HDMM_KRONECKER)
 		return mat_kron_apply(inv->pinv, s->nattrs, y);
 
 	aty = hdmm_measure_t(s, y);
 
-	/* x_hat = sum_s P_s A^T y / lambda_s */
+	/* x_hat = sum_s P_s A^T y / lambda_s, each projection made in z */
 	x = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	z = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
 	for (int set = 0; set < 1 << s->nattrs; set++)
 	{
-		double	   *z;
-
 		CHECK_FOR_INTERRUPTS();
 		if (!(inv->lambda[set] > 0.0))
 			continue;			/* A^T y has no part there */
-		z = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
 		memcpy(z, aty, sizeof(double) * n);
 		project(s, set, z);
 		for (size_t i = 0; i < n; i++)
 			x[i] += z[i] / inv->lambda[set];
-		pfree(z);
 	}
+	pfree(z);
 	pfree(aty);
 	return x;
 }
