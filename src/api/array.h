@@ -26,11 +26,10 @@ extern Mat *array_view_transposed(ArrayType *arr, const char *argname);
 /*
  * array_to_mat (transposed false) or array_view_transposed (true) of a
  * float8[][] argument as the function received it (PG_GETARG_DATUM).  In the
- * resident release worker (dpm_matrix_cache), a value stored out of line is
+ * resident release worker (am_release_worker), a value stored out of line is
  * read once and kept, keyed by its TOAST pointer (matrix_cache.c).  Read-only.
  */
 extern const Mat *stored_matrix(Datum d, bool transposed, const char *argname);
-extern bool dpm_matrix_cache;
 
 /* float8[] -> C vector of *len elements */
 extern double *array_to_vec(ArrayType *arr, const char *argname, int *len);

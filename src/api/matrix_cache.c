@@ -18,8 +18,8 @@
  * 2^30 OIDs counted at this worker's lookups, and after ten minutes whatever
  * the count (that many OIDs cannot be assigned in ten minutes).
  *
- * Ordinary backends keep nothing: dpm_matrix_cache is false outside the
- * resident release worker, whose memory is given back when it goes idle.
+ * Ordinary backends keep nothing: am_release_worker (release.h) is false
+ * outside the resident release worker, whose memory is given back when it goes idle.
  */
 #include "postgres.h"
 
@@ -30,6 +30,7 @@
 #include "utils/timestamp.h"
 
 #include "api/array.h"
+#include "release/release.h"
 #include "strategy/strategy.h"
 
 #define CACHE_ENTRIES 8
@@ -48,8 +49,6 @@ typedef struct CacheEntry
 	MemoryContext cxt;			/* holds the matrix and whatever it points into */
 	Mat		   *mat;
 } CacheEntry;
-
-bool		dpm_matrix_cache = false;
 
 static CacheEntry entries[CACHE_ENTRIES];
 static MemoryContext cache_cxt;
@@ -107,7 +106,7 @@ stored_matrix(Datum d, bool transposed, const char *argname)
 	Size		bytes,
 				limit = (Size) dpm_max_memory_mb * 1024 * 1024 / 4;
 
-	if (!dpm_matrix_cache || !VARATT_IS_EXTERNAL_ONDISK(value))
+	if (!am_release_worker || !VARATT_IS_EXTERNAL_ONDISK(value))
 		return read_matrix(d, transposed, argname);
 
 	VARATT_EXTERNAL_GET_POINTER(key, value);

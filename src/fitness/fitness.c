@@ -39,6 +39,7 @@
 #include <math.h>
 
 #include "miscadmin.h"
+#include "utils/memutils.h"
 
 #include "fitness/fitness.h"
 #include "progress/progress.h"
@@ -224,24 +225,12 @@ objective(const Problem *pr, const Mat *sigma, double *gv, double *hv, double *p
 	return softmax(gv, pr->d, pr->t1, pw) + softmax(hv, pr->m, pr->t2, qw) + pr->lambda * total;
 }
 
-static void
-release_point(Problem *pr)
-{
-	if (pr->q == NULL)
-		return;
-	mat_free(pr->q);
-	mat_free(pr->zt);
-	mat_free(pr->lq);
-	mat_free(pr->mm);
-	mat_free(pr->nn);
-	mat_free(pr->diag);
-	pr->q = NULL;
-}
-
 /*
  * Move to sigma: its eigenbasis, the soft-max weights, M and N there, and
  * the Hessian's diagonal for the preconditioner.  Returns the gradient in
- * that basis.
+ * that basis.  All of it is allocated in the Newton step's context, and
+ * lives until that is reset for the next point; the few temporaries freed
+ * here would otherwise add to the step's peak.
  */
 static Mat *
 set_point(Problem *pr, const Mat *sigma)
@@ -257,7 +246,6 @@ set_point(Problem *pr, const Mat *sigma)
 			   *sq,
 			   *v4;
 
-	release_point(pr);
 	pr->q = mat_copy(sigma);
 	mat_sym_eig(pr->q, ev);
 	for (int a = 0; a < k; a++)
@@ -324,17 +312,10 @@ set_point(Problem *pr, const Mat *sigma)
 	for (int b = 0; b < k; b++)
 		for (int a = 0; a < k; a++)
 			MAT(pr->diag, a, b) += pr->t2 * fmax(MAT(v4, a, b) - MAT(pr->nn, a, b) * MAT(pr->nn, a, b), 0.0);
-	mat_free(sq);
-	mat_free(v4);
-
-	pfree(ev);
-	pfree(gv);
-	pfree(hv);
-	pfree(w);
 	return grad;
 }
 
-/* H[S] at the current point, S and the result in its eigenbasis */
+/* H[S] at the current point, S and the result in its eigenbasis (in a CG step's context) */
 static Mat *
 hess_times(const Problem *pr, const Mat *s)
 {
@@ -371,17 +352,13 @@ hess_times(const Problem *pr, const Mat *s)
 	for (size_t i = 0; i < (size_t) k * k; i++)
 		h->data[i] += a1->data[i] - pr->t1 * ubar * pr->mm->data[i] +
 			a2->data[i] - pr->t2 * wbar * pr->nn->data[i];
-	mat_free(sm);
-	mat_free(a1);
-	mat_free(a2);
-	pfree(u);
-	pfree(w);
 	return h;
 }
 
 /*
  * Algorithm 2, preconditioned by the Hessian's diagonal: an approximate
- * solution of H s = -grad, in the current eigenbasis.
+ * solution of H s = -grad, in the current eigenbasis (allocated in the
+ * Newton step's context, as its work).
  */
 static Mat *
 newton_direction(const Problem *pr, const Mat *grad, int max_cg)
@@ -395,6 +372,10 @@ newton_direction(const Problem *pr, const Mat *grad, int max_cg)
 	double		rz,
 				gg,
 				stop;
+	/* a Hessian product's buffers, dropped after each CG step */
+	MemoryContext cg_cxt = AllocSetContextCreate(CurrentMemoryContext, "fitness CG step",
+												 ALLOCSET_DEFAULT_SIZES),
+				old_cxt;
 
 	for (size_t i = 0; i < kk; i++)
 	{
@@ -415,12 +396,14 @@ newton_direction(const Problem *pr, const Mat *grad, int max_cg)
 					rznew;
 
 		CHECK_FOR_INTERRUPTS();
+		MemoryContextReset(cg_cxt);
+		old_cxt = MemoryContextSwitchTo(cg_cxt);
 		hd = hess_times(pr, dir);
+		MemoryContextSwitchTo(old_cxt);
 		dhd = inner(dir, hd);
 		if (!(dhd > 0))
 		{
 			/* no curvature left to use (rounding): keep what we have, or descend */
-			mat_free(hd);
 			if (it == 0)
 				memcpy(s->data, z->data, sizeof(double) * kk);
 			break;
@@ -431,7 +414,6 @@ newton_direction(const Problem *pr, const Mat *grad, int max_cg)
 			s->data[i] += a * dir->data[i];
 			r->data[i] -= a * hd->data[i];
 		}
-		mat_free(hd);
 		if (inner(r, r) <= stop)
 			break;
 		for (size_t i = 0; i < kk; i++)
@@ -441,9 +423,7 @@ newton_direction(const Problem *pr, const Mat *grad, int max_cg)
 			dir->data[i] = z->data[i] + rznew / rz * dir->data[i];
 		rz = rznew;
 	}
-	mat_free(r);
-	mat_free(z);
-	mat_free(dir);
+	MemoryContextDelete(cg_cxt);
 	return s;
 }
 
@@ -463,6 +443,8 @@ fitness_optimize(const Mat *b, const Mat *l, const double *c, const FitnessOptio
 			   *qw = palloc(sizeof(double) * m);
 	double		top;
 	int			it;
+	MemoryContext iter_cxt,
+				old_cxt;
 
 	pr.b = b;
 	pr.l = l;
@@ -499,45 +481,54 @@ fitness_optimize(const Mat *b, const Mat *l, const double *c, const FitnessOptio
 			sigma->data[i] *= sqrt(gmax / hmax);
 	}
 
+	/*
+	 * A Newton step's point (its eigenbasis and weights), gradient, direction
+	 * and line search live in iter_cxt, reset as the next step starts; sigma
+	 * and the buffers above outlive the loop in the caller's context.
+	 */
+	iter_cxt = AllocSetContextCreate(CurrentMemoryContext, "fitness Newton step",
+									 ALLOCSET_DEFAULT_SIZES);
 	for (it = 0; it < opts->max_iter; it++)
 	{
-		Mat		   *g = set_point(&pr, sigma);
-		Mat		   *st = newton_direction(&pr, g, opts->cg_iters);
-		double		delta = inner(st, g),
+		Mat		   *g,
+				   *st;
+		double		delta,
 					alpha = 1.0;
 		bool		last_stage = (d + m) / (pr.t1 * opts->mu) < opts->tol;
-		double		ntol = opts->newton_tol * fmax(1.0, pr.f);
+		double		ntol;
+
+		MemoryContextReset(iter_cxt);
+		old_cxt = MemoryContextSwitchTo(iter_cxt);
+		g = set_point(&pr, sigma);
+		st = newton_direction(&pr, g, opts->cg_iters);
+		delta = inner(st, g);
+		ntol = opts->newton_tol * fmax(1.0, pr.f);
 
 		progress_update("fitness", it, pr.f, (d + m) / pr.t1);
-		mat_free(g);
 		if (fabs(delta) >= ntol)
 		{
 			/* back from the eigenbasis: S = Q S~ Q^T */
 			Mat		   *qs = mat_mul(pr.q, false, st, false);
 			Mat		   *s = mat_mul(qs, false, pr.q, true);
+			Mat		   *trial = mat_new_uninit(k, k);
 			double		f0 = objective(&pr, sigma, gv, hv, pw, qw);
 
-			mat_free(qs);
 			/* Algorithm 3: backtrack until positive definite and sufficiently lower */
 			for (; alpha >= 1e-20; alpha *= 0.5)
 			{
-				Mat		   *trial = mat_copy(sigma);
 				double		f;
 
 				for (size_t i = 0; i < kk; i++)
-					trial->data[i] += alpha * s->data[i];
+					trial->data[i] = sigma->data[i] + alpha * s->data[i];
 				f = objective(&pr, trial, gv, hv, pw, qw);
 				if (!isnan(f) && f < f0 && f <= f0 + alpha * 0.01 * delta)
 				{
-					mat_free(sigma);
-					sigma = trial;
+					memcpy(sigma->data, trial->data, sizeof(double) * kk);
 					break;
 				}
-				mat_free(trial);
 			}
-			mat_free(s);
 		}
-		mat_free(st);
+		MemoryContextSwitchTo(old_cxt);
 		/*
 		 * The subproblem is solved when the Newton decrement is below the
 		 * tolerance, or when no step lowers F any more (its differences are
@@ -553,7 +544,8 @@ fitness_optimize(const Mat *b, const Mat *l, const double *c, const FitnessOptio
 			pr.t2 *= opts->mu;
 		}
 	}
-	release_point(&pr);
+	MemoryContextDelete(iter_cxt);
+	pr.q = NULL;				/* the last point went with iter_cxt */
 	if (it == opts->max_iter)
 		ereport(NOTICE,
 				(errmsg("fitness for use stopped after %d Newton steps, before its tolerance", it),

@@ -1,6 +1,9 @@
 /*
  * hdmm.h -- strategies of the High-Dimensional Matrix Mechanism (McKenna et
- * al., VLDB 2018) for workloads given by their Gram matrices.
+ * al., VLDB 2018) for workloads given by their Gram matrices: Kronecker
+ * products of per-attribute strategies (p-Identity, strategy/pidentity.c,
+ * or gaussian_optimal) and weighted marginals, measured without a matrix
+ * over the cells.
  */
 #ifndef DPM_HDMM_H
 #define DPM_HDMM_H
@@ -9,27 +12,6 @@
 #include "linalg/linalg.h"
 #include "mechanism/exact.h"
 #include "workload/workload.h"
-
-typedef struct PIdentityWork PIdentityWork;
-
-extern PIdentityWork *pidentity_work(int p, int n);
-extern void pidentity_work_free(PIdentityWork *w);
-
-/*
- * tr(G (A^T A)^-1) for A = [I; Theta] D^-1 (sensitivity 1); grad, if not
- * NULL, receives its gradient in Theta (p x n, column-major).
- */
-extern double pidentity_objective(const Mat *g, const Mat *theta, double *grad,
-								  PIdentityWork *work);
-/* HDMM's uniform random start, from a fixed generator */
-extern void pidentity_random(Mat *theta);
-/* Theta (p x n) minimizing it, from and into theta; *objective and *evaluations reported */
-extern void pidentity_optimize(const Mat *g, Mat *theta, int max_iter, double *objective,
-							   int *evaluations);
-/* the same, through A's pseudo-inverse: slower, accurate to rounding */
-extern double pidentity_trace(const Mat *g, const Mat *theta);
-/* the strategy [I; Theta] D^-1 */
-extern Mat *pidentity_strategy(const Mat *theta);
 
 /* kron.c: Kronecker products of p-Identity factors, theta[a] per attribute */
 extern void kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,

@@ -1,6 +1,7 @@
 /*
  * implicit.c -- measuring, reconstructing and answering with HDMM
- * strategies without any matrix over all the cells.
+ * strategies without any matrix over all the cells, and the operator
+ * through which the mechanism (mechanism/operator.h) runs over them.
  *
  * Kronecker strategies A = A_1 x ... x A_d: A x one mode at a time; least
  * squares is x_hat = (A_1^+ x ... x A_d^+) y because the pseudo-inverse of a
@@ -18,14 +19,10 @@
 
 #include <math.h>
 
-#include "common/pg_prng.h"
 #include "miscadmin.h"
-#include "portability/instr_time.h"
 
 #include "hdmm/hdmm.h"
-#include "mechanism/interval.h"
 #include "mechanism/mechanism.h"
-#include "progress/progress.h"
 
 static double
 cells(const HdmmStrategy *s)
@@ -244,123 +241,6 @@ hdmm_measure_t(const HdmmStrategy *s, const double *y)
 	return aty;
 }
 
-/*
- * Half-widths from the simulated errors e (m x draws, column-major), a block
- * of queries at a time: a query's draws are a row, m doubles apart, so each
- * block is copied out by columns first (contiguous reads, and a block that
- * stays in cache while its rows are sorted).
- */
-#define INTERVAL_QUERIES 512
-
-static void
-intervals_from_errors(const Mat *e, int k, double *half)
-{
-	Mat		   *block = mat_new_uninit(Min(INTERVAL_QUERIES, Max(e->rows, 1)), Max(e->cols, 1));
-
-	for (int first = 0; first < e->rows; first += INTERVAL_QUERIES)
-	{
-		CHECK_FOR_INTERRUPTS();
-		block->rows = Min(INTERVAL_QUERIES, e->rows - first);
-		block->cols = e->cols;
-		for (int j = 0; j < e->cols; j++)
-			memcpy(&MAT(block, 0, j), &MAT(e, first, j), sizeof(double) * block->rows);
-		interval_from_errors(block, first, k, half);
-	}
-	mat_free(block);
-}
-
-/*
- * Laplace half-widths by simulating the noise alone (interval.h), one draw at
- * a time through the same reconstruction: no matrix over the cells exists to
- * batch them.  Draws stop after dpm.ci_max_seconds once there are enough for
- * the confidence; the number used is returned in *used.
- *
- * As many draws as dpm.max_matrix_mb holds errors of (queries x draws): that
- * bounds the work of the errors too.  With fewer cells than queries only the
- * draws' reconstructions are kept (cells x draws) and the errors computed a
- * block of queries at a time (queries.c): AllRange over 1024 bins kept 1 GB
- * of errors, where its reconstructions take 2 MB.
- */
-static double *
-interval_laplace(const HdmmInverse *inv, const KronGram *kg, Block ***blocks, double m, size_t rows,
-				 const LaplaceLaw *law, double confidence, int *used)
-{
-	double		n = cells(inv->s),
-				limit = (double) dpm_max_matrix_mb * 1024 * 1024 / sizeof(double);
-	int			min_draws = interval_min_draws(confidence),
-				draws = dpm_ci_draws,
-				j;
-	bool		by_cells;
-	double	   *kept;
-	double	   *z = palloc_extended(sizeof(double) * rows, MCXT_ALLOC_HUGE);
-	double	   *half = palloc_extended(sizeof(double) * Max((size_t) m, 1), MCXT_ALLOC_HUGE);
-	pg_prng_state rng;
-	instr_time	start,
-				now;
-
-	mat_check_size(m, min_draws, "simulated errors");
-	draws = (int) Min((double) draws, limit / m);
-	draws = Max(draws, min_draws);
-	/* the cells' buffers (xd and its prefix sums) and a block of errors, each within a quarter */
-	by_cells = n < m && n * (draws + 1.0) <= limit / 4 &&
-		hdmm_error_block_doubles(kg, blocks, draws) <= limit / 4;
-	/* only what is drawn is written, and touched */
-	if (by_cells)
-		kept = palloc_extended(sizeof(double) * (size_t) n * draws, MCXT_ALLOC_HUGE);
-	else
-		kept = palloc_extended(sizeof(double) * (size_t) m * draws, MCXT_ALLOC_HUGE);
-	interval_seed(&rng);
-	INSTR_TIME_SET_CURRENT(start);
-	for (j = 0; j < draws; j++)
-	{
-		double	   *xh;
-
-		CHECK_FOR_INTERRUPTS();
-		if (j >= min_draws)
-		{
-			INSTR_TIME_SET_CURRENT(now);
-			INSTR_TIME_SUBTRACT(now, start);
-			if (INSTR_TIME_GET_DOUBLE(now) > dpm_ci_max_seconds)
-				break;
-		}
-		progress_update("interval simulation", j, NAN, NAN);
-		dpm_simulate_laplace(law, &rng, (int) rows, z);
-		xh = hdmm_solve(inv, z);
-		if (by_cells)
-		{
-			/* draws fastest: a cell's draws are contiguous */
-			for (size_t i = 0; i < (size_t) n; i++)
-				kept[i * draws + j] = xh[i];
-		}
-		else
-		{
-			double	   *err = hdmm_workload_apply(kg, blocks, m, xh);
-
-			memcpy(kept + (size_t) m * j, err, sizeof(double) * (size_t) m);
-			pfree(err);
-		}
-		pfree(xh);
-	}
-	if (by_cells)
-	{
-		/* a stop before the last draw: close the gaps, the stride becoming j */
-		for (size_t i = 1; j < draws && i < (size_t) n; i++)
-			memmove(kept + i * j, kept + i * draws, sizeof(double) * j);
-		hdmm_interval_from_cells(kg, blocks, kept, j, interval_rank(confidence, j), half);
-	}
-	else
-	{
-		/* column-major: the first j columns */
-		Mat			e = {(int) m, j, kept};
-
-		intervals_from_errors(&e, interval_rank(confidence, j), half);
-	}
-	pfree(kept);
-	pfree(z);
-	*used = j;
-	return half;
-}
-
 HdmmInverse *
 hdmm_inverse(const HdmmStrategy *s)
 {
@@ -403,31 +283,85 @@ hdmm_solve(const HdmmInverse *inv, const double *y)
 	const HdmmStrategy *s = inv->s;
 	size_t		n = (size_t) cells(s);
 	double	   *aty,
-			   *x;
+			   *x,
+			   *z;
 
 	if (s->kind == HDMM_KRONECKER)
 		return mat_kron_apply(inv->pinv, s->nattrs, y);
 
 	aty = hdmm_measure_t(s, y);
 
-	/* x_hat = sum_s P_s A^T y / lambda_s */
+	/* x_hat = sum_s P_s A^T y / lambda_s, each projection made in z */
 	x = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	z = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
 	for (int set = 0; set < 1 << s->nattrs; set++)
 	{
-		double	   *z;
-
 		CHECK_FOR_INTERRUPTS();
 		if (!(inv->lambda[set] > 0.0))
 			continue;			/* A^T y has no part there */
-		z = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
 		memcpy(z, aty, sizeof(double) * n);
 		project(s, set, z);
 		for (size_t i = 0; i < n; i++)
 			x[i] += z[i] / inv->lambda[set];
-		pfree(z);
 	}
+	pfree(z);
 	pfree(aty);
 	return x;
+}
+
+/* the HDMM strategy as the mechanism's operator (mechanism/operator.h) */
+typedef struct HdmmOpState
+{
+	const HdmmStrategy *s;
+	HdmmInverse *inv;
+	const KronGram *kg;
+	Block	 ***blocks;
+	double		m;
+} HdmmOpState;
+
+static ExactAnswers *
+hdmm_op_measure(const StrategyOp *op, const int64 *x, int norm, double *sens)
+{
+	const HdmmOpState *st = op->state;
+	ExactAnswers *exact = hdmm_measure_exact(st->s, x);
+
+	*sens = hdmm_sensitivity_bound(st->s, norm);
+	return exact;
+}
+
+static Mat *
+hdmm_op_solve(const StrategyOp *op, const Mat *y)
+{
+	const HdmmOpState *st = op->state;
+	Mat		   *xt;
+
+	if (y->cols == 1)
+	{
+		/* one reconstruction: hdmm_solve's vector is the 1 x cells result, no copy */
+		xt = palloc(sizeof(Mat));
+		xt->rows = 1;
+		xt->cols = (int) op->cells;
+		xt->data = hdmm_solve(st->inv, y->data);
+		return xt;
+	}
+	xt = mat_new_uninit(y->cols, (int) op->cells);
+	for (int t = 0; t < y->cols; t++)
+	{
+		double	   *x = hdmm_solve(st->inv, &MAT(y, 0, t));
+
+		for (size_t i = 0; i < op->cells; i++)
+			MAT(xt, t, i) = x[i];
+		pfree(x);
+	}
+	return xt;
+}
+
+static double *
+hdmm_op_answer(const StrategyOp *op, const double *x)
+{
+	const HdmmOpState *st = op->state;
+
+	return hdmm_workload_apply(st->kg, st->blocks, st->m, x);
 }
 
 static void
@@ -450,62 +384,65 @@ hdmm_apply_t(const void *ctx, const double *y, double *x)
 	pfree(v);
 }
 
+static void
+hdmm_op_linop(const StrategyOp *op, LinOp *lin)
+{
+	const HdmmOpState *st = op->state;
+
+	*lin = (LinOp) {op->rows, op->cells, hdmm_apply, hdmm_apply_t, st->s};
+}
+
+static void
+hdmm_op_half_from_cells(const StrategyOp *op, const double *xd, int draws, int k, double *half)
+{
+	const HdmmOpState *st = op->state;
+
+	hdmm_interval_from_cells(st->kg, st->blocks, xd, draws, k, half);
+}
+
+static double
+hdmm_op_block_doubles(const StrategyOp *op, int draws)
+{
+	const HdmmOpState *st = op->state;
+
+	return hdmm_error_block_doubles(st->kg, st->blocks, draws);
+}
+
 Release *
 run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Block ***blocks, double m,
 				   const double *x, double epsilon, double delta, double rho, double sens_scale,
 				   Inference inference, double confidence)
 {
-	Release    *rel = palloc0(sizeof(Release));
-	LaplaceLaw	law;
-	HdmmInverse *inv;
-	double	   *profile,
-			   *y,
-			   *xhat;
+	HdmmOpState st = {s, NULL, kg, blocks, m};
+	StrategyOp	op = {0};
 	double		rows = hdmm_rows(s);
+	double	   *profile;
 	int64	   *counts;
-	ExactAnswers *exact;
-	double		sens;
+	Release    *rel;
 
 	mat_check_size(rows, 1, "strategy answers");
 	counts = exact_counts(x, (int) cells(s));
-	if (confidence != NO_INTERVALS && MECHANISM_LAPLACE(delta, rho))
-	{
-		(void) interval_rank(confidence, dpm_ci_draws);
-		mat_check_size(m, interval_min_draws(confidence), "simulated errors");
-	}
+	interval_check(confidence, MECHANISM_LAPLACE(delta, rho), (size_t) m, false);
 	/* the factors' pseudo-inverses once, for the profile, the answers and every simulated draw */
-	inv = hdmm_inverse(s);
+	st.inv = hdmm_inverse(s);
 	/* every query answerable, before any noise exists */
-	profile = hdmm_profile(inv, kg, blocks, m);
-	/* A x exactly (sampler.c, section 0), noise for the quantized strategy's sensitivity */
-	exact = hdmm_measure_exact(s, counts);
-	pfree(counts);
-	sens = hdmm_sensitivity_bound(s, MECHANISM_LAPLACE(delta, rho) ? 1 : 2);
-	y = palloc_extended(sizeof(double) * Max((size_t) rows, 1), MCXT_ALLOC_HUGE);
-	rel->noise_var = mechanism_noise(exact, y, scaled_sensitivity(sens, sens_scale), epsilon, delta,
-									 rho, &law);
-	pfree(exact->data);
-	pfree(exact);
-	xhat = hdmm_solve(inv, y);
-	if (inference != INFERENCE_LS)
-	{
-		LinOp		op = {(size_t) rows, (size_t) cells(s), hdmm_apply, hdmm_apply_t, s};
+	profile = hdmm_profile(st.inv, kg, blocks, m);
 
-		inference_apply(inference, &op, y, xhat);
-	}
-	pfree(y);
-	rel->p = (int) m;
-	rel->answers = hdmm_workload_apply(kg, blocks, m, xhat);
-	pfree(xhat);
-	rel->stderrs = profile;
-	for (size_t i = 0; i < (size_t) m; i++)
-		rel->stderrs[i] = sqrt(rel->noise_var * profile[i]);
-	if (confidence == NO_INTERVALS)
-		rel->half = NULL;
-	else if (law.t > 0.0)
-		rel->half = interval_laplace(inv, kg, blocks, m, (size_t) rows, &law, confidence, &rel->ci_draws);
-	else
-		rel->half = interval_gaussian(rel->stderrs, (int) m, confidence);
-	hdmm_inverse_free(inv);
+	op.rows = (size_t) rows;
+	op.cells = (size_t) cells(s);
+	op.queries = (size_t) m;
+	op.profile = profile;
+	op.batched = false;			/* no matrix over the cells to batch the draws through */
+	op.measure = hdmm_op_measure;
+	op.solve = hdmm_op_solve;
+	op.answer = hdmm_op_answer;
+	op.linop = hdmm_op_linop;
+	op.half_from_cells = hdmm_op_half_from_cells;
+	op.block_doubles = hdmm_op_block_doubles;
+	op.state = &st;
+	rel = mechanism_run(&op, counts, epsilon, delta, rho, sens_scale, inference, confidence);
+	pfree(counts);
+	pfree(profile);
+	hdmm_inverse_free(st.inv);
 	return rel;
 }

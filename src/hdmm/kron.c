@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "miscadmin.h"
+#include "utils/memutils.h"
 
 #include "hdmm/hdmm.h"
 #include "strategy/gram.h"
@@ -56,11 +57,16 @@ kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,
 	double	   *tau = palloc(sizeof(double) * Max(kg->nterms * d, 1));
 	PIdentityWork **work = palloc(sizeof(PIdentityWork *) * Max(d, 1));
 	double		total;
+	MemoryContext step_cxt,
+				old_cxt;
 
 	for (int a = 0; a < d; a++)
 		work[a] = pidentity_work(theta[a]->rows, kg->sizes[a]);
 	total = kron_traces(kg, theta, tau, work);
 	*evaluations = 0;
+	/* one factor's weighted Gram matrix and its optimizer's buffers, dropped after each */
+	step_cxt = AllocSetContextCreate(CurrentMemoryContext, "kron_optimize factor",
+									 ALLOCSET_DEFAULT_SIZES);
 	for (int round = 0; round < max_rounds; round++)
 	{
 		double		before = total;
@@ -69,9 +75,11 @@ kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,
 		{
 			int			n = kg->sizes[a],
 						evals;
-			Mat		   *g = mat_new(n, n);
+			Mat		   *g;
 			double		f;
 
+			old_cxt = MemoryContextSwitchTo(step_cxt);
+			g = mat_new(n, n);
 			for (int t = 0; t < kg->nterms; t++)
 			{
 				double		c = 1.0;
@@ -83,9 +91,11 @@ kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,
 				for (size_t i = 0; i < (size_t) n * n; i++)
 					g->data[i] += c * kg->factors[t][a]->data[i];
 			}
+			/* theta[a] is the caller's: optimized in place */
 			pidentity_optimize(g, theta[a], max_iter, &f, &evals);
 			*evaluations += evals;
-			mat_free(g);
+			MemoryContextSwitchTo(old_cxt);
+			MemoryContextReset(step_cxt);
 			for (int t = 0; t < kg->nterms; t++)
 			{
 				CHECK_FOR_INTERRUPTS();
@@ -97,6 +107,7 @@ kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,
 		if (d == 1 || before - total <= 1e-6 * total)
 			break;
 	}
+	MemoryContextDelete(step_cxt);
 	/* the figure reported, without the Woodbury form's cancellation */
 	*objective = 0.0;
 	for (int t = 0; t < kg->nterms; t++)
@@ -144,6 +155,8 @@ kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective,
 	int			d = kg->nattrs;
 	double	   *tau = palloc(sizeof(double) * Max(kg->nterms * d, 1));
 	double		total = 0.0;
+	MemoryContext step_cxt,
+				old_cxt;
 
 	*iterations = 0;
 	for (int i = 0; i < d; i++)
@@ -154,6 +167,9 @@ kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective,
 			CHECK_FOR_INTERRUPTS();
 			tau[t * d + i] = factor_trace_l2(kg->factors[t][i], a[i]);
 		}
+	/* one factor's weighted Gram matrix and its optimizer's buffers, dropped after each */
+	step_cxt = AllocSetContextCreate(CurrentMemoryContext, "kron_optimize_l2 factor",
+									 ALLOCSET_DEFAULT_SIZES);
 	for (int round = 0; round < max_rounds; round++)
 	{
 		double		before = total;
@@ -161,11 +177,13 @@ kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective,
 		for (int i = 0; i < d; i++)
 		{
 			int			n = kg->sizes[i];
-			Mat		   *g = mat_new(n, n);
-			Mat		   *next;
+			Mat		   *g,
+					   *next;
 			OptReport	rep;
 
 			CHECK_FOR_INTERRUPTS();
+			old_cxt = MemoryContextSwitchTo(step_cxt);
+			g = mat_new(n, n);
 			for (int t = 0; t < kg->nterms; t++)
 			{
 				double		c = 1.0;
@@ -179,9 +197,11 @@ kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective,
 			}
 			next = strategy_gaussian_optimal(g, 1e-6, 10000, &rep);
 			*iterations += rep.iterations;
-			mat_free(g);
+			MemoryContextSwitchTo(old_cxt);
+			/* the factor outlives the step: copied into the caller's context */
 			mat_free(a[i]);
-			a[i] = next;
+			a[i] = mat_copy(next);
+			MemoryContextReset(step_cxt);
 			for (int t = 0; t < kg->nterms; t++)
 			{
 				CHECK_FOR_INTERRUPTS();
@@ -192,6 +212,7 @@ kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective,
 		if (d == 1 || (round > 0 && before - total <= 1e-6 * total))
 			break;
 	}
+	MemoryContextDelete(step_cxt);
 	*objective = total;
 	pfree(tau);
 }

@@ -23,6 +23,7 @@
 
 #include "hdmm/hdmm.h"
 #include "linalg/lbfgsb.h"
+#include "progress/progress.h"
 
 /* attribute sets as bit masks; more attributes would mean 3^d work per evaluation */
 #define MARGINALS_MAX_ATTRS 12
@@ -180,7 +181,7 @@ marginals_optimize(const KronGram *kg, bool l2, int max_iter, double *objective,
 		}
 		for (int t = 0; start == 2 && t < kg->nterms; t++)
 			theta[term_set(kg, t)] = 1.0;
-		lb = lbfgsb_begin(count, theta, 0.0, max_iter);
+		lb = lbfgsb_begin(count, theta, 0.0, max_iter, progress_update);
 		while (lbfgsb_next(lb, &f, grad))
 		{
 			CHECK_FOR_INTERRUPTS();

@@ -8,12 +8,12 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "libpq/pqformat.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
-#include "api/array.h"
 #include "histogram/histogram.h"
 
 int			dpm_max_cells = 10000000;
@@ -148,15 +148,17 @@ Datum
 dpm_histogram_finalfn(PG_FUNCTION_ARGS)
 {
 	HistState  *st;
-	double	   *v;
+	Datum	   *elems;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	st = (HistState *) PG_GETARG_POINTER(0);
-	v = palloc_extended(sizeof(double) * st->n, MCXT_ALLOC_HUGE);
+	/* the counts straight into float8 Datums: no vector of doubles in between */
+	elems = palloc_extended(sizeof(Datum) * st->n, MCXT_ALLOC_HUGE);
 	for (int32 i = 0; i < st->n; i++)
-		v[i] = (double) st->counts[i];
-	PG_RETURN_ARRAYTYPE_P(vec_to_array(v, st->n));
+		elems[i] = Float8GetDatum((double) st->counts[i]);
+	PG_RETURN_ARRAYTYPE_P(construct_array(elems, st->n, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
+										  TYPALIGN_DOUBLE));
 }
 
 /* dpm.max_cells for the SQL side; calling it also loads the module, which defines the GUC */

@@ -16,6 +16,7 @@
 
 #include "inference/nnls.h"
 #include "linalg/lbfgsb.h"
+#include "progress/progress.h"
 
 static void
 dense_apply(const void *ctx, const double *x, double *y)
@@ -66,7 +67,7 @@ nnls_solve(const LinOp *a, const double *y, double *x, double tol, int max_iter,
 	scale = vec_max_abs(g, n);
 	if (n > INT_MAX)
 		elog(ERROR, "nnls_solve: %zu cells", n);
-	lb = lbfgsb_begin((int) n, x, 0.0, max_iter);
+	lb = lbfgsb_begin((int) n, x, 0.0, max_iter, progress_update);
 	/* f's relative decrease may stall near 1e-15 before the gradient test: let the gradient decide */
 	lbfgsb_set_tolerance(lb, 10.0, tol * scale);
 	while (lbfgsb_next(lb, &f, g))

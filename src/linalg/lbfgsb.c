@@ -10,7 +10,6 @@
 #include <math.h>
 
 #include "linalg/lbfgsb.h"
-#include "progress/progress.h"
 
 /* L-BFGS-B's entry point (Fortran: character arguments carry hidden lengths) */
 extern void setulb_(const int *n, const int *m, double *x, const double *l, const double *u,
@@ -26,6 +25,7 @@ struct LbfgsbState
 {
 	int			n;
 	int			max_iter;
+	LbfgsbReport report;
 	double		factr;
 	double		pgtol;
 	double	   *x;
@@ -51,12 +51,13 @@ set_task(LbfgsbState *s, const char *text)
 }
 
 LbfgsbState *
-lbfgsb_begin(int n, double *x, double lower, int max_iter)
+lbfgsb_begin(int n, double *x, double lower, int max_iter, LbfgsbReport report)
 {
 	LbfgsbState *s = palloc0(sizeof(LbfgsbState));
 
 	s->n = n;
 	s->max_iter = max_iter;
+	s->report = report;
 	/* scipy's defaults: stop when f stalls to 1e7 machine epsilons or the projected gradient is tiny */
 	s->factr = 1e7;
 	s->pgtol = 1e-5;
@@ -96,7 +97,8 @@ lbfgsb_next(LbfgsbState *s, double *f, double *g)
 		if (strncmp(s->task, "NEW_X", 5) != 0)
 			return false;		/* converged, stopped, or an abnormal line search: x is the best */
 		/* isave(30): iterations so far */
-		progress_update("l-bfgs-b", s->isave[29], *f, NAN);
+		if (s->report)
+			s->report("l-bfgs-b", s->isave[29], *f, NAN);
 		if (s->isave[29] >= s->max_iter)
 			set_task(s, "STOP: ITERATION LIMIT");
 	}

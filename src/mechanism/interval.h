@@ -15,12 +15,16 @@
 #define DPM_INTERVAL_H
 
 #include "linalg/linalg.h"
+#include "mechanism/operator.h"
 #include "mechanism/sampler.h"
+
+/* confidence 0: no intervals */
+#define NO_INTERVALS 0.0
 
 /* dpm.ci_draws: simulated draws of the noise per Laplace release */
 extern int	dpm_ci_draws;
 
-/* dpm.ci_max_seconds: time after which draws one at a time (HDMM) stop */
+/* dpm.ci_max_seconds: time after which draws one at a time (not batched: HDMM) stop */
 extern double dpm_ci_max_seconds;
 
 /* the standard normal quantile function */
@@ -39,9 +43,6 @@ extern double *interval_gaussian(const double *stderrs, int p, double confidence
 struct pg_prng_state;
 extern void interval_seed(struct pg_prng_state *rng);
 
-/* an m x N matrix of independent draws from law, freshly seeded */
-extern Mat *interval_noise(const LaplaceLaw *law, int m, int draws);
-
 /*
  * For each row i of e (queries first .. first + e->rows - 1, one column per
  * draw), half[first + i] = the k-th smallest |e(i, j)|.
@@ -49,11 +50,26 @@ extern Mat *interval_noise(const LaplaceLaw *law, int m, int draws);
 extern void interval_from_errors(const Mat *e, int first, int k, double *half);
 
 /*
- * Laplace half-widths for dense W (p x n) and strategy A given by its
- * pseudo-inverse (n x m): the simulated noise Z is reconstructed as A^+ Z
- * and multiplied by W a block of rows at a time.
+ * Before any noise is drawn: that the simulation can give the confidence
+ * asked for (Laplace noise only; NO_INTERVALS asks for none), and for a
+ * strategy that is not batched that its fewest draws' errors fit
+ * dpm.max_matrix_mb.
  */
-extern double *interval_dense_laplace(const Mat *w, const Mat *pinv, const LaplaceLaw *law,
-									  double confidence);
+extern void interval_check(double confidence, bool laplace, size_t queries, bool batched);
+
+/*
+ * Laplace half-widths for the queries of op (operator.h) by simulating the
+ * noise of law alone and reconstructing each draw as the real noise is;
+ * *used receives the number of draws behind them.
+ */
+extern double *interval_laplace(const StrategyOp *op, const LaplaceLaw *law, double confidence,
+								int *used);
+
+/*
+ * half_from_cells for a dense workload w (p x n): the errors W X of the
+ * reconstructions (xd, n x draws, draws fastest) a block of rows of W at a
+ * time.
+ */
+extern void interval_half_dense(const Mat *w, const double *xd, int draws, int k, double *half);
 
 #endif

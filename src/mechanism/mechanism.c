@@ -1,7 +1,8 @@
 /*
  * mechanism.c -- the matrix mechanism (matrix-mechanism.txt, Proposition 3).
  *
- * y = A x + noise, x_hat = A^+ y, answers W x_hat.  One thin SVD of A gives
+ * y = A x + noise, x_hat = A^+ y, answers W x_hat, over any strategy
+ * operator (operator.h).  The dense one is here: one thin SVD of A gives
  * both A^+ and the error of every answer; a stored strategy keeps them
  * (strategy_cache), so a release does not factor A again.
  */
@@ -76,20 +77,126 @@ strategy_cache(const Mat *w, const Mat *a)
 }
 
 Release *
+mechanism_run(const StrategyOp *op, const int64 *counts, double epsilon, double delta, double rho,
+			  double sens_scale, Inference inference, double confidence)
+{
+	Release    *rel = palloc0(sizeof(Release));
+	LaplaceLaw	law;
+	ExactAnswers *exact;
+	double		sens;
+	double	   *y,
+			   *xhat;
+	Mat			yv;
+	Mat		   *xt;
+
+	/* y = A x exactly, plus noise for the sensitivity of the A measured */
+	exact = op->measure(op, counts, MECHANISM_LAPLACE(delta, rho) ? 1 : 2, &sens);
+	y = palloc_extended(sizeof(double) * Max(op->rows, 1), MCXT_ALLOC_HUGE);
+	rel->noise_var = mechanism_noise(exact, y, scaled_sensitivity(sens, sens_scale), epsilon, delta,
+									 rho, &law);
+	pfree(exact->data);
+	pfree(exact);
+
+	/* x_hat = A^+ y, the minimum-norm least-squares solution */
+	yv = (Mat) {(int) op->rows, 1, y};
+	xt = op->solve(op, &yv);
+	xhat = xt->data;
+	if (inference != INFERENCE_LS)
+	{
+		LinOp		lin;
+
+		op->linop(op, &lin);
+		inference_apply(inference, &lin, y, xhat);
+	}
+	pfree(y);
+
+	rel->p = (int) op->queries;
+	rel->answers = op->answer(op, xhat);
+	mat_free(xt);
+	rel->stderrs = palloc_extended(sizeof(double) * Max(op->queries, 1), MCXT_ALLOC_HUGE);
+	for (size_t i = 0; i < op->queries; i++)
+		rel->stderrs[i] = sqrt(rel->noise_var * op->profile[i]);
+	if (confidence == NO_INTERVALS)
+		rel->half = NULL;
+	else if (law.t > 0.0)
+		rel->half = interval_laplace(op, &law, confidence, &rel->ci_draws);
+	else
+		rel->half = interval_gaussian(rel->stderrs, rel->p, confidence);
+	return rel;
+}
+
+/* a dense strategy: A^T as the caller gave it, A^+ and the profile from its cache */
+typedef struct DenseState
+{
+	const Mat  *w;
+	const Mat  *at;
+	const StrategyCache *cache;
+	Mat		   *a;				/* A quantized, once something needs it */
+} DenseState;
+
+static ExactAnswers *
+dense_measure(const StrategyOp *op, const int64 *x, int norm, double *sens)
+{
+	const DenseState *st = op->state;
+
+	return exact_matvec(st->at, x, norm, sens);
+}
+
+static Mat *
+dense_solve(const StrategyOp *op, const Mat *y)
+{
+	const DenseState *st = op->state;
+	Mat		   *xt = mat_new_uninit(y->cols, (int) op->cells);
+
+	if (y->cols == 1)
+		mat_vec(st->cache->pinv, false, y->data, xt->data);
+	else
+		mat_mul_into(xt, y, true, st->cache->pinv, true);	/* (A^+ Y)^T = Y^T (A^+)^T */
+	return xt;
+}
+
+static double *
+dense_answer(const StrategyOp *op, const double *x)
+{
+	const DenseState *st = op->state;
+	double	   *out = palloc(sizeof(double) * Max(st->w->rows, 1));
+
+	mat_vec(st->w, false, x, out);
+	return out;
+}
+
+static void
+dense_linop(const StrategyOp *op, LinOp *lin)
+{
+	DenseState *st = op->state;
+
+	if (st->a == NULL)
+	{
+		st->a = mat_transpose(st->at);
+		exact_quantize(st->a->data, (size_t) st->a->rows * st->a->cols);
+	}
+	linop_dense(lin, st->a);
+}
+
+static void
+dense_half_from_cells(const StrategyOp *op, const double *xd, int draws, int k, double *half)
+{
+	const DenseState *st = op->state;
+
+	interval_half_dense(st->w, xd, draws, k, half);
+}
+
+Release *
 run_mechanism(const Mat *w, const Mat *at, const StrategyCache *cache, const double *x,
 			  double epsilon, double delta, double rho, double sens_scale, Inference inference,
 			  double confidence)
 {
-	Release    *rel = palloc0(sizeof(Release));
-	LaplaceLaw	law;
-	double	   *y,
-			   *xhat;
 	int			m = at->cols,
 				n = at->rows;
-	Mat		   *a = NULL;		/* A itself, only where a factorization needs it */
+	DenseState	st = {w, at, cache, NULL};
+	StrategyOp	op = {0};
 	int64	   *counts;
-	ExactAnswers *exact;
-	double		sens;
+	Release    *rel;
 
 	if (w->cols != n)
 		elog(ERROR, "run_mechanism: workload has %d cells, strategy %d", w->cols, n);
@@ -97,56 +204,28 @@ run_mechanism(const Mat *w, const Mat *at, const StrategyCache *cache, const dou
 	if (cache == NULL)
 	{
 		/* reconstruct through the matrix that is measured: the quantized one */
-		a = mat_transpose(at);
-		exact_quantize(a->data, (size_t) a->rows * a->cols);
-		cache = strategy_cache(w, a);
+		st.a = mat_transpose(at);
+		exact_quantize(st.a->data, (size_t) st.a->rows * st.a->cols);
+		st.cache = strategy_cache(w, st.a);
 	}
 	else if (cache->pinv->rows != n || cache->pinv->cols != m)
 		elog(ERROR, "run_mechanism: the cached pseudo-inverse is %d x %d, the strategy %d x %d",
 			 cache->pinv->rows, cache->pinv->cols, m, n);
-	if (confidence != NO_INTERVALS && MECHANISM_LAPLACE(delta, rho))
-		(void) interval_rank(confidence, dpm_ci_draws);
+	interval_check(confidence, MECHANISM_LAPLACE(delta, rho), w->rows, true);
 	CHECK_FOR_INTERRUPTS();
 
-	/* y = A x exactly, plus noise for the sensitivity of the quantized A */
-	exact = exact_matvec(at, counts, MECHANISM_LAPLACE(delta, rho) ? 1 : 2, &sens);
-	y = palloc(sizeof(double) * Max(m, 1));
-	rel->noise_var = mechanism_noise(exact, y, scaled_sensitivity(sens, sens_scale), epsilon, delta,
-									 rho, &law);
-	pfree(exact->data);
-	pfree(exact);
+	op.rows = m;
+	op.cells = n;
+	op.queries = w->rows;
+	op.profile = st.cache->profile;
+	op.batched = true;
+	op.measure = dense_measure;
+	op.solve = dense_solve;
+	op.answer = dense_answer;
+	op.linop = dense_linop;
+	op.half_from_cells = dense_half_from_cells;
+	op.state = &st;
+	rel = mechanism_run(&op, counts, epsilon, delta, rho, sens_scale, inference, confidence);
 	pfree(counts);
-
-	/* x_hat = A^+ y, the minimum-norm least-squares solution */
-	xhat = palloc0(sizeof(double) * Max(n, 1));
-	mat_vec(cache->pinv, false, y, xhat);
-	if (inference != INFERENCE_LS)
-	{
-		LinOp		op;
-
-		if (a == NULL)
-		{
-			a = mat_transpose(at);
-			exact_quantize(a->data, (size_t) a->rows * a->cols);
-		}
-		linop_dense(&op, a);
-		inference_apply(inference, &op, y, xhat);
-	}
-
-	rel->p = w->rows;
-	rel->answers = palloc(sizeof(double) * Max(w->rows, 1));
-	mat_vec(w, false, xhat, rel->answers);
-	rel->stderrs = palloc(sizeof(double) * Max(w->rows, 1));
-	for (int i = 0; i < w->rows; i++)
-		rel->stderrs[i] = sqrt(rel->noise_var * cache->profile[i]);
-	if (confidence == NO_INTERVALS)
-		return rel;
-	if (law.t > 0.0)
-	{
-		rel->half = interval_dense_laplace(w, cache->pinv, &law, confidence);
-		rel->ci_draws = dpm_ci_draws;
-	}
-	else
-		rel->half = interval_gaussian(rel->stderrs, w->rows, confidence);
 	return rel;
 }

@@ -7,6 +7,8 @@
 
 #include "inference/nnls.h"
 #include "linalg/linalg.h"
+#include "mechanism/interval.h"
+#include "mechanism/operator.h"
 #include "mechanism/sampler.h"
 
 typedef struct Release
@@ -24,9 +26,6 @@ typedef struct StrategyCache
 	const Mat  *pinv;		/* n x m, A^+ */
 	double	   *profile;		/* one term per workload query */
 } StrategyCache;
-
-/* confidence 0: no intervals */
-#define NO_INTERVALS 0.0
 
 /*
  * Answer workload w on data vector x through strategy A, given as at = A^T
@@ -46,6 +45,18 @@ typedef struct StrategyCache
 extern Release *run_mechanism(const Mat *w, const Mat *at, const StrategyCache *cache,
 							  const double *x, double epsilon, double delta, double rho,
 							  double sens_scale, Inference inference, double confidence);
+
+/*
+ * The mechanism over a strategy operator (operator.h): y = A x exactly for
+ * the integer counts x plus noise as the privacy arguments of run_mechanism
+ * call for, x_hat = A^+ y (then inference), the answers W x_hat with their
+ * standard errors and, at confidence, interval half-widths.  The caller
+ * checks the intervals asked for first (interval_check), so that every check
+ * that can fail runs before any noise is drawn.
+ */
+extern Release *mechanism_run(const StrategyOp *op, const int64 *counts, double epsilon,
+							  double delta, double rho, double sens_scale, Inference inference,
+							  double confidence);
 
 /*
  * What answering through a dense strategy A needs besides A, computed once

@@ -18,6 +18,12 @@ extern int	dpm_release_workers;
 /* dpm.max_releases_per_role: most releases in flight per role */
 extern int	dpm_max_releases_per_role;
 
+/*
+ * true in a resident release worker, which answers one release after another:
+ * api/matrix_cache.c keeps stored matrices only there
+ */
+extern bool am_release_worker;
+
 /* dpm_internal.release_in_progress(id): a live worker is between the release's charge and its answers */
 extern Datum dpm_release_in_progress(PG_FUNCTION_ARGS);
 

@@ -27,13 +27,13 @@
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
-#include "api/array.h"
 #include "progress/progress.h"
 #include "release/queue.h"
 #include "release/release.h"
 
 int			dpm_debug_release_delay = 0;
 int			dpm_release_worker_idle = 2000;
+bool		am_release_worker = false;
 
 static ResourceOwner worker_owner;
 static int	my_worker = -1;
@@ -419,7 +419,7 @@ dpm_release_worker_main(Datum main_arg)
 		proc_exit(0);			/* the entry was given up before we started */
 	before_shmem_exit(worker_exit, (Datum) 0);
 	connect_worker(database, owner);
-	dpm_matrix_cache = true;
+	am_release_worker = true;
 	SpinLockAcquire(&queue->mutex);
 	me->pid = MyProcPid;
 	me->procno = MyProc->pgprocno;

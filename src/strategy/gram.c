@@ -46,6 +46,7 @@
 #include <math.h>
 
 #include "miscadmin.h"
+#include "utils/memutils.h"
 
 #include "strategy/gram.h"
 #include "progress/progress.h"
@@ -247,7 +248,8 @@ strategy_eigen(const Mat *g, OptReport *rep)
 
 /*
  * One dual evaluation at weights v: S = V^1/2 G V^1/2, its eigendecomposition
- * (into q, lambda), x_j = (S^1/2)_jj / v_j, and T = tr(S^1/2) = sum_j v_j x_j.
+ * (into a new q, and lambda), x_j = (S^1/2)_jj / v_j, and T = tr(S^1/2) =
+ * sum_j v_j x_j.
  */
 static double
 optimal_eval(const Mat *gk, const double *v, Mat *s, Mat **q, double *lambda, double *x,
@@ -261,8 +263,6 @@ optimal_eval(const Mat *gk, const double *v, Mat *s, Mat **q, double *lambda, do
 	for (int j = 0; j < k; j++)
 		for (int i = 0; i < k; i++)
 			MAT(s, i, j) = x[i] * x[j] * MAT(gk, i, j);
-	if (*q)
-		mat_free(*q);
 	*q = eig_psd(s, lambda);
 	memset(x, 0, sizeof(double) * k);
 	*rank = 0;
@@ -297,8 +297,8 @@ strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, OptReport *rep
 	Mat		   *gk,
 			   *s,
 			   *a,
-			   *q = NULL,
-			   *best_q = NULL,
+			   *q,
+			   *best_q,
 			   *df,
 			   *dg;
 	double	   *v,
@@ -319,6 +319,8 @@ strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, OptReport *rep
 				full_rank = 0;
 	bool		plain = true;
 	double		last_dual = 0.0;
+	MemoryContext iter_cxt,
+				old_cxt;
 
 	check_support(k, "gaussian_optimal");
 	gk = gram_restrict(g, keep, k);
@@ -335,9 +337,19 @@ strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, OptReport *rep
 	lambda = palloc(sizeof(double) * k);
 	best_lambda = palloc(sizeof(double) * k);
 	best_dinv2 = palloc(sizeof(double) * k);
+	best_q = mat_new(k, k);
 	for (int i = 0; i < k; i++)
 		v[i] = 1.0;
 
+	/*
+	 * An iteration's eigenvectors, the eigensolver's and the least-squares
+	 * step's buffers live in iter_cxt, dropped as the next iteration starts;
+	 * what outlives one (v, u, the history, the best point) was allocated
+	 * above, in the caller's context.
+	 */
+	iter_cxt = AllocSetContextCreate(CurrentMemoryContext, "gaussian_optimal iteration",
+									 ALLOCSET_DEFAULT_SIZES);
+	old_cxt = MemoryContextSwitchTo(iter_cxt);
 	for (it = 0; it < max_iter; it++)
 	{
 		double		t,
@@ -347,6 +359,7 @@ strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, OptReport *rep
 					dual;
 		int			rank;
 
+		MemoryContextReset(iter_cxt);
 		CHECK_FOR_INTERRUPTS();
 		t = optimal_eval(gk, v, s, &q, lambda, x, &rank);
 		for (int j = 0; j < k; j++)
@@ -365,10 +378,7 @@ strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, OptReport *rep
 			if (primal < best_primal)
 			{
 				best_primal = primal;
-				if (best_q)
-					mat_free(best_q);
-				best_q = q;		/* kept: the next evaluation allocates its own */
-				q = NULL;
+				memcpy(best_q->data, q->data, sizeof(double) * k * k);
 				memcpy(best_lambda, lambda, sizeof(double) * k);
 				for (int j = 0; j < k; j++)
 					best_dinv2[j] = 1.0 / sqrt(v[j]);
@@ -442,7 +452,6 @@ strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, OptReport *rep
 						step += MAT(dg, j, h) * gamma[h];
 					u[j] -= fmax(-ANDERSON_REACH, fmin(ANDERSON_REACH, step));
 				}
-				pfree(gamma);
 			}
 		}
 		/*
@@ -466,6 +475,8 @@ strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, OptReport *rep
 			}
 		}
 	}
+	MemoryContextSwitchTo(old_cxt);
+	MemoryContextDelete(iter_cxt);
 	rep->iterations = it + (it < max_iter);
 	rep->objective = best_primal;
 	/* the best dual value of the program itself, so a bound on every strategy (file comment) */

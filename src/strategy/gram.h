@@ -59,6 +59,32 @@ extern Mat *strategy_min_sensitivity(const Mat *a, int max_sweeps, OptReport *re
 extern Mat *strategy_lrm(const Mat *g, int rank, double gamma, int max_iter, OptReport *rep);
 
 /*
+ * pidentity.c: HDMM's p-Identity strategies A = [I; Theta] D^-1 over one
+ * attribute (McKenna et al., VLDB 2018, section 5), the method "hdmm" on a
+ * dense workload and the factors of hdmm/'s Kronecker strategies.
+ */
+typedef struct PIdentityWork PIdentityWork;
+
+extern PIdentityWork *pidentity_work(int p, int n);
+extern void pidentity_work_free(PIdentityWork *w);
+
+/*
+ * tr(G (A^T A)^-1) for A = [I; Theta] D^-1 (sensitivity 1); grad, if not
+ * NULL, receives its gradient in Theta (p x n, column-major).
+ */
+extern double pidentity_objective(const Mat *g, const Mat *theta, double *grad,
+								  PIdentityWork *work);
+/* HDMM's uniform random start, from a fixed generator */
+extern void pidentity_random(Mat *theta);
+/* Theta (p x n) minimizing it, from and into theta; *objective and *evaluations reported */
+extern void pidentity_optimize(const Mat *g, Mat *theta, int max_iter, double *objective,
+							   int *evaluations);
+/* the same, through A's pseudo-inverse: slower, accurate to rounding */
+extern double pidentity_trace(const Mat *g, const Mat *theta);
+/* the strategy [I; Theta] D^-1 */
+extern Mat *pidentity_strategy(const Mat *theta);
+
+/*
  * Complete deficient columns (matrix-mechanism section 5.3): add one row per
  * column whose norm (p = 1 or 2) is below the strategy's sensitivity, so
  * that every column reaches it.  Never raises sensitivity, never increases

@@ -32,6 +32,7 @@
 #include <math.h>
 
 #include "miscadmin.h"
+#include "utils/memutils.h"
 
 #include "strategy/gram.h"
 #include "progress/progress.h"
@@ -77,19 +78,66 @@ project_columns(Mat *l, double *work)
 		project_l1(&MAT(l, 0, j), l->rows, work);
 }
 
+/* buffers of the L step, allocated once: a step allocates nothing */
+typedef struct LrmWork
+{
+	Mat		   *x;				/* r x r: beta L L^T + I, then its Cholesky factor */
+	Mat		   *y;				/* r x k: the extrapolated point */
+	Mat		   *ln;				/* r x k: the trial point */
+	Mat		   *g;				/* r x k: B^T (T - B L) at y */
+	Mat		   *by;				/* rank x r: B at y */
+	Mat		   *bn;				/* rank x r: B at the trial point */
+	Mat		   *ey;				/* rank x k: T - B L at y */
+	Mat		   *e;				/* rank x k: T - B L elsewhere, or R - B L */
+	double	   *work;			/* r: project_l1's sort */
+} LrmWork;
+
+static LrmWork *
+lrm_work(int rank, int r, int k)
+{
+	LrmWork    *w = palloc(sizeof(LrmWork));
+
+	w->x = mat_new(r, r);
+	w->y = mat_new(r, k);
+	w->ln = mat_new(r, k);
+	w->g = mat_new(r, k);
+	w->by = mat_new(rank, r);
+	w->bn = mat_new(rank, r);
+	w->ey = mat_new(rank, k);
+	w->e = mat_new(rank, k);
+	w->work = palloc(sizeof(double) * Max(r, 1));
+	return w;
+}
+
+static void
+lrm_work_free(LrmWork *w)
+{
+	mat_free(w->x);
+	mat_free(w->y);
+	mat_free(w->ln);
+	mat_free(w->g);
+	mat_free(w->by);
+	mat_free(w->bn);
+	mat_free(w->ey);
+	mat_free(w->e);
+	pfree(w->work);
+	pfree(w);
+}
+
 /*
  * The subproblem of Algorithm 1 with B eliminated by its closed form (Eq. 9):
  * for T = R + pi / beta, B = beta T L^T (beta L L^T + I)^-1 minimizes
  * 1/2 ||B||^2 + beta/2 ||T - B L||^2, the augmented Lagrangian up to a
- * constant.  Returns that minimum; *b and *e get B and T - B L.
+ * constant.  Returns that minimum; b and e receive B and T - B L.
  */
 static double
-lrm_value(const Mat *l, const Mat *t, double beta, Mat **b, Mat **e)
+lrm_value(const Mat *l, const Mat *t, double beta, Mat *b, Mat *e, LrmWork *w)
 {
-	Mat		   *x = mat_mul(l, false, l, true);
+	Mat		   *x = w->x;
 	double		bb = 0.0,
 				ee = 0.0;
 
+	mat_mul_into(x, l, false, l, true);
 	for (int i = 0; i < x->rows; i++)
 	{
 		for (int j = 0; j < x->cols; j++)
@@ -99,19 +147,18 @@ lrm_value(const Mat *l, const Mat *t, double beta, Mat **b, Mat **e)
 	/* eigenvalues >= 1: always positive definite */
 	if (!mat_cholesky(x))
 		elog(ERROR, "lrm: beta L L^T + I is not positive definite");
-	*b = mat_mul(t, false, l, true);
-	mat_solve_right_chol(*b, x);
-	mat_free(x);
-	for (size_t i = 0; i < (size_t) (*b)->rows * (*b)->cols; i++)
+	mat_mul_into(b, t, false, l, true);
+	mat_solve_right_chol(b, x);
+	for (size_t i = 0; i < (size_t) b->rows * b->cols; i++)
 	{
-		(*b)->data[i] *= beta;
-		bb += (*b)->data[i] * (*b)->data[i];
+		b->data[i] *= beta;
+		bb += b->data[i] * b->data[i];
 	}
-	*e = mat_mul(*b, false, l, false);
-	for (size_t i = 0; i < (size_t) (*e)->rows * (*e)->cols; i++)
+	mat_mul_into(e, b, false, l, false);
+	for (size_t i = 0; i < (size_t) e->rows * e->cols; i++)
 	{
-		(*e)->data[i] = t->data[i] - (*e)->data[i];
-		ee += (*e)->data[i] * (*e)->data[i];
+		e->data[i] = t->data[i] - e->data[i];
+		ee += e->data[i] * e->data[i];
 	}
 	return 0.5 * bb + 0.5 * beta * ee;
 }
@@ -126,19 +173,15 @@ sum_sq(const Mat *a)
 	return s;
 }
 
+/* the largest eigenvalue of s (allocates: called in an iteration's context) */
 static double
 top_eigenvalue(const Mat *s)
 {
 	Mat		   *q = mat_copy(s);
 	double	   *w = palloc(sizeof(double) * Max(s->rows, 1));
-	double		top = 0.0;
 
 	mat_sym_eig(q, w);
-	if (s->rows > 0)
-		top = w[s->rows - 1];
-	mat_free(q);
-	pfree(w);
-	return top;
+	return s->rows > 0 ? w[s->rows - 1] : 0.0;
 }
 
 /*
@@ -146,35 +189,26 @@ top_eigenvalue(const Mat *s)
  * L1 balls with a backtracking step (the paper's omega doubling), plus a
  * momentum restart whenever the value would rise, so that every accepted
  * step descends.  The gradient in L is -beta B^T (T - B L).  Returns the
- * steps taken; *b is B at the final L.
+ * steps taken; b is B at the final L.
  */
 static int
-update_l(Mat *l, Mat **b, const Mat *t, double beta, int max_steps, double *work)
+update_l(Mat *l, Mat *b, const Mat *t, double beta, int max_steps, LrmWork *w)
 {
 	size_t		size = (size_t) l->rows * l->cols;
-	Mat		   *e,
-			   *btb,
-			   *y = mat_copy(l);
+	Mat		   *y = w->y,
+			   *ln = w->ln,
+			   *g = w->g;
 	double		f,
 				step,
 				mom = 1.0;
 	int			steps = 0;
 
-	mat_free(*b);
-	f = lrm_value(l, t, beta, b, &e);
-	mat_free(e);
-	btb = mat_mul(*b, true, *b, false);
-	step = 1.0 / fmax(beta * top_eigenvalue(btb), 1e-300);
-	mat_free(btb);
+	f = lrm_value(l, t, beta, b, w->e, w);
+	step = 1.0 / fmax(beta * top_eigenvalue(mat_mul(b, true, b, false)), 1e-300);
+	memcpy(y->data, l->data, sizeof(double) * size);
 	while (steps < max_steps)
 	{
-		Mat		   *by,
-				   *ey,
-				   *g,
-				   *bn,
-				   *en,
-				   *ln = mat_new(l->rows, l->cols);
-		double		fy = lrm_value(y, t, beta, &by, &ey),
+		double		fy = lrm_value(y, t, beta, w->by, w->ey, w),
 					fn,
 					dd,
 					gd,
@@ -182,14 +216,13 @@ update_l(Mat *l, Mat **b, const Mat *t, double beta, int max_steps, double *work
 
 		CHECK_FOR_INTERRUPTS();
 		steps++;
-		g = mat_mul(by, true, ey, false);	/* the gradient is -beta times this */
+		mat_mul_into(g, w->by, true, w->ey, false); /* the gradient is -beta times this */
 		for (;;)
 		{
 			for (size_t i = 0; i < size; i++)
 				ln->data[i] = y->data[i] + step * beta * g->data[i];
-			project_columns(ln, work);
-			fn = lrm_value(ln, t, beta, &bn, &en);
-			mat_free(en);
+			project_columns(ln, w->work);
+			fn = lrm_value(ln, t, beta, w->bn, w->e, w);
 			dd = gd = 0.0;
 			for (size_t i = 0; i < size; i++)
 			{
@@ -200,17 +233,11 @@ update_l(Mat *l, Mat **b, const Mat *t, double beta, int max_steps, double *work
 			}
 			if (fn <= fy + gd + dd / (2.0 * step) || step < 1e-300)
 				break;
-			mat_free(bn);
 			step *= 0.5;
 		}
-		mat_free(by);
-		mat_free(ey);
-		mat_free(g);
 		if (fn > f)
 		{
 			/* restart the momentum from the last accepted point */
-			mat_free(bn);
-			mat_free(ln);
 			memcpy(y->data, l->data, sizeof(double) * size);
 			mom = 1.0;
 			continue;
@@ -220,15 +247,12 @@ update_l(Mat *l, Mat **b, const Mat *t, double beta, int max_steps, double *work
 			y->data[i] = ln->data[i] + (mom - 1.0) / mom_next * (ln->data[i] - l->data[i]);
 		mom = mom_next;
 		memcpy(l->data, ln->data, sizeof(double) * size);
-		mat_free(ln);
-		mat_free(*b);
-		*b = bn;
+		memcpy(b->data, w->bn->data, sizeof(double) * (size_t) b->rows * b->cols);
 		f = fn;
 		step *= 1.5;
 		if (dd <= 1e-12 * sum_sq(l))
 			break;
 	}
-	mat_free(y);
 	return steps;
 }
 
@@ -276,12 +300,14 @@ strategy_lrm(const Mat *g, int rank_opt, double gamma, int max_iter, OptReport *
 			   *bp,
 			   *fix,
 			   *out;
-	double	   *sigma,
-			   *work;
+	double	   *sigma;
 	double		norm = 0.0,
 				beta = 100.0,
 				tau = INFINITY,
 				last_tau = INFINITY;
+	LrmWork    *w;
+	MemoryContext iter_cxt,
+				old_cxt;
 
 	if (k == 0)
 		ereport(ERROR,
@@ -318,12 +344,16 @@ strategy_lrm(const Mat *g, int rank_opt, double gamma, int max_iter, OptReport *
 	for (int i = 0; i < rank; i++)
 		sigma[i] /= norm;
 
-	work = palloc(sizeof(double) * Max(r, 1));
+	w = lrm_work(rank, r, k);
 	l = mat_new(r, k);
 	b = mat_new(rank, r);
-	lrm_start(rt, sigma, l, b, work);
+	lrm_start(rt, sigma, l, b, w->work);
 	pi = mat_new(rank, k);
 	t = mat_new(rank, k);
+	/* R - B L, where update_l keeps T - B L between its calls */
+	resid = w->e;
+	/* the few allocations of an iteration (its step size's eigenproblem) go with it */
+	iter_cxt = AllocSetContextCreate(CurrentMemoryContext, "lrm iteration", ALLOCSET_DEFAULT_SIZES);
 
 	/*
 	 * Algorithm 1's outer loop, with the usual safeguard on its schedule: a
@@ -337,8 +367,11 @@ strategy_lrm(const Mat *g, int rank_opt, double gamma, int max_iter, OptReport *
 	{
 		for (size_t i = 0; i < (size_t) rank * k; i++)
 			t->data[i] = rt->data[i] + pi->data[i] / beta;
-		steps += update_l(l, &b, t, beta, 300, work);
-		resid = mat_mul(b, false, l, false);
+		old_cxt = MemoryContextSwitchTo(iter_cxt);
+		steps += update_l(l, b, t, beta, 300, w);
+		MemoryContextSwitchTo(old_cxt);
+		MemoryContextReset(iter_cxt);
+		mat_mul_into(resid, b, false, l, false);
 		for (size_t i = 0; i < (size_t) rank * k; i++)
 			resid->data[i] = rt->data[i] - resid->data[i];
 		tau = sqrt(sum_sq(resid));
@@ -346,10 +379,7 @@ strategy_lrm(const Mat *g, int rank_opt, double gamma, int max_iter, OptReport *
 			 it, steps, beta, tau);
 		progress_update("lrm", it, tau, NAN);
 		if (tau <= gamma || beta > 1e10)
-		{
-			mat_free(resid);
 			break;
-		}
 		if (tau <= 0.5 * last_tau)
 		{
 			for (size_t i = 0; i < (size_t) rank * k; i++)
@@ -361,8 +391,8 @@ strategy_lrm(const Mat *g, int rank_opt, double gamma, int max_iter, OptReport *
 			beta *= 4.0;
 			last_tau = fmin(last_tau, tau);
 		}
-		mat_free(resid);
 	}
+	MemoryContextDelete(iter_cxt);
 	if (tau > gamma)
 		ereport(NOTICE,
 				(errmsg("lrm stopped at ||W - B L|| = %.3g ||W||, above gamma = %.3g", tau, gamma),
@@ -380,7 +410,7 @@ strategy_lrm(const Mat *g, int rank_opt, double gamma, int max_iter, OptReport *
 	 * by half on range workloads) and lets least squares answer every query
 	 * of W without bias.
 	 */
-	resid = mat_mul(b, false, l, false);
+	mat_mul_into(resid, b, false, l, false);
 	for (size_t i = 0; i < (size_t) rank * k; i++)
 		resid->data[i] = rt->data[i] - resid->data[i];
 	bp = mat_pinv(b);
@@ -411,14 +441,13 @@ strategy_lrm(const Mat *g, int rank_opt, double gamma, int max_iter, OptReport *
 
 	mat_free(fix);
 	mat_free(bp);
-	mat_free(resid);
+	lrm_work_free(w);
 	mat_free(l);
 	mat_free(b);
 	mat_free(pi);
 	mat_free(t);
 	mat_free(rt);
 	pfree(sigma);
-	pfree(work);
 	pfree(keep);
 	return out;
 }

@@ -5,7 +5,6 @@
 
 #include <math.h>
 
-#include "hdmm/hdmm.h"
 #include "mechanism/exact.h"
 #include "strategy/strategy.h"
 

@@ -14,7 +14,7 @@
  * and Theta M = K Theta, so Theta Z = K Theta S - (K Theta S) H with
  * S = D G D.  Everything is O(p n^2): no n x n inverse, no n^3 product.
  *
- * Theta is optimized by L-BFGS-B with the bound Theta >= 0 (src/hdmm/lbfgsb.c),
+ * Theta is optimized by L-BFGS-B with the bound Theta >= 0 (src/linalg/lbfgsb.c),
  * from a uniform random start drawn by a fixed generator, so results reproduce.
  */
 #include "postgres.h"
@@ -23,8 +23,9 @@
 
 #include "miscadmin.h"
 
-#include "hdmm/hdmm.h"
 #include "linalg/lbfgsb.h"
+#include "progress/progress.h"
+#include "strategy/gram.h"
 
 /* buffers for one p x n problem, allocated once: an evaluation allocates nothing */
 struct PIdentityWork
@@ -159,7 +160,7 @@ pidentity_optimize(const Mat *g, Mat *theta, int max_iter, double *objective, in
 
 	Assert(theta->cols == n);
 	*evaluations = 0;
-	lb = lbfgsb_begin(p * n, theta->data, 0.0, max_iter);
+	lb = lbfgsb_begin(p * n, theta->data, 0.0, max_iter, progress_update);
 	while (lbfgsb_next(lb, &f, grad))
 	{
 		CHECK_FOR_INTERRUPTS();
