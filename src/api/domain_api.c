@@ -60,9 +60,6 @@ dpm_attribute_bins(PG_FUNCTION_ARGS)
 	Datum		values[5];
 	bool		nulls[5] = {false};
 	Datum	   *labels;
-	bool	   *label_nulls;
-	int			dims[1],
-				lbs[1] = {1};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -82,16 +79,10 @@ dpm_attribute_bins(PG_FUNCTION_ARGS)
 	a = domain_attribute_parse(json, &src);
 
 	labels = palloc(sizeof(Datum) * a->nbins);
-	label_nulls = palloc(sizeof(bool) * a->nbins);
 	for (int i = 0; i < a->nbins; i++)
-	{
-		label_nulls[i] = a->labels[i] == NULL;
-		labels[i] = label_nulls[i] ? (Datum) 0 : CStringGetTextDatum(a->labels[i]);
-	}
-	dims[0] = a->nbins;
+		labels[i] = CStringGetTextDatum(a->labels[i]);
 	values[0] = CStringGetTextDatum(a->name);
-	values[1] = PointerGetDatum(construct_md_array(labels, label_nulls, 1, dims, lbs, TEXTOID, -1,
-												   false, TYPALIGN_INT));
+	values[1] = PointerGetDatum(construct_array(labels, a->nbins, TEXTOID, -1, false, TYPALIGN_INT));
 	values[2] = PointerGetDatum(vec_to_array(a->lo, a->nbins));
 	values[3] = PointerGetDatum(vec_to_array(a->hi, a->nbins));
 	values[4] = CStringGetTextDatum(a->expr);

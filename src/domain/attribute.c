@@ -236,7 +236,9 @@ listed_bins(Bins *b, const DomainJson *list)
 		cond = domain_json_get(bin, "condition");
 		if (cond != NULL)
 		{
-			if (jlo != NULL || jhi != NULL || cond->type != DOMAIN_JSON_STRING || label == NULL)
+			/* a condition has no label of its own: a JSON null one would be a NULL bin label */
+			if (jlo != NULL || jhi != NULL || cond->type != DOMAIN_JSON_STRING || label == NULL ||
+				label->type == DOMAIN_JSON_NULL)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("a condition bin of attribute \"%s\" is {\"label\": text, \"condition\": text}",

@@ -30,7 +30,7 @@ typedef struct DomainAttr
 	char	   *name;
 	char	   *column;
 	int			nbins;
-	char	  **labels;			/* NULL for a condition bin whose "label" is JSON null */
+	char	  **labels;
 	double	   *lo;				/* NaN for bins that are not intervals; -Infinity if open */
 	double	   *hi;				/* NaN likewise; Infinity if open */
 	char	   *expr;			/* SQL: the 0-based bin of a row, NULL if in none */
