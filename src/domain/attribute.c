@@ -9,7 +9,7 @@
  * by PostgreSQL's own quoting) and build nothing that could fail on a row:
  * comparisons of the column with constants in its own type, and
  * width_bucket over a constant array.  Custodian conditions are copied in
- * parentheses; dpm._check_cells vets them afterwards.
+ * parentheses; src/api/safe_expr.c vets them afterwards.
  */
 #include "postgres.h"
 
@@ -83,11 +83,11 @@ valid_identifier(const char *s)
 	return true;
 }
 
-static char *
+/* a JSON number (numeric's own text, so this cannot fail) */
+static void
 number_of(const DomainJson *v, DomainDecimal *d)
 {
 	domain_dec_parse(v->str, d);
-	return v->str;
 }
 
 /* "values": one bin per value, compared with = in the column's type */
@@ -154,7 +154,7 @@ width_bins(Bins *b, const DomainJson *spec, const DomainSource *src)
 	number_of(jmin, &vmin);
 	number_of(jmax, &vmax);
 	number_of(jwidth, &width);
-	if (width.ndigits == 0 || width.neg || domain_dec_cmp(&vmax, &vmin) <= 0)
+	if (domain_dec_is_zero(&width) || width.neg || domain_dec_cmp(&vmax, &vmin) <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("bins of attribute \"%s\" need width > 0 and max > min", name)));

@@ -258,26 +258,6 @@ domain_json_get(const DomainJson *v, const char *key)
 	return NULL;
 }
 
-const char *
-domain_json_typeof(const DomainJson *v)
-{
-	switch (v->type)
-	{
-		case DOMAIN_JSON_OBJECT:
-			return "object";
-		case DOMAIN_JSON_ARRAY:
-			return "array";
-		case DOMAIN_JSON_STRING:
-			return "string";
-		case DOMAIN_JSON_NUMBER:
-			return "number";
-		case DOMAIN_JSON_BOOL:
-			return "boolean";
-		default:
-			return "null";
-	}
-}
-
 /* a string as jsonb_out quotes it */
 static void
 append_string(StringInfo out, const char *s)

@@ -42,9 +42,6 @@ extern DomainJson *domain_json_parse(const char *text, int len);
 /* the value of key in an object, or NULL (also when v is no object) */
 extern DomainJson *domain_json_get(const DomainJson *v, const char *key);
 
-/* jsonb_typeof's name of the type */
-extern const char *domain_json_typeof(const DomainJson *v);
-
 /* v as jsonb_out prints it */
 extern void domain_json_append(StringInfo out, const DomainJson *v);
 extern char *domain_json_out(const DomainJson *v);
