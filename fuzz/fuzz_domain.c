@@ -1,7 +1,9 @@
 /*
  * fuzz_domain.c -- libFuzzer target: the domain definition parser
- * (src/domain: attribute.c, json.c, decimal.c) that dpm_internal.attribute_bins
- * calls for each attribute of dpm.create_domain.
+ * (src/domain: attribute.c, json.c) that dpm_internal.attribute_bins
+ * calls for each attribute of dpm.create_domain.  Its decimal arithmetic
+ * is the backend's numeric in the extension (decimal_numeric.c); here
+ * decimal_stub.c stands in for it.
  *
  * Input: one header byte, then JSON text (skipped unless it is valid UTF-8
  * without NUL, as the server guarantees for text).
@@ -10,8 +12,8 @@
  * The source relation is "public.people" with the columns of columns[]
  * below; the column type text is what format_type would print.
  *
- * A JSON array of exactly two numbers [a, b] exercises the decimal
- * arithmetic instead (findings: below).  Anything else is an attribute.
+ * A JSON array of exactly two numbers [a, b] exercises the stand-in for
+ * numeric instead (findings: below).  Anything else is an attribute.
  *
  * An ERROR is an expected outcome.  Findings, beyond crashes, sanitizer
  * reports, hangs, internal errors and runaway memory (see pgstub.c):
@@ -38,6 +40,7 @@
 #include "domain/domain.h"
 #include "domain/json.h"
 
+#include "domain_stub.h"
 #include "fuzz_common.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -184,15 +187,13 @@ check_attribute(const DomainAttr *a, const DomainJson *def, int cells)
 	}
 	if (width)
 	{
-		DomainDecimal min,
-					max;
+		DomainDecimal min = domain_dec_parse(domain_json_get(bins, "min")->str),
+					max = domain_dec_parse(domain_json_get(bins, "max")->str);
 
-		domain_dec_parse(domain_json_get(bins, "min")->str, &min);
-		domain_dec_parse(domain_json_get(bins, "max")->str, &max);
 		if (a->nbins > cells + 1)
 			fuzz_fail("%d width bins, dpm.max_cells %d", a->nbins, cells);
-		if (!same_double(a->lo[0], domain_dec_to_float8(&min)) ||
-			!same_double(a->hi[a->nbins - 1], domain_dec_to_float8(&max)))
+		if (!same_double(a->lo[0], domain_dec_to_float8(min)) ||
+			!same_double(a->hi[a->nbins - 1], domain_dec_to_float8(max)))
 			fuzz_fail("width bins from %g to %g, not from min to max", a->lo[0],
 					  a->hi[a->nbins - 1]);
 		for (int i = 0; i + 1 < a->nbins; i++)
@@ -203,146 +204,132 @@ check_attribute(const DomainAttr *a, const DomainJson *def, int cells)
 
 /* ------------------------------------------------------------ decimals */
 
-static bool
-same_decimal(const DomainDecimal *a, const DomainDecimal *b)
+/* the display scale numeric's text shows: its digits after the point */
+static int
+scale_of(const char *text)
 {
-	return domain_dec_cmp(a, b) == 0 && a->dscale == b->dscale;
+	const char *point = strchr(text, '.');
+
+	return point ? (int) strlen(point + 1) : 0;
 }
 
-/* the integer part of |d| (digits above the point) */
-static void
-integer_part(const DomainDecimal *d, DomainDecimal *out)
+/* the integer part of |d|, at scale 0 */
+static DomainDecimal
+integer_part(DomainDecimal d)
 {
-	int			keep = d->ndigits + Min(d->exp, 0);
+	char	   *text = domain_dec_out(d);
+	char	   *point = strchr(text, '.');
 
-	memset(out, 0, sizeof(DomainDecimal));
-	if (keep <= 0)
-		return;
-	out->ndigits = keep;
-	out->digits = d->digits;
-	out->exp = Max(d->exp, 0);
-	/* trailing zeros of the kept digits: fold them into the exponent */
-	while (out->ndigits > 0 && out->digits[out->ndigits - 1] == 0)
-	{
-		out->ndigits--;
-		out->exp++;
-	}
-	if (out->ndigits == 0)
-		out->exp = 0;
+	if (point != NULL)
+		*point = '\0';
+	return domain_dec_parse(text[0] == '-' ? text + 1 : text);
 }
 
-/* x * y for integers, by schoolbook multiplication of their digits */
-static void
-multiply(const DomainDecimal *x, const DomainDecimal *y, DomainDecimal *out)
+/*
+ * x * y for integers x, y >= 0, by schoolbook multiplication of their
+ * digits up to their trailing zeros; NULL when that would be slow
+ */
+static DomainDecimal
+multiply(DomainDecimal x, DomainDecimal y)
 {
-	int			n = x->ndigits + y->ndigits;
+	char	   *xs = domain_dec_out(x),
+			   *ys = domain_dec_out(y);
+	int			nx = strlen(xs),
+				ny = strlen(ys),
+				zeros = 0,
+				n;
 	int		   *acc;
-	uint8	   *digits;
-	int			first = 0;
+	char	   *text;
 
-	memset(out, 0, sizeof(DomainDecimal));
-	if (x->ndigits == 0 || y->ndigits == 0)
-		return;
-	/* acc[k] is the digit at 10^k (relative to the exponents) */
+	while (nx > 1 && xs[nx - 1] == '0')
+		nx--, zeros++;
+	while (ny > 1 && ys[ny - 1] == '0')
+		ny--, zeros++;
+	if ((double) nx * ny > 1e6)
+		return NULL;
+	n = nx + ny;
+	/* acc[k] is the digit at 10^(k + zeros) */
 	acc = palloc0(sizeof(int) * n);
-	for (int xi = 0; xi < x->ndigits; xi++)
+	for (int i = 0; i < nx; i++)
 	{
-		int			xd = x->digits[x->ndigits - 1 - xi],
+		int			xd = xs[nx - 1 - i] - '0',
 					carry = 0,
 					k;
 
-		for (int yj = 0; yj < y->ndigits; yj++)
+		for (int j = 0; j < ny; j++)
 		{
-			k = xi + yj;
-			acc[k] += xd * y->digits[y->ndigits - 1 - yj] + carry;
+			k = i + j;
+			acc[k] += xd * (ys[ny - 1 - j] - '0') + carry;
 			carry = acc[k] / 10;
 			acc[k] %= 10;
 		}
-		for (k = xi + y->ndigits; carry > 0; k++)
+		for (k = i + ny; carry > 0; k++)
 		{
 			acc[k] += carry;
 			carry = acc[k] / 10;
 			acc[k] %= 10;
 		}
 	}
-	digits = palloc(n);
+	text = palloc(n + zeros + 1);
 	for (int k = 0; k < n; k++)
-		digits[n - 1 - k] = acc[k];
-	while (first < n && digits[first] == 0)
-		first++;
-	out->ndigits = n - first;
-	out->digits = digits + first;
-	out->exp = x->exp + y->exp;
-	while (out->digits[out->ndigits - 1] == 0)
-	{
-		out->ndigits--;
-		out->exp++;
-	}
+		text[n - 1 - k] = '0' + acc[k];
+	memset(text + n, '0', zeros);
+	text[n + zeros] = '\0';
+	return domain_dec_parse(text);
 }
 
+/* the stand-in for numeric (decimal_stub.c) against itself */
 static void
 check_decimals(const DomainJson *a_json, const DomainJson *b_json)
 {
-	DomainDecimal a,
-				b,
-				sum,
-				back,
-				reread;
-	char	   *text;
+	DomainDecimal a = domain_dec_parse(a_json->str),
+				b = domain_dec_parse(b_json->str),
+				zero = domain_dec_parse("0"),
+				back;
+	char	   *text = domain_dec_out(a),
+			   *trimmed = domain_dec_out_trimmed(a);
 
-	domain_dec_parse(a_json->str, &a);
-	domain_dec_parse(b_json->str, &b);
-	if (domain_dec_cmp(&a, &b) != -domain_dec_cmp(&b, &a))
+	if (domain_dec_cmp(a, b) != -domain_dec_cmp(b, a))
 		fuzz_fail("comparison of %s and %s is not antisymmetric", a_json->str, b_json->str);
-	text = domain_dec_out(&a);
-	domain_dec_parse(text, &reread);
-	if (!same_decimal(&a, &reread) || strcmp(text, a_json->str) != 0)
+	if (strcmp(text, a_json->str) != 0 || strcmp(domain_dec_out(domain_dec_parse(text)), text) != 0)
 		fuzz_fail("%s reads back as %s", a_json->str, text);
-	domain_dec_parse(domain_dec_out_trimmed(&a), &reread);
-	if (domain_dec_cmp(&a, &reread) != 0)
-		fuzz_fail("%s trimmed is %s", a_json->str, domain_dec_out_trimmed(&a));
+	if (domain_dec_cmp(a, domain_dec_parse(trimmed)) != 0 || scale_of(trimmed) > scale_of(text))
+		fuzz_fail("%s trimmed is %s", a_json->str, trimmed);
 
 	/* sums may overflow numeric's range: an error, then */
-	domain_dec_add(&a, &b, &sum);
-	domain_dec_sub(&sum, &b, &back);
-	if (domain_dec_cmp(&a, &back) != 0 || back.dscale != Max(a.dscale, b.dscale))
+	back = domain_dec_sub(domain_dec_add(a, b), b);
+	if (domain_dec_cmp(a, back) != 0 ||
+		scale_of(domain_dec_out(back)) != Max(scale_of(text), scale_of(b_json->str)))
 		fuzz_fail("%s + %s - %s is %s", a_json->str, b_json->str, b_json->str,
-				  domain_dec_out(&back));
+				  domain_dec_out(back));
 
 	/* the integer division under the bin count, checked by multiplying back */
-	if (!a.neg && !b.neg)
+	if (domain_dec_cmp(a, zero) >= 0 && domain_dec_cmp(b, zero) >= 0)
 	{
-		DomainDecimal ia,
-					ib,
+		DomainDecimal ia = integer_part(a),
+					ib = integer_part(b),
 					q,
 					r,
-					qb,
-					check,
-					count;
+					qb;
 
-		integer_part(&a, &ia);
-		integer_part(&b, &ib);
-		if (ib.ndigits > 0)
+		if (domain_dec_cmp(ib, zero) > 0)
 		{
-			domain_dec_divmod(&ia, &ib, &q, &r);
-			if (domain_dec_cmp(&r, &ib) >= 0 || r.neg)
-				fuzz_fail("remainder %s of %s / %s", domain_dec_out(&r), domain_dec_out(&ia),
-						  domain_dec_out(&ib));
-			if ((double) q.ndigits * ib.ndigits < 1e6)
-			{
-				multiply(&q, &ib, &qb);
-				domain_dec_add(&qb, &r, &check);
-				if (domain_dec_cmp(&check, &ia) != 0)
-					fuzz_fail("%s / %s gave q %s, r %s", domain_dec_out(&ia), domain_dec_out(&ib),
-							  domain_dec_out(&q), domain_dec_out(&r));
-			}
+			domain_dec_divmod(ia, ib, &q, &r);
+			if (domain_dec_cmp(r, ib) >= 0 || domain_dec_cmp(r, zero) < 0)
+				fuzz_fail("remainder %s of %s / %s", domain_dec_out(r), domain_dec_out(ia),
+						  domain_dec_out(ib));
+			qb = multiply(q, ib);
+			if (qb != NULL && domain_dec_cmp(domain_dec_add(qb, r), ia) != 0)
+				fuzz_fail("%s / %s gave q %s, r %s", domain_dec_out(ia), domain_dec_out(ib),
+						  domain_dec_out(q), domain_dec_out(r));
 		}
-		if (a.ndigits > 0 && b.ndigits > 0)
+		if (domain_dec_cmp(a, zero) > 0 && domain_dec_cmp(b, zero) > 0)
 		{
-			/* ceil(a / b rounded to some scale >= 0) is within half a unit of a / b */
-			domain_dec_div_ceil(&a, &b, &count);
-			if (count.neg || count.dscale != 0)
-				fuzz_fail("bin count %s", domain_dec_out(&count));
+			/* ceil(a / b rounded to some scale >= 0): an integer >= 0 */
+			char	   *count = domain_dec_out(domain_dec_div_ceil(a, b));
+
+			if (count[0] == '-' || strchr(count, '.') != NULL)
+				fuzz_fail("bin count %s", count);
 		}
 	}
 }

@@ -84,10 +84,10 @@ valid_identifier(const char *s)
 }
 
 /* a JSON number (numeric's own text, so this cannot fail) */
-static void
-number_of(const DomainJson *v, DomainDecimal *d)
+static DomainDecimal
+number_of(const DomainJson *v)
 {
-	domain_dec_parse(v->str, d);
+	return domain_dec_parse(v->str);
 }
 
 /* "values": one bin per value, compared with = in the column's type */
@@ -135,9 +135,7 @@ width_bins(Bins *b, const DomainJson *spec, const DomainSource *src)
 	DomainDecimal vmin,
 				vmax,
 				width,
-				span,
 				count,
-				limit,
 				v;
 	StringInfoData expr;
 
@@ -151,25 +149,26 @@ width_bins(Bins *b, const DomainJson *spec, const DomainSource *src)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("bins of attribute \"%s\" need numeric min, max and width", name)));
-	number_of(jmin, &vmin);
-	number_of(jmax, &vmax);
-	number_of(jwidth, &width);
-	if (domain_dec_is_zero(&width) || width.neg || domain_dec_cmp(&vmax, &vmin) <= 0)
+	vmin = number_of(jmin);
+	vmax = number_of(jmax);
+	width = number_of(jwidth);
+	if (domain_dec_cmp(width, domain_dec_parse("0")) <= 0 || domain_dec_cmp(vmax, vmin) <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("bins of attribute \"%s\" need width > 0 and max > min", name)));
-	/* numeric's (max - min) / width, rounded to its division scale, against the limit */
-	domain_dec_sub(&vmax, &vmin, &span);
-	domain_dec_div_ceil(&span, &width, &count);
-	domain_dec_parse(psprintf("%d", src->max_cells), &limit);
-	if (domain_dec_cmp(&count, &limit) > 0)
+	/*
+	 * numeric's (max - min) / width, rounded to its division scale, against
+	 * the limit: above it exactly when its ceiling is, which the message shows
+	 */
+	count = domain_dec_div_ceil(domain_dec_sub(vmax, vmin), width);
+	if (domain_dec_cmp(count, domain_dec_parse(psprintf("%d", src->max_cells))) > 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("attribute \"%s\" would have %s bins, more than dpm.max_cells (%d)",
-						name, domain_dec_out(&count), src->max_cells)));
+						name, domain_dec_out(count), src->max_cells)));
 
 	v = vmin;
-	while (domain_dec_cmp(&v, &vmax) < 0)
+	while (domain_dec_cmp(v, vmax) < 0)
 	{
 		DomainDecimal next,
 					vhi;
@@ -177,18 +176,18 @@ width_bins(Bins *b, const DomainJson *spec, const DomainSource *src)
 		double		lo;
 
 		CHECK_FOR_INTERRUPTS();
-		domain_dec_add(&v, &width, &next);
+		next = domain_dec_add(v, width);
 		/* least(v + width, max): the sum unless max is smaller */
-		vhi = domain_dec_cmp(&vmax, &next) < 0 ? vmax : next;
-		label = psprintf("[%s,%s)", domain_dec_out_trimmed(&v), domain_dec_out_trimmed(&vhi));
-		lo = domain_dec_to_float8(&v);
-		add_bin(b, label, lo, domain_dec_to_float8(&vhi), domain_dec_out(&v));
+		vhi = domain_dec_cmp(vmax, next) < 0 ? vmax : next;
+		label = psprintf("[%s,%s)", domain_dec_out_trimmed(v), domain_dec_out_trimmed(vhi));
+		lo = domain_dec_to_float8(v);
+		add_bin(b, label, lo, domain_dec_to_float8(vhi), domain_dec_out(v));
 		v = vhi;
 	}
 
 	initStringInfo(&expr);
 	appendStringInfo(&expr, "CASE WHEN %s >= %s AND %s < %s THEN ",
-					 b->qcol, domain_dec_out(&vmin), b->qcol, domain_dec_out(&vmax));
+					 b->qcol, domain_dec_out(vmin), b->qcol, domain_dec_out(vmax));
 	if (b->attr->nbins == 1)
 		appendStringInfoChar(&expr, '0');
 	else
@@ -247,8 +246,8 @@ listed_bins(Bins *b, const DomainJson *list)
 		}
 		else
 		{
-			DomainDecimal vlo,
-						vhi;
+			DomainDecimal vlo = NULL,
+						vhi = NULL;
 			char	   *text;
 			StringInfoData c;
 			double		lo;
@@ -260,25 +259,25 @@ listed_bins(Bins *b, const DomainJson *list)
 						 errmsg("an interval bin of attribute \"%s\" needs numeric \"lo\" and/or \"hi\"",
 								name)));
 			if (jlo != NULL)
-				number_of(jlo, &vlo);
+				vlo = number_of(jlo);
 			if (jhi != NULL)
-				number_of(jhi, &vhi);
-			if (jlo != NULL && jhi != NULL && domain_dec_cmp(&vlo, &vhi) >= 0)
+				vhi = number_of(jhi);
+			if (jlo != NULL && jhi != NULL && domain_dec_cmp(vlo, vhi) >= 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("bin [%s, %s) of attribute \"%s\" is empty",
 								jlo->str, jhi->str, name)));
 			text = domain_json_text(label);
 			if (text == NULL)
-				text = psprintf("[%s,%s)", jlo ? domain_dec_out_trimmed(&vlo) : "-inf",
-								jhi ? domain_dec_out_trimmed(&vhi) : "inf");
-			lo = jlo ? domain_dec_to_float8(&vlo) : -INFINITY;
+				text = psprintf("[%s,%s)", jlo ? domain_dec_out_trimmed(vlo) : "-inf",
+								jhi ? domain_dec_out_trimmed(vhi) : "inf");
+			lo = jlo ? domain_dec_to_float8(vlo) : -INFINITY;
 			initStringInfo(&c);
 			if (jlo != NULL)
 				appendStringInfo(&c, "%s >= %s", b->qcol, jlo->str);
 			if (jhi != NULL)
 				appendStringInfo(&c, "%s%s < %s", jlo ? " AND " : "", b->qcol, jhi->str);
-			add_bin(b, text, lo, jhi ? domain_dec_to_float8(&vhi) : INFINITY, c.data);
+			add_bin(b, text, lo, jhi ? domain_dec_to_float8(vhi) : INFINITY, c.data);
 		}
 	}
 }

@@ -1,56 +1,40 @@
 /*
- * decimal.h -- exact decimal numbers for the bin bounds of a domain.
+ * decimal.h -- the exact decimal arithmetic of a domain's bin bounds.
  *
  * The bounds of a domain definition are JSON numbers, which jsonb keeps as
  * numeric; the bins, their labels and the stored expression depend on
- * numeric's exact sums, display scales and rounded division, so these are
- * the few operations of numeric that a domain needs, with numeric's results
- * and limits, in plain C (no fmgr) so that the parser can be fuzzed.
+ * numeric's exact sums, display scales and rounded division.  The extension
+ * computes them with numeric itself (decimal_numeric.c).  The value is
+ * opaque so that attribute.c makes no fmgr call and can be fuzzed outside
+ * the backend, where fuzz/decimal_stub.c stands in for numeric.
+ *
+ * Values are immutable; errors are numeric's (out of range, bad input).
  */
 #ifndef DPM_DOMAIN_DECIMAL_H
 #define DPM_DOMAIN_DECIMAL_H
 
-/* value = (-1 if neg) * digits * 10^exp */
-typedef struct DomainDecimal
-{
-	bool		neg;			/* never set for zero */
-	int			ndigits;		/* significant digits; 0 for zero */
-	uint8	   *digits;			/* 0-9, most significant first; first and last nonzero */
-	int			exp;			/* power of ten of the last digit (0 for zero) */
-	int			dscale;			/* digits shown after the point, as numeric's */
-} DomainDecimal;
+typedef const struct DomainDecimalData *DomainDecimal;
 
-/*
- * A JSON number token (or numeric's output) as numeric_in reads it; the
- * same "value overflows numeric format" error beyond numeric's range.
- */
-extern void domain_dec_parse(const char *text, DomainDecimal *result);
+/* numeric_in: a JSON number token, numeric's output, an integer */
+extern DomainDecimal domain_dec_parse(const char *text);
 
-/* numeric_out: exactly dscale digits after the point */
-extern char *domain_dec_out(const DomainDecimal *d);
+/* numeric_out: exactly the display scale's digits after the point */
+extern char *domain_dec_out(DomainDecimal d);
 
 /* numeric_out(trim_scale(d)): no trailing fractional zeros */
-extern char *domain_dec_out_trimmed(const DomainDecimal *d);
+extern char *domain_dec_out_trimmed(DomainDecimal d);
 
-extern int	domain_dec_cmp(const DomainDecimal *a, const DomainDecimal *b);
-extern bool domain_dec_is_zero(const DomainDecimal *d);
+/* numeric_cmp: -1, 0 or 1 */
+extern int	domain_dec_cmp(DomainDecimal a, DomainDecimal b);
 
-/* a + b and a - b, display scale the larger of the two, as numeric's */
-extern void domain_dec_add(const DomainDecimal *a, const DomainDecimal *b, DomainDecimal *result);
-extern void domain_dec_sub(const DomainDecimal *a, const DomainDecimal *b, DomainDecimal *result);
+/* a + b and a - b, display scale the larger of the two */
+extern DomainDecimal domain_dec_add(DomainDecimal a, DomainDecimal b);
+extern DomainDecimal domain_dec_sub(DomainDecimal a, DomainDecimal b);
 
-/*
- * ceil(a / b) for a, b > 0, with numeric's division: the quotient rounded
- * (half away from zero) to numeric's division scale before the ceiling.
- */
-extern void domain_dec_div_ceil(const DomainDecimal *a, const DomainDecimal *b,
-								DomainDecimal *result);
+/* ceil(a / b) for a, b > 0: numeric's rounded quotient, then its ceiling */
+extern DomainDecimal domain_dec_div_ceil(DomainDecimal a, DomainDecimal b);
 
-/* for integers a >= 0, b > 0: q = floor(a / b), r = a - q b */
-extern void domain_dec_divmod(const DomainDecimal *a, const DomainDecimal *b,
-							  DomainDecimal *q, DomainDecimal *r);
-
-/* numeric::float8 (through the text, as numeric does): out of range is an error */
-extern double domain_dec_to_float8(const DomainDecimal *d);
+/* numeric::float8: beyond float8's range is an error */
+extern double domain_dec_to_float8(DomainDecimal d);
 
 #endif

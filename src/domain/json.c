@@ -188,14 +188,9 @@ on_scalar(void *state, char *token, JsonTokenType type)
 			v = new_node(DOMAIN_JSON_STRING, token);
 			break;
 		case JSON_TOKEN_NUMBER:
-			{
-				/* as numeric reads and prints it: 1e2 is 100, -0.0 is 0.0 */
-				DomainDecimal d;
-
-				domain_dec_parse(token, &d);
-				v = new_node(DOMAIN_JSON_NUMBER, domain_dec_out(&d));
-				break;
-			}
+			/* as numeric reads and prints it: 1e2 is 100, -0.0 is 0.0 */
+			v = new_node(DOMAIN_JSON_NUMBER, domain_dec_out(domain_dec_parse(token)));
+			break;
 		case JSON_TOKEN_TRUE:
 		case JSON_TOKEN_FALSE:
 			v = new_node(DOMAIN_JSON_BOOL, token);

@@ -1,13 +1,22 @@
 /*
- * decimal.c -- exact decimal numbers with numeric's results, for the bin
- * bounds of a domain (see decimal.h for why not numeric itself).
+ * decimal_stub.c -- a test double for the backend's numeric, linked into
+ * fuzz_domain in place of src/domain/decimal_numeric.c, which calls numeric
+ * through fmgr and so cannot run outside a server.  Not part of the
+ * extension.
+ *
+ * It gives numeric's results for what decimal.h asks (parsing and its range
+ * errors, output with the display scale and trimmed, comparison, sums with
+ * numeric's scales, the quotient rounded to numeric's division scale and its
+ * ceiling, the float8 conversion and its range error), so that the parser
+ * under test sees the values and errors it would in the server.  Written for
+ * this harness; the product never uses it.
  *
  * A number is its significant decimal digits, the power of ten of the last
  * one, a sign and numeric's display scale.  Sums and comparisons work digit
  * by digit; the one division (how many bins a width makes) divides integers
  * in base 10^9, so that a bound written with thousands of digits costs
- * milliseconds, not minutes.  Digits are never changed once made, so
- * values may share them.
+ * milliseconds, not minutes.  Values are never changed once made, so they
+ * may share digits.
  */
 #include "postgres.h"
 
@@ -18,6 +27,21 @@
 #include "miscadmin.h"
 
 #include "domain/decimal.h"
+
+#include "domain_stub.h"
+
+/* value = (-1 if neg) * digits * 10^exp */
+struct DomainDecimalData
+{
+	bool		neg;			/* never set for zero */
+	int			ndigits;		/* significant digits; 0 for zero */
+	uint8	   *digits;			/* 0-9, most significant first; first and last nonzero */
+	int			exp;			/* power of ten of the last digit (0 for zero) */
+	int			dscale;			/* digits shown after the point, as numeric's */
+};
+
+/* the stub's own, changeable view of a value */
+typedef struct DomainDecimalData Dec;
 
 /*
  * numeric's limits: a base-10000 weight that fits int16 (so no digit at
@@ -46,14 +70,14 @@ overflow(void)
 }
 
 static inline int
-top_power(const DomainDecimal *d)
+top_power(const Dec *d)
 {
 	return d->exp + d->ndigits - 1;
 }
 
 /* the digit of |d| at 10^p */
 static inline int
-digit_at(const DomainDecimal *d, int p)
+digit_at(const Dec *d, int p)
 {
 	int			i = top_power(d) - p;
 
@@ -61,7 +85,7 @@ digit_at(const DomainDecimal *d, int p)
 }
 
 static void
-set_zero(DomainDecimal *d, int dscale)
+set_zero(Dec *d, int dscale)
 {
 	d->neg = false;
 	d->ndigits = 0;
@@ -75,7 +99,7 @@ set_zero(DomainDecimal *d, int dscale)
  * allowed), the last of them at 10^last_exp
  */
 static void
-set_digits(DomainDecimal *d, const uint8 *buf, int len, int last_exp, bool neg, int dscale)
+set_digits(Dec *d, const uint8 *buf, int len, int last_exp, bool neg, int dscale)
 {
 	int			first = 0,
 				last = len - 1;
@@ -99,14 +123,14 @@ set_digits(DomainDecimal *d, const uint8 *buf, int len, int last_exp, bool neg, 
 
 /* a result numeric could not store is an error there too */
 static void
-check_range(const DomainDecimal *d)
+check_range(const Dec *d)
 {
 	if (d->ndigits > 0 && top_power(d) > MAX_TOP_POWER)
 		overflow();
 }
 
-void
-domain_dec_parse(const char *text, DomainDecimal *result)
+static void
+dec_parse(const char *text, Dec *result)
 {
 	const char *p = text;
 	bool		neg = false;
@@ -185,7 +209,7 @@ syntax:
 }
 
 static char *
-out_with_scale(const DomainDecimal *d, int dscale)
+out_with_scale(const Dec *d, int dscale)
 {
 	int			top = Max(top_power(d), 0);
 	char	   *s = palloc(top + dscale + 4);
@@ -208,25 +232,19 @@ out_with_scale(const DomainDecimal *d, int dscale)
 }
 
 char *
-domain_dec_out(const DomainDecimal *d)
+domain_dec_out(DomainDecimal d)
 {
 	return out_with_scale(d, d->dscale);
 }
 
 char *
-domain_dec_out_trimmed(const DomainDecimal *d)
+domain_dec_out_trimmed(DomainDecimal d)
 {
 	return out_with_scale(d, d->ndigits == 0 ? 0 : Max(-d->exp, 0));
 }
 
-bool
-domain_dec_is_zero(const DomainDecimal *d)
-{
-	return d->ndigits == 0;
-}
-
 static int
-cmp_abs(const DomainDecimal *a, const DomainDecimal *b)
+cmp_abs(const Dec *a, const Dec *b)
 {
 	int			n;
 
@@ -242,13 +260,13 @@ cmp_abs(const DomainDecimal *a, const DomainDecimal *b)
 }
 
 static int
-sign_of(const DomainDecimal *d)
+sign_of(const Dec *d)
 {
 	return d->ndigits == 0 ? 0 : d->neg ? -1 : 1;
 }
 
 int
-domain_dec_cmp(const DomainDecimal *a, const DomainDecimal *b)
+domain_dec_cmp(DomainDecimal a, DomainDecimal b)
 {
 	int			sa = sign_of(a),
 				sb = sign_of(b);
@@ -260,8 +278,8 @@ domain_dec_cmp(const DomainDecimal *a, const DomainDecimal *b)
 
 /* |a| + |b|, or |a| - |b| when subtract (then |a| > |b|) */
 static void
-add_abs(const DomainDecimal *a, const DomainDecimal *b, bool subtract, bool neg, int dscale,
-		DomainDecimal *result)
+add_abs(const Dec *a, const Dec *b, bool subtract, bool neg, int dscale,
+		Dec *result)
 {
 	int			lo = Min(a->exp, b->exp);
 	int			hi = Max(top_power(a), top_power(b)) + 1;
@@ -286,7 +304,7 @@ add_abs(const DomainDecimal *a, const DomainDecimal *b, bool subtract, bool neg,
 }
 
 static void
-add_signed(const DomainDecimal *a, const DomainDecimal *b, bool bneg, DomainDecimal *result)
+add_signed(const Dec *a, const Dec *b, bool bneg, Dec *result)
 {
 	int			dscale = Max(a->dscale, b->dscale);
 	int			c;
@@ -318,14 +336,14 @@ add_signed(const DomainDecimal *a, const DomainDecimal *b, bool bneg, DomainDeci
 		add_abs(b, a, true, bneg, dscale, result);
 }
 
-void
-domain_dec_add(const DomainDecimal *a, const DomainDecimal *b, DomainDecimal *result)
+static void
+dec_add(const Dec *a, const Dec *b, Dec *result)
 {
 	add_signed(a, b, b->neg, result);
 }
 
-void
-domain_dec_sub(const DomainDecimal *a, const DomainDecimal *b, DomainDecimal *result)
+static void
+dec_sub(const Dec *a, const Dec *b, Dec *result)
 {
 	add_signed(a, b, b->ndigits > 0 && !b->neg, result);
 }
@@ -352,7 +370,7 @@ to_limbs(const uint8 *digits, int ndigits, int zeros, int *nlimbs)
 }
 
 static void
-from_limbs(const uint32 *l, int n, DomainDecimal *result)
+from_limbs(const uint32 *l, int n, Dec *result)
 {
 	uint8	   *buf = palloc((Size) Max(n, 1) * LIMB_DIGITS);
 
@@ -513,7 +531,7 @@ limbs_divmod(const uint32 *u, int nu, const uint32 *v, int nv,
 /* q, r of (nd followed by nzeros zeros) / (vd followed by vzeros zeros), vd > 0 */
 static void
 divmod_digits(const uint8 *nd, int nn, int nzeros, const uint8 *vd, int nv, int vzeros,
-			  DomainDecimal *q, DomainDecimal *r)
+			  Dec *q, Dec *r)
 {
 	int			nu,
 				nvl,
@@ -533,8 +551,8 @@ divmod_digits(const uint8 *nd, int nn, int nzeros, const uint8 *vd, int nv, int 
 	pfree(rl);
 }
 
-void
-domain_dec_divmod(const DomainDecimal *a, const DomainDecimal *b, DomainDecimal *q, DomainDecimal *r)
+static void
+dec_divmod(const Dec *a, const Dec *b, Dec *q, Dec *r)
 {
 	Assert(!a->neg && a->exp >= 0 && b->ndigits > 0 && !b->neg && b->exp >= 0);
 	divmod_digits(a->digits, a->ndigits, a->exp, b->digits, b->ndigits, b->exp, q, r);
@@ -543,7 +561,7 @@ domain_dec_divmod(const DomainDecimal *a, const DomainDecimal *b, DomainDecimal 
 
 /* numeric's weight (base 10000) of d > 0 and its first base-10000 digit */
 static void
-first_group(const DomainDecimal *d, int *weight, int *group)
+first_group(const Dec *d, int *weight, int *group)
 {
 	int			top = top_power(d);
 	int			w = top >= 0 ? top / 4 : -((-top + 3) / 4);
@@ -557,7 +575,7 @@ first_group(const DomainDecimal *d, int *weight, int *group)
 
 /* the scale numeric rounds a / b to (select_div_scale) */
 static int
-div_scale(const DomainDecimal *a, const DomainDecimal *b)
+div_scale(const Dec *a, const Dec *b)
 {
 	int			wa,
 				wb,
@@ -581,7 +599,7 @@ div_scale(const DomainDecimal *a, const DomainDecimal *b)
 
 /* d * m for a small m, exactly */
 static void
-mul_small(const DomainDecimal *d, int m, DomainDecimal *result)
+mul_small(const Dec *d, int m, Dec *result)
 {
 	int			len = d->ndigits + 2;
 	uint8	   *buf = palloc(len);
@@ -600,14 +618,14 @@ mul_small(const DomainDecimal *d, int m, DomainDecimal *result)
 	pfree(buf);
 }
 
-void
-domain_dec_div_ceil(const DomainDecimal *a, const DomainDecimal *b, DomainDecimal *result)
+static void
+dec_div_ceil(const Dec *a, const Dec *b, Dec *result)
 {
 	int			rscale = div_scale(a, b);
 	int			k = a->exp - b->exp;
 	int			drop = Max(-k, 0);	/* a's last digits below b's last */
 	int			keep = Max(a->ndigits - drop, 0);
-	DomainDecimal q,
+	Dec q,
 				rem,
 				tail,
 				frac,
@@ -629,7 +647,7 @@ domain_dec_div_ceil(const DomainDecimal *a, const DomainDecimal *b, DomainDecima
 
 		set_digits(&tail, a->digits + a->ndigits - ntail, ntail, 0, false, 0);
 		rem.exp += rem.ndigits > 0 ? drop : 0;
-		domain_dec_add(&rem, &tail, &frac);
+		dec_add(&rem, &tail, &frac);
 	}
 	else
 		frac = rem;
@@ -642,7 +660,7 @@ domain_dec_div_ceil(const DomainDecimal *a, const DomainDecimal *b, DomainDecima
 	if (domain_dec_cmp(&lhs, &rhs) >= 0)
 	{
 		set_digits(&one, (const uint8 *) "\1", 1, 0, false, 0);
-		domain_dec_add(&q, &one, result);
+		dec_add(&q, &one, result);
 	}
 	else
 		*result = q;
@@ -651,7 +669,7 @@ domain_dec_div_ceil(const DomainDecimal *a, const DomainDecimal *b, DomainDecima
 }
 
 double
-domain_dec_to_float8(const DomainDecimal *d)
+domain_dec_to_float8(DomainDecimal d)
 {
 	char	   *s = domain_dec_out(d);
 	double		v;
@@ -665,4 +683,59 @@ domain_dec_to_float8(const DomainDecimal *d)
 				 errmsg("\"%s\" is out of range for type double precision", s)));
 	pfree(s);
 	return v;
+}
+
+/* ------------------------------------------------------- decimal.h */
+
+static Dec *
+new_dec(void)
+{
+	return palloc(sizeof(Dec));
+}
+
+DomainDecimal
+domain_dec_parse(const char *text)
+{
+	Dec		   *r = new_dec();
+
+	dec_parse(text, r);
+	return r;
+}
+
+DomainDecimal
+domain_dec_add(DomainDecimal a, DomainDecimal b)
+{
+	Dec		   *r = new_dec();
+
+	dec_add(a, b, r);
+	return r;
+}
+
+DomainDecimal
+domain_dec_sub(DomainDecimal a, DomainDecimal b)
+{
+	Dec		   *r = new_dec();
+
+	dec_sub(a, b, r);
+	return r;
+}
+
+DomainDecimal
+domain_dec_div_ceil(DomainDecimal a, DomainDecimal b)
+{
+	Dec		   *r = new_dec();
+
+	dec_div_ceil(a, b, r);
+	return r;
+}
+
+void
+domain_dec_divmod(DomainDecimal a, DomainDecimal b, DomainDecimal *q, DomainDecimal *r)
+{
+	Dec		   *dq = new_dec(),
+			   *dr = new_dec();
+
+	dec_divmod(a, b, dq, dr);
+	*q = dq;
+	*r = dr;
 }

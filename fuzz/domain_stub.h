@@ -1,0 +1,17 @@
+/*
+ * domain_stub.h -- what fuzz_domain's stand-ins offer beyond the product's
+ * headers.  Not part of the extension.
+ */
+#ifndef DPM_FUZZ_DOMAIN_STUB_H
+#define DPM_FUZZ_DOMAIN_STUB_H
+
+#include "domain/decimal.h"
+
+/*
+ * decimal_stub.c: q = floor(a / b), r = a - q b for integers a >= 0, b > 0;
+ * the long division under the stub's domain_dec_div_ceil, which the harness
+ * checks by multiplying back.
+ */
+extern void domain_dec_divmod(DomainDecimal a, DomainDecimal b, DomainDecimal *q, DomainDecimal *r);
+
+#endif
