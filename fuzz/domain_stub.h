@@ -6,6 +6,14 @@
 #define DPM_FUZZ_DOMAIN_STUB_H
 
 #include "domain/decimal.h"
+#include "domain/json.h"
+
+/*
+ * json_stub.c: the tree of len bytes of JSON text (a server-encoded string
+ * without NUL), with jsonb's input errors: invalid JSON, a \u0000 escape, a
+ * number beyond numeric's range.
+ */
+extern DomainJson *domain_json_parse(const char *text, int len);
 
 /*
  * decimal_stub.c: q = floor(a / b), r = a - q b for integers a >= 0, b > 0;

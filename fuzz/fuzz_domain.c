@@ -1,9 +1,10 @@
 /*
  * fuzz_domain.c -- libFuzzer target: the domain definition parser
  * (src/domain: attribute.c, json.c) that dpm_internal.attribute_bins
- * calls for each attribute of dpm.create_domain.  Its decimal arithmetic
- * is the backend's numeric in the extension (decimal_numeric.c); here
- * decimal_stub.c stands in for it.
+ * calls for each attribute of dpm.create_domain.  In the extension the
+ * tree comes from the jsonb argument and the arithmetic is numeric's
+ * (json_jsonb.c, decimal_numeric.c); here json_stub.c builds it from JSON
+ * text and decimal_stub.c stands in for numeric.
  *
  * Input: one header byte, then JSON text (skipped unless it is valid UTF-8
  * without NUL, as the server guarantees for text).
@@ -17,10 +18,11 @@
  *
  * An ERROR is an expected outcome.  Findings, beyond crashes, sanitizer
  * reports, hangs, internal errors and runaway memory (see pgstub.c):
- *  - the text parses, but its canonical form (jsonb's output, which is what
- *    the SQL function passes) does not parse to the same canonical form, or
- *    gives another result or another error than the text did: the server
- *    and this target would not be testing the same thing;
+ *  - the text parses, but its canonical form (what jsonb_out would print
+ *    of the jsonb the text makes) does not parse to the same canonical form,
+ *    or gives another result or another error than the text did: the
+ *    stand-in reader (json_stub.c) would not be giving the parser what the
+ *    server's jsonb gives it;
  *  - an error with a SQLSTATE no check of the parser raises;
  *  - a parsed attribute with no bins, an invalid name, an expression that
  *    is not one CASE, a NULL label, NaN bounds on an
@@ -83,7 +85,7 @@ typedef struct Outcome
 } Outcome;
 
 static void
-parse_attribute(const char *json, const DomainSource *src, Outcome *out)
+parse_attribute(const DomainJson *json, const DomainSource *src, Outcome *out)
 {
 	DomainAttr *volatile attr = NULL;
 
@@ -341,7 +343,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int			len;
 	DomainSource src;
 	DomainJson *volatile def = NULL;
-	char	   *canonical;
+	DomainJson *again;
+	char	   *canonical,
+			   *twice;
 	Outcome		first,
 				second;
 
@@ -374,13 +378,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	canonical = domain_json_out(def);
-	{
-		DomainJson *again = domain_json_parse(canonical, strlen(canonical));
-		char	   *twice = domain_json_out(again);
-
-		if (strcmp(canonical, twice) != 0)
-			fuzz_fail("canonical form is not stable:\n  %s\n  %s", canonical, twice);
-	}
+	again = domain_json_parse(canonical, strlen(canonical));
+	twice = domain_json_out(again);
+	if (strcmp(canonical, twice) != 0)
+		fuzz_fail("canonical form is not stable:\n  %s\n  %s", canonical, twice);
 
 	if (def->type == DOMAIN_JSON_ARRAY && def->n == 2 &&
 		def->items[0]->type == DOMAIN_JSON_NUMBER && def->items[1]->type == DOMAIN_JSON_NUMBER)
@@ -400,8 +401,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 
-	parse_attribute(text, &src, &first);
-	parse_attribute(canonical, &src, &second);
+	parse_attribute(def, &src, &first);
+	parse_attribute(again, &src, &second);
 	compare_outcomes(&first, &second);
 	if (first.attr != NULL)
 		check_attribute(first.attr, def, src.max_cells);

@@ -17,6 +17,7 @@
 
 #include "api/array.h"
 #include "domain/domain.h"
+#include "domain/json.h"
 #include "histogram/histogram.h"
 
 /*
@@ -53,7 +54,7 @@ Datum
 dpm_attribute_bins(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_ARGISNULL(0) ? InvalidOid : PG_GETARG_OID(0);
-	char	   *json = NULL;
+	DomainJson *attr = NULL;
 	DomainSource src;
 	DomainAttr *a;
 	TupleDesc	tupdesc;
@@ -64,19 +65,14 @@ dpm_attribute_bins(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	if (!PG_ARGISNULL(1))
-	{
-		Jsonb	   *jb = PG_GETARG_JSONB_P(1);
-
-		/* jsonb's own text: what the parser reads is what the custodian sees */
-		json = JsonbToCString(NULL, &jb->root, VARSIZE(jb));
-	}
+		attr = domain_json_from_jsonb(&PG_GETARG_JSONB_P(1)->root);
 	/* messages name the relation as regclass prints it (a NULL one as RAISE printed it) */
 	src.name = PG_ARGISNULL(0) ? "<NULL>"
 		: DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)));
 	src.column_type = column_type;
 	src.arg = &relid;
 	src.max_cells = dpm_max_cells;
-	a = domain_attribute_parse(json, &src);
+	a = domain_attribute_parse(attr, &src);
 
 	labels = palloc(sizeof(Datum) * a->nbins);
 	for (int i = 0; i < a->nbins; i++)

@@ -283,10 +283,9 @@ listed_bins(Bins *b, const DomainJson *list)
 }
 
 DomainAttr *
-domain_attribute_parse(const char *json, const DomainSource *src)
+domain_attribute_parse(const DomainJson *attr, const DomainSource *src)
 {
 	static const char *const valid[] = {"name", "column", "values", "bins"};
-	DomainJson *attr = json != NULL ? domain_json_parse(json, strlen(json)) : NULL;
 	DomainAttr *a = palloc0(sizeof(DomainAttr));
 	Bins		b = {0};
 	const DomainJson *values,

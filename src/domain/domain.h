@@ -37,9 +37,10 @@ typedef struct DomainAttr
 } DomainAttr;
 
 /*
- * One attribute from its JSON text (NULL: an SQL NULL, which has no name).
- * Raises the errors of an invalid definition.
+ * One attribute from its JSON (json.h; NULL: an SQL NULL, which has no
+ * name).  Raises the errors of an invalid definition.
  */
-extern DomainAttr *domain_attribute_parse(const char *json, const DomainSource *src);
+struct DomainJson;
+extern DomainAttr *domain_attribute_parse(const struct DomainJson *attr, const DomainSource *src);
 
 #endif
