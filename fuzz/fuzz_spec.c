@@ -23,7 +23,8 @@
  *    other than 0/1 or a row selecting no cell;
  *  - a label is missing, or reads "total" while its row is not all ones
  *    (or the reverse);
- *  - workload_gram() (W^T W without W) differs from W^T W computed from W.
+ *  - workload_gram() (W^T W without W, each query weighted) differs from
+ *    W^T diag(weights)^2 W computed from W.
  */
 #include "postgres.h"
 
@@ -208,16 +209,23 @@ check_workload(const WorkloadDomain *dom, List *terms, const Workload *w)
 }
 
 static void
-check_gram(const Mat *g, const Mat *W)
+check_gram(const Mat *g, const Workload *w)
 {
+	const Mat  *W = w->matrix;
 	Mat		   *volatile direct = NULL;
 
-	/* W^T W from W itself; skip when that would be slow or too large */
+	/* (diag(weights) W)^T (diag(weights) W) from W itself; skip when that would be slow or too large */
 	if ((double) W->rows * W->cols > 4e6)
 		return;
 	PG_TRY();
 	{
-		direct = mat_gram(W);
+		Mat		   *weighted = mat_copy(W);
+
+		if (w->weights != NULL)
+			for (int i = 0; i < W->rows; i++)
+				for (int j = 0; j < W->cols; j++)
+					MAT(weighted, i, j) *= w->weights[i];
+		direct = mat_gram(weighted);
 	}
 	PG_CATCH();
 	{
@@ -299,7 +307,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{
 			check_workload(&dom, terms, w);
 			if (gram != NULL)
-				check_gram(gram, w->matrix);
+				check_gram(gram, w);
 		}
 	}
 	fuzz_end();

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""make_seeds.py -- write the seed inputs of corpus/spec and corpus/matrix and the
-byte patterns of matrix.dict.  The input layouts are described at the top of
-fuzz_spec.c and fuzz_matrix.c; run this after changing them."""
+"""make_seeds.py -- write the seed inputs of corpus/spec, corpus/matrix and
+corpus/domain and the byte patterns of matrix.dict.  The input layouts are
+described at the top of fuzz_spec.c, fuzz_matrix.c and fuzz_domain.c; run this
+after changing them."""
 import os
 import struct
 
@@ -101,3 +102,39 @@ with open(os.path.join(here, "matrix.dict"), "w") as f:
     f.write('above_max_abs="%s"\n' % "".join("\\x%02x" % b for b in struct.pack("<q", above)))
     f.write('neg_nan="\\x00\\x00\\x00\\x00\\x00\\x00\\xf8\\xff"\n')
     f.write('snan="\\x01\\x00\\x00\\x00\\x00\\x00\\xf0\\x7f"\n')
+
+
+# domain: a header byte (dpm.max_cells 1, 4, 100, 1000 by its low two bits), then one attribute
+CELLS_1, CELLS_4, CELLS_100, CELLS_1000 = 0, 1, 2, 3
+domain_seeds = {
+    "values": (CELLS_100, '{"name": "sex", "values": ["F", "M", "o\'k", "back\\\\slash"]}'),
+    "values_mixed": (CELLS_100, '{"name": "a", "column": "mood", "values": [1, 2.50, true, "x y"]}'),
+    "width": (CELLS_100, '{"name": "age", "bins": {"min": 0, "max": 100, "width": 25}}'),
+    "width_cut": (CELLS_100, '{"name": "age", "bins": {"width": 0.3, "min": -1, "max": 1.00}}'),
+    "width_one": (CELLS_1, '{"name": "age", "bins": {"min": 5, "max": 6, "width": 7}}'),
+    "width_limit": (CELLS_4, '{"name": "age", "bins": {"min": 0, "max": 4.0000000000000000000001, "width": 1}}'),
+    "width_huge": (CELLS_1000, '{"name": "age", "bins": {"min": 0, "max": 1e400, "width": 1e398}}'),
+    "width_tiny": (CELLS_1000, '{"name": "age", "bins": {"min": 1e-20, "max": 1e-19, "width": 3e-21}}'),
+    "width_count": (CELLS_1000, '{"name": "age", "bins": {"min": 0, "max": 1e1000, "width": 7e-100}}'),
+    "width_long": (CELLS_1000, '{"name": "age", "bins": {"min": 1, "max": 1.000000001, "width": 1e-12}}'),
+    "intervals": (CELLS_100, '{"name": "age", "bins": [{"label": "young", "lo": 0, "hi": 18}, '
+                             '{"lo": 18, "hi": 65}, {"label": "old", "lo": 65}, {"hi": -1}]}'),
+    "conditions": (CELLS_100, '{"name": "area", "column": "region", "bins": [{"label": "north", '
+                              '"condition": "region = \'north\'"}, {"label": null, "condition": "true"}]}'),
+    "quoted_column": (CELLS_100, '{"name": "x", "column": "x y", "bins": [{"lo": 1.5e1, "hi": 1E+2}]}'),
+    "keyword_column": (CELLS_100, '{"name": "s", "column": "select", "values": [1]}'),
+    "duplicate_keys": (CELLS_100, '{"name": "a", "name": "age", "values": [1], "values": [2, 3]}'),
+    "unknown_key": (CELLS_100, '{"name": "age", "colour": 1, "bins": []}'),
+    "bad_name": (CELLS_100, '{"name": "1 a\'b\\\\", "values": [1]}'),
+    "no_column": (CELLS_100, '{"name": "nope", "values": [1]}'),
+    "empty_bin": (CELLS_100, '{"name": "age", "bins": [{"lo": 5.0, "hi": 5}]}'),
+    "bin_types": (CELLS_100, '{"name": "age", "bins": [{"lo": "1"}, [1], null]}'),
+    "not_object": (CELLS_100, '[{"name": "age"}, 1, "x", null, true]'),
+    "decimals": (CELLS_100, '[123456789012345678901234567890e-7, 7.000000000000000000001e-3]'),
+    "decimals_long": (CELLS_100, '[1e131071, 999999999999999999999999999999999999.999]'),
+    "decimals_neg": (CELLS_100, '[-0.00, -12.5e-1]'),
+}
+os.makedirs(os.path.join(here, "corpus/domain"), exist_ok=True)
+for name, (cells, text) in domain_seeds.items():
+    with open(os.path.join(here, "corpus/domain", name), "wb") as f:
+        f.write(bytes([cells]) + text.encode())

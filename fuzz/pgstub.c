@@ -476,6 +476,12 @@ list_concat(List *list1, const List *list2)
 /* ------------------------------------------- multibyte: a UTF-8 database */
 
 int
+GetDatabaseEncoding(void)
+{
+	return PG_UTF8;
+}
+
+int
 pg_mblen(const char *mbstr)
 {
 	return pg_encoding_mblen(PG_UTF8, mbstr);

@@ -1,0 +1,357 @@
+/*
+ * attribute.c -- one attribute of a domain definition: its checks, in the
+ * order a custodian meets them, its bins, and the expression giving a row's
+ * bin.
+ *
+ * The expression text is stored in dpm.domains and is what a release
+ * evaluates on every row, so it must stay the same for the same definition
+ * (bounds written as numeric prints them, identifiers and literals quoted
+ * by PostgreSQL's own quoting) and build nothing that could fail on a row:
+ * comparisons of the column with constants in its own type, and
+ * width_bucket over a constant array.  Custodian conditions are copied in
+ * parentheses; src/api/safe_expr.c vets them afterwards.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+#include "domain/decimal.h"
+#include "domain/domain.h"
+#include "domain/json.h"
+
+/* an attribute's bins as they are made */
+typedef struct Bins
+{
+	DomainAttr *attr;
+	const char *qcol;			/* the column, quoted */
+	int			cap;
+	char	  **conds;			/* one SQL condition a bin */
+} Bins;
+
+static void
+add_bin(Bins *b, char *label, double lo, double hi, char *cond)
+{
+	DomainAttr *a = b->attr;
+
+	if (a->nbins == b->cap)
+	{
+		b->cap = b->cap == 0 ? 8 : b->cap * 2;
+		a->labels = a->labels ? repalloc(a->labels, sizeof(char *) * b->cap)
+			: palloc(sizeof(char *) * b->cap);
+		a->lo = a->lo ? repalloc(a->lo, sizeof(double) * b->cap) : palloc(sizeof(double) * b->cap);
+		a->hi = a->hi ? repalloc(a->hi, sizeof(double) * b->cap) : palloc(sizeof(double) * b->cap);
+		b->conds = b->conds ? repalloc(b->conds, sizeof(char *) * b->cap)
+			: palloc(sizeof(char *) * b->cap);
+	}
+	a->labels[a->nbins] = label;
+	a->lo[a->nbins] = lo;
+	a->hi[a->nbins] = hi;
+	b->conds[a->nbins] = cond;
+	a->nbins++;
+}
+
+/* the first key of an object (in jsonb's order) not among valid, or NULL */
+static const char *
+unknown_key(const DomainJson *obj, const char *const *valid, int nvalid)
+{
+	for (int i = 0; i < obj->n; i++)
+	{
+		bool		known = false;
+
+		for (int k = 0; k < nvalid && !known; k++)
+			known = strcmp(obj->keys[i], valid[k]) == 0;
+		if (!known)
+			return obj->keys[i];
+	}
+	return NULL;
+}
+
+/* ^[A-Za-z_][A-Za-z0-9_]*$, in ASCII whatever the locale */
+static bool
+valid_identifier(const char *s)
+{
+	if (s == NULL || *s == '\0' || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+			  (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/* a JSON number (numeric's own text, so this cannot fail) */
+static DomainDecimal
+number_of(const DomainJson *v)
+{
+	return domain_dec_parse(v->str);
+}
+
+/* "values": one bin per value, compared with = in the column's type */
+static void
+value_bins(Bins *b, const DomainJson *values, const char *coltype)
+{
+	const char *name = b->attr->name;
+
+	if (values->type != DOMAIN_JSON_ARRAY || values->n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("values of attribute \"%s\" must be a non-empty JSON array", name)));
+	for (int i = 0; i < values->n; i++)
+	{
+		const DomainJson *v = values->items[i];
+
+		CHECK_FOR_INTERRUPTS();
+		if (v->type != DOMAIN_JSON_STRING && v->type != DOMAIN_JSON_NUMBER &&
+			v->type != DOMAIN_JSON_BOOL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("values of attribute \"%s\" must be strings, numbers or booleans, got %s",
+							name, domain_json_out(v))));
+		add_bin(b, v->str, NAN, NAN,
+				psprintf("%s = %s::%s", b->qcol, quote_literal_cstr(v->str), coltype));
+	}
+}
+
+/*
+ * "bins": {"min", "max", "width"}: contiguous [min + j width, ...), the
+ * last cut at max.  The expression is a binary search over the lower
+ * bounds of all but the first bin (width_bucket compares with the same
+ * literals, in the same types, as a WHEN per bin would, in log time, and
+ * with no arithmetic that could fail); its result is the 0-based bin.
+ */
+static void
+width_bins(Bins *b, const DomainJson *spec, const DomainSource *src)
+{
+	static const char *const valid[] = {"min", "max", "width"};
+	const char *name = b->attr->name;
+	const char *key = unknown_key(spec, valid, lengthof(valid));
+	const DomainJson *jmin = domain_json_get(spec, "min");
+	const DomainJson *jmax = domain_json_get(spec, "max");
+	const DomainJson *jwidth = domain_json_get(spec, "width");
+	DomainDecimal vmin,
+				vmax,
+				width,
+				count,
+				v;
+	StringInfoData expr;
+
+	if (key != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown key \"%s\" in bins of attribute \"%s\"", key, name),
+				 errhint("Valid keys: min, max, width.")));
+	if (jmin == NULL || jmin->type != DOMAIN_JSON_NUMBER || jmax == NULL ||
+		jmax->type != DOMAIN_JSON_NUMBER || jwidth == NULL || jwidth->type != DOMAIN_JSON_NUMBER)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bins of attribute \"%s\" need numeric min, max and width", name)));
+	vmin = number_of(jmin);
+	vmax = number_of(jmax);
+	width = number_of(jwidth);
+	if (domain_dec_cmp(width, domain_dec_parse("0")) <= 0 || domain_dec_cmp(vmax, vmin) <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bins of attribute \"%s\" need width > 0 and max > min", name)));
+	/*
+	 * numeric's (max - min) / width, rounded to its division scale, against
+	 * the limit: above it exactly when its ceiling is, which the message shows
+	 */
+	count = domain_dec_div_ceil(domain_dec_sub(vmax, vmin), width);
+	if (domain_dec_cmp(count, domain_dec_parse(psprintf("%d", src->max_cells))) > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("attribute \"%s\" would have %s bins, more than dpm.max_cells (%d)",
+						name, domain_dec_out(count), src->max_cells)));
+
+	v = vmin;
+	while (domain_dec_cmp(v, vmax) < 0)
+	{
+		DomainDecimal next,
+					vhi;
+		char	   *label;
+		double		lo;
+
+		CHECK_FOR_INTERRUPTS();
+		next = domain_dec_add(v, width);
+		/* least(v + width, max): the sum unless max is smaller */
+		vhi = domain_dec_cmp(vmax, next) < 0 ? vmax : next;
+		label = psprintf("[%s,%s)", domain_dec_out_trimmed(v), domain_dec_out_trimmed(vhi));
+		lo = domain_dec_to_float8(v);
+		add_bin(b, label, lo, domain_dec_to_float8(vhi), domain_dec_out(v));
+		v = vhi;
+	}
+
+	initStringInfo(&expr);
+	appendStringInfo(&expr, "CASE WHEN %s >= %s AND %s < %s THEN ",
+					 b->qcol, domain_dec_out(vmin), b->qcol, domain_dec_out(vmax));
+	if (b->attr->nbins == 1)
+		appendStringInfoChar(&expr, '0');
+	else
+	{
+		appendStringInfo(&expr, "width_bucket(%s, ARRAY[", b->qcol);
+		for (int i = 1; i < b->attr->nbins; i++)
+			appendStringInfo(&expr, i > 1 ? ", %s" : "%s", b->conds[i]);
+		appendStringInfoString(&expr, "])");
+	}
+	appendStringInfoString(&expr, " END");
+	b->attr->expr = expr.data;
+}
+
+/* "bins": [...]: intervals [lo, hi) (either end open) or custodian conditions */
+static void
+listed_bins(Bins *b, const DomainJson *list)
+{
+	static const char *const valid[] = {"label", "lo", "hi", "condition"};
+	const char *name = b->attr->name;
+
+	for (int i = 0; i < list->n; i++)
+	{
+		const DomainJson *bin = list->items[i];
+		const DomainJson *label,
+				   *jlo,
+				   *jhi,
+				   *cond;
+		const char *key;
+
+		CHECK_FOR_INTERRUPTS();
+		if (bin->type != DOMAIN_JSON_OBJECT)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("each bin of attribute \"%s\" must be a JSON object, got %s",
+							name, domain_json_out(bin))));
+		key = unknown_key(bin, valid, lengthof(valid));
+		if (key != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown key \"%s\" in a bin of attribute \"%s\"", key, name),
+					 errhint("A bin is {\"label\", \"lo\", \"hi\"} or {\"label\", \"condition\"}.")));
+		label = domain_json_get(bin, "label");
+		jlo = domain_json_get(bin, "lo");
+		jhi = domain_json_get(bin, "hi");
+		cond = domain_json_get(bin, "condition");
+		if (cond != NULL)
+		{
+			/* a condition has no label of its own: a JSON null one would be a NULL bin label */
+			if (jlo != NULL || jhi != NULL || cond->type != DOMAIN_JSON_STRING || label == NULL ||
+				label->type == DOMAIN_JSON_NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("a condition bin of attribute \"%s\" is {\"label\": text, \"condition\": text}",
+								name)));
+			add_bin(b, domain_json_text(label), NAN, NAN, psprintf("(%s)", cond->str));
+		}
+		else
+		{
+			DomainDecimal vlo = NULL,
+						vhi = NULL;
+			char	   *text;
+			StringInfoData c;
+			double		lo;
+
+			if ((jlo != NULL && jlo->type != DOMAIN_JSON_NUMBER) ||
+				(jhi != NULL && jhi->type != DOMAIN_JSON_NUMBER) || (jlo == NULL && jhi == NULL))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("an interval bin of attribute \"%s\" needs numeric \"lo\" and/or \"hi\"",
+								name)));
+			if (jlo != NULL)
+				vlo = number_of(jlo);
+			if (jhi != NULL)
+				vhi = number_of(jhi);
+			if (jlo != NULL && jhi != NULL && domain_dec_cmp(vlo, vhi) >= 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("bin [%s, %s) of attribute \"%s\" is empty",
+								jlo->str, jhi->str, name)));
+			text = domain_json_text(label);
+			if (text == NULL)
+				text = psprintf("[%s,%s)", jlo ? domain_dec_out_trimmed(vlo) : "-inf",
+								jhi ? domain_dec_out_trimmed(vhi) : "inf");
+			lo = jlo ? domain_dec_to_float8(vlo) : -INFINITY;
+			initStringInfo(&c);
+			if (jlo != NULL)
+				appendStringInfo(&c, "%s >= %s", b->qcol, jlo->str);
+			if (jhi != NULL)
+				appendStringInfo(&c, "%s%s < %s", jlo ? " AND " : "", b->qcol, jhi->str);
+			add_bin(b, text, lo, jhi ? domain_dec_to_float8(vhi) : INFINITY, c.data);
+		}
+	}
+}
+
+DomainAttr *
+domain_attribute_parse(const DomainJson *attr, const DomainSource *src)
+{
+	static const char *const valid[] = {"name", "column", "values", "bins"};
+	DomainAttr *a = palloc0(sizeof(DomainAttr));
+	Bins		b = {0};
+	const DomainJson *values,
+			   *bins;
+	char	   *coltype;
+	const char *key;
+
+	/* an SQL NULL has no keys and no name, as in the checks below */
+	if (attr != NULL && attr->type != DOMAIN_JSON_OBJECT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("each attribute must be a JSON object, got %s", domain_json_out(attr))));
+	if (attr != NULL && (key = unknown_key(attr, valid, lengthof(valid))) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown attribute key \"%s\"", key),
+				 errhint("Valid keys: name, column, values, bins.")));
+	a->name = domain_json_text(domain_json_get(attr, "name"));
+	if (!valid_identifier(a->name))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("attribute name %s is not a valid identifier",
+						a->name ? quote_literal_cstr(a->name) : "NULL"),
+				 errhint("Use letters, digits and underscores, starting with a letter.")));
+	a->column = domain_json_text(domain_json_get(attr, "column"));
+	if (a->column == NULL)
+		a->column = a->name;
+	coltype = src->column_type(src->arg, a->column);
+	if (coltype == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of \"%s\" does not exist", a->column, src->name)));
+	values = domain_json_get(attr, "values");
+	bins = domain_json_get(attr, "bins");
+	if ((values != NULL) == (bins != NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("attribute \"%s\" needs exactly one of \"values\" or \"bins\"", a->name)));
+
+	b.attr = a;
+	b.qcol = quote_identifier(a->column);
+	if (values != NULL)
+		value_bins(&b, values, coltype);
+	else if (bins->type == DOMAIN_JSON_OBJECT)
+	{
+		width_bins(&b, bins, src);
+		return a;
+	}
+	else if (bins->type == DOMAIN_JSON_ARRAY && bins->n > 0)
+		listed_bins(&b, bins);
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bins of attribute \"%s\" must be {\"min\", \"max\", \"width\"} or a non-empty array of bins",
+						a->name)));
+
+	/* first matching bin wins; a row matching none gets NULL and is not counted */
+	{
+		StringInfoData expr;
+
+		initStringInfo(&expr);
+		appendStringInfoString(&expr, "CASE");
+		for (int i = 0; i < a->nbins; i++)
+			appendStringInfo(&expr, " WHEN %s THEN %d", b.conds[i], i);
+		appendStringInfoString(&expr, " END");
+		a->expr = expr.data;
+	}
+	return a;
+}
