@@ -1,4 +1,4 @@
--- Fitness for use (fitness-for-use.md, section 7): per-query variance targets met at the least
+-- Fitness for use (Xiao et al., PVLDB 2020, section 7): per-query variance targets met at the least
 -- privacy cost.  As in the paper, every method is given the privacy cost fitness for use needs and
 -- the table shows the largest ratio of a query's variance to its target: input perturbation (IP,
 -- identity), the hierarchical mechanism (HM), the optimal matrix mechanism for total error (CA,

@@ -1,4 +1,4 @@
--- The Low-Rank Mechanism on the paper's workloads (low-rank-mechanism.txt, section 6, generated as
+-- The Low-Rank Mechanism on the paper's workloads (Yuan et al., PVLDB 2012, section 6, generated as
 -- it describes with fixed seeds): WRange (each query the interval between two uniform cells) and
 -- WRelated (C (m x s) A (s x n), iid N(0, 1)), at the paper's sizes: total expected squared error
 -- under Laplace noise relative to identity (noise on the data), next to the workload itself (noise

@@ -1,5 +1,5 @@
 /*
- * fitness.c -- the fitness-for-use optimizer (fitness-for-use.md, section 6):
+ * fitness.c -- the fitness-for-use optimizer (Xiao et al., PVLDB 2020, section 6):
  * the covariance Sigma of Gaussian noise added to B x, answers L (B x +
  * noise), minimizing the privacy cost max_i b_i^T Sigma^-1 b_i subject to
  * every query's variance (L Sigma L^T)_jj <= c_j.  Problem 4 replaces both

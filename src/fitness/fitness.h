@@ -1,6 +1,6 @@
 /*
  * fitness.h -- per-query accuracy targets with correlated Gaussian noise
- * (fitness-for-use.md): the covariance of the noise on B x, answers L (B x +
+ * (Xiao et al., PVLDB 2020): the covariance of the noise on B x, answers L (B x +
  * noise), W = L B.
  */
 #ifndef DPM_FITNESS_H

@@ -2,7 +2,7 @@
  * calibrate.c -- noise calibration for the Laplace and Gaussian mechanisms.
  *
  * The Gaussian calibration uses the exact (if and only if) condition of
- * Theorem 1 in fitness-for-use.md rather than the classical
+ * Theorem 1 in Xiao et al., PVLDB 2020 rather than the classical
  * sigma = sqrt(2 ln(1.25/delta)) Delta / epsilon, which is only valid for
  * epsilon < 1 and wastes noise everywhere.
  */
@@ -106,7 +106,7 @@ gaussian_epsilon(double delta, double sigma, double l2_sens)
 				hi = 1.0;
 
 	/*
-	 * delta(epsilon) decreases in epsilon (Corollary 1 of fitness-for-use.md):
+	 * delta(epsilon) decreases in epsilon (Corollary 1 of Xiao et al., PVLDB 2020):
 	 * bracket, then bisect; return the upper end so the guarantee holds.
 	 */
 	if (gaussian_delta(0.0, sigma, l2_sens) <= delta)

@@ -10,7 +10,7 @@ extern double laplace_variance(double l1_sens, double epsilon);
 /*
  * Smallest sigma such that adding N(0, sigma^2) to a query of L2 sensitivity
  * l2_sens is (epsilon, delta)-DP, by the exact condition of the analytic
- * Gaussian mechanism (Balle & Wang 2018; fitness-for-use.md, Theorem 1).
+ * Gaussian mechanism (Balle & Wang 2018; Xiao et al., PVLDB 2020, Theorem 1).
  */
 extern double gaussian_sigma(double epsilon, double delta, double l2_sens);
 
@@ -35,7 +35,7 @@ extern double gaussian_delta(double epsilon, double sigma, double l2_sens);
 
 /*
  * The least epsilon for which N(0, sigma^2) on a query of L2 sensitivity
- * l2_sens is (epsilon, delta)-DP: Corollary 1 of fitness-for-use.md solved
+ * l2_sens is (epsilon, delta)-DP: Corollary 1 of Xiao et al., PVLDB 2020 solved
  * for epsilon (0 when delta is already met at epsilon 0).
  */
 extern double gaussian_epsilon(double delta, double sigma, double l2_sens);

@@ -2,7 +2,7 @@
  * error.h -- the data-independent error of the matrix mechanism.
  *
  * For strategy A and query w the least-squares answer has variance
- * noise_var * w (A^T A)^+ w^T (matrix-mechanism.txt, Proposition 4), where
+ * noise_var * w (A^T A)^+ w^T (Li et al., PODS 2010, Proposition 4), where
  * noise_var is the variance of the noise added to each strategy answer.
  */
 #ifndef DPM_ERROR_H

@@ -1,5 +1,5 @@
 /*
- * mechanism.c -- the matrix mechanism (matrix-mechanism.txt, Proposition 3).
+ * mechanism.c -- the matrix mechanism (Li et al., PODS 2010, Proposition 3).
  *
  * y = A x + noise, x_hat = A^+ y, answers W x_hat, over any strategy
  * operator (operator.h).  The dense one is here: one thin SVD of A gives

@@ -31,12 +31,12 @@
  * with diag(X) <= 1 and tr(G X^+) = Delta_2^2 tr(G (A^T A)^+), its weighted
  * total error; the feasible (X + e I) / (1 + e) tend to it as e -> 0, so that
  * error is at least the program's infimum.  Columns of A outside the support
- * only raise the inverse's block on it (a Schur complement; svd-bound.txt,
+ * only raise the inverse's block on it (a Schur complement; Li & Miklau, ICDT 2013,
  * Prop. 3.8: a column projection lowers the minimum error).  By weak duality
  * every v >= 0 bounds that infimum: for feasible X, tr(G X^-1) >=
  * tr(G X^-1) + sum_i v_i (X_ii - 1) >= 2 T(v) - sum(v), which is T(v)^2 /
  * sum(v) after the best scaling of v.  At v = 1 it is the SVD bound
- * (svd-bound.txt, Theorem 4.2).  eigen_design's own dual value bounds only
+ * (Li & Miklau, ICDT 2013, Theorem 4.2).  eigen_design's own dual value bounds only
  * strategies made of W's eigen-queries, and can exceed what others achieve
  * (1.0606 times the SVD bound at AllRange(2048), where gaussian_optimal
  * reaches 1.0113), so eigen_design reports the SVD bound.

@@ -25,7 +25,7 @@ extern Mat *strategy_widen(const Mat *a, const int *keep, int n);
 extern Mat *gram_root(const Mat *g);
 
 /*
- * The SVD bound (svd-bound.txt, Definition 4.1): (sum of W's singular values)^2
+ * The SVD bound (Li & Miklau, ICDT 2013, Definition 4.1): (sum of W's singular values)^2
  * / n over the n nonzero columns; *nonzero receives that n.
  */
 extern double svd_bound(const Mat *g, int *nonzero);
@@ -52,7 +52,7 @@ extern Mat *strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, Op
 extern Mat *strategy_min_sensitivity(const Mat *a, int max_sweeps, OptReport *rep);
 
 /*
- * The Low-Rank Mechanism's W = B L (low-rank-mechanism.txt, Algorithm 1);
+ * The Low-Rank Mechanism's W = B L (Yuan et al., PVLDB 2012, Algorithm 1);
  * returns L.  rank 0 means 1.2 rank(W); gamma is relative to ||W||_F.
  * rep->objective is tr(B^T B) Delta_1(L)^2 for W scaled to ||W||_F = 1.
  */

@@ -1,5 +1,5 @@
 /*
- * hierarchical.c -- the hierarchical strategy H_n (Hay et al.; matrix-mechanism.txt, Example 2).
+ * hierarchical.c -- the hierarchical strategy H_n (Hay et al.; Li et al., PODS 2010, Example 2).
  *
  * A tree over the cells: the root counts everything, each node is split into
  * `branching` contiguous children of nearly equal size (larger ones first)

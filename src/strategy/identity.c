@@ -1,6 +1,6 @@
 /*
  * identity.c -- the identity strategy: measure every cell once.
- * Sensitivity 1, spherical error profile (matrix-mechanism.txt, Example 6).
+ * Sensitivity 1, spherical error profile (Li et al., PODS 2010, Example 6).
  */
 #include "postgres.h"
 

@@ -1,6 +1,6 @@
 /*
  * lrm.c -- the Low-Rank Mechanism's decomposition W = B L
- * (low-rank-mechanism.txt, sections 4-5): minimize tr(B^T B) subject to
+ * (Yuan et al., PVLDB 2012, sections 4-5): minimize tr(B^T B) subject to
  * B L = W and every column of L in the unit L1 ball, by the inexact augmented
  * Lagrangian method of its Algorithm 1.  The B step is the closed form of its
  * Eq. 9, the L step Nesterov's projected gradient (Algorithm 2) onto the L1

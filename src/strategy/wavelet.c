@@ -1,5 +1,5 @@
 /*
- * wavelet.c -- the Haar wavelet strategy Y_n (Xiao et al.; matrix-mechanism.txt, Example 3).
+ * wavelet.c -- the Haar wavelet strategy Y_n (Xiao et al.; Li et al., PODS 2010, Example 3).
  *
  * Rows: the total, then for each block size N, N/2, ..., 2 and each block a
  * query +1 on its first half and -1 on its second half, with N the smallest

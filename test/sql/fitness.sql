@@ -1,4 +1,4 @@
--- Fitness for use (fitness-for-use.md): Gaussian noise N(0, Sigma) on B x, answers L (B x + noise),
+-- Fitness for use (Xiao et al., PVLDB 2020): Gaussian noise N(0, Sigma) on B x, answers L (B x + noise),
 -- meeting a variance target for every query at the least privacy cost max_i sqrt(b_i^T Sigma^-1 b_i).
 \set SHOW_CONTEXT never
 SET client_min_messages = warning;

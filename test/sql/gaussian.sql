@@ -1,4 +1,4 @@
--- Analytic Gaussian calibration (fitness-for-use.md, Theorem 1): the smallest sigma with
+-- Analytic Gaussian calibration (Xiao et al., PVLDB 2020, Theorem 1): the smallest sigma with
 \set SHOW_CONTEXT never
 -- Phi(D/2s - eps s/D) - e^eps Phi(-D/2s - eps s/D) <= delta.  Reference values were computed
 -- independently with scipy (norm.cdf, brentq to 1e-14) from the same condition.

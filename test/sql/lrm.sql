@@ -1,4 +1,4 @@
--- The Low-Rank Mechanism (low-rank-mechanism.txt): W = B L with L's columns in the unit L1 ball,
+-- The Low-Rank Mechanism (Yuan et al., PVLDB 2012): W = B L with L's columns in the unit L1 ball,
 -- measured as L x + Laplace noise.  On the paper's WRange and WRelated workloads (section 6,
 -- generated as it describes, with fixed seeds) it beats identity (noise on the data) and the
 -- workload itself (noise on the results), and its reported error is what the mechanism delivers.

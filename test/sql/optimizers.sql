@@ -1,5 +1,5 @@
 -- Optimized strategies (eigen, eigen_design, gaussian_optimal), column completion, and the SVD
--- lower bound (svd-bound.txt, Definition 4.1) with its hand-checkable values.
+-- lower bound (Li & Miklau, ICDT 2013, Definition 4.1) with its hand-checkable values.
 \set SHOW_CONTEXT never
 
 -- ratio of a strategy's total error to the bound's, independent of epsilon: the Gaussian total

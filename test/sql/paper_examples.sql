@@ -1,4 +1,4 @@
--- Worked examples of matrix-mechanism.txt (sections 2-4, 6) and svd-bound.txt, checked exactly
+-- Worked examples of Li et al., PODS 2010 (sections 2-4, 6) and Li & Miklau, ICDT 2013, checked exactly
 \set SHOW_CONTEXT never
 -- (to 1e-9), so the output does not depend on the BLAS build.
 \set I4 '''{{1,0,0,0},{0,1,0,0},{0,0,1,0},{0,0,0,1}}'''
@@ -65,12 +65,12 @@ SELECT n, kind, count(*) AS queries,
        JOIN LATERAL dpm.expected_error(ws.w, dpm.strategy(ws.w, 'wavelet'), 1) y USING (query)
  GROUP BY n, kind ORDER BY n, kind;
 
--- svd-bound.txt, hierarchical strategy on AllRange(4): Delta_2^2 = 3 and ||W H^+||_F^2 = 146/21.
+-- Li & Miklau, ICDT 2013, hierarchical strategy on AllRange(4): Delta_2^2 = 3 and ||W H^+||_F^2 = 146/21.
 -- ||W A^+||_F^2 is the sum of profile terms: total Laplace error / (2 Delta_1^2) at eps = 1.
 SELECT abs(dpm.sensitivity(:H4, 'l2') ^ 2 - 3) < 1e-9 AS delta2_sq_ok,
        abs(dpm.total_error(pg_temp.allrange(4), :H4, 1) / (2 * 3 ^ 2) - 146.0 / 21) < 1e-9 AS frob_ok;
 
--- svd-bound.txt, Haar wavelet on AllRange(8): ||W Y^+||_F^2 = 187/8 (Y8 has L1 sensitivity 4)
+-- Li & Miklau, ICDT 2013, Haar wavelet on AllRange(8): ||W Y^+||_F^2 = 187/8 (Y8 has L1 sensitivity 4)
 SELECT dpm.sensitivity(dpm.strategy(pg_temp.allrange(8), 'wavelet')) AS y8_sensitivity,
        abs(dpm.total_error(pg_temp.allrange(8), dpm.strategy(pg_temp.allrange(8), 'wavelet'), 1) / (2 * 4 ^ 2)
            - 187.0 / 8) < 1e-9 AS frob_ok;
