@@ -1,6 +1,6 @@
 /*
  * fuzz_spec.c -- libFuzzer target: the workload spec parser and builder
- * (src/workload: spec.c, blocks.c, labels.c, workload.c, gram.c) over a
+ * (src/workload: spec.c, blocks.c, labels.c, workload.c, spec_gram.c) over a
  * domain chosen by the first 16 input bytes.
  *
  * Input: a 16-byte domain header, then the spec text (skipped unless it is

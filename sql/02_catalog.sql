@@ -88,7 +88,7 @@ CREATE TABLE dpm.strategies (
   ratio_to_bound  float8,                -- NULL when the bound is 0 (a workload of zero queries)
   iterations      int NOT NULL DEFAULT 0,
   -- a proven lower bound on L2 sensitivity^2 profile_trace over all strategies: the dual value
-  -- of gaussian_optimal, the SVD bound for eigen and eigen_design (src/strategy/gram.c); NULL
+  -- of gaussian_optimal, the SVD bound for eigen and eigen_design (src/strategy/gram_strategies.c); NULL
   -- for the other methods
   lower_bound     float8,
   optimize_ms     float8 NOT NULL,

@@ -130,7 +130,7 @@ AS 'MODULE_PATHNAME', 'dpm_workload_matrix' LANGUAGE C IMMUTABLE STRICT PARALLEL
 CREATE OR REPLACE FUNCTION dpm_internal.scale_rows(w float8[], weights float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_scale_rows' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- Internal: W^T W of a workload spec without building W (the closed forms of src/workload/gram.c).
+-- Internal: W^T W of a workload spec without building W (the closed forms of src/workload/spec_gram.c).
 CREATE OR REPLACE FUNCTION dpm_internal.workload_gram(spec text, attr_names text[], attr_sizes int[],
                                    bin_labels text[], bin_lo float8[], bin_hi float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_workload_gram' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -27,7 +27,7 @@
 #include "api/options.h"
 #include "api/workload_api.h"
 #include "hdmm/hdmm.h"
-#include "strategy/gram.h"
+#include "strategy/gram_strategies.h"
 #include "mechanism/mechanism.h"
 
 static const char *const parameterizations[] = {"auto", "kronecker", "marginals", NULL};

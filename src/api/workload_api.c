@@ -173,7 +173,7 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
-/* dpm_internal.workload_gram(spec, domain...): W^T W without W (workload/gram.c) */
+/* dpm_internal.workload_gram(spec, domain...): W^T W without W (workload/spec_gram.c) */
 PG_FUNCTION_INFO_V1(dpm_workload_gram);
 Datum
 dpm_workload_gram(PG_FUNCTION_ARGS)

@@ -17,7 +17,7 @@
 #include "utils/memutils.h"
 
 #include "hdmm/hdmm.h"
-#include "strategy/gram.h"
+#include "strategy/gram_strategies.h"
 
 /* sum_t prod_a tau[t][a]: the total error of the current factors */
 static double

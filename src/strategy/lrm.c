@@ -34,7 +34,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "strategy/gram.h"
+#include "strategy/gram_strategies.h"
 #include "progress/progress.h"
 
 static int

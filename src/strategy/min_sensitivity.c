@@ -20,7 +20,7 @@
 
 #include "miscadmin.h"
 
-#include "strategy/gram.h"
+#include "strategy/gram_strategies.h"
 #include "progress/progress.h"
 
 #define GRID 48

@@ -25,7 +25,7 @@
 
 #include "linalg/lbfgsb.h"
 #include "progress/progress.h"
-#include "strategy/gram.h"
+#include "strategy/gram_strategies.h"
 
 /* buffers for one p x n problem, allocated once: an evaluation allocates nothing */
 struct PIdentityWork

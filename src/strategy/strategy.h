@@ -9,7 +9,7 @@
 #define DPM_STRATEGY_H
 
 #include "linalg/linalg.h"
-#include "strategy/gram.h"
+#include "strategy/gram_strategies.h"
 
 typedef struct StrategyOptions
 {

@@ -91,7 +91,7 @@ extern void workload_check_size(const WorkloadDomain *dom, List *terms);
 /* the matrix (unless want_matrix is false: NULL) and the labels */
 extern Workload *workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix);
 
-/* gram.c: W^T W of a parsed spec, n x n, without W */
+/* spec_gram.c: W^T W of a parsed spec, n x n, without W */
 extern Mat *workload_gram(const WorkloadDomain *dom, List *terms);
 
 /*

@@ -1,5 +1,5 @@
 /*
- * gram.c -- the Gram matrix W^T W of a workload spec, without building W.
+ * spec_gram.c -- the Gram matrix W^T W of a workload spec, without building W.
  *
  * The Gram matrix of a Kronecker product is the Kronecker product of the
  * blocks' Gram matrices, and that of a union the sum over its terms; the

@@ -1,5 +1,5 @@
 /*
- * gram.c -- the SVD bound and the strategies built from W^T W: eigen,
+ * gram_strategies.c -- the SVD bound and the strategies built from W^T W: eigen,
  * eigen_design and gaussian_optimal, plus column completion.
  *
  * eigen_design and gaussian_optimal are solved through their Lagrange duals,
@@ -48,7 +48,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "strategy/gram.h"
+#include "strategy/gram_strategies.h"
 #include "progress/progress.h"
 
 /* eigenvalues of G below this fraction of the largest count as zero */

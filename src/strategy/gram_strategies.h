@@ -1,5 +1,5 @@
 /*
- * gram.h -- strategies and bounds computed from the workload's Gram matrix
+ * gram_strategies.h -- strategies and bounds computed from the workload's Gram matrix
  * G = W^T W alone, so the number of queries m never matters.
  *
  * Cells whose column of W is zero are never asked about: they are dropped
