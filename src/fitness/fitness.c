@@ -69,6 +69,7 @@ typedef struct Problem
 	Mat		   *mm;				/* Q^T M Q */
 	Mat		   *nn;				/* Q^T N Q */
 	Mat		   *diag;			/* the Hessian's diagonal in this basis */
+	MemoryContext cg_cxt;		/* a CG step's Hessian product, reset per step */
 } Problem;
 
 /* (1/t) log sum exp(t v) and the weights exp(t v) / sum, computed stably */
@@ -372,10 +373,7 @@ newton_direction(const Problem *pr, const Mat *grad, int max_cg)
 	double		rz,
 				gg,
 				stop;
-	/* a Hessian product's buffers, dropped after each CG step */
-	MemoryContext cg_cxt = AllocSetContextCreate(CurrentMemoryContext, "fitness CG step",
-												 ALLOCSET_DEFAULT_SIZES),
-				old_cxt;
+	MemoryContext old_cxt;
 
 	for (size_t i = 0; i < kk; i++)
 	{
@@ -396,8 +394,9 @@ newton_direction(const Problem *pr, const Mat *grad, int max_cg)
 					rznew;
 
 		CHECK_FOR_INTERRUPTS();
-		MemoryContextReset(cg_cxt);
-		old_cxt = MemoryContextSwitchTo(cg_cxt);
+		/* a Hessian product's buffers, dropped after each CG step */
+		MemoryContextReset(pr->cg_cxt);
+		old_cxt = MemoryContextSwitchTo(pr->cg_cxt);
 		hd = hess_times(pr, dir);
 		MemoryContextSwitchTo(old_cxt);
 		dhd = inner(dir, hd);
@@ -423,7 +422,6 @@ newton_direction(const Problem *pr, const Mat *grad, int max_cg)
 			dir->data[i] = z->data[i] + rznew / rz * dir->data[i];
 		rz = rznew;
 	}
-	MemoryContextDelete(cg_cxt);
 	return s;
 }
 
@@ -486,8 +484,8 @@ fitness_optimize(const Mat *b, const Mat *l, const double *c, const FitnessOptio
 	 * and line search live in iter_cxt, reset as the next step starts; sigma
 	 * and the buffers above outlive the loop in the caller's context.
 	 */
-	iter_cxt = AllocSetContextCreate(CurrentMemoryContext, "fitness Newton step",
-									 ALLOCSET_DEFAULT_SIZES);
+	iter_cxt = mat_loop_context("fitness Newton step");
+	pr.cg_cxt = mat_loop_context("fitness CG step");
 	for (it = 0; it < opts->max_iter; it++)
 	{
 		Mat		   *g,
@@ -545,6 +543,7 @@ fitness_optimize(const Mat *b, const Mat *l, const double *c, const FitnessOptio
 		}
 	}
 	MemoryContextDelete(iter_cxt);
+	MemoryContextDelete(pr.cg_cxt);
 	pr.q = NULL;				/* the last point went with iter_cxt */
 	if (it == opts->max_iter)
 		ereport(NOTICE,

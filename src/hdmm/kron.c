@@ -65,8 +65,7 @@ kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,
 	total = kron_traces(kg, theta, tau, work);
 	*evaluations = 0;
 	/* one factor's weighted Gram matrix and its optimizer's buffers, dropped after each */
-	step_cxt = AllocSetContextCreate(CurrentMemoryContext, "kron_optimize factor",
-									 ALLOCSET_DEFAULT_SIZES);
+	step_cxt = mat_loop_context("kron_optimize factor");
 	for (int round = 0; round < max_rounds; round++)
 	{
 		double		before = total;
@@ -168,8 +167,7 @@ kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective,
 			tau[t * d + i] = factor_trace_l2(kg->factors[t][i], a[i]);
 		}
 	/* one factor's weighted Gram matrix and its optimizer's buffers, dropped after each */
-	step_cxt = AllocSetContextCreate(CurrentMemoryContext, "kron_optimize_l2 factor",
-									 ALLOCSET_DEFAULT_SIZES);
+	step_cxt = mat_loop_context("kron_optimize_l2 factor");
 	for (int round = 0; round < max_rounds; round++)
 	{
 		double		before = total;

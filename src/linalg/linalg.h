@@ -96,4 +96,12 @@ extern double svd_tolerance(const Svd *svd, int rows, int cols);
 /* the largest |v_i|, 0 for an empty vector */
 extern double vec_max_abs(const double *v, size_t len);
 
+/*
+ * A child of the current memory context for the matrices of one iteration
+ * of a loop, which resets it each time round (MemoryContextReset) and
+ * deletes it after.  Its first block, kept by a reset, holds an iteration's
+ * small chunks (see linalg.c).  name: a string constant.
+ */
+extern MemoryContext mat_loop_context(const char *name);
+
 #endif

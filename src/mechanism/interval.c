@@ -244,8 +244,7 @@ interval_laplace(const StrategyOp *op, const LaplaceLaw *law, double confidence,
 	if (!op->batched)
 		kept = palloc_extended(sizeof(double) * (size_t) (by_cells ? n : m) * draws, MCXT_ALLOC_HUGE);
 	/* what reconstructing a draw allocates goes with it */
-	draw_cxt = AllocSetContextCreate(CurrentMemoryContext, "interval simulation draw",
-									 ALLOCSET_DEFAULT_SIZES);
+	draw_cxt = mat_loop_context("interval simulation draw");
 	interval_seed(&rng);
 	INSTR_TIME_SET_CURRENT(start);
 	for (j = 0; j < draws; j += z->cols)

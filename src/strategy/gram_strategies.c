@@ -347,8 +347,7 @@ strategy_gaussian_optimal(const Mat *g, double tol, int max_iter, OptReport *rep
 	 * what outlives one (v, u, the history, the best point) was allocated
 	 * above, in the caller's context.
 	 */
-	iter_cxt = AllocSetContextCreate(CurrentMemoryContext, "gaussian_optimal iteration",
-									 ALLOCSET_DEFAULT_SIZES);
+	iter_cxt = mat_loop_context("gaussian_optimal iteration");
 	old_cxt = MemoryContextSwitchTo(iter_cxt);
 	for (it = 0; it < max_iter; it++)
 	{

@@ -353,7 +353,7 @@ strategy_lrm(const Mat *g, int rank_opt, double gamma, int max_iter, OptReport *
 	/* R - B L, where update_l keeps T - B L between its calls */
 	resid = w->e;
 	/* the few allocations of an iteration (its step size's eigenproblem) go with it */
-	iter_cxt = AllocSetContextCreate(CurrentMemoryContext, "lrm iteration", ALLOCSET_DEFAULT_SIZES);
+	iter_cxt = mat_loop_context("lrm iteration");
 
 	/*
 	 * Algorithm 1's outer loop, with the usual safeguard on its schedule: a
