@@ -127,10 +127,14 @@ BEGIN
   IF EXISTS (SELECT 1 FROM dpm.sources s WHERE s.relation = relation) THEN
     RAISE EXCEPTION '"%" is already registered', relation USING ERRCODE = 'duplicate_object';
   END IF;
-  INSERT INTO dpm.sources (relation, privacy_unit, max_contributions, model, budget_epsilon, budget_delta, budget_rho)
-  VALUES (relation, privacy_unit, max_contributions,
-          CASE WHEN rho IS NOT NULL THEN 'zcdp' WHEN delta > 0 THEN 'approx' ELSE 'pure' END,
-          dpm_internal.charge(epsilon), coalesce(dpm_internal.charge(delta), 0), dpm_internal.charge(rho));
+  BEGIN
+    INSERT INTO dpm.sources (relation, privacy_unit, max_contributions, model, budget_epsilon, budget_delta, budget_rho)
+    VALUES (relation, privacy_unit, max_contributions,
+            CASE WHEN rho IS NOT NULL THEN 'zcdp' WHEN delta > 0 THEN 'approx' ELSE 'pure' END,
+            dpm_internal.charge(epsilon), coalesce(dpm_internal.charge(delta), 0), dpm_internal.charge(rho));
+  EXCEPTION WHEN unique_violation THEN    -- a concurrent registration committed after the check
+    RAISE EXCEPTION '"%" is already registered', relation USING ERRCODE = 'duplicate_object';
+  END;
 END
 $$;
 COMMENT ON FUNCTION dpm.register_source(regclass, name, int, float8, float8, float8) IS

@@ -60,9 +60,13 @@ BEGIN
   -- outcome must not depend on the rows); releases scan the source with the same rights
   PERFORM dpm_internal.plan_cells(expr, source, dpm_internal.invoker());
   PERFORM dpm_internal.check_cells(dpm_internal.invoker(), source, name, names, exprs);
-  INSERT INTO dpm.domains (name, source_id, attributes, attr_names, attr_sizes, bin_labels, bin_lo, bin_hi, attr_exprs,
-                           cell_expr, n)
-  VALUES (name, src.id, attributes, names, sizes, labels, los, his, exprs, expr, ncells::int);
+  BEGIN
+    INSERT INTO dpm.domains (name, source_id, attributes, attr_names, attr_sizes, bin_labels, bin_lo, bin_hi, attr_exprs,
+                             cell_expr, n)
+    VALUES (name, src.id, attributes, names, sizes, labels, los, his, exprs, expr, ncells::int);
+  EXCEPTION WHEN unique_violation THEN    -- a concurrent creation committed after the check
+    RAISE EXCEPTION 'domain "%" already exists', name USING ERRCODE = 'duplicate_object';
+  END;
   RETURN ncells::int;
 END
 $$;

@@ -29,8 +29,12 @@ BEGIN
   IF EXISTS (SELECT 1 FROM dpm.workloads w WHERE w.name = wname) THEN
     RAISE EXCEPTION 'workload "%" already exists', wname USING ERRCODE = 'duplicate_object';
   END IF;
-  INSERT INTO dpm.workloads (name, domain_id, spec, matrix, labels, m, n, weights, spans)
-  VALUES (wname, dom.id, spec, matrix, labels, m, dom.n, weights, spans);
+  BEGIN
+    INSERT INTO dpm.workloads (name, domain_id, spec, matrix, labels, m, n, weights, spans)
+    VALUES (wname, dom.id, spec, matrix, labels, m, dom.n, weights, spans);
+  EXCEPTION WHEN unique_violation THEN    -- a concurrent creation committed after the check
+    RAISE EXCEPTION 'workload "%" already exists', wname USING ERRCODE = 'duplicate_object';
+  END;
   RETURN m;
 END
 $$;

@@ -312,7 +312,7 @@ BEGIN
   SELECT max(r.id) INTO prior FROM dpm.releases r
    WHERE r.workload_id = (p.wl).id AND r.status = 'released' AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
   rel_id := dpm_internal.run_release(
-    jsonb_build_object('workload_id', (p.wl).id, 'strategy_id', (p.st).id, 'method', (p.st).method,
+    jsonb_build_object('source_id', (p.src).id, 'workload_id', (p.wl).id, 'strategy_id', (p.st).id, 'method', (p.st).method,
                        'options', (p.st).options, 'strategy_noise', (p.st).noise, 'noise', p.noise,
                        'epsilon', p.c_epsilon, 'delta', p.c_delta, 'rho', p.c_rho,
                        'inference', coalesce(answer.inference, 'ls'), 'confidence', answer.confidence,

@@ -30,9 +30,21 @@
  * which stay resident for dpm.release_worker_idle without a request, keeping
  * their caches (matrix_cache.c).  A free worker takes the queued request
  * whose role has the fewest releases being computed, then the oldest: one
- * analyst's many releases cannot starve another's.  A request never fails
+ * analyst's many releases cannot starve another's.  Charges on one source
+ * are serialized by its row lock, so a worker skips the requests of a source
+ * that another worker is charging: a source whose row is held (by a
+ * custodian's open transaction, say) holds one worker, never the pool, and
+ * the other sources' releases go on.  A request never fails
  * for want of a worker slot; it waits (the caller can cancel).  A role may
  * have at most dpm.max_releases_per_role releases queued or in service.
+ *
+ * No wait for ever on the caller.  A caller whose transaction holds a lock
+ * its worker waits for (dpm.set_budget's row, then dpm.answer in the same
+ * transaction) would wait on its latch while the worker waits on it: a
+ * deadlock PostgreSQL cannot see, as one side waits on no lock.  The caller
+ * checks, as the deadlock detector would after deadlock_timeout, whether it
+ * is among the processes its worker waits for, directly or through others,
+ * and fails with 40P01 if so; its error withdraws the request as a cancel.
  *
  * Cancel before the charge, and say which.  A caller that stops waiting
  * (cancel, statement_timeout, terminate) withdraws its request if no worker
@@ -111,11 +123,13 @@ typedef struct Request
 	Oid			database;
 	Oid			owner;			/* the workers' login: the extension owner */
 	Oid			caller;			/* recorded as released_by */
+	int64		source_id;		/* dpm.sources.id */
 	int			caller_procno;	/* whose latch to set when done */
 	uint64		seq;			/* arrival order */
 	dsm_handle	handle;
 	int			worker;			/* while taken: its entry and generation */
 	uint32		worker_generation;
+	bool		before_charge;	/* taken, and its charge not yet committed or refused */
 	bool		cancel;			/* the caller stopped waiting: do not charge */
 	bool		charging;		/* the charge is being committed: too late to cancel */
 	bool		abandoned;		/* the caller left: the worker frees the entry */

@@ -19,6 +19,7 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "utils/numeric.h"
 
 #include "progress/progress.h"
 #include "release/queue.h"
@@ -133,7 +134,7 @@ kick_workers(Oid owner)
 
 /* queue a request; its entry's index */
 static int
-enqueue(Oid owner, Oid caller, dsm_handle handle)
+enqueue(Oid owner, Oid caller, int64 source_id, dsm_handle handle)
 {
 	int			in_flight = 0,
 				free_entry = -1;
@@ -161,6 +162,7 @@ enqueue(Oid owner, Oid caller, dsm_handle handle)
 		r->database = MyDatabaseId;
 		r->owner = owner;
 		r->caller = caller;
+		r->source_id = source_id;
 		r->caller_procno = MyProc->pgprocno;
 		r->seq = ++queue->seq;
 		r->handle = handle;
@@ -236,6 +238,40 @@ withdraw(ReleaseSlot *slot, bool wait)
 					(long long) release_id, (long long) release_id);
 }
 
+/*
+ * Does the process pid wait for a lock this backend holds, directly or
+ * through other waiting processes?  The deadlock detector's question, for
+ * the one edge it cannot see: this backend waiting for its worker.
+ */
+static bool
+waits_for_me(int pid)
+{
+	int			pids[64];
+	int			n = 1;
+
+	pids[0] = pid;
+	for (int next = 0; next < n; next++)
+	{
+		ArrayType  *blockers = DatumGetArrayTypeP(DirectFunctionCall1(pg_blocking_pids,
+																	  Int32GetDatum(pids[next])));
+		int32	   *blocker = (int32 *) ARR_DATA_PTR(blockers);
+		int			count = ArrayGetNItems(ARR_NDIM(blockers), ARR_DIMS(blockers));
+
+		for (int i = 0; i < count; i++)
+		{
+			bool		seen = false;
+
+			if (blocker[i] == MyProcPid)
+				return true;
+			for (int j = 0; j < n && !seen; j++)
+				seen = pids[j] == blocker[i];
+			if (!seen && n < lengthof(pids))
+				pids[n++] = blocker[i];
+		}
+	}
+	return false;
+}
+
 static void
 caller_exit(int code, Datum arg)
 {
@@ -251,7 +287,8 @@ static void
 wait_for_worker(Oid owner, ReleaseSlot *slot)
 {
 	TimestampTz start = GetCurrentTimestamp(),
-				last = start;
+				last = start,
+				checked = start;
 	Request    *r = &queue->requests[waiting_request];
 
 	for (;;)
@@ -259,12 +296,15 @@ wait_for_worker(Oid owner, ReleaseSlot *slot)
 		RequestState state;
 		bool		gone = false;
 		int			ahead = 0;
+		pid_t		worker_pid = 0;
 		TimestampTz now;
 
 		SpinLockAcquire(&queue->mutex);
 		state = r->state;
 		if (state == REQ_TAKEN && queue->workers[r->worker].generation != r->worker_generation)
 			gone = true;		/* its worker exited without reporting */
+		else if (state == REQ_TAKEN)
+			worker_pid = queue->workers[r->worker].pid;
 		if (state == REQ_QUEUED)
 			for (int i = 0; i < QUEUE_LEN; i++)
 				if (queue->requests[i].state == REQ_QUEUED && queue->requests[i].seq < r->seq &&
@@ -280,6 +320,15 @@ wait_for_worker(Oid owner, ReleaseSlot *slot)
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 		now = GetCurrentTimestamp();
+		if (worker_pid != 0 && TimestampDifferenceExceeds(checked, now, DeadlockTimeout))
+		{
+			checked = now;
+			if (waits_for_me(worker_pid))
+				ereport(ERROR,
+						(errcode(ERRCODE_T_R_DEADLOCK_DETECTED),
+						 errmsg("deadlock detected: the release worker waits for a lock this transaction holds"),
+						 errhint("A release is charged and computed in transactions of its own: call dpm.answer outside the transaction that locked or changed what it needs (dpm.set_budget, a lock on the source), or commit that first.")));
+		}
 		if (dpm_progress_interval > 0 &&
 			TimestampDifferenceExceeds(last, now, dpm_progress_interval * 1000))
 		{
@@ -303,6 +352,17 @@ wait_for_worker(Oid owner, ReleaseSlot *slot)
 						 errhidestmt(true), errhidecontext(true)));
 		}
 	}
+}
+
+/* the request's source_id, which the worker's queue needs */
+static int64
+request_source(Jsonb *req)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(&req->root, "source_id", strlen("source_id"), NULL);
+
+	if (v == NULL || v->type != jbvNumeric)
+		elog(ERROR, "dpmatrix release request without a source_id");
+	return DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(v->val.numeric)));
 }
 
 PG_FUNCTION_INFO_V1(dpm_run_release);
@@ -349,7 +409,7 @@ dpm_run_release(PG_FUNCTION_ARGS)
 		caller_exit_registered = true;
 	}
 	/* the caller, as dpm_internal.invoker() names it: dpm.answer runs as the extension owner */
-	waiting_request = enqueue(owner, GetOuterUserId(), dsm_segment_handle(seg));
+	waiting_request = enqueue(owner, GetOuterUserId(), request_source(req), dsm_segment_handle(seg));
 	PG_TRY();
 	{
 		kick_workers(owner);

@@ -140,6 +140,31 @@ charge_may_commit(int64 release_id)
 	return go;
 }
 
+/*
+ * My request's charge is committed or refused: another worker may charge
+ * this source now, and an idle one is woken for the requests it skipped.
+ */
+static void
+charge_over(void)
+{
+	Worker	   *me = &queue->workers[my_worker];
+	int			procno = -1;
+
+	SpinLockAcquire(&queue->mutex);
+	queue->requests[my_request].before_charge = false;
+	for (int i = 0; i < MAX_WORKERS && procno < 0; i++)
+	{
+		Worker	   *e = &queue->workers[i];
+
+		if (e->generation != 0 && e->pid != 0 && !e->busy &&
+			e->database == me->database && e->owner == me->owner)
+			procno = e->procno;
+	}
+	SpinLockRelease(&queue->mutex);
+	if (procno >= 0)
+		ProcSendSignal(procno);
+}
+
 /* done with my request: the caller reads the slot, or the entry is free if it left */
 static void
 finish_request(void)
@@ -241,8 +266,11 @@ serve(ReleaseSlot *slot, Oid caller)
 	types[1] = TEXTOID;
 	values[0] = ObjectIdGetDatum(caller);
 	values[1] = CStringGetTextDatum(slot->data);
-	if (refused || !run_step(slot, "SELECT dpm_internal.release_charge($1, $2::jsonb)", 2, types, values,
-							 &release_id, false, NULL, charge_may_commit))
+	if (!refused)
+		refused = !run_step(slot, "SELECT dpm_internal.release_charge($1, $2::jsonb)", 2, types, values,
+							&release_id, false, NULL, charge_may_commit);
+	charge_over();
+	if (refused)
 	{
 		bool		locked;
 
@@ -307,7 +335,15 @@ pick_request(void)
 		Request    *r = &queue->requests[i];
 		int			load = 0;
 
+		bool		source_busy = false;
+
 		if (r->state != REQ_QUEUED || r->database != me->database || r->owner != me->owner)
+			continue;
+		/* one charge per source at a time: the others would wait for its row lock */
+		for (int j = 0; j < QUEUE_LEN && !source_busy; j++)
+			source_busy = queue->requests[j].state == REQ_TAKEN && queue->requests[j].before_charge &&
+				queue->requests[j].database == r->database && queue->requests[j].source_id == r->source_id;
+		if (source_busy)
 			continue;
 		/* fair: the role with the fewest releases in service first, then the oldest */
 		for (int j = 0; j < QUEUE_LEN; j++)
@@ -353,6 +389,7 @@ worker_loop(void)
 			r->state = REQ_TAKEN;
 			r->worker = my_worker;
 			r->worker_generation = my_generation;
+			r->before_charge = true;
 			handle = r->handle;
 			caller = r->caller;
 			queue->workers[my_worker].busy = true;

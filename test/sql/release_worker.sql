@@ -62,3 +62,15 @@ SELECT count(*) AS answers,
 
 SELECT count(*) AS releases, bool_and(status = 'released') AS all_released
   FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id WHERE w.name = 'rw_w';
+
+-- A caller whose own transaction holds what its worker needs (here the source's row, locked by
+-- dpm.set_budget) would wait for ever: the worker waits for the caller's lock, the caller for the
+-- worker.  The caller sees the cycle as the deadlock detector would (40P01), and nothing is charged.
+SELECT count(*) AS charges_before FROM dpm.ledger \gset
+BEGIN;
+SELECT dpm.set_budget('rw_people', epsilon => 999);
+SELECT count(*) FROM dpm.answer('rw_w', epsilon => 1, strategy => :s_eigen, confidence => NULL);
+ROLLBACK;
+SELECT count(*) = :charges_before AS nothing_charged FROM dpm.ledger;
+-- the same call outside that transaction answers
+SELECT count(*) AS answers FROM dpm.answer('rw_w', epsilon => 1, strategy => :s_eigen, confidence => NULL);

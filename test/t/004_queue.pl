@@ -6,10 +6,14 @@
 #   2. a caller cancelled while its release is queued, or taken by a worker that has not charged
 #      it yet, is told that nothing was charged, and nothing is;
 #   3. at most dpm.release_workers workers serve a database, whatever the number of callers, and
-#      every queued release completes;
+#      every queued release completes; a source whose row is held holds one worker, never the pool:
+#      another source's release is served meanwhile;
 #   4. a role may have at most dpm.max_releases_per_role releases in flight: one more is refused at
 #      once, before anything is charged;
-#   5. a caller cancelled after the charge is told which release was charged, and it completes.
+#   5. a caller cancelled after the charge is told which release was charged, and it completes;
+#   6. a caller whose own transaction holds a lock its worker needs is told of the deadlock, and
+#      whether it was charged: before the charge (the source table) nothing is; after it (where the
+#      answers go) the release completes once that transaction ends.
 # Races are pinned with locks, never with sleeps: a "holder" session keeps the source's row locked
 # (as a charge does) until the test lets it go, so a worker taking a release blocks before the
 # charge; or keeps dpm.release_answers locked, so that a worker blocks after it.
@@ -36,10 +40,14 @@ CREATE TABLE q_people AS SELECT i AS id, i % 1024 AS v FROM generate_series(1, 2
 SELECT dpm.register_source('q_people', epsilon => 1000);
 SELECT dpm.create_domain('q_d', 'q_people', '[{"name": "v", "bins": {"min": 0, "max": 4, "width": 1}}]');
 SELECT dpm.create_domain('q_big', 'q_people', '[{"name": "v", "bins": {"min": 0, "max": 1024, "width": 1}}]');
+CREATE TABLE q_other AS SELECT * FROM q_people;
+SELECT dpm.register_source('q_other', epsilon => 1000);
+SELECT dpm.create_domain('q_od', 'q_other', '[{"name": "v", "bins": {"min": 0, "max": 4, "width": 1}}]');
 SET ROLE regress_alice;
 SELECT dpm.create_workload('q_w', 'q_d', 'Prefix(v)');
 SELECT dpm.optimize('q_w', 'identity');
 SELECT dpm.create_workload('q_bigw', 'q_big', 'Prefix(v)');
+SELECT dpm.create_workload('q_ow', 'q_od', 'Prefix(v)');
 });
 
 # hold_source: a session that keeps the source's row locked until its quit
@@ -135,8 +143,14 @@ ok(set_server($node, 'dpm.release_workers' => 2), '3. dpm.release_workers = 2');
 $holder = hold_source();
 my @many = map { answer("many$_", 'regress_bob') } 1 .. 8;
 ok(!grep({ !waiting("many$_") } 1 .. 8), '3. eight callers wait for their releases');
-ok(workers_locked(2), '3. two workers wait for the source');
+ok(workers_locked(1), '3. a worker waits for the source');
+is(sql("SET ROLE regress_alice; SELECT count(*) FROM dpm.answer('q_ow', epsilon => 0.01)"), '4',
+	"3. another source's release is served while the first source is held");
 is(workers(), '2', '3. eight callers, dpm.release_workers = 2: two release workers');
+is( sql("SELECT count(*) FROM pg_stat_activity
+          WHERE backend_type = 'dpmatrix release' AND datname = '$db' AND wait_event_type = 'Lock'"),
+	'1', '3. one worker, never both, waits for the held source');
+ok(!grep({ !waiting("many$_") } 1 .. 8), '3. the eight callers still wait');
 $holder->quit;
 is(join(' ', map { my (undef, $out) = bg_finish($_); $out } @many), join(' ', ('4') x 8),
 	'3. every queued release completed with its answers');
@@ -174,6 +188,35 @@ like($said, qr/Release $rid was charged before the call stopped/,
 	"5. cancelled after the charge: the caller is told release $rid was charged");
 ok($node->poll_query_until($db, "SELECT status = 'released' FROM dpm.releases WHERE id = $rid"), '5. and it completes');
 is(charges(), $before + 1, '5. one charge');
+
+# --- 6. a deadlock with the caller ------------------------------------------------------------
+# answer_holding(WHAT): the answer of a session whose transaction holds a lock on WHAT; its error, then the
+# release it left (if any) once the transaction has ended
+sub answer_holding
+{
+	my $what = shift;
+	my $lock = $node->background_psql($db, on_error_stop => 0);
+	$lock->query_safe("BEGIN; LOCK TABLE $what IN ACCESS EXCLUSIVE MODE");
+	$lock->query("SELECT count(*) FROM dpm.answer('q_w', epsilon => 0.01)");
+	my $said = $lock->{stderr};
+	$lock->query('ROLLBACK');
+	$lock->quit;
+	return $said;
+}
+# the source table: the worker needs it before the charge
+$before = charges();
+$said = answer_holding('q_people');
+like($said, qr/deadlock detected: the release worker waits for a lock this transaction holds.*Nothing was charged/s,
+	"6. a lock on the source, before the charge: the caller is told of the deadlock, and that nothing was charged");
+is(charges(), $before, '6. nothing was charged');
+# where the answers are stored: the worker needs it after the charge
+$said = answer_holding('dpm.release_answers');
+$rid = sql("SELECT max(id) FROM dpm.releases");
+like($said, qr/deadlock detected: the release worker waits for a lock this transaction holds.*Release $rid was charged before the call stopped/s,
+	"6. a lock the worker needs after the charge: the caller is told of the deadlock and that release $rid was charged");
+ok($node->poll_query_until($db, "SELECT status = 'released' FROM dpm.releases WHERE id = $rid"),
+	'6. the release completes once the transaction ends');
+is(charges(), $before + 1, '6. one charge');
 
 $node->stop;
 done_testing();
