@@ -30,6 +30,8 @@ clear messages, the conditions summarized at the end.
 
 MD
 psql -X -q -At -d dpm_reference <<'SQL'
+-- the settings exist in a session once the library is loaded
+LOAD 'dpmatrix';
 WITH RECURSIVE pub AS (
   SELECT p.oid, p.proname, p.prokind
     FROM pg_proc p WHERE p.pronamespace = 'dpm'::regnamespace
@@ -76,7 +78,7 @@ SELECT format(E'## `%s`\n\n%s\n\n| column | type |\n| --- | --- |\n%s\n',
 
 SELECT E'# Settings\n\n| setting | default | unit | who may set it | |\n| --- | --- | --- | --- | --- |';
 SELECT format('| `%s` | %s | %s | %s | %s |', name, boot_val, coalesce(unit, ''),
-              CASE context WHEN 'user' THEN 'anyone' WHEN 'superuser' THEN 'superusers' ELSE context END, short_desc)
+              CASE context WHEN 'user' THEN 'anyone' WHEN 'superuser' THEN 'superusers' WHEN 'sighup' THEN 'server configuration (reload)' ELSE context END, short_desc)
   FROM pg_settings WHERE name LIKE 'dpm.%' ORDER BY name;
 SQL
 cat <<'MD'
@@ -85,10 +87,12 @@ cat <<'MD'
 
 | SQLSTATE | condition | when |
 | --- | --- | --- |
-| 22023 | `invalid_parameter_value` | a bad argument: wrong matrix shapes, epsilon, delta, rho or confidence out of range, unknown method, option or inference, a workload spec that does not parse, a strategy that does not support a query, a data vector that is not integer counts; a domain condition, view or policy that could fail on some row |
+| 22023 | `invalid_parameter_value` | a bad argument: wrong matrix shapes, epsilon, delta, rho or confidence out of range, unknown method, option or inference, a workload spec that does not parse, a domain definition that does not (attributes, values, bins, labels: the message names the attribute and the key), a strategy that does not support a query, a data vector that is not integer counts; a domain condition, view or policy that could fail on some row |
+| 42703 | `undefined_column` | a domain attribute or privacy unit naming a column the source does not have |
+| 40P01 | `deadlock_detected` | `dpm.answer` in a transaction that holds a lock its release needs (after `dpm.set_budget` on the same source, say); the DETAIL says whether anything was charged |
 | 22004 | `null_value_not_allowed` | a NULL where a value is required (matrix entries, x, inference) |
 | 22003 | `numeric_value_out_of_range` | NaN or infinite entries, values beyond ±1e100 or nonzero below 1e-100 in magnitude, answers too large to combine |
-| 54000 | `program_limit_exceeded` | a matrix above `dpm.max_matrix_mb`, an optimization above `dpm.max_memory_mb`, a domain above `dpm.max_cells`, a release beyond the exact sampler's range |
+| 54000 | `program_limit_exceeded` | a matrix above `dpm.max_matrix_mb`, an optimization above `dpm.max_memory_mb`, a domain or an attribute above `dpm.max_cells`, a release beyond the exact sampler's range |
 | 53400 | `configuration_limit_exceeded` | a role with `dpm.max_releases_per_role` releases already in flight, or a full release queue: nothing is charged |
 | 55000 | `object_not_in_prerequisite_state` | a replayed release that has no answers (still being computed, failed or interrupted) |
 | 42704 | `undefined_object` | an unknown workload, domain, source, strategy or release |

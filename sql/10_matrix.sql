@@ -57,7 +57,7 @@ COMMENT ON FUNCTION dpm.reconstruct(float8[], float8[], text) IS
 CREATE OR REPLACE FUNCTION dpm.strategy(w float8[], method text, options jsonb DEFAULT '{}') RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_strategy' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION dpm.strategy(float8[], text, jsonb) IS
-  'a strategy matrix for workload w: method identity, workload, hierarchical (option "branching", default 2), wavelet, eigen, eigen_design or gaussian_optimal (options "tol", "max_iter"), min_sensitivity (options "base", "max_sweeps"); option "augment": "l1" or "l2" completes deficient columns';
+  'a strategy matrix for workload w: method identity, workload, hierarchical (option "branching", default 2), wavelet, eigen, eigen_design or gaussian_optimal (options "tol", "max_iter"), min_sensitivity (options "base", "branching", "max_sweeps"), lrm (options "rank", "gamma", "max_iter"), hdmm (options "p", "max_iter"), fitness (options "targets", ...); every method but fitness takes "augment" ("none", "l1" or "l2": complete deficient columns in that norm) and "noise" ("laplace" or "gaussian", the default: the noise the strategy is for, whose norm eigen_design is completed in); dpm.strategy_methods lists them';
 
 CREATE OR REPLACE FUNCTION dpm.svd_bound(w float8[], epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0) RETURNS float8
 AS 'MODULE_PATHNAME', 'dpm_svd_bound' LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -74,6 +74,19 @@ CREATE OR REPLACE FUNCTION dpm_internal.strategy_report(w float8[], method text,
                                      OUT matrix float8[], OUT iterations int, OUT objective float8,
                                      OUT lower_bound float8)
 AS 'MODULE_PATHNAME', 'dpm_strategy_report' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- The registry of strategy methods (src/strategy/methods.c), in the order method auto tries them.
+CREATE OR REPLACE FUNCTION dpm.strategy_methods()
+RETURNS TABLE(method text, in_auto boolean, applies_to text, options text[], memory_per_n2 float8)
+AS 'MODULE_PATHNAME', 'dpm_strategy_methods' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 12;
+COMMENT ON FUNCTION dpm.strategy_methods() IS
+  'the strategy methods of dpm.strategy, dpm.optimize and dpm.answer, in the order method auto (and dpm.compare_strategies) tries them: whether auto tries it and on which workloads, the options it takes (NULL: its own, described with dpm.strategy), and its peak memory in doubles per n^2 for n cells (checked against dpm.max_memory_mb)';
+
+-- Why method auto does not try a method on a workload of n cells, a spec or not, whose rank is
+-- rank_w (NULL: not known yet); NULL when it applies.
+CREATE OR REPLACE FUNCTION dpm_internal.method_ruled_out(method text, n int, is_spec boolean, rank_w int)
+RETURNS text
+AS 'MODULE_PATHNAME', 'dpm_method_ruled_out' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -- Runs the mechanism on a data vector the caller already has: no catalog data, no budget.
 -- Useful to study a strategy on synthetic data; dpm.answer is the same mechanism on a source.

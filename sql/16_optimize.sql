@@ -1,13 +1,9 @@
 -- Strategies: built, chosen, cached and compared (dpm.optimize, dpm.compare_strategies).
 
--- The methods method auto tries, in order.  lrm is tried only where it factors W through fewer
--- rows than cells (1.2 rank(W) < n, the rank read from the eigen strategy tried before it): that
--- is the low-rank case the mechanism is for, and elsewhere its iterations cost far more than the
--- other methods'.
+-- The methods method auto tries, in order (the registry's).
 CREATE OR REPLACE FUNCTION dpm_internal.auto_methods() RETURNS text[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$ SELECT ARRAY['identity', 'hierarchical', 'wavelet', 'workload', 'eigen', 'eigen_design',
-                   'gaussian_optimal', 'min_sensitivity', 'lrm', 'hdmm'] $$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT array_agg(m.method ORDER BY m.i) FROM dpm.strategy_methods() WITH ORDINALITY m(method, in_auto, applies_to, options, memory_per_n2, i) WHERE m.in_auto $$;
 
 -- The noise a strategy is built for: fitness targets are variances of Gaussian noise, whatever
 -- privacy is given.
@@ -74,14 +70,10 @@ BEGIN
   ELSE
     -- what the optimizers see: the rows scaled by their weights, if any
     wopt := CASE WHEN wl.weights IS NULL THEN wl.matrix ELSE dpm_internal.scale_rows(wl.matrix, wl.weights) END;
-    -- the augmentation norm follows the noise unless the caller chose one
-    IF method = 'eigen_design' AND NOT options ? 'augment' THEN
-      rep := dpm_internal.strategy_report(wopt, method,
-                                  options || jsonb_build_object('augment', CASE noise WHEN 'laplace' THEN 'l1' ELSE 'l2' END));
-    ELSIF method = 'fitness' THEN
+    IF method = 'fitness' THEN
       rep := dpm_internal.strategy_report(wl.matrix, method, dpm_internal.fitness_options(wl, options));
     ELSE
-      rep := dpm_internal.strategy_report(wopt, method, options);
+      rep := dpm_internal.strategy_report(wopt, method, options || jsonb_build_object('noise', noise));
     END IF;
     st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
     st.matrix := rep.matrix;
@@ -161,12 +153,10 @@ BEGIN
     RAISE EXCEPTION 'method auto takes no options' USING ERRCODE = 'invalid_parameter_value';
   END IF;
   FOREACH cand IN ARRAY CASE WHEN method = 'auto' THEN dpm_internal.auto_methods() ELSE ARRAY[method] END LOOP
-    IF method = 'auto' AND cand = 'lrm' AND NOT coalesce(1.2 * eigen_rows < wl.n, false) THEN
-      why := why || format('lrm: W is not of low rank (it applies when 1.2 rank(W) < n = %s)', wl.n);
-      CONTINUE;
-    END IF;
-    IF method = 'auto' AND cand = 'hdmm' AND wl.spec IS NULL THEN
-      why := why || 'hdmm: the workload is an explicit matrix, not a spec'::text;
+    -- the rank of W is the eigen strategy's number of rows, which auto builds before lrm
+    msg := CASE WHEN method = 'auto' THEN dpm_internal.method_ruled_out(cand, wl.n, wl.spec IS NOT NULL, eigen_rows) END;
+    IF msg IS NOT NULL THEN
+      why := why || (cand || ': ' || msg);
       CONTINUE;
     END IF;
     SELECT s.id, dpm_internal.in_this_transaction(s.xmin) INTO sid, mine FROM dpm.strategies s
@@ -258,8 +248,7 @@ DECLARE
 BEGIN
   PERFORM dpm_internal.check_privacy_args(compare_strategies.epsilon, compare_strategies.delta, compare_strategies.rho);
   FOREACH m IN ARRAY dpm_internal.auto_methods() LOOP
-    CONTINUE WHEN m = 'lrm' AND NOT coalesce(1.2 * eigen_rows < wl.n, false);
-    CONTINUE WHEN m = 'hdmm' AND wl.spec IS NULL;
+    CONTINUE WHEN dpm_internal.method_ruled_out(m, wl.n, wl.spec IS NOT NULL, eigen_rows) IS NOT NULL;
     BEGIN
       st := (dpm_internal.choose_strategy(wl, m, dpm_internal.noise_kind(m, compare_strategies.delta, compare_strategies.rho),
                                   '{}', true)).st;

@@ -25,7 +25,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.sensitivity(float8[], text), dpm.error_profile(float8[]), dpm.gaussian_sigma(float8, float8, float8),
   dpm.gaussian_epsilon(float8, float8, float8), dpm.gaussian_delta(float8, float8, float8),
   dpm.expected_error(float8[], float8[], float8, float8), dpm.total_error(float8[], float8[], float8, float8),
-  dpm.reconstruct(float8[], float8[], text), dpm.strategy(float8[], text, jsonb),
+  dpm.reconstruct(float8[], float8[], text), dpm.strategy(float8[], text, jsonb), dpm.strategy_methods(),
   dpm.svd_bound(float8[], float8, float8), dpm.gram_root(float8[]),
   dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8, text, float8), dpm.noise(text, float8, int),
   dpm.histogram(int, int)

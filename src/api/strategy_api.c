@@ -1,6 +1,7 @@
 /*
  * strategy_api.c -- dpm.strategy(w, method, options), dpm_internal.strategy_report
- * (the same with the optimizer's report, for dpm.optimize) and
+ * (the same with the optimizer's report, for dpm.optimize), the registry of
+ * methods as SQL sees it (dpm.strategy_methods, dpm_internal.method_ruled_out) and
  * dpm.svd_bound(w, epsilon, delta).
  */
 #include "postgres.h"
@@ -8,8 +9,10 @@
 #include <math.h>
 
 #include "access/htup_details.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
@@ -38,18 +41,59 @@ flush_tiny(Mat *a)
 	return a;
 }
 
+/*
+ * Method m's options from the jsonb, as the registry (strategy/methods.c)
+ * describes them, plus the two every method takes: augment, and noise
+ * (laplace or gaussian: what the strategy is for, which eigen_design's
+ * augmentation follows).
+ */
+static void
+method_options(const StrategyMethod *m, Jsonb *options, StrategyOptions *opts)
+{
+	static const char *const noise_choices[] = {"gaussian", "laplace", NULL};
+	const char *keys[lengthof(m->options) + 2];
+	int			nkeys = 0;
+	int			noise;
+
+	for (const MethodOption *o = m->options; o->key; o++)
+		keys[nkeys++] = o->key;
+	keys[nkeys++] = "augment";
+	keys[nkeys++] = "noise";
+	keys[nkeys] = NULL;
+	options_check_keys(options, keys, psprintf("method %s", m->name));
+	strategy_default_options(m, opts);
+	for (const MethodOption *o = m->options; o->key; o++)
+	{
+		char	   *field = (char *) opts + o->offset;
+
+		if (o->kind == OPTION_INT)
+			*(int *) field = options_get_int(options, o->key, (int) o->dflt, (int) o->min, (int) o->max);
+		else if (o->kind == OPTION_FLOAT)
+			*(double *) field = options_get_float(options, o->key, o->dflt, o->min, o->max);
+		else
+			*(const char **) field = options_get_text(options, o->key, o->text_dflt);
+	}
+	noise = options_get_choice(options, "noise", noise_choices, 0);
+	opts->augment = options_get_choice(options, "augment", augment_choices,
+									   m->augment == AUGMENT_BY_NOISE ? 2 - noise : 0);
+}
+
 static Mat *
 strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 {
 	Mat		   *w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
 	char	   *method = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	Jsonb	   *options = PG_GETARG_JSONB_P(2);
-	bool		iterative = strcmp(method, "eigen_design") == 0 ||
-		strcmp(method, "gaussian_optimal") == 0;
-	StrategyOptions opts = {0};
+	const StrategyMethod *m = strategy_method(method);
+	StrategyOptions opts;
 	Mat		   *a;
 
-	if (strcmp(method, "fitness") == 0)
+	if (m == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown strategy method \"%s\"", method),
+				 errhint("Valid methods: %s.", strategy_method_names())));
+	if (m->build == NULL)
 	{
 		FitnessRun	run;
 
@@ -61,67 +105,9 @@ strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 		rep->lower_bound = NAN;
 		return flush_tiny(a);
 	}
-	if (strcmp(method, "hierarchical") == 0)
-	{
-		static const char *const keys[] = {"branching", "augment", NULL};
-
-		options_check_keys(options, keys, "method hierarchical");
-		opts.branching = options_get_int(options, "branching", 2, 2, 1 << 20);
-	}
-	else if (strcmp(method, "min_sensitivity") == 0)
-	{
-		static const char *const keys[] = {"base", "branching", "max_sweeps", "augment", NULL};
-
-		options_check_keys(options, keys, "method min_sensitivity");
-		opts.base = options_get_text(options, "base", "hierarchical");
-		opts.branching = options_get_int(options, "branching", 2, 2, 1 << 20);
-		opts.max_sweeps = options_get_int(options, "max_sweeps", 50, 1, 100000);
-		opts.tol = 1e-6;
-		opts.max_iter = 10000;
-	}
-	else if (strcmp(method, "lrm") == 0)
-	{
-		static const char *const keys[] = {"rank", "gamma", "max_iter", "augment", NULL};
-
-		options_check_keys(options, keys, "method lrm");
-		opts.rank = options_get_int(options, "rank", 0, 0, 1000000);
-		opts.gamma = options_get_float(options, "gamma", 1e-4, 1e-12, 1.0);
-		opts.max_iter = options_get_int(options, "max_iter", 1000, 1, 10000000);
-	}
-	else if (strcmp(method, "hdmm") == 0)
-	{
-		static const char *const keys[] = {"p", "max_iter", "augment", NULL};
-		int			n = ARR_NDIM(PG_GETARG_ARRAYTYPE_P(0)) == 2 ? ARR_DIMS(PG_GETARG_ARRAYTYPE_P(0))[1] : 1;
-
-		options_check_keys(options, keys, "method hdmm");
-		opts.p = options_get_int(options, "p", Max(1, n / 16), 0, 100000);
-		opts.max_iter = options_get_int(options, "max_iter", 200, 1, 10000000);
-	}
-	else if (iterative)
-	{
-		static const char *const keys[] = {"tol", "max_iter", "augment", NULL};
-
-		options_check_keys(options, keys, psprintf("method %s", method));
-		opts.tol = options_get_float(options, "tol", 1e-6, 1e-12, 1.0);
-		opts.max_iter = options_get_int(options, "max_iter", 10000, 1, 10000000);
-	}
-	else
-	{
-		static const char *const keys[] = {"augment", NULL};
-
-		options_check_keys(options, keys, psprintf("method %s", method));
-	}
-	/* eigen_design is completed in L2 by default, as its design assumes (section 5.3) */
-	opts.augment = options_get_choice(options, "augment", augment_choices,
-									  strcmp(method, "eigen_design") == 0 ? 2 : 0);
-
-	check_strategy_memory(method, w->rows, w->cols);
-	a = build_strategy(w, method, &opts, rep);
-	if (a == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown strategy method \"%s\"", method),
-				 errhint("Valid methods: " STRATEGY_METHODS ".")));
+	method_options(m, options, &opts);
+	check_strategy_memory(m, w->rows, w->cols);
+	a = build_strategy(w, m, &opts, rep);
 	return flush_tiny(a);
 }
 
@@ -228,6 +214,75 @@ PG_FUNCTION_INFO_V1(dpm_strategy_memory_mb);
 Datum
 dpm_strategy_memory_mb(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_FLOAT8(strategy_memory_mb(text_to_cstring(PG_GETARG_TEXT_PP(0)),
+	PG_RETURN_FLOAT8(strategy_memory_mb(strategy_method(text_to_cstring(PG_GETARG_TEXT_PP(0))),
 										PG_GETARG_INT32(1), PG_GETARG_INT32(2)));
+}
+
+/*
+ * dpm.strategy_methods(): the registry, in the order method auto tries the
+ * methods: (method, in_auto, applies_to, options, memory_per_n2).
+ */
+PG_FUNCTION_INFO_V1(dpm_strategy_methods);
+Datum
+dpm_strategy_methods(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const StrategyMethod *m;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; (m = strategy_method_at(i)) != NULL; i++)
+	{
+		static const char *const applies[] = {
+			[METHOD_ALWAYS] = "every workload",
+			[METHOD_IF_LOW_RANK] = "workloads of low rank (1.2 rank(W) < n)",
+			[METHOD_IF_SPEC] = "workloads given as a spec",
+			[METHOD_ON_REQUEST] = NULL
+		};
+		Datum		values[5];
+		bool		nulls[5] = {false, false, false, false, false};
+		Datum		keys[lengthof(m->options) + 2];
+		int			nkeys = 0;
+
+		for (const MethodOption *o = m->options; o->key; o++)
+			keys[nkeys++] = CStringGetTextDatum(o->key);
+		if (m->build != NULL)
+		{
+			keys[nkeys++] = CStringGetTextDatum("augment");
+			keys[nkeys++] = CStringGetTextDatum("noise");
+		}
+		values[0] = CStringGetTextDatum(m->name);
+		values[1] = BoolGetDatum(m->applies != METHOD_ON_REQUEST);
+		nulls[2] = applies[m->applies] == NULL;
+		values[2] = nulls[2] ? (Datum) 0 : CStringGetTextDatum(applies[m->applies]);
+		/* NULL: the method reads its own options (fitness: targets and its solver's) */
+		nulls[3] = m->build == NULL;
+		values[3] = PointerGetDatum(construct_array(keys, nkeys, TEXTOID, -1, false, TYPALIGN_INT));
+		values[4] = Float8GetDatum(m->memory_per_n2);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * dpm_internal.method_ruled_out(method, n, is_spec, rank_w): why method auto
+ * does not try a method on a workload of n cells (a spec or not, of rank
+ * rank_w if known), or NULL if it does.
+ */
+PG_FUNCTION_INFO_V1(dpm_method_ruled_out);
+Datum
+dpm_method_ruled_out(PG_FUNCTION_ARGS)
+{
+	char	   *method = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	const StrategyMethod *m = strategy_method(method);
+	const char *why;
+
+	if (m == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown strategy method \"%s\"", method),
+				 errhint("Valid methods: %s.", strategy_method_names())));
+	why = strategy_ruled_out(m, PG_GETARG_INT32(1), PG_GETARG_BOOL(2), PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3));
+	if (why == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(why));
 }

@@ -1,7 +1,7 @@
 /*
  * strategy.h -- strategy matrices for a workload.
  *
- * Each method lives in its own file; strategy.c dispatches by name.  All
+ * Each method lives in its own file; methods.c is their registry.  All
  * functions return a fresh Mat with one strategy query per row over the
  * workload's n cells.
  */
@@ -21,22 +21,78 @@ typedef struct StrategyOptions
 	int			max_sweeps;		/* min_sensitivity: rotation sweeps per starting point */
 	int			rank;			/* lrm: rows of L, 0 for 1.2 rank(W) */
 	double		gamma;			/* lrm: ||W - B L||_F / ||W||_F to reach */
-	int			p;				/* hdmm: rows of Theta in p-Identity strategies */
+	int			p;				/* hdmm: rows of Theta in p-Identity strategies, -1 for n / 16 */
 } StrategyOptions;
 
-#define STRATEGY_METHODS "identity, workload, hierarchical, wavelet, eigen, eigen_design, gaussian_optimal, min_sensitivity, lrm, hdmm, fitness"
+/* an option a method takes, read from dpm.strategy's jsonb options by api/ */
+typedef enum OptionKind
+{
+	OPTION_INT,
+	OPTION_FLOAT,
+	OPTION_METHOD				/* the name of another method */
+} OptionKind;
+
+typedef struct MethodOption
+{
+	const char *key;			/* NULL ends a list */
+	OptionKind	kind;
+	double		dflt;			/* numbers: the default and the range allowed */
+	double		min;
+	double		max;
+	size_t		offset;			/* of its field in StrategyOptions */
+	const char *text_dflt;		/* OPTION_METHOD: the default */
+} MethodOption;
+
+/* which workloads a method applies to; all but ON_REQUEST are tried by method auto */
+typedef enum MethodScope
+{
+	METHOD_ALWAYS,
+	METHOD_IF_LOW_RANK,			/* 1.2 rank(W) < n */
+	METHOD_IF_SPEC,				/* the workload is a spec, not an explicit matrix */
+	METHOD_ON_REQUEST			/* never tried by auto */
+} MethodScope;
+
+/* the default of the common option "augment": none, or the norm of the noise (l2 without one) */
+typedef enum MethodAugment
+{
+	AUGMENT_NONE,
+	AUGMENT_BY_NOISE
+} MethodAugment;
+
+typedef struct StrategyMethod
+{
+	const char *name;
+	/* NULL: built elsewhere (fitness/); input is W, or W^T W if from_gram */
+	Mat		   *(*build) (const Mat *input, const StrategyOptions *opts, OptReport *rep);
+	bool		from_gram;
+	double		memory_per_n2;	/* peak memory c n^2 + 2 m n doubles, beyond the backend's */
+	MethodScope applies;
+	MethodAugment augment;
+	MethodOption options[4];	/* besides augment and noise, which every method takes */
+} StrategyMethod;
+
+/* NULL if the name is unknown */
+extern const StrategyMethod *strategy_method(const char *name);
+/* the i-th method in the order method auto tries them, NULL past the last */
+extern const StrategyMethod *strategy_method_at(int i);
+/* "identity, hierarchical, ...", for hints */
+extern char *strategy_method_names(void);
+extern void strategy_default_options(const StrategyMethod *m, StrategyOptions *opts);
+/* why method auto does not try m on this workload, or NULL (rank_w: 0 if unknown) */
+extern const char *strategy_ruled_out(const StrategyMethod *m, int n, bool is_spec, int rank_w);
+
+extern int	dpm_max_memory_mb;
+/* estimated peak memory (MB) of a method (NULL: unknown) over n cells and m queries, and its check */
+extern double strategy_memory_mb(const StrategyMethod *m, double rows, double n);
+extern void check_strategy_memory(const StrategyMethod *m, int rows, int n);
 
 /*
- * NULL if the method name is unknown.  rep gets the optimizer's report:
+ * A method with a builder, over W.  rep gets the optimizer's report:
  * iterations, and for the Gram-based methods the objective
  * Delta_2^2 trace(W^T W (A^T A)^+) and a certified lower bound on it (NaN
  * where a method has none).
  */
-extern int	dpm_max_memory_mb;
-/* estimated peak memory (MB) of a method over n cells and m queries, and its check */
-extern double strategy_memory_mb(const char *method, double m, double n);
-extern void check_strategy_memory(const char *method, int m, int n);
-extern Mat *build_strategy(const Mat *w, const char *method, const StrategyOptions *opts,
+extern Mat *build_strategy(const Mat *w, const StrategyMethod *m, const StrategyOptions *opts,
 						   OptReport *rep);
 
 extern Mat *strategy_identity(int n);

@@ -106,6 +106,34 @@ SELECT dpm.strategy('{{1,1}}', 'wavelet', '{"branching": 2}');
 SELECT dpm.strategy('{{1,1}}', 'hierarchical', '[2]');
 SELECT dpm.strategy('{{1,1}}', 'quadtree');
 
+-- the registry of methods (src/strategy/methods.c) is what dpm.strategy, auto and
+-- dpm.compare_strategies read: every method it lists builds a strategy for the 3 x 4 Prefix
+-- workload with its default options, of full column rank (A^+ A = I); method auto tries them in
+-- its order, but never fitness; the memory estimate is the registry's constant
+SELECT * FROM dpm.strategy_methods();
+SELECT dpm_internal.auto_methods();
+SELECT m.method,
+       pg_temp.maxdiff(pg_temp.mul(c.pinv_t, a), '{{1,0,0,0},{0,1,0,0},{0,0,1,0},{0,0,0,1}}') < 1e-9 AS full_rank
+  FROM dpm.strategy_methods() m,
+       LATERAL (SELECT dpm.strategy('{{1,0,0,0},{1,1,0,0},{1,1,1,0},{1,1,1,1}}', m.method,
+                                    CASE m.method WHEN 'fitness' THEN '{"targets": 1}' ELSE '{}' END::jsonb) AS a) s,
+       LATERAL (SELECT pg_temp.tr(pinv) AS pinv_t FROM dpm_internal.strategy_cache(s.a[1:1], s.a)) c;
+SELECT bool_and(abs(dpm_internal.strategy_memory_mb(method, 100, 1000)
+                    - ((memory_per_n2 * 1e6 + 2e5) * 8 / 1048576 + 8)) < 1e-9) AS memory_from_the_registry
+  FROM dpm.strategy_methods();
+-- which workloads a method applies to, and why not
+SELECT dpm_internal.method_ruled_out('lrm', 100, false, 90) AS lrm_rank_90,
+       dpm_internal.method_ruled_out('lrm', 100, false, 80) AS lrm_rank_80,
+       dpm_internal.method_ruled_out('hdmm', 100, false, NULL) AS hdmm_matrix,
+       dpm_internal.method_ruled_out('hdmm', 100, true, NULL) AS hdmm_spec,
+       dpm_internal.method_ruled_out('fitness', 100, true, NULL) AS fitness;
+-- the common option noise: eigen_design is completed in its norm unless augment says otherwise
+SELECT dpm.strategy(w, 'eigen_design', '{"noise": "laplace"}') = dpm.strategy(w, 'eigen_design', '{"augment": "l1"}') AS laplace_l1,
+       dpm.strategy(w, 'eigen_design') = dpm.strategy(w, 'eigen_design', '{"augment": "l2"}') AS default_l2,
+       dpm.strategy(w, 'eigen_design', '{"noise": "laplace", "augment": "none"}') = dpm.strategy(w, 'eigen_design', '{"augment": "none"}') AS augment_wins
+  FROM (VALUES ('{{1,0,0},{1,1,0},{0,0,1},{1,1,1}}'::float8[])) v(w);
+SELECT dpm.strategy('{{1,1}}', 'identity', '{"noise": "poisson"}');
+
 -- method auto with no method that can answer says why each was ruled out, before any charge
 -- (here every dense matrix is above a limit of 1 MB, and hdmm needs a spec)
 CREATE TABLE st_people AS SELECT g AS id, g % 400 AS k FROM generate_series(1, 1000) g;

@@ -1,0 +1,255 @@
+/*
+ * methods.c -- the registry of strategy methods: each method's name, options,
+ * builder, peak memory and the workloads it applies to, in one table that
+ * dpm.strategy (api/strategy_api.c), dpm.optimize, method auto and
+ * dpm.compare_strategies (through dpm.strategy_methods and
+ * dpm_internal.method_ruled_out) all read.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "lib/stringinfo.h"
+
+#include "mechanism/exact.h"
+#include "strategy/strategy.h"
+
+#define OPT(field) offsetof(StrategyOptions, field)
+
+static Mat *
+build_identity(const Mat *w, const StrategyOptions *o, OptReport *rep)
+{
+	return strategy_identity(w->cols);
+}
+
+static Mat *
+build_workload(const Mat *w, const StrategyOptions *o, OptReport *rep)
+{
+	return mat_copy(w);
+}
+
+static Mat *
+build_hierarchical(const Mat *w, const StrategyOptions *o, OptReport *rep)
+{
+	return strategy_hierarchical(w->cols, o->branching);
+}
+
+static Mat *
+build_wavelet(const Mat *w, const StrategyOptions *o, OptReport *rep)
+{
+	return strategy_wavelet(w->cols);
+}
+
+static Mat *
+build_eigen(const Mat *g, const StrategyOptions *o, OptReport *rep)
+{
+	return strategy_eigen(g, rep);
+}
+
+static Mat *
+build_eigen_design(const Mat *g, const StrategyOptions *o, OptReport *rep)
+{
+	return strategy_eigen_design(g, o->tol, o->max_iter, rep);
+}
+
+static Mat *
+build_gaussian_optimal(const Mat *g, const StrategyOptions *o, OptReport *rep)
+{
+	return strategy_gaussian_optimal(g, o->tol, o->max_iter, rep);
+}
+
+static Mat *
+build_lrm(const Mat *g, const StrategyOptions *o, OptReport *rep)
+{
+	return strategy_lrm(g, o->rank, o->gamma, o->max_iter, rep);
+}
+
+/* the base method's strategy (with its own defaults), rotated to a lower L1 sensitivity */
+static Mat *
+build_min_sensitivity(const Mat *w, const StrategyOptions *o, OptReport *rep)
+{
+	const StrategyMethod *base = strategy_method(o->base);
+	StrategyOptions base_opts;
+	Mat		   *a;
+	Mat		   *rotated;
+
+	if (base == NULL || base->build == NULL || base->build == build_min_sensitivity)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("\"%s\" is not a base method for min_sensitivity", o->base)));
+	strategy_default_options(base, &base_opts);
+	base_opts.branching = o->branching;
+	base_opts.augment = 0;
+	a = build_strategy(w, base, &base_opts, rep);
+	rotated = strategy_min_sensitivity(a, o->max_sweeps, rep);
+	mat_free(a);
+	return rotated;
+}
+
+/* HDMM's p-Identity strategy over the dense workload; p defaults to n / 16 */
+static Mat *
+build_hdmm(const Mat *g, const StrategyOptions *o, OptReport *rep)
+{
+	Mat		   *theta = mat_new(o->p >= 0 ? o->p : Max(1, g->cols / 16), g->cols);
+	Mat		   *a;
+
+	pidentity_random(theta);
+	pidentity_optimize(g, theta, o->max_iter, &rep->objective, &rep->iterations);
+	a = pidentity_strategy(theta);
+	mat_free(theta);
+	return a;
+}
+
+/* the options of the convex programs: relative duality gap to reach, iteration cap */
+#define TOL_OPTION {"tol", OPTION_FLOAT, 1e-6, 1e-12, 1.0, OPT(tol)}
+#define MAX_ITER_OPTION {"max_iter", OPTION_INT, 10000, 1, 10000000, OPT(max_iter)}
+
+/*
+ * In the order method auto tries them.  Peak memory: measured as the
+ * backend's peak resident set over dpm.strategy on AllRange's n x n Gram
+ * root at n = 1024 and 2048 (bench/memory.sh), rounded up; lrm at rank n
+ * (its default rank is at most 1.2 rank(W)), and min_sensitivity from its
+ * buffers (its sweeps are O(n^3) each, so it is not run at these sizes).
+ * README "Memory" gives the same table.
+ */
+static const StrategyMethod methods[] = {
+	{"identity", build_identity, false, 4, METHOD_ALWAYS, AUGMENT_NONE, {{NULL}}},
+	{"hierarchical", build_hierarchical, false, 6, METHOD_ALWAYS, AUGMENT_NONE,
+		{{"branching", OPTION_INT, 2, 2, 1 << 20, OPT(branching)}, {NULL}}},
+	{"wavelet", build_wavelet, false, 4, METHOD_ALWAYS, AUGMENT_NONE, {{NULL}}},
+	{"workload", build_workload, false, 4, METHOD_ALWAYS, AUGMENT_NONE, {{NULL}}},
+	{"eigen", build_eigen, true, 8, METHOD_ALWAYS, AUGMENT_NONE, {{NULL}}},
+	/* completed in the norm of the noise, as its design assumes (matrix-mechanism section 5.3) */
+	{"eigen_design", build_eigen_design, true, 12, METHOD_ALWAYS, AUGMENT_BY_NOISE,
+		{TOL_OPTION, MAX_ITER_OPTION, {NULL}}},
+	{"gaussian_optimal", build_gaussian_optimal, true, 10, METHOD_ALWAYS, AUGMENT_NONE,
+		{TOL_OPTION, MAX_ITER_OPTION, {NULL}}},
+	{"min_sensitivity", build_min_sensitivity, false, 12, METHOD_ALWAYS, AUGMENT_NONE,
+		{{"base", OPTION_METHOD, 0, 0, 0, OPT(base), "hierarchical"},
+		 {"branching", OPTION_INT, 2, 2, 1 << 20, OPT(branching)},
+		 {"max_sweeps", OPTION_INT, 50, 1, 100000, OPT(max_sweeps)}, {NULL}}},
+	/*
+	 * Only where it factors W through fewer rows than cells: that is the
+	 * low-rank case the mechanism is for, and elsewhere its iterations cost
+	 * far more than the other methods'.
+	 */
+	{"lrm", build_lrm, true, 24, METHOD_IF_LOW_RANK, AUGMENT_NONE,
+		{{"rank", OPTION_INT, 0, 0, 1000000, OPT(rank)},
+		 {"gamma", OPTION_FLOAT, 1e-4, 1e-12, 1.0, OPT(gamma)},
+		 {"max_iter", OPTION_INT, 1000, 1, 10000000, OPT(max_iter)}, {NULL}}},
+	/* a dense workload is better served by the others; a spec is kept implicit (hdmm/) */
+	{"hdmm", build_hdmm, true, 18, METHOD_IF_SPEC, AUGMENT_NONE,
+		{{"p", OPTION_INT, -1, 0, 100000, OPT(p)},
+		 {"max_iter", OPTION_INT, 200, 1, 10000000, OPT(max_iter)}, {NULL}}},
+	/* built by fitness/ from the workload's per-query targets, which are its options */
+	{"fitness", NULL, false, 20, METHOD_ON_REQUEST, AUGMENT_NONE, {{NULL}}},
+	{NULL}
+};
+
+const StrategyMethod *
+strategy_method(const char *name)
+{
+	for (const StrategyMethod *m = methods; m->name; m++)
+		if (strcmp(m->name, name) == 0)
+			return m;
+	return NULL;
+}
+
+const StrategyMethod *
+strategy_method_at(int i)
+{
+	return i >= 0 && i < (int) lengthof(methods) - 1 ? &methods[i] : NULL;
+}
+
+char *
+strategy_method_names(void)
+{
+	StringInfoData names;
+
+	initStringInfo(&names);
+	for (const StrategyMethod *m = methods; m->name; m++)
+		appendStringInfo(&names, "%s%s", m == methods ? "" : ", ", m->name);
+	return names.data;
+}
+
+void
+strategy_default_options(const StrategyMethod *m, StrategyOptions *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->augment = m->augment == AUGMENT_BY_NOISE ? 2 : 0;
+	for (const MethodOption *o = m->options; o->key; o++)
+	{
+		char	   *field = (char *) opts + o->offset;
+
+		if (o->kind == OPTION_INT)
+			*(int *) field = (int) o->dflt;
+		else if (o->kind == OPTION_FLOAT)
+			*(double *) field = o->dflt;
+		else
+			*(const char **) field = o->text_dflt;
+	}
+}
+
+const char *
+strategy_ruled_out(const StrategyMethod *m, int n, bool is_spec, int rank_w)
+{
+	switch (m->applies)
+	{
+		case METHOD_ALWAYS:
+			return NULL;
+		case METHOD_IF_LOW_RANK:
+			return rank_w > 0 && 1.2 * rank_w < n ? NULL
+				: psprintf("W is not of low rank (it applies when 1.2 rank(W) < n = %d)", n);
+		case METHOD_IF_SPEC:
+			return is_spec ? NULL : "the workload is an explicit matrix, not a spec";
+		case METHOD_ON_REQUEST:
+			return "it is built only on request";
+	}
+	return NULL;
+}
+
+/* dpm.max_memory_mb: refuse an optimization whose estimated peak memory is larger */
+int			dpm_max_memory_mb = 4096;
+
+double
+strategy_memory_mb(const StrategyMethod *m, double rows, double n)
+{
+	/* unknown methods: the largest, rounded up; plus what a backend's own structures grow by */
+	double		per_n2 = m ? m->memory_per_n2 : 24;
+
+	return (per_n2 * n * n + 2.0 * rows * n) * sizeof(double) / (1024.0 * 1024.0) + 8.0;
+}
+
+void
+check_strategy_memory(const StrategyMethod *m, int rows, int n)
+{
+	double		mb = strategy_memory_mb(m, rows, n);
+
+	if (mb > dpm_max_memory_mb)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("method %s on %d cells would need about %.0f MB, above dpm.max_memory_mb (%d MB)",
+						m->name, n, ceil(mb), dpm_max_memory_mb),
+				 errdetail("Its peak memory is about %g n^2 + 2 m n doubles for n cells and m queries, plus 8 MB.",
+						   m->memory_per_n2),
+				 errhint("A superuser can raise dpm.max_memory_mb; hierarchical and wavelet need the least, and hdmm over a spec workload never builds an n x n matrix.")));
+}
+
+Mat *
+build_strategy(const Mat *w, const StrategyMethod *m, const StrategyOptions *opts, OptReport *rep)
+{
+	Mat		   *g = m->from_gram ? mat_gram(w) : NULL;
+	Mat		   *a;
+
+	rep->iterations = 0;
+	rep->objective = NAN;
+	rep->lower_bound = NAN;
+	a = m->build(g ? g : w, opts, rep);
+	if (g)
+		mat_free(g);
+	if (opts->augment)
+		a = strategy_augment(a, opts->augment);
+	/* stored as it will be measured: on the exact mechanism's grid (mechanism/exact.h) */
+	exact_quantize(a->data, (size_t) a->rows * a->cols);
+	return a;
+}
