@@ -15,8 +15,8 @@ SELECT dblink_connect('cancel', format('host=%s port=%s dbname=%s user=%s',
 CREATE TEMP TABLE cancel_results (what text, n int, how text, latency_ms float8, finished_first boolean);
 
 CREATE FUNCTION pg_temp.root(spec text, n int) RETURNS text LANGUAGE sql AS $$
-  SELECT format('dpm.gram_root(dpm_internal.workload_gram(%L, ''{x}'', ARRAY[%s], ARRAY(SELECT i::text FROM generate_series(1, %s) i),
-                 array_fill(''NaN''::float8, ARRAY[%s]), array_fill(''NaN''::float8, ARRAY[%s])))', spec, n, n, n, n) $$;
+  SELECT format('dpm.gram_root(dpm_internal.workload_gram(%L, dpm_internal.domain_of(''{x}'', ARRAY[%s], ARRAY(SELECT i::text FROM generate_series(1, %s) i),
+                 array_fill(''NaN''::float8, ARRAY[%s]), array_fill(''NaN''::float8, ARRAY[%s]))))', spec, n, n, n, n) $$;
 
 -- how = 'cancel': pg_cancel_backend after the delay; 'timeout': statement_timeout of the delay.
 -- The query returns only the strategy's size, so shipping the matrix is not part of the wait.

@@ -35,8 +35,8 @@ INSERT INTO dense
   SELECT s.*, c.pinv, c.profile
     FROM (SELECT m AS method, w.matrix AS w, dpm.strategy(w.matrix, m) AS a,
                  (SELECT array_agg((1e9 + i * 7919 % 1000)::float8 ORDER BY i) FROM generate_series(1, 1024) i) AS x
-            FROM dpm_internal.workload_matrix('Prefix(v)', '{v}', '{1024}', ARRAY(SELECT i::text FROM generate_series(1, 1024) i),
-                                      array_fill('NaN'::float8, ARRAY[1024]), array_fill('NaN'::float8, ARRAY[1024])) w,
+            FROM dpm_internal.workload_matrix('Prefix(v)', dpm_internal.domain_of('{v}', '{1024}', ARRAY(SELECT i::text FROM generate_series(1, 1024) i),
+                                      array_fill('NaN'::float8, ARRAY[1024]), array_fill('NaN'::float8, ARRAY[1024]))) w,
                  unnest(ARRAY['hierarchical', 'eigen']) m) s,
          LATERAL dpm_internal.strategy_cache(s.w, s.a) c;
 ANALYZE dense;
@@ -73,7 +73,7 @@ DECLARE
   spec text;
 BEGIN
   FOREACH spec IN ARRAY ARRAY[full_spec, marg] LOOP
-    SELECT * INTO h FROM dpm_internal.hdmm(spec, names, sizes, labels, nans, nans,
+    SELECT * INTO h FROM dpm_internal.hdmm(spec, dpm_internal.domain_of(names, sizes, labels, nans, nans),
                                    jsonb_build_object('parameterization', CASE WHEN spec = marg THEN 'marginals' ELSE 'kronecker' END));
     CREATE TEMP TABLE IF NOT EXISTS hdmm_args (spec text, names text[], sizes int[], labels text[], nans float8[],
                                                kind text, p int[], theta float8[], weights float8[], x float8[]);
@@ -81,7 +81,7 @@ BEGIN
     INSERT INTO hdmm_args VALUES (spec, names, sizes, labels, nans, h.kind, h.p, h.theta, h.weights, x);
     INSERT INTO results VALUES
       (format('hdmm 16^%s', d), format('%s mechanism (_hdmm_mechanism)', h.kind), pg_temp.median_ms(
-         'SELECT count(*) FROM hdmm_args a, dpm_internal.hdmm_mechanism(a.spec, a.names, a.sizes, a.labels, a.nans, a.nans,
+         'SELECT count(*) FROM hdmm_args a, dpm_internal.hdmm_mechanism(a.spec, dpm_internal.domain_of(a.names, a.sizes, a.labels, a.nans, a.nans),
                  a.kind, a.p, a.theta, a.weights, a.x, 1, confidence => NULL)', CASE WHEN d = 5 THEN 3 ELSE 7 END));
   END LOOP;
 END $$;

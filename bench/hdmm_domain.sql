@@ -22,7 +22,7 @@ CREATE TEMP TABLE x AS
 SELECT clock_timestamp() AS t0 \gset
 SELECT count(*)
   FROM dpm.strategies st, dpm.workloads w, dpm.domains dm, x,
-       dpm_internal.hdmm_mechanism(w.spec, dm.attr_names, dm.attr_sizes, dm.bin_labels, dm.bin_lo, dm.bin_hi,
+       dpm_internal.hdmm_mechanism(w.spec, dm,
                            (st.hdmm).kind, (st.hdmm).p, (st.hdmm).theta, (st.hdmm).weights, x.x, epsilon => 1)
  WHERE st.id = :sid AND w.id = st.workload_id AND dm.id = w.domain_id \gset
 SELECT extract(epoch FROM clock_timestamp() - :'t0'::timestamptz) AS mechanism_s \gset
@@ -34,9 +34,9 @@ SELECT :d, :cells, :queries, (st.hdmm).kind, :optimize_s, :answer_s, :mechanism_
        sqrt(ident.objective / w.m),
        coalesce(st.ratio_to_bound,
                 st.profile_trace * st.sensitivity_l1 ^ 2
-                / dpm_internal.spec_svd_bound(bench_spec(:d, true), dm.attr_names, dm.attr_sizes, dm.bin_labels, dm.bin_lo, dm.bin_hi)),
+                / dpm_internal.spec_svd_bound(bench_spec(:d, true), dm)),
        st.ratio_to_bound IS NOT NULL
   FROM dpm.strategies st JOIN dpm.workloads w ON w.id = st.workload_id JOIN dpm.domains dm ON dm.id = w.domain_id,
-       dpm_internal.hdmm(w.spec, dm.attr_names, dm.attr_sizes, dm.bin_labels, dm.bin_lo, dm.bin_hi,
+       dpm_internal.hdmm(w.spec, dm,
                  '{"parameterization": "kronecker", "p": 0}') ident
  WHERE st.id = :sid;

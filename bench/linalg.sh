@@ -18,9 +18,9 @@ SET dpm.blas_threads = 2;
 SET dpm.max_matrix_mb = 4096;
 SET dpm.progress_interval = 0;
 CREATE TEMP TABLE roots AS
-  SELECT s, dpm.gram_root(dpm_internal.workload_gram(s || '(x)', '{x}', ARRAY[:n],
+  SELECT s, dpm.gram_root(dpm_internal.workload_gram(s || '(x)', dpm_internal.domain_of('{x}', ARRAY[:n],
            ARRAY(SELECT i::text FROM generate_series(1, :n) i), array_fill('NaN'::float8, ARRAY[:n]),
-           array_fill('NaN'::float8, ARRAY[:n]))) AS w
+           array_fill('NaN'::float8, ARRAY[:n])))) AS w
     FROM (VALUES ('Prefix'), ('AllRange')) v(s);
 CREATE FUNCTION pg_temp.timed(w float8[], m text, OUT seconds float8, OUT iterations int) LANGUAGE plpgsql AS $$
 DECLARE

@@ -8,9 +8,9 @@ set -euo pipefail
 psql -X -q <<'SQL'
 SET dpm.max_matrix_mb = 8192;
 CREATE TABLE mem_root AS
-  SELECT n, dpm.gram_root(dpm_internal.workload_gram('AllRange(x)', '{x}', ARRAY[n],
+  SELECT n, dpm.gram_root(dpm_internal.workload_gram('AllRange(x)', dpm_internal.domain_of('{x}', ARRAY[n],
            ARRAY(SELECT i::text FROM generate_series(1, n) i), array_fill('NaN'::float8, ARRAY[n]),
-           array_fill('NaN'::float8, ARRAY[n]))) AS r
+           array_fill('NaN'::float8, ARRAY[n])))) AS r
     FROM unnest(ARRAY[1024, 2048]) n;
 SQL
 

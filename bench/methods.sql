@@ -20,10 +20,10 @@ CREATE TEMP TABLE mresults (family text, n int, method text, seconds float8, rat
                             laplace_vs_identity float8);
 
 CREATE FUNCTION pg_temp.root(spec text, names text[], sizes int[]) RETURNS float8[] LANGUAGE sql AS $$
-  SELECT dpm.gram_root(dpm_internal.workload_gram(spec, names, sizes,
+  SELECT dpm.gram_root(dpm_internal.workload_gram(spec, dpm_internal.domain_of(names, sizes,
     ARRAY(SELECT j::text FROM generate_subscripts(sizes, 1) i, generate_series(1, sizes[i]) j ORDER BY i, j),
     array_fill('NaN'::float8, ARRAY[(SELECT sum(s)::int FROM unnest(sizes) s)]),
-    array_fill('NaN'::float8, ARRAY[(SELECT sum(s)::int FROM unnest(sizes) s)]))) $$;
+    array_fill('NaN'::float8, ARRAY[(SELECT sum(s)::int FROM unnest(sizes) s)])))) $$;
 
 \ir generators.sql
 

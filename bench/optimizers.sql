@@ -15,9 +15,9 @@ CREATE TEMP TABLE results (workload text, n int, method text, seconds float8, it
                            ratio float8, gap float8);
 
 CREATE FUNCTION pg_temp.root(spec text, n int) RETURNS float8[] LANGUAGE sql AS $$
-  SELECT dpm.gram_root(dpm_internal.workload_gram(spec, '{x}', ARRAY[n],
+  SELECT dpm.gram_root(dpm_internal.workload_gram(spec, dpm_internal.domain_of('{x}', ARRAY[n],
     ARRAY(SELECT i::text FROM generate_series(1, n) i), array_fill('NaN'::float8, ARRAY[n]),
-    array_fill('NaN'::float8, ARRAY[n]))) $$;
+    array_fill('NaN'::float8, ARRAY[n])))) $$;
 
 -- one method on one workload: time the optimizer, then its ratio (L2 sensitivity^2 total error / bound)
 CREATE PROCEDURE pg_temp.run(wname text, spec text, n int, methods text[]) LANGUAGE plpgsql AS $$

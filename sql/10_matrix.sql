@@ -132,9 +132,16 @@ AS 'MODULE_PATHNAME', 'dpm_noise' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED
 COMMENT ON FUNCTION dpm.noise(text, float8, int) IS
   'count draws of the secure noise used by the mechanisms: ''laplace'' (scale b) or ''gaussian'' (standard deviation)';
 
--- Internal: parses a workload spec over a domain's attributes (see dpm.create_workload).
-CREATE OR REPLACE FUNCTION dpm_internal.workload_matrix(spec text, attr_names text[], attr_sizes int[],
-                                     bin_labels text[], bin_lo float8[], bin_hi float8[],
+-- A domain value with only what the spec functions read (attributes and bins): for tests and
+-- benchmarks, which call them without a domain in the catalog.
+CREATE OR REPLACE FUNCTION dpm_internal.domain_of(attr_names text[], attr_sizes int[], bin_labels text[],
+                                   bin_lo float8[], bin_hi float8[]) RETURNS dpm.domains
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT ROW(NULL, NULL, NULL, NULL, attr_names, attr_sizes, bin_labels, bin_lo, bin_hi, NULL, NULL, NULL, NULL, NULL)::dpm.domains $$;
+
+-- Internal: parses a workload spec over a domain's attributes (see dpm.create_workload).  Every
+-- function of a spec takes its domain as one value, a row of dpm.domains (src/api/workload_api.h).
+CREATE OR REPLACE FUNCTION dpm_internal.workload_matrix(spec text, dom dpm.domains,
                                      dense boolean DEFAULT true,
                                      OUT matrix float8[], OUT labels text[], OUT weights float8[],
                                      OUT spans int[])
@@ -144,8 +151,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.scale_rows(w float8[], weights float8[])
 AS 'MODULE_PATHNAME', 'dpm_scale_rows' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- Internal: W^T W of a workload spec without building W (the closed forms of src/workload/spec_gram.c).
-CREATE OR REPLACE FUNCTION dpm_internal.workload_gram(spec text, attr_names text[], attr_sizes int[],
-                                   bin_labels text[], bin_lo float8[], bin_hi float8[]) RETURNS float8[]
+CREATE OR REPLACE FUNCTION dpm_internal.workload_gram(spec text, dom dpm.domains) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_workload_gram' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- Fitness for use (src/fitness): the noise covariance Sigma on B x meeting per-query variance
@@ -157,8 +163,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.fitness(w float8[], options jsonb,
 AS 'MODULE_PATHNAME', 'dpm_fitness' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- HDMM strategies for a spec (src/api/hdmm_api.c): optimized from the factors of W^T W
-CREATE OR REPLACE FUNCTION dpm_internal.hdmm(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
-                          bin_lo float8[], bin_hi float8[], options jsonb DEFAULT '{}',
+CREATE OR REPLACE FUNCTION dpm_internal.hdmm(spec text, dom dpm.domains, options jsonb DEFAULT '{}',
                           OUT kind text, OUT objective float8, OUT evaluations int, OUT sizes int[],
                           OUT p int[], OUT theta float8[], OUT weights float8[])
 AS 'MODULE_PATHNAME', 'dpm_hdmm' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -175,18 +180,15 @@ CREATE OR REPLACE FUNCTION dpm_internal.hdmm_rows(sizes int[], kind text, p int[
 RETURNS int
 AS 'MODULE_PATHNAME', 'dpm_hdmm_rows' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE OR REPLACE FUNCTION dpm_internal.hdmm_profile(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
-                                  bin_lo float8[], bin_hi float8[], kind text, p int[], theta float8[],
+CREATE OR REPLACE FUNCTION dpm_internal.hdmm_profile(spec text, dom dpm.domains, kind text, p int[], theta float8[],
                                   weights float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_hdmm_profile' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE OR REPLACE FUNCTION dpm_internal.hdmm_reconstruct(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
-                                      bin_lo float8[], bin_hi float8[], kind text, p int[],
+CREATE OR REPLACE FUNCTION dpm_internal.hdmm_reconstruct(spec text, dom dpm.domains, kind text, p int[],
                                       theta float8[], weights float8[], y float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_hdmm_reconstruct' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE OR REPLACE FUNCTION dpm_internal.hdmm_mechanism(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
-                                    bin_lo float8[], bin_hi float8[], kind text, p int[], theta float8[],
+CREATE OR REPLACE FUNCTION dpm_internal.hdmm_mechanism(spec text, dom dpm.domains, kind text, p int[], theta float8[],
                                     weights float8[], x float8[], epsilon float8 DEFAULT NULL,
                                     delta float8 DEFAULT 0, sensitivity_scale float8 DEFAULT 1,
                                     rho float8 DEFAULT NULL, inference text DEFAULT 'ls',
@@ -194,16 +196,13 @@ CREATE OR REPLACE FUNCTION dpm_internal.hdmm_mechanism(spec text, attr_names tex
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 AS 'MODULE_PATHNAME', 'dpm_hdmm_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
 
-CREATE OR REPLACE FUNCTION dpm_internal.spec_term_rows(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
-                                    bin_lo float8[], bin_hi float8[]) RETURNS int[]
+CREATE OR REPLACE FUNCTION dpm_internal.spec_term_rows(spec text, dom dpm.domains) RETURNS int[]
 AS 'MODULE_PATHNAME', 'dpm_spec_term_rows' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-CREATE OR REPLACE FUNCTION dpm_internal.spec_svd_bound(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
-                                    bin_lo float8[], bin_hi float8[]) RETURNS float8
+CREATE OR REPLACE FUNCTION dpm_internal.spec_svd_bound(spec text, dom dpm.domains) RETURNS float8
 AS 'MODULE_PATHNAME', 'dpm_spec_svd_bound' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-CREATE OR REPLACE FUNCTION dpm_internal.spec_matvec(spec text, attr_names text[], attr_sizes int[], bin_labels text[],
-                                 bin_lo float8[], bin_hi float8[], x float8[]) RETURNS float8[]
+CREATE OR REPLACE FUNCTION dpm_internal.spec_matvec(spec text, dom dpm.domains, x float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_spec_matvec' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE OR REPLACE FUNCTION dpm_internal.matvec(w float8[], x float8[]) RETURNS float8[]

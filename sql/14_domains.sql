@@ -92,8 +92,7 @@ BEGIN
     SELECT i::int, l, v
       FROM unnest(CASE WHEN wl.matrix IS NOT NULL
                        THEN dpm_internal.matvec(wl.matrix, dpm_internal.frequency_vector(src, dom, dpm_internal.invoker(), false))
-                       ELSE dpm_internal.spec_matvec(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo,
-                                             dom.bin_hi, dpm_internal.frequency_vector(src, dom, dpm_internal.invoker(), false)) END,
+                       ELSE dpm_internal.spec_matvec(wl.spec, dom, dpm_internal.frequency_vector(src, dom, dpm_internal.invoker(), false)) END,
                   wl.labels)
            WITH ORDINALITY AS t(v, l, i);
 END

@@ -47,10 +47,10 @@ DECLARE
   r record;
 BEGIN
   BEGIN
-    r := dpm_internal.workload_matrix(spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi);
+    r := dpm_internal.workload_matrix(spec, dom);
   EXCEPTION WHEN program_limit_exceeded THEN
     -- too large as a matrix: kept as its spec and labels, for the implicit (hdmm) strategies
-    r := dpm_internal.workload_matrix(spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi, false);
+    r := dpm_internal.workload_matrix(spec, dom, false);
   END;
   RETURN dpm_internal.store_workload(name, dom, spec, r.matrix, r.labels, r.weights, r.spans);
 END
@@ -102,7 +102,7 @@ BEGIN
   END IF;
   IF wl.spec IS NOT NULL THEN
     SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
-    term_rows := dpm_internal.spec_term_rows(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi);
+    term_rows := dpm_internal.spec_term_rows(wl.spec, dom);
     IF array_length(term_rows, 1) = jsonb_array_length(t) THEN
       RETURN jsonb_set(options, '{targets}',
                        (SELECT jsonb_agg(t->(b - 1) ORDER BY b, r)

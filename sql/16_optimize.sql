@@ -51,18 +51,17 @@ BEGIN
   IF method = 'hdmm' AND wl.spec IS NOT NULL THEN
     -- implicit: optimized and evaluated from the spec's blocks, never a matrix over the cells
     SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
-    hd := dpm_internal.hdmm(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi,
+    hd := dpm_internal.hdmm(wl.spec, dom,
                     options || jsonb_build_object('noise', noise));
     st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
     st.hdmm := ROW(hd.kind, hd.p, hd.theta, hd.weights)::dpm.hdmm_strategy;
     st.sensitivity_l1 := dpm_internal.hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 1);
     st.sensitivity_l2 := dpm_internal.hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 2);
     SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
-      FROM unnest(dpm_internal.hdmm_profile(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo,
-                                    dom.bin_hi, hd.kind, hd.p, hd.theta, hd.weights)) WITH ORDINALITY t(v, i);
+      FROM unnest(dpm_internal.hdmm_profile(wl.spec, dom, hd.kind, hd.p, hd.theta, hd.weights)) WITH ORDINALITY t(v, i);
     st.rows := dpm_internal.hdmm_rows(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights);
     st.iterations := hd.evaluations;
-    bound := dpm_internal.spec_svd_bound(wl.spec, dom.attr_names, dom.attr_sizes, dom.bin_labels, dom.bin_lo, dom.bin_hi);
+    bound := dpm_internal.spec_svd_bound(wl.spec, dom);
   ELSIF wl.matrix IS NULL THEN
     RAISE EXCEPTION 'workload "%" has % queries over % cells: too large for a dense strategy', wl.name, wl.m, wl.n
       USING ERRCODE = 'program_limit_exceeded',

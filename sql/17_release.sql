@@ -233,7 +233,7 @@ BEGIN
                   WHERE w.id = r.workload_id AND s.id = r.strategy_id;
   ELSE
     RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
-                        LATERAL dpm_internal.hdmm_mechanism(w.spec, d.attr_names, d.attr_sizes, d.bin_labels, d.bin_lo, d.bin_hi,
+                        LATERAL dpm_internal.hdmm_mechanism(w.spec, d,
                                                     (s.hdmm).kind, (s.hdmm).p, (s.hdmm).theta, (s.hdmm).weights, x,
                                                     eps, del, scale, rh, r.inference, r.confidence) m
                   WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;

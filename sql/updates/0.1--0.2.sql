@@ -34,3 +34,19 @@ $$;
 
 -- written in C now, with a fourth argument (what the parameters are for)
 DROP FUNCTION dpm_internal.check_privacy_args(float8, float8, float8);
+
+-- the functions of a workload spec take their domain as one value (a dpm.domains row) instead of
+-- five arrays: their new forms are created by the parts that follow
+DO $$
+DECLARE
+  f regprocedure;
+BEGIN
+  FOR f IN SELECT p.oid FROM pg_catalog.pg_proc p
+            WHERE p.pronamespace = 'dpm_internal'::regnamespace
+              AND p.proname IN ('workload_matrix', 'workload_gram', 'hdmm', 'hdmm_profile', 'hdmm_reconstruct',
+                                'hdmm_mechanism', 'spec_term_rows', 'spec_svd_bound', 'spec_matvec')
+              AND p.proargtypes[1] = 'pg_catalog.text[]'::pg_catalog.regtype LOOP
+    EXECUTE pg_catalog.format('DROP FUNCTION %s', f);
+  END LOOP;
+END
+$$;

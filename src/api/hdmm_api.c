@@ -1,5 +1,5 @@
 /*
- * hdmm_api.c -- dpm_internal.hdmm(spec, domain..., options): HDMM strategies for a
+ * hdmm_api.c -- dpm_internal.hdmm(spec, domain, options): HDMM strategies for a
  * workload spec over a multi-attribute domain, optimized from the factors of
  * its Gram matrix (never an n x n matrix over the cells), and
  * dpm_internal.hdmm_matrix(sizes, strategy): the same strategy as a dense matrix, for checking
@@ -70,7 +70,7 @@ Datum
 dpm_hdmm(PG_FUNCTION_ARGS)
 {
 	char	   *spec = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	Jsonb	   *options = PG_GETARG_JSONB_P(6);
+	Jsonb	   *options = PG_GETARG_JSONB_P(SPEC_ARGS);
 	static const char *const keys[] = {"parameterization", "p", "max_iter", "rounds", "noise", NULL};
 	WorkloadDomain dom;
 	KronGram   *kg;
@@ -366,7 +366,7 @@ workload_from_args(FunctionCallInfo fcinfo, ImplicitWorkload *w)
 	char	   *spec;
 	List	   *terms;
 
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < SPEC_ARGS; i++)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -379,7 +379,7 @@ workload_from_args(FunctionCallInfo fcinfo, ImplicitWorkload *w)
 	mat_check_size(w->m, 1, "workload answers");
 }
 
-/* dpm_internal.hdmm_profile(spec, domain..., strategy): w (A^T A)^+ w^T per query */
+/* dpm_internal.hdmm_profile(spec, domain, strategy): w (A^T A)^+ w^T per query */
 PG_FUNCTION_INFO_V1(dpm_hdmm_profile);
 Datum
 dpm_hdmm_profile(PG_FUNCTION_ARGS)
@@ -388,11 +388,11 @@ dpm_hdmm_profile(PG_FUNCTION_ARGS)
 	HdmmStrategy *s;
 
 	workload_from_args(fcinfo, &w);
-	s = strategy_from_args(fcinfo, 6, w.kg->sizes, w.kg->nattrs);
+	s = strategy_from_args(fcinfo, SPEC_ARGS, w.kg->sizes, w.kg->nattrs);
 	PG_RETURN_ARRAYTYPE_P(vec_to_array(hdmm_profile(hdmm_inverse(s), w.kg, w.blocks, w.m), (int) w.m));
 }
 
-/* dpm_internal.hdmm_reconstruct(spec, domain..., strategy, y): W A^+ y */
+/* dpm_internal.hdmm_reconstruct(spec, domain, strategy, y): W A^+ y */
 PG_FUNCTION_INFO_V1(dpm_hdmm_reconstruct);
 Datum
 dpm_hdmm_reconstruct(PG_FUNCTION_ARGS)
@@ -404,10 +404,10 @@ dpm_hdmm_reconstruct(PG_FUNCTION_ARGS)
 	int			ny;
 
 	workload_from_args(fcinfo, &w);
-	s = strategy_from_args(fcinfo, 6, w.kg->sizes, w.kg->nattrs);
-	if (PG_ARGISNULL(10))
+	s = strategy_from_args(fcinfo, SPEC_ARGS, w.kg->sizes, w.kg->nattrs);
+	if (PG_ARGISNULL(SPEC_ARGS + 4))
 		PG_RETURN_NULL();
-	y = array_to_vec(PG_GETARG_ARRAYTYPE_P(10), "y", &ny);
+	y = array_to_vec(PG_GETARG_ARRAYTYPE_P(SPEC_ARGS + 4), "y", &ny);
 	if (ny != hdmm_rows(s))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -417,7 +417,7 @@ dpm_hdmm_reconstruct(PG_FUNCTION_ARGS)
 }
 
 /*
- * dpm_internal.hdmm_mechanism(spec, domain..., strategy, x, epsilon, delta,
+ * dpm_internal.hdmm_mechanism(spec, domain, strategy, x, epsilon, delta,
  * sensitivity_scale, rho): dpm.mechanism with an HDMM strategy.
  */
 PG_FUNCTION_INFO_V1(dpm_hdmm_mechanism);
@@ -435,22 +435,22 @@ dpm_hdmm_mechanism(PG_FUNCTION_ARGS)
 				cells = 1.0;
 	Release    *rel;
 
-	if (PG_ARGISNULL(10))
+	if (PG_ARGISNULL(SPEC_ARGS + 4))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("x must not be NULL")));
-	privacy_args(fcinfo, 11, &epsilon, &delta, &scale, &rho);
+	privacy_args(fcinfo, SPEC_ARGS + 5, &epsilon, &delta, &scale, &rho);
 	workload_from_args(fcinfo, &w);
-	s = strategy_from_args(fcinfo, 6, w.kg->sizes, w.kg->nattrs);
-	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(10), "x", &n);
+	s = strategy_from_args(fcinfo, SPEC_ARGS, w.kg->sizes, w.kg->nattrs);
+	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(SPEC_ARGS + 4), "x", &n);
 	for (int a = 0; a < w.kg->nattrs; a++)
 		cells *= w.kg->sizes[a];
 	if (n != cells)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("x has %d values but the domain has %.0f cells", n, cells)));
-	rel = run_hdmm_mechanism(s, w.kg, w.blocks, w.m, x, epsilon, delta, rho, scale, inference_arg(fcinfo, 15),
-							 confidence_arg(fcinfo, 16));
+	rel = run_hdmm_mechanism(s, w.kg, w.blocks, w.m, x, epsilon, delta, rho, scale, inference_arg(fcinfo, SPEC_ARGS + 9),
+							 confidence_arg(fcinfo, SPEC_ARGS + 10));
 	return release_rows(fcinfo, rel);
 }
 
@@ -487,7 +487,7 @@ dpm_hdmm_exact_matvec(PG_FUNCTION_ARGS)
 									  hdmm_sensitivity_bound(s, 1), hdmm_sensitivity_bound(s, 2)));
 }
 
-/* dpm_internal.spec_matvec(spec, domain..., x): W x from the spec's blocks, without W */
+/* dpm_internal.spec_matvec(spec, domain, x): W x from the spec's blocks, without W */
 PG_FUNCTION_INFO_V1(dpm_spec_matvec);
 Datum
 dpm_spec_matvec(PG_FUNCTION_ARGS)
@@ -498,9 +498,9 @@ dpm_spec_matvec(PG_FUNCTION_ARGS)
 	double		cells = 1.0;
 
 	workload_from_args(fcinfo, &w);
-	if (PG_ARGISNULL(6))
+	if (PG_ARGISNULL(SPEC_ARGS))
 		PG_RETURN_NULL();
-	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(6), "x", &n);
+	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(SPEC_ARGS), "x", &n);
 	for (int a = 0; a < w.kg->nattrs; a++)
 		cells *= w.kg->sizes[a];
 	if (n != cells)
@@ -532,7 +532,7 @@ dpm_hdmm_rows(PG_FUNCTION_ARGS)
 }
 
 /*
- * dpm_internal.spec_svd_bound(spec, domain...): the SVD bound without W: from the
+ * dpm_internal.spec_svd_bound(spec, domain): the SVD bound without W: from the
  * factors where the structure allows, else from the dense Gram matrix when
  * it fits in dpm.max_matrix_mb, else NULL.
  */
@@ -545,7 +545,7 @@ dpm_spec_svd_bound(PG_FUNCTION_ARGS)
 	KronGram   *kg;
 	double		bound;
 
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < SPEC_ARGS; i++)
 		if (PG_ARGISNULL(i))
 			PG_RETURN_NULL();
 	domain_from_args(fcinfo, &dom);

@@ -1,12 +1,13 @@
 /*
  * workload_api.c -- SQL entry point of the workload spec parser: converts the
- * domain passed as flat arrays, calls workload_build, and returns the
+ * domain passed as a dpm.domains row, calls workload_build, and returns the
  * matrix with one label per query.  Argument checks and conversion only.
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/array.h"
@@ -49,10 +50,25 @@ check_length(const char *argname, int count, const char *per, int64 expected)
 						argname, per, expected, count)));
 }
 
-/* the domain passed as arguments 1..5 (names, sizes, labels, lo, hi), checked */
+/* a field of a dpm.domains row: an array, not NULL */
+static ArrayType *
+domain_field(HeapTupleHeader row, const char *name)
+{
+	bool		isnull;
+	Datum		d = GetAttributeByName(row, name, &isnull);
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the domain's %s must not be NULL", name)));
+	return DatumGetArrayTypeP(d);
+}
+
+/* the domain passed as argument 1, a row of dpm.domains, checked */
 void
 domain_from_args(FunctionCallInfo fcinfo, WorkloadDomain *dom)
 {
+	HeapTupleHeader row = PG_GETARG_HEAPTUPLEHEADER(1);
 	Datum	   *names,
 			   *sizes,
 			   *labels,
@@ -66,16 +82,16 @@ domain_from_args(FunctionCallInfo fcinfo, WorkloadDomain *dom)
 	int64		bins = 0;
 	int			first = 0;
 
-	names = array_elements(PG_GETARG_ARRAYTYPE_P(1), "attr_names", TEXTOID, -1, false,
+	names = array_elements(domain_field(row, "attr_names"), "attr_names", TEXTOID, -1, false,
 						   TYPALIGN_INT, &nnames);
-	sizes = array_elements(PG_GETARG_ARRAYTYPE_P(2), "attr_sizes", INT4OID, sizeof(int32),
+	sizes = array_elements(domain_field(row, "attr_sizes"), "attr_sizes", INT4OID, sizeof(int32),
 						   true, TYPALIGN_INT, &nsizes);
-	labels = array_elements(PG_GETARG_ARRAYTYPE_P(3), "bin_labels", TEXTOID, -1, false,
+	labels = array_elements(domain_field(row, "bin_labels"), "bin_labels", TEXTOID, -1, false,
 							TYPALIGN_INT, &nlabels);
 	/* NaN is allowed here: it marks bins that are not numeric intervals */
-	lo = array_elements(PG_GETARG_ARRAYTYPE_P(4), "bin_lo", FLOAT8OID, sizeof(float8),
+	lo = array_elements(domain_field(row, "bin_lo"), "bin_lo", FLOAT8OID, sizeof(float8),
 						FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &nlo);
-	hi = array_elements(PG_GETARG_ARRAYTYPE_P(5), "bin_hi", FLOAT8OID, sizeof(float8),
+	hi = array_elements(domain_field(row, "bin_hi"), "bin_hi", FLOAT8OID, sizeof(float8),
 						FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &nhi);
 
 	if (nnames == 0)
@@ -139,7 +155,7 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 	domain_from_args(fcinfo, &dom);
 
 	/* dense => false: the labels only, for workloads answered implicitly */
-	want_matrix = PG_NARGS() < 7 || PG_GETARG_BOOL(6);
+	want_matrix = PG_NARGS() <= SPEC_ARGS || PG_GETARG_BOOL(SPEC_ARGS);
 	terms = workload_parse(&dom, spec);
 	m = (int) workload_rows(&dom, terms);
 	w = workload_build(&dom, terms, want_matrix);
@@ -173,7 +189,7 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
-/* dpm_internal.workload_gram(spec, domain...): W^T W without W (workload/spec_gram.c) */
+/* dpm_internal.workload_gram(spec, domain): W^T W without W (workload/spec_gram.c) */
 PG_FUNCTION_INFO_V1(dpm_workload_gram);
 Datum
 dpm_workload_gram(PG_FUNCTION_ARGS)
@@ -185,7 +201,7 @@ dpm_workload_gram(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(mat_to_array(workload_gram(&dom, workload_parse(&dom, spec))));
 }
 
-/* dpm_internal.spec_term_rows(spec, domain...): the number of queries of each + term, in order */
+/* dpm_internal.spec_term_rows(spec, domain): the number of queries of each + term, in order */
 PG_FUNCTION_INFO_V1(dpm_spec_term_rows);
 Datum
 dpm_spec_term_rows(PG_FUNCTION_ARGS)

@@ -8,7 +8,14 @@
 #include "fmgr.h"
 #include "workload/workload.h"
 
-/* the domain passed as arguments 1..5 (names, sizes, labels, lo, hi), checked */
+/*
+ * These functions take (spec text, domain dpm.domains, ...): the domain is
+ * one value, a row of the catalog, and their own arguments start at
+ * SPEC_ARGS.
+ */
+#define SPEC_ARGS 2
+
+/* the domain passed as argument 1, checked */
 extern void domain_from_args(FunctionCallInfo fcinfo, WorkloadDomain *dom);
 
 #endif

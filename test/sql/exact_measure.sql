@@ -143,8 +143,8 @@ LANGUAGE sql AS $$
          array_fill('NaN'::float8, ARRAY[(SELECT sum(s)::int FROM unnest(sizes) s)]) $$;
 SELECT d.names, d.labels, d.lo, d.hi FROM pg_temp.dom('{4,3,5}') d \gset
 CREATE TEMP TABLE hk AS
-  SELECT h.* FROM dpm_internal.hdmm('AllRange(a1) * Identity(a2) + Prefix(a3) * Total(a1)', :'names', '{4,3,5}', :'labels',
-                            :'lo', :'hi', '{"parameterization": "kronecker", "p": 1}') h;
+  SELECT h.* FROM dpm_internal.hdmm('AllRange(a1) * Identity(a2) + Prefix(a3) * Total(a1)', dpm_internal.domain_of(:'names', '{4,3,5}', :'labels',
+                            :'lo', :'hi'), '{"parameterization": "kronecker", "p": 1}') h;
 SELECT array_agg((1e9 + i * 7919 % 1000)::float8 ORDER BY i) AS hx FROM generate_series(1, 60) i \gset
 SELECT u.l1 AS hd, floor(log(2, u.l1::numeric))::int - 40 AS he, array_length(u.units, 1) AS hm
   FROM hk, dpm_internal.hdmm_exact_matvec('{4,3,5}', hk.kind, hk.p, hk.theta, hk.weights, :'hx', 0) u \gset
@@ -159,15 +159,15 @@ SELECT hk.kind, count(*) AS neighbours,
  GROUP BY hk.kind;
 CREATE TEMP TABLE htruth AS
   SELECT q AS query, v::numeric AS truth
-    FROM unnest(dpm_internal.spec_matvec('Identity(a1) * Identity(a3) + Total(a2)', :'names', '{4,3,5}', :'labels', :'lo', :'hi',
+    FROM unnest(dpm_internal.spec_matvec('Identity(a1) * Identity(a3) + Total(a2)', dpm_internal.domain_of(:'names', '{4,3,5}', :'labels', :'lo', :'hi'),
                                  :'hx')) WITH ORDINALITY t(v, q);
 CREATE TEMP TABLE hk2 AS
-  SELECT h.* FROM dpm_internal.hdmm('Identity(a1) * Identity(a3) + Total(a2)', :'names', '{4,3,5}', :'labels',
-                            :'lo', :'hi', '{"parameterization": "kronecker", "p": 1}') h;
+  SELECT h.* FROM dpm_internal.hdmm('Identity(a1) * Identity(a3) + Total(a2)', dpm_internal.domain_of(:'names', '{4,3,5}', :'labels',
+                            :'lo', :'hi'), '{"parameterization": "kronecker", "p": 1}') h;
 CREATE TEMP TABLE hdraws AS
   SELECT m.query, m.answer::numeric - t.truth AS err, m.stderr
     FROM hk2, generate_series(1, 300) d,
-         LATERAL dpm_internal.hdmm_mechanism('Identity(a1) * Identity(a3) + Total(a2)', :'names', '{4,3,5}', :'labels', :'lo', :'hi',
+         LATERAL dpm_internal.hdmm_mechanism('Identity(a1) * Identity(a3) + Total(a2)', dpm_internal.domain_of(:'names', '{4,3,5}', :'labels', :'lo', :'hi'),
                                      hk2.kind, hk2.p, hk2.theta, hk2.weights, :'hx', 1 + 0 * d, confidence => NULL) m
     JOIN htruth t USING (query);
 SELECT count(DISTINCT query) AS queries, bool_and(unbiased) AS unbiased

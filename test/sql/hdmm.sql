@@ -3,9 +3,9 @@
 -- RMSE = sqrt(total expected squared error / number of queries).
 \set SHOW_CONTEXT never
 CREATE FUNCTION pg_temp.allrange(n int) RETURNS float8[] LANGUAGE sql AS $$
-  SELECT matrix FROM dpm_internal.workload_matrix('AllRange(x)', '{x}', ARRAY[n],
+  SELECT matrix FROM dpm_internal.workload_matrix('AllRange(x)', dpm_internal.domain_of('{x}', ARRAY[n],
     ARRAY(SELECT i::text FROM generate_series(1, n) i), array_fill('NaN'::float8, ARRAY[n]),
-    array_fill('NaN'::float8, ARRAY[n])) $$;
+    array_fill('NaN'::float8, ARRAY[n]))) $$;
 CREATE FUNCTION pg_temp.rmse(w float8[], a float8[]) RETURNS float8 LANGUAGE sql AS $$
   SELECT sqrt(dpm.total_error(w, a, sqrt(2)) / array_length(w, 1)) $$;
 
@@ -46,8 +46,8 @@ SELECT c.spec, c.sizes, d.*, h.kind, h.objective, h.p, h.theta, h.weights, w.mat
                ('AllRange(a1) + Prefix(a1) + Hierarchical(a1, 4) + Ranges(a1, ''3'':''10'', ''20'':''40'')',
                 '{64}', '{"p": 4}')) c(spec, sizes, opts),
        LATERAL pg_temp.dom(c.sizes) d,
-       LATERAL dpm_internal.hdmm(c.spec, d.names, c.sizes, d.labels, d.lo, d.hi, c.opts) h,
-       LATERAL dpm_internal.workload_matrix(c.spec, d.names, c.sizes, d.labels, d.lo, d.hi) w;
+       LATERAL dpm_internal.hdmm(c.spec, dpm_internal.domain_of(d.names, c.sizes, d.labels, d.lo, d.hi), c.opts) h,
+       LATERAL dpm_internal.workload_matrix(c.spec, dpm_internal.domain_of(d.names, c.sizes, d.labels, d.lo, d.hi)) w;
 INSERT INTO cases
 SELECT c.spec, c.sizes, d.*, h.kind, h.objective, h.p, h.theta, h.weights, w.matrix,
        dpm_internal.hdmm_matrix(c.sizes, h.kind, h.p, h.theta, h.weights)
@@ -57,20 +57,20 @@ SELECT c.spec, c.sizes, d.*, h.kind, h.objective, h.p, h.theta, h.weights, w.mat
                ARRAY(SELECT 10.0 * CASE i WHEN 1 THEN 2 WHEN 2 THEN 1 ELSE i END FROM generate_series(0, 63) i ORDER BY i),
                ARRAY(SELECT 10.0 * CASE i WHEN 1 THEN 2 WHEN 2 THEN 1 ELSE i END + 10 FROM generate_series(0, 63) i ORDER BY i)
        ) d(names, labels, lo, hi),
-       LATERAL dpm_internal.hdmm(c.spec, d.names, c.sizes, d.labels, d.lo, d.hi, c.opts) h,
-       LATERAL dpm_internal.workload_matrix(c.spec, d.names, c.sizes, d.labels, d.lo, d.hi) w;
+       LATERAL dpm_internal.hdmm(c.spec, dpm_internal.domain_of(d.names, c.sizes, d.labels, d.lo, d.hi), c.opts) h,
+       LATERAL dpm_internal.workload_matrix(c.spec, dpm_internal.domain_of(d.names, c.sizes, d.labels, d.lo, d.hi)) w;
 SELECT spec, kind,
        abs(objective - dpm.total_error(wm, am, sqrt(2))) < 1e-9 * objective AS total_error,
        abs(dpm_internal.hdmm_sensitivity(sizes, kind, p, theta, weights, 1) - dpm.sensitivity(am, 'l1')) < 1e-12 AS l1,
        abs(dpm_internal.hdmm_sensitivity(sizes, kind, p, theta, weights, 2) - dpm.sensitivity(am, 'l2')) < 1e-12 AS l2,
        (SELECT bool_and(abs(pr * dpm.sensitivity(am, 'l1') ^ 2 - e.variance) < 1e-9 * e.variance)
-          FROM unnest(dpm_internal.hdmm_profile(spec, names, sizes, labels, lo, hi, kind, p, theta, weights)) WITH ORDINALITY u(pr, q)
+          FROM unnest(dpm_internal.hdmm_profile(spec, dpm_internal.domain_of(names, sizes, labels, lo, hi), kind, p, theta, weights)) WITH ORDINALITY u(pr, q)
           JOIN dpm.expected_error(wm, am, sqrt(2)) e ON e.query = u.q) AS per_query_error,
        (SELECT max(abs(a - b)) < 1e-9 * max(abs(b))
-          FROM unnest(dpm_internal.hdmm_reconstruct(spec, names, sizes, labels, lo, hi, kind, p, theta, weights, y),
+          FROM unnest(dpm_internal.hdmm_reconstruct(spec, dpm_internal.domain_of(names, sizes, labels, lo, hi), kind, p, theta, weights, y),
                       dpm_internal.matvec(wm, dpm.reconstruct(am, y))) u(a, b)) AS answers,
        objective <= dpm.total_error(wm, dpm.strategy(wm, 'identity'), sqrt(2)) * (1 + 1e-12) AS at_most_identity,
-       abs(dpm_internal.spec_svd_bound(spec, names, sizes, labels, lo, hi) - dpm.svd_bound(wm)) < 1e-9 * dpm.svd_bound(wm) AS svd_bound
+       abs(dpm_internal.spec_svd_bound(spec, dpm_internal.domain_of(names, sizes, labels, lo, hi)) - dpm.svd_bound(wm)) < 1e-9 * dpm.svd_bound(wm) AS svd_bound
   FROM (SELECT *, ARRAY(SELECT sin(i * 1.7) * 10 FROM generate_series(1, array_length(am, 1)) i) AS y FROM cases) c
  ORDER BY spec;
 -- The Gaussian counterparts (noise gaussian): gaussian_optimal factors combined by the Kronecker
@@ -88,8 +88,8 @@ SELECT c.spec, h.kind,
                ('Identity(a1) + Identity(a2) + Identity(a3)', '{5,4,3}', 0.05),
                ('AllRange(a1) * Identity(a2) + Prefix(a3) * Total(a1)', '{4,3,5}', 0.5)) c(spec, sizes, slack),
        LATERAL pg_temp.dom(c.sizes) d,
-       LATERAL dpm_internal.hdmm(c.spec, d.names, c.sizes, d.labels, d.lo, d.hi, '{"noise": "gaussian"}') h,
-       LATERAL dpm_internal.workload_matrix(c.spec, d.names, c.sizes, d.labels, d.lo, d.hi) w,
+       LATERAL dpm_internal.hdmm(c.spec, dpm_internal.domain_of(d.names, c.sizes, d.labels, d.lo, d.hi), '{"noise": "gaussian"}') h,
+       LATERAL dpm_internal.workload_matrix(c.spec, dpm_internal.domain_of(d.names, c.sizes, d.labels, d.lo, d.hi)) w,
        LATERAL dpm_internal.hdmm_matrix(c.sizes, h.kind, h.p, h.theta, h.weights) a
  ORDER BY 1;
 
@@ -103,7 +103,7 @@ SELECT d.names, d.labels, d.lo, d.hi FROM pg_temp.dom('{64,64}') d \gset
 SELECT kind, objective / (64 * 65 * 66 / 6.0) ^ 2 < 0.6 AS kronecker_beats_identity,
        round(sqrt(objective / (64 * 65 / 2) ^ 2)::numeric, 1) AS rmse,
        round(sqrt((64 * 65 * 66 / 6.0) ^ 2 / (64 * 65 / 2) ^ 2)::numeric, 1) AS identity_rmse
-  FROM dpm_internal.hdmm('AllRange(a1) * AllRange(a2)', :'names', '{64,64}', :'labels', :'lo', :'hi');
+  FROM dpm_internal.hdmm('AllRange(a1) * AllRange(a2)', dpm_internal.domain_of(:'names', '{64,64}', :'labels', :'lo', :'hi'));
 
 -- End to end: a workload too large for dpm.max_matrix_mb is kept as its spec and labels, the
 -- hdmm strategy is stored by its parameters, and a release answers every query through them.
@@ -156,7 +156,7 @@ SELECT (s.hdmm).theta = h.theta AS same_strategy, s.rows AS measurements,
        abs(s.profile_trace / h.objective - 1) < 1e-9 AS total_is_objective,
        s.profile_trace < 1024 * 1025 * 1026 / 6.0 AS beats_identity
   FROM dpm.strategies s, dpm.domains d,
-       LATERAL dpm_internal.hdmm('AllRange(x)', d.attr_names, d.attr_sizes, d.bin_labels, d.bin_lo, d.bin_hi,
+       LATERAL dpm_internal.hdmm('AllRange(x)', d,
                          '{"p": 16, "max_iter": 30}') h
  WHERE s.id = :ar_sid AND d.name = 'ar_x';
 -- the dry run reads the same: 2 Delta_1^2 / epsilon^2 times the profile, every query (to 1e-6:
@@ -171,7 +171,7 @@ SELECT d.attr_names AS names, d.attr_sizes AS sizes, d.bin_labels AS labels, d.b
   FROM dpm.domains d WHERE d.name = 'ar_x' \gset
 SELECT count(*) AS queries, bool_and(v = CASE first WHEN 0 THEN 1024 ELSE last - first + 1 END) AS variance_is_length
   FROM dpm.workloads w,
-       ROWS FROM (unnest(dpm_internal.hdmm_profile('AllRange(x)', :'names', :'sizes', :'labels', :'lo', :'hi',
+       ROWS FROM (unnest(dpm_internal.hdmm_profile('AllRange(x)', dpm_internal.domain_of(:'names', :'sizes', :'labels', :'lo', :'hi'),
                                            'kronecker', '{0}', '{}', NULL)),
                   unnest(w.spans[:][1:1]), unnest(w.spans[:][2:2])) u(v, first, last)
  WHERE w.name = 'ar1024';
@@ -186,12 +186,12 @@ CREATE FUNCTION pg_temp.cover(secs int) RETURNS TABLE(secs int, query bigint, ci
 LANGUAGE sql AS $$
   SELECT secs, m.query, m.ci_draws, m.ci_low <= t.v AND t.v <= m.ci_high
     FROM generate_series(1, 500) g,
-         LATERAL dpm_internal.hdmm_mechanism('AllRange(a1) * Identity(a2)', '{a1,a2}', '{4,3}', '{1,2,3,4,1,2,3}',
-                                     array_fill('NaN'::float8, ARRAY[7]), array_fill('NaN'::float8, ARRAY[7]),
+         LATERAL dpm_internal.hdmm_mechanism('AllRange(a1) * Identity(a2)', dpm_internal.domain_of('{a1,a2}', '{4,3}', '{1,2,3,4,1,2,3}',
+                                     array_fill('NaN'::float8, ARRAY[7]), array_fill('NaN'::float8, ARRAY[7])),
                                      'kronecker', '{0,0}', '{}', NULL, array_fill(1.0::float8, ARRAY[12]),
                                      1 + 0 * g, confidence => 0.9) m
-    JOIN unnest(dpm_internal.spec_matvec('AllRange(a1) * Identity(a2)', '{a1,a2}', '{4,3}', '{1,2,3,4,1,2,3}',
-                                 array_fill('NaN'::float8, ARRAY[7]), array_fill('NaN'::float8, ARRAY[7]),
+    JOIN unnest(dpm_internal.spec_matvec('AllRange(a1) * Identity(a2)', dpm_internal.domain_of('{a1,a2}', '{4,3}', '{1,2,3,4,1,2,3}',
+                                 array_fill('NaN'::float8, ARRAY[7]), array_fill('NaN'::float8, ARRAY[7])),
                                  array_fill(1.0::float8, ARRAY[12]))) WITH ORDINALITY t(v, query) USING (query) $$;
 CREATE TEMP TABLE cover AS SELECT * FROM pg_temp.cover(5);
 SET dpm.ci_max_seconds = 0;
@@ -210,28 +210,28 @@ DROP TABLE cover;
 -- strategies that do not fit their domain, p for Gaussian factors; and a long run stops on
 -- statement_timeout
 SELECT d.names, d.labels, d.lo, d.hi FROM pg_temp.dom('{4,3}') d \gset
-SELECT kind FROM dpm_internal.hdmm('AllRange(a1) * Identity(a2)', :'names', '{4,3}', :'labels', :'lo', :'hi', '{"parameterization": "marginals"}');
-SELECT kind FROM dpm_internal.hdmm('AllRange(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi', '{"noise": "gaussian", "p": 2}');
-SELECT kind FROM dpm_internal.hdmm('AllRange(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi', '{"rank": 2}');
+SELECT kind FROM dpm_internal.hdmm('AllRange(a1) * Identity(a2)', dpm_internal.domain_of(:'names', '{4,3}', :'labels', :'lo', :'hi'), '{"parameterization": "marginals"}');
+SELECT kind FROM dpm_internal.hdmm('AllRange(a1)', dpm_internal.domain_of(:'names', '{4,3}', :'labels', :'lo', :'hi'), '{"noise": "gaussian", "p": 2}');
+SELECT kind FROM dpm_internal.hdmm('AllRange(a1)', dpm_internal.domain_of(:'names', '{4,3}', :'labels', :'lo', :'hi'), '{"rank": 2}');
 SELECT dpm_internal.hdmm_matrix('{4,3}', 'quadtree', '{0,0}', '{}', NULL);
 SELECT dpm_internal.hdmm_matrix('{4,3}', 'kronecker', '{1,0}', '{1,2,3}', NULL);
 SELECT dpm_internal.hdmm_matrix('{4,3}', 'kronecker', '{1,0}', '{1,2,3,-4}', NULL);
 SELECT dpm_internal.hdmm_matrix('{4,3}', 'marginals', '{0,0}', '{}', '{1,1}');
-SELECT dpm_internal.hdmm_profile('Identity(a1) * Identity(a2)', :'names', '{4,3}', :'labels', :'lo', :'hi',
+SELECT dpm_internal.hdmm_profile('Identity(a1) * Identity(a2)', dpm_internal.domain_of(:'names', '{4,3}', :'labels', :'lo', :'hi'),
                          'marginals', '{0,0}', '{}', '{1,1,1,0}');
 -- (the identity as a Kronecker strategy, p = 0: each answer sums 3 cells, Laplace variance 2 each)
 SELECT count(*) AS answers, bool_and(abs(stderr / sqrt(6) - 1) < 1e-3) AS stderr_closed_form
-  FROM dpm_internal.hdmm_mechanism('Identity(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi',
+  FROM dpm_internal.hdmm_mechanism('Identity(a1)', dpm_internal.domain_of(:'names', '{4,3}', :'labels', :'lo', :'hi'),
                            'kronecker', '{0,0}', '{}', NULL, array_fill(1.0::float8, ARRAY[12]), 1);
-SELECT * FROM dpm_internal.hdmm_mechanism('Identity(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi',
+SELECT * FROM dpm_internal.hdmm_mechanism('Identity(a1)', dpm_internal.domain_of(:'names', '{4,3}', :'labels', :'lo', :'hi'),
                                   'kronecker', '{0,0}', '{}', NULL, array_fill(1.0::float8, ARRAY[12]), 1, rho => 0.5);
-SELECT * FROM dpm_internal.hdmm_mechanism('Identity(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi',
+SELECT * FROM dpm_internal.hdmm_mechanism('Identity(a1)', dpm_internal.domain_of(:'names', '{4,3}', :'labels', :'lo', :'hi'),
                                   'kronecker', '{0,0}', '{}', NULL, array_fill(1.0::float8, ARRAY[12]), 0);
-SELECT * FROM dpm_internal.hdmm_mechanism('Identity(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi',
+SELECT * FROM dpm_internal.hdmm_mechanism('Identity(a1)', dpm_internal.domain_of(:'names', '{4,3}', :'labels', :'lo', :'hi'),
                                   'kronecker', '{0,0}', '{}', NULL, array_fill(1.0::float8, ARRAY[11]), 1);
-SELECT * FROM dpm_internal.hdmm_mechanism('Identity(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi',
+SELECT * FROM dpm_internal.hdmm_mechanism('Identity(a1)', dpm_internal.domain_of(:'names', '{4,3}', :'labels', :'lo', :'hi'),
                                   'kronecker', '{0,0}', '{}', NULL, NULL, 1);
 SELECT d.names, d.labels, d.lo, d.hi FROM pg_temp.dom('{512,512}') d \gset
 SET statement_timeout = '300ms';
-SELECT kind FROM dpm_internal.hdmm('AllRange(a1) * AllRange(a2)', :'names', '{512,512}', :'labels', :'lo', :'hi', '{"p": 64}');
+SELECT kind FROM dpm_internal.hdmm('AllRange(a1) * AllRange(a2)', dpm_internal.domain_of(:'names', '{512,512}', :'labels', :'lo', :'hi'), '{"p": 64}');
 RESET statement_timeout;

@@ -74,7 +74,7 @@ SELECT d.names, d.labels, d.lo, d.hi FROM pg_temp.dom('{4,3}') d \gset
 CREATE TEMP TABLE cover AS
   SELECT m.query, m.ci_draws, m.ci_low <= 3 AND 3 <= m.ci_high AS covered
     FROM generate_series(1, 1000) g,
-         LATERAL dpm_internal.hdmm_mechanism('Identity(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi',
+         LATERAL dpm_internal.hdmm_mechanism('Identity(a1)', dpm_internal.domain_of(:'names', '{4,3}', :'labels', :'lo', :'hi'),
                                      'kronecker', '{0,0}', '{}', NULL, array_fill(1.0::float8, ARRAY[12]),
                                      1 + 0 * g, confidence => 0.9) m;
 SELECT query, abs(avg(covered::int) - 901.0 / 1001) < 5 * sqrt(0.9 * 0.1 / count(*)) AS covers_90,
@@ -84,7 +84,7 @@ DROP TABLE cover;
 -- out of time (dpm.ci_max_seconds = 0) it stops at the fewest draws that can make a 90 %
 -- interval, ceil(0.9 / 0.1) = 9, and says so
 SET dpm.ci_max_seconds = 0;
-SELECT DISTINCT ci_draws FROM dpm_internal.hdmm_mechanism('Identity(a1)', :'names', '{4,3}', :'labels', :'lo', :'hi',
+SELECT DISTINCT ci_draws FROM dpm_internal.hdmm_mechanism('Identity(a1)', dpm_internal.domain_of(:'names', '{4,3}', :'labels', :'lo', :'hi'),
                                                   'kronecker', '{0,0}', '{}', NULL, array_fill(1.0::float8, ARRAY[12]),
                                                   1, confidence => 0.9);
 RESET dpm.ci_max_seconds;

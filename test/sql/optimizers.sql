@@ -12,9 +12,9 @@ CREATE FUNCTION pg_temp.allpredicate(n int) RETURNS float8[] LANGUAGE sql AS $$
     SELECT s, array_agg(((s >> c) & 1)::float8 ORDER BY c) AS r
       FROM generate_series(0, (1 << n) - 1) s, generate_series(0, n - 1) c GROUP BY s) q $$;
 CREATE FUNCTION pg_temp.allrange(n int) RETURNS float8[] LANGUAGE sql AS $$
-  SELECT matrix FROM dpm_internal.workload_matrix('AllRange(x)', '{x}', ARRAY[n],
+  SELECT matrix FROM dpm_internal.workload_matrix('AllRange(x)', dpm_internal.domain_of('{x}', ARRAY[n],
     ARRAY(SELECT i::text FROM generate_series(1, n) i), array_fill('NaN'::float8, ARRAY[n]),
-    array_fill('NaN'::float8, ARRAY[n])) $$;
+    array_fill('NaN'::float8, ARRAY[n]))) $$;
 
 -- AllRange(2): singular values sqrt(3) and 1, bound (1 + sqrt(3))^2 / 2 = 2 + sqrt(3), attained by eigen
 SELECT abs(dpm.svd_bound('{{1,0},{0,1},{1,1}}') - (2 + sqrt(3))) < 1e-12 AS allrange2_bound;
@@ -68,9 +68,9 @@ SELECT pg_temp.allrange(256) AS w256 \gset
 SELECT r.objective / r.lower_bound - 1 <= 1e-4 AS gap_ok, r.iterations < 1000 AS converged,
        r.objective <= (SELECT e.objective FROM dpm_internal.strategy_report(:'w256', 'eigen_design', '{"augment": "none"}') e) AS beats_eigen_design
   FROM dpm_internal.strategy_report(:'w256', 'gaussian_optimal', '{"tol": 1e-4}') r;
-SELECT matrix AS w2d FROM dpm_internal.workload_matrix('AllRange(a) * AllRange(b)', '{a,b}', '{8,6}',
+SELECT matrix AS w2d FROM dpm_internal.workload_matrix('AllRange(a) * AllRange(b)', dpm_internal.domain_of('{a,b}', '{8,6}',
   ARRAY(SELECT i::text FROM generate_series(1, 14) i), array_fill('NaN'::float8, ARRAY[14]),
-  array_fill('NaN'::float8, ARRAY[14])) \gset
+  array_fill('NaN'::float8, ARRAY[14]))) \gset
 SELECT r.objective / r.lower_bound - 1 <= 1e-4 AS gap_ok_2d,
        r.objective <= (SELECT e.objective FROM dpm_internal.strategy_report(:'w2d', 'eigen_design', '{"augment": "none"}') e) AS beats_eigen_design_2d
   FROM dpm_internal.strategy_report(:'w2d', 'gaussian_optimal', '{"tol": 1e-4}') r;
@@ -108,17 +108,17 @@ SELECT dpm.strategy('{{1,0},{0,1}}', 'min_sensitivity', '{"base": 3}');
 -- the Gram matrix of a spec without W: closed forms for AllRange and Prefix, Kronecker products
 -- and unions; and a square root of it, which has the same bound and total errors as W
 CREATE FUNCTION pg_temp.gram(spec text, sizes int[]) RETURNS float8[] LANGUAGE sql AS $$
-  SELECT dpm_internal.workload_gram(spec, (ARRAY['a', 'b'])[1:cardinality(sizes)], sizes,
+  SELECT dpm_internal.workload_gram(spec, dpm_internal.domain_of((ARRAY['a', 'b'])[1:cardinality(sizes)], sizes,
     ARRAY(SELECT i::text FROM generate_series(1, (SELECT sum(x)::int FROM unnest(sizes) x)) i),
     array_fill('NaN'::float8, ARRAY[(SELECT sum(x)::int FROM unnest(sizes) x)]),
-    array_fill('NaN'::float8, ARRAY[(SELECT sum(x)::int FROM unnest(sizes) x)])) $$;
+    array_fill('NaN'::float8, ARRAY[(SELECT sum(x)::int FROM unnest(sizes) x)]))) $$;
 -- W^T W the long way, from W's entries
 CREATE FUNCTION pg_temp.explicit_gram(spec text, sizes int[]) RETURNS float8[] LANGUAGE sql AS $$
   WITH w AS (SELECT matrix, array_length(matrix, 2) AS n
-               FROM dpm_internal.workload_matrix(spec, (ARRAY['a', 'b'])[1:cardinality(sizes)], sizes,
+               FROM dpm_internal.workload_matrix(spec, dpm_internal.domain_of((ARRAY['a', 'b'])[1:cardinality(sizes)], sizes,
                  ARRAY(SELECT i::text FROM generate_series(1, (SELECT sum(x)::int FROM unnest(sizes) x)) i),
                  array_fill('NaN'::float8, ARRAY[(SELECT sum(x)::int FROM unnest(sizes) x)]),
-                 array_fill('NaN'::float8, ARRAY[(SELECT sum(x)::int FROM unnest(sizes) x)]))),
+                 array_fill('NaN'::float8, ARRAY[(SELECT sum(x)::int FROM unnest(sizes) x)])))),
        e AS (SELECT (k - 1) / n AS r, (k - 1) % n AS c, x FROM w, unnest(matrix) WITH ORDINALITY u(x, k))
   SELECT array_agg(g ORDER BY i, j) FROM (
     SELECT e1.c AS i, e2.c AS j, sum(e1.x * e2.x) AS g FROM e e1 JOIN e e2 USING (r) GROUP BY 1, 2) s $$;
@@ -221,9 +221,9 @@ SELECT method, count(*) AS bounds, bool_and(abs(lower_bound / svdb - 1) < 1e-9) 
 -- Prefix(1100): its singular values are 1 / (2 sin((2k - 1) pi / (2 (2n + 1)))), k = 1 .. n, so the
 -- SVD bound (sum of them)^2 / n is known; and eigen's objective, computed from the eigenvectors,
 -- equals the total error of the strategy they build, computed through an SVD of it
-SELECT dpm.gram_root(dpm_internal.workload_gram('Prefix(x)', '{x}', ARRAY[1100],
+SELECT dpm.gram_root(dpm_internal.workload_gram('Prefix(x)', dpm_internal.domain_of('{x}', ARRAY[1100],
          ARRAY(SELECT i::text FROM generate_series(1, 1100) i), array_fill('NaN'::float8, ARRAY[1100]),
-         array_fill('NaN'::float8, ARRAY[1100]))) AS p1100 \gset
+         array_fill('NaN'::float8, ARRAY[1100])))) AS p1100 \gset
 SELECT abs(dpm.svd_bound(:'p1100') / ((SELECT sum(1 / (2 * sin((2 * k - 1) * pi() / (2 * (2 * 1100 + 1)))))
                                          FROM generate_series(1, 1100) k) ^ 2 / 1100) - 1) < 1e-9 AS bound_closed_form,
        abs(dpm.total_error(:'p1100', r.matrix, 1, 1e-6) / dpm.gaussian_sigma(1, 1e-6) ^ 2 / r.objective - 1) < 1e-9

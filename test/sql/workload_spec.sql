@@ -4,32 +4,32 @@
 -- one interval attribute x: k bins [0,10), [10,20), ...
 CREATE FUNCTION w1(spec text, k int, OUT matrix float8[], OUT labels text[])
 LANGUAGE sql AS $$
-  SELECT matrix, labels FROM dpm_internal.workload_matrix(spec, '{x}', ARRAY[k],
+  SELECT matrix, labels FROM dpm_internal.workload_matrix(spec, dpm_internal.domain_of('{x}', ARRAY[k],
     ARRAY(SELECT 'b' || i FROM generate_series(1, k) i),
     ARRAY(SELECT 10 * (i - 1) FROM generate_series(1, k) i)::float8[],
-    ARRAY(SELECT 10 * i FROM generate_series(1, k) i)::float8[])
+    ARRAY(SELECT 10 * i FROM generate_series(1, k) i)::float8[]))
 $$;
 
 -- age: three decades (an interval attribute); sex: two values
 CREATE FUNCTION w2(spec text, OUT matrix float8[], OUT labels text[])
 LANGUAGE sql AS $$
-  SELECT matrix, labels FROM dpm_internal.workload_matrix(spec, '{age,sex}', '{3,2}',
-    '{20s,30s,40s,F,M}', '{20,30,40,NaN,NaN}', '{30,40,50,NaN,NaN}')
+  SELECT matrix, labels FROM dpm_internal.workload_matrix(spec, dpm_internal.domain_of('{age,sex}', '{3,2}',
+    '{20s,30s,40s,F,M}', '{20,30,40,NaN,NaN}', '{30,40,50,NaN,NaN}'))
 $$;
 
 -- w2 plus region: three values
 CREATE FUNCTION w3(spec text, OUT matrix float8[], OUT labels text[])
 LANGUAGE sql AS $$
-  SELECT matrix, labels FROM dpm_internal.workload_matrix(spec, '{age,sex,region}', '{3,2,3}',
+  SELECT matrix, labels FROM dpm_internal.workload_matrix(spec, dpm_internal.domain_of('{age,sex,region}', '{3,2,3}',
     '{20s,30s,40s,F,M,north,south,east}',
-    '{20,30,40,NaN,NaN,NaN,NaN,NaN}', '{30,40,50,NaN,NaN,NaN,NaN,NaN}')
+    '{20,30,40,NaN,NaN,NaN,NaN,NaN}', '{30,40,50,NaN,NaN,NaN,NaN,NaN}'))
 $$;
 
 -- interval bins with a gap between 30 and 65 and an open end
 CREATE FUNCTION wgap(spec text, OUT matrix float8[], OUT labels text[])
 LANGUAGE sql AS $$
-  SELECT matrix, labels FROM dpm_internal.workload_matrix(spec, '{age}', '{3}',
-    '{young,mid,old}', '{0,18,65}', '{18,30,Infinity}')
+  SELECT matrix, labels FROM dpm_internal.workload_matrix(spec, dpm_internal.domain_of('{age}', '{3}',
+    '{young,mid,old}', '{0,18,65}', '{18,30,Infinity}'))
 $$;
 
 CREATE FUNCTION bits(m float8[]) RETURNS text[]
@@ -149,30 +149,30 @@ SELECT * FROM w2('Identity(age) +');
 SELECT * FROM w2('Ranges(sex, ''F)');
 SELECT * FROM w2('Identity(age) # Total(sex)');
 -- weights, on either side: the matrix stays unweighted, the weights come apart
-SELECT matrix, weights FROM dpm_internal.workload_matrix('3 * Total(age) + Identity(age) * 0.5 * Total(sex)', '{age,sex}', '{3,2}',
-    '{20s,30s,40s,F,M}', '{20,30,40,NaN,NaN}', '{30,40,50,NaN,NaN}');
-SELECT weights FROM dpm_internal.workload_matrix('2 * (Total(age) + 3 * Identity(sex))', '{age,sex}', '{3,2}',
-    '{20s,30s,40s,F,M}', '{20,30,40,NaN,NaN}', '{30,40,50,NaN,NaN}');
+SELECT matrix, weights FROM dpm_internal.workload_matrix('3 * Total(age) + Identity(age) * 0.5 * Total(sex)', dpm_internal.domain_of('{age,sex}', '{3,2}',
+    '{20s,30s,40s,F,M}', '{20,30,40,NaN,NaN}', '{30,40,50,NaN,NaN}'));
+SELECT weights FROM dpm_internal.workload_matrix('2 * (Total(age) + 3 * Identity(sex))', dpm_internal.domain_of('{age,sex}', '{3,2}',
+    '{20s,30s,40s,F,M}', '{20,30,40,NaN,NaN}', '{30,40,50,NaN,NaN}'));
 SELECT * FROM w2('Total(age) * 0');
 SELECT * FROM w2('Total(age) * -1');
 
 -- errors: the domain arrays
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', '{a,b}', '{2}', '{x,y}', '{NaN,NaN}', '{NaN,NaN}');
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', '{a}', '{2}', '{x,y,z}', '{NaN,NaN}', '{NaN,NaN}');
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', '{a}', '{2}', '{x,y}', '{NaN}', '{NaN,NaN}');
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', '{a}', '{2}', '{x,y}', '{NaN,NaN}', '{NaN,NaN,NaN}');
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', '{}', '{}', '{}', '{}', '{}');
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', '{a}', '{0}', '{}', '{}', '{}');
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', '{a,a}', '{1,1}', '{x,y}', '{NaN,NaN}', '{NaN,NaN}');
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', '{{a}}', '{1}', '{x}', '{NaN}', '{NaN}');
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', '{a,NULL}', '{1,1}', '{x,y}', '{NaN,NaN}', '{NaN,NaN}');
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', '{a}', '{NULL}', '{x}', '{NaN}', '{NaN}');
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', '{a}', '{2}', '{x,NULL}', '{NaN,NaN}', '{NaN,NaN}');
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', '{a}', '{2}', '{x,y}', '{0,NULL}', '{1,2}');
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', '{a}', '{2}', '{x,y}', '{0,1}', '{1,NULL}');
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', '{a}', '{2}', '{x,y}', '{0,NaN}', '{1,2}');
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', '{a}', '{2}', '{x,y}', '{0,2}', '{1,2}');
-SELECT matrix, labels FROM dpm_internal.workload_matrix('Ranges(a, ''x'')', '{a}', '{2}', '{x,x}', '{NaN,NaN}', '{NaN,NaN}');
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', dpm_internal.domain_of('{a,b}', '{2}', '{x,y}', '{NaN,NaN}', '{NaN,NaN}'));
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', dpm_internal.domain_of('{a}', '{2}', '{x,y,z}', '{NaN,NaN}', '{NaN,NaN}'));
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', dpm_internal.domain_of('{a}', '{2}', '{x,y}', '{NaN}', '{NaN,NaN}'));
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', dpm_internal.domain_of('{a}', '{2}', '{x,y}', '{NaN,NaN}', '{NaN,NaN,NaN}'));
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', dpm_internal.domain_of('{}', '{}', '{}', '{}', '{}'));
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', dpm_internal.domain_of('{a}', '{0}', '{}', '{}', '{}'));
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', dpm_internal.domain_of('{a,a}', '{1,1}', '{x,y}', '{NaN,NaN}', '{NaN,NaN}'));
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', dpm_internal.domain_of('{{a}}', '{1}', '{x}', '{NaN}', '{NaN}'));
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', dpm_internal.domain_of('{a,NULL}', '{1,1}', '{x,y}', '{NaN,NaN}', '{NaN,NaN}'));
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', dpm_internal.domain_of('{a}', '{NULL}', '{x}', '{NaN}', '{NaN}'));
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', dpm_internal.domain_of('{a}', '{2}', '{x,NULL}', '{NaN,NaN}', '{NaN,NaN}'));
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', dpm_internal.domain_of('{a}', '{2}', '{x,y}', '{0,NULL}', '{1,2}'));
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', dpm_internal.domain_of('{a}', '{2}', '{x,y}', '{0,1}', '{1,NULL}'));
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', dpm_internal.domain_of('{a}', '{2}', '{x,y}', '{0,NaN}', '{1,2}'));
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Total(a)', dpm_internal.domain_of('{a}', '{2}', '{x,y}', '{0,2}', '{1,2}'));
+SELECT matrix, labels FROM dpm_internal.workload_matrix('Ranges(a, ''x'')', dpm_internal.domain_of('{a}', '{2}', '{x,x}', '{NaN,NaN}', '{NaN,NaN}'));
 
 -- the SQLSTATEs clients can branch on
 CREATE FUNCTION sqlstate_of(spec text) RETURNS text
@@ -196,24 +196,24 @@ SELECT array_length(matrix, 1) FROM w1('AllRange(x)', 1000);
 -- also when distributing a product over unions multiplies the terms
 SELECT array_length(matrix, 1)
 FROM dpm_internal.workload_matrix('(Identity(a) + Total(a)) * (Identity(b) + Total(b))',
-                          '{a,b}', '{1000,1000}', array_fill('x'::text, ARRAY[2000]),
+                          dpm_internal.domain_of('{a,b}', '{1000,1000}', array_fill('x'::text, ARRAY[2000]),
                           array_fill('NaN'::float8, ARRAY[2000]),
-                          array_fill('NaN'::float8, ARRAY[2000]));
+                          array_fill('NaN'::float8, ARRAY[2000])));
 -- or when the products of blocks themselves would not fit (90,000 terms of one row and one cell:
 -- a 0.7 MB matrix, 9 MB of terms)
 SELECT array_length(matrix, 1)
 FROM (SELECT '(' || string_agg('Total(a)', '+') || ') * (' || string_agg('Total(b)', '+') || ')' AS spec
         FROM generate_series(1, 300)) s,
-     dpm_internal.workload_matrix(spec, '{a,b}', '{1,1}', '{x,y}', '{NaN,NaN}', '{NaN,NaN}');
+     dpm_internal.workload_matrix(spec, dpm_internal.domain_of('{a,b}', '{1,1}', '{x,y}', '{NaN,NaN}', '{NaN,NaN}'));
 -- and when the labels, not the matrix, are what does not fit (100 x 100 matrix: 80 kB; labels
 -- of 10,000 characters: 1.6 MB)
 SELECT array_length(matrix, 1)
-FROM dpm_internal.workload_matrix('Identity(a)', '{a}', '{100}', array_fill(repeat('x', 10000), ARRAY[100]),
-                          array_fill('NaN'::float8, ARRAY[100]), array_fill('NaN'::float8, ARRAY[100]));
+FROM dpm_internal.workload_matrix('Identity(a)', dpm_internal.domain_of('{a}', '{100}', array_fill(repeat('x', 10000), ARRAY[100]),
+                          array_fill('NaN'::float8, ARRAY[100]), array_fill('NaN'::float8, ARRAY[100])));
 SET dpm.max_matrix_mb = 2;
 SELECT array_length(matrix, 1), length(labels[100])
-FROM dpm_internal.workload_matrix('Identity(a)', '{a}', '{100}', array_fill(repeat('x', 10000), ARRAY[100]),
-                          array_fill('NaN'::float8, ARRAY[100]), array_fill('NaN'::float8, ARRAY[100]));
+FROM dpm_internal.workload_matrix('Identity(a)', dpm_internal.domain_of('{a}', '{100}', array_fill(repeat('x', 10000), ARRAY[100]),
+                          array_fill('NaN'::float8, ARRAY[100]), array_fill('NaN'::float8, ARRAY[100])));
 RESET dpm.max_matrix_mb;
 
 DROP FUNCTION w1, w2, w3, wgap, bits, sqlstate_of;
