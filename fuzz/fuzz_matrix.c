@@ -1,7 +1,7 @@
 /*
  * fuzz_matrix.c -- libFuzzer target: float8 arrays at the SQL boundary,
  * src/api/array.c (array_to_mat, array_to_vec, and through them
- * array_values; mat_to_array and vec_to_array on the way back).
+ * array_values; array_from_mat and array_from_vec on the way back).
  *
  * Input (missing bytes read as zero):
  *   byte 0        bits 0-2: ndim (0..6; 7 reads as 0)
@@ -20,7 +20,7 @@
  * it is empty, of the wrong shape or type, or holds a NULL, a non-finite
  * value or one beyond 1e100 in magnitude, and then with the SQLSTATE of one
  * of those reasons; an accepted one must come back with the same values in
- * the same places, and round-trip through mat_to_array / vec_to_array.
+ * the same places, and round-trip through array_from_mat / array_from_vec.
  */
 #include "postgres.h"
 
@@ -243,7 +243,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; i < n; i++)
 			if (memcmp(&v[i], &values[i], sizeof(double)) != 0)
 				fuzz_fail("array_to_vec: value %d is %g, expected %g", i + 1, v[i], values[i]);
-		check_array_back(vec_to_array(v, len), 1, &back, values, n);
+		check_array_back(array_from_vec(v, len), 1, &back, values, n);
 	}
 	else
 	{
@@ -260,7 +260,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 							  MAT(m, i, j), values[i * cols + j]);
 		back[0] = rows;
 		back[1] = cols;
-		check_array_back(mat_to_array(m), 2, back, values, n);
+		check_array_back(array_from_mat(m), 2, back, values, n);
 	}
 	fuzz_end();
 	return 0;

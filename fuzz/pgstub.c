@@ -385,6 +385,20 @@ FORMATTER(errdetail, detail)
 FORMATTER(errdetail_internal, detail)
 FORMATTER(errhint, hint)
 
+/*
+ * linalg.c's per-iteration contexts (mat_loop_context) are linked in with it,
+ * but no parser under test makes one.
+ */
+MemoryContext CurrentMemoryContext = NULL;
+
+MemoryContext
+AllocSetContextCreateInternal(MemoryContext parent, const char *name, Size minContextSize,
+							  Size initBlockSize, Size maxBlockSize)
+{
+	fuzz_fail("AllocSetContextCreateInternal(%s) called under fuzzing", name);
+	return NULL;
+}
+
 /* like the backend with max_stack_depth = 2MB, measured from the harness's frame */
 void
 check_stack_depth(void)

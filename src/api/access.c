@@ -37,7 +37,7 @@ dpm_invoker(PG_FUNCTION_ARGS)
 }
 
 void
-as_role_begin(AsRole *saved, Oid role)
+api_as_role_begin(AsRole *saved, Oid role)
 {
 	if (!SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
 		ereport(ERROR,
@@ -53,7 +53,7 @@ as_role_begin(AsRole *saved, Oid role)
 }
 
 void
-as_role_end(const AsRole *saved)
+api_as_role_end(const AsRole *saved)
 {
 	AtEOXact_GUC(false, saved->nestlevel);
 	SetUserIdAndSecContext(saved->userid, saved->sec_context);
@@ -74,7 +74,7 @@ dpm_exec_as(PG_FUNCTION_ARGS)
 	Datum		result = (Datum) 0;
 	bool		isnull = true;
 
-	as_role_begin(&saved, role);
+	api_as_role_begin(&saved, role);
 	SPI_connect();
 	/* no row limit: the executor runs a query with one serially, and the scan may be large */
 	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
@@ -88,7 +88,7 @@ dpm_exec_as(PG_FUNCTION_ARGS)
 			result = SPI_datumTransfer(result, false, -1);
 	}
 	SPI_finish();
-	as_role_end(&saved);
+	api_as_role_end(&saved);
 	if (isnull)
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(result);

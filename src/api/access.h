@@ -15,9 +15,9 @@ typedef struct AsRole
 /*
  * Act as role, under SECURITY_RESTRICTED_OPERATION and search_path
  * pg_catalog, pg_temp, as a materialized view refresh runs as the view's
- * owner; as_role_end undoes it (an error undoes it too).
+ * owner; api_as_role_end undoes it (an error undoes it too).
  */
-extern void as_role_begin(AsRole *saved, Oid role);
-extern void as_role_end(const AsRole *saved);
+extern void api_as_role_begin(AsRole *saved, Oid role);
+extern void api_as_role_end(const AsRole *saved);
 
 #endif

@@ -183,7 +183,7 @@ new_matrix_array(int rows, int cols)
 }
 
 ArrayType *
-mat_to_array(const Mat *m)
+array_from_mat(const Mat *m)
 {
 	ArrayType  *arr;
 	double	   *v;
@@ -207,7 +207,7 @@ mat_to_array(const Mat *m)
  * only dpmatrix reads (a stored strategy's pseudo-inverse).
  */
 ArrayType *
-mat_to_array_transposed(const Mat *m)
+array_from_mat_transposed(const Mat *m)
 {
 	ArrayType  *arr;
 
@@ -256,7 +256,7 @@ array_to_vec(ArrayType *arr, const char *argname, int *len)
 }
 
 ArrayType *
-vec_to_array(const double *v, int len)
+array_from_vec(const double *v, int len)
 {
 	Datum	   *elems = palloc_extended(sizeof(Datum) * Max(len, 1), MCXT_ALLOC_HUGE);
 	ArrayType  *arr;
@@ -270,14 +270,14 @@ vec_to_array(const double *v, int len)
 }
 
 void
-check_epsilon_delta(double epsilon, double delta)
+api_check_epsilon_delta(double epsilon, double delta)
 {
 	privacy_check_epsilon(epsilon, PRIVACY_RELEASE);
 	privacy_check_delta(delta, PRIVACY_RELEASE);
 }
 
 void
-privacy_args(FunctionCallInfo fcinfo, int first, double *epsilon, double *delta, double *scale,
+api_privacy_args(FunctionCallInfo fcinfo, int first, double *epsilon, double *delta, double *scale,
 			 double *rho)
 {
 	int			eps_arg = first,
@@ -300,7 +300,7 @@ privacy_args(FunctionCallInfo fcinfo, int first, double *epsilon, double *delta,
 	if (PG_ARGISNULL(rho_arg))
 	{
 		*epsilon = PG_GETARG_FLOAT8(eps_arg);
-		check_epsilon_delta(*epsilon, *delta);
+		api_check_epsilon_delta(*epsilon, *delta);
 	}
 	else
 	{
@@ -318,7 +318,7 @@ privacy_args(FunctionCallInfo fcinfo, int first, double *epsilon, double *delta,
 }
 
 Datum
-release_rows(FunctionCallInfo fcinfo, const Release *rel)
+api_release_rows(FunctionCallInfo fcinfo, const Release *rel)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
@@ -337,7 +337,7 @@ release_rows(FunctionCallInfo fcinfo, const Release *rel)
 }
 
 double
-confidence_arg(FunctionCallInfo fcinfo, int i)
+api_confidence_arg(FunctionCallInfo fcinfo, int i)
 {
 	double		c;
 
@@ -353,7 +353,7 @@ confidence_arg(FunctionCallInfo fcinfo, int i)
 }
 
 Inference
-inference_arg(FunctionCallInfo fcinfo, int i)
+api_inference_arg(FunctionCallInfo fcinfo, int i)
 {
 	if (PG_NARGS() <= i)
 		return INFERENCE_LS;

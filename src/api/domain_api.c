@@ -79,8 +79,8 @@ dpm_attribute_bins(PG_FUNCTION_ARGS)
 		labels[i] = CStringGetTextDatum(a->labels[i]);
 	values[0] = CStringGetTextDatum(a->name);
 	values[1] = PointerGetDatum(construct_array(labels, a->nbins, TEXTOID, -1, false, TYPALIGN_INT));
-	values[2] = PointerGetDatum(vec_to_array(a->lo, a->nbins));
-	values[3] = PointerGetDatum(vec_to_array(a->hi, a->nbins));
+	values[2] = PointerGetDatum(array_from_vec(a->lo, a->nbins));
+	values[3] = PointerGetDatum(array_from_vec(a->hi, a->nbins));
 	values[4] = CStringGetTextDatum(a->expr);
 	tupdesc = BlessTupleDesc(tupdesc);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

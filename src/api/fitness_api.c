@@ -16,7 +16,7 @@
 static const char *const basis_choices[] = {"auto", "identity", "upper", "workload", NULL};
 
 Mat *
-fitness_from_options(const Mat *w, Jsonb *options, FitnessRun *run)
+api_fitness_from_options(const Mat *w, Jsonb *options, FitnessRun *run)
 {
 	static const char *const keys[] = {"targets", "basis", "lambda", "max_iter", "mu", "tol",
 	"newton_tol", "cg_iters", NULL};
@@ -82,16 +82,16 @@ dpm_fitness(PG_FUNCTION_ARGS)
 {
 	Mat		   *w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
 	FitnessRun	run;
-	Mat		   *a = fitness_from_options(w, PG_GETARG_JSONB_P(1), &run);
+	Mat		   *a = api_fitness_from_options(w, PG_GETARG_JSONB_P(1), &run);
 	TupleDesc	tupdesc;
 	Datum		values[5];
 	bool		nulls[5] = {false, false, false, false, false};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	values[0] = PointerGetDatum(mat_to_array(run.sigma));
-	values[1] = PointerGetDatum(mat_to_array(run.b));
-	values[2] = PointerGetDatum(mat_to_array(a));
+	values[0] = PointerGetDatum(array_from_mat(run.sigma));
+	values[1] = PointerGetDatum(array_from_mat(run.b));
+	values[2] = PointerGetDatum(array_from_mat(a));
 	values[3] = Float8GetDatum(sqrt(run.rep.cost2));
 	values[4] = Int32GetDatum(run.rep.iterations);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));

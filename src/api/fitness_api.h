@@ -20,6 +20,6 @@ typedef struct FitnessRun
  * The strategy C^-1 B for workload w and options (targets required; basis,
  * lambda, max_iter, mu, tol, newton_tol, cg_iters).
  */
-extern Mat *fitness_from_options(const Mat *w, Jsonb *options, FitnessRun *run);
+extern Mat *api_fitness_from_options(const Mat *w, Jsonb *options, FitnessRun *run);
 
 #endif

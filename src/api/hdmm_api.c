@@ -92,7 +92,7 @@ dpm_hdmm(PG_FUNCTION_ARGS)
 	int			total = 0;
 	double	   *flat;
 
-	domain_from_args(fcinfo, &dom);
+	api_domain_arg(fcinfo, &dom);
 	options_check_keys(options, keys, "method hdmm");
 	kind = options_get_choice(options, "parameterization", parameterizations, 0);
 	p_fixed = options_get_int(options, "p", -1, 0, 100000);
@@ -179,9 +179,9 @@ dpm_hdmm(PG_FUNCTION_ARGS)
 	values[2] = Int32GetDatum(evaluations);
 	values[3] = int_array(kg->sizes, d);
 	values[4] = int_array(p, d);
-	values[5] = PointerGetDatum(vec_to_array(flat, total));
+	values[5] = PointerGetDatum(array_from_vec(flat, total));
 	if (weights)
-		values[6] = PointerGetDatum(vec_to_array(weights, 1 << d));
+		values[6] = PointerGetDatum(array_from_vec(weights, 1 << d));
 	else
 		nulls[6] = true;
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
@@ -348,7 +348,7 @@ dpm_hdmm_matrix(PG_FUNCTION_ARGS)
 		memcpy(&MAT(a, 0, j), col, sizeof(double) * a->rows);
 		pfree(col);
 	}
-	PG_RETURN_ARRAYTYPE_P(mat_to_array(a));
+	PG_RETURN_ARRAYTYPE_P(array_from_mat(a));
 }
 
 /* the workload of arguments 0..5 with its factors and blocks */
@@ -372,7 +372,7 @@ workload_from_args(FunctionCallInfo fcinfo, ImplicitWorkload *w)
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("the workload spec and its domain must not be NULL")));
 	spec = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	domain_from_args(fcinfo, &w->dom);
+	api_domain_arg(fcinfo, &w->dom);
 	terms = workload_parse(&w->dom, spec);
 	w->kg = workload_kron_gram(&w->dom, terms);
 	w->blocks = workload_blocks(w->kg, terms, &w->m);
@@ -389,7 +389,7 @@ dpm_hdmm_profile(PG_FUNCTION_ARGS)
 
 	workload_from_args(fcinfo, &w);
 	s = strategy_from_args(fcinfo, SPEC_ARGS, w.kg->sizes, w.kg->nattrs);
-	PG_RETURN_ARRAYTYPE_P(vec_to_array(hdmm_profile(hdmm_inverse(s), w.kg, w.blocks, w.m), (int) w.m));
+	PG_RETURN_ARRAYTYPE_P(array_from_vec(hdmm_profile(hdmm_inverse(s), w.kg, w.blocks, w.m), (int) w.m));
 }
 
 /* dpm_internal.hdmm_reconstruct(spec, domain, strategy, y): W A^+ y */
@@ -413,7 +413,7 @@ dpm_hdmm_reconstruct(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("y has %d values, the strategy has %.0f rows", ny, hdmm_rows(s))));
 	x = hdmm_solve(hdmm_inverse(s), y);
-	PG_RETURN_ARRAYTYPE_P(vec_to_array(hdmm_workload_apply(w.kg, w.blocks, w.m, x), (int) w.m));
+	PG_RETURN_ARRAYTYPE_P(array_from_vec(hdmm_workload_apply(w.kg, w.blocks, w.m, x), (int) w.m));
 }
 
 /*
@@ -439,7 +439,7 @@ dpm_hdmm_mechanism(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("x must not be NULL")));
-	privacy_args(fcinfo, SPEC_ARGS + 5, &epsilon, &delta, &scale, &rho);
+	api_privacy_args(fcinfo, SPEC_ARGS + 5, &epsilon, &delta, &scale, &rho);
 	workload_from_args(fcinfo, &w);
 	s = strategy_from_args(fcinfo, SPEC_ARGS, w.kg->sizes, w.kg->nattrs);
 	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(SPEC_ARGS + 4), "x", &n);
@@ -449,9 +449,9 @@ dpm_hdmm_mechanism(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("x has %d values but the domain has %.0f cells", n, cells)));
-	rel = run_hdmm_mechanism(s, w.kg, w.blocks, w.m, x, epsilon, delta, rho, scale, inference_arg(fcinfo, SPEC_ARGS + 9),
-							 confidence_arg(fcinfo, SPEC_ARGS + 10));
-	return release_rows(fcinfo, rel);
+	rel = hdmm_mechanism_run(s, w.kg, w.blocks, w.m, x, epsilon, delta, rho, scale, api_inference_arg(fcinfo, SPEC_ARGS + 9),
+							 api_confidence_arg(fcinfo, SPEC_ARGS + 10));
+	return api_release_rows(fcinfo, rel);
 }
 
 /*
@@ -483,7 +483,7 @@ dpm_hdmm_exact_matvec(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("x has %d values but the domain has %.0f cells", n, cells)));
-	PG_RETURN_DATUM(exact_answers_row(fcinfo, hdmm_measure_exact(s, exact_counts(x, n)), PG_GETARG_INT32(6),
+	PG_RETURN_DATUM(api_exact_answers_row(fcinfo, hdmm_measure_exact(s, exact_counts(x, n)), PG_GETARG_INT32(6),
 									  hdmm_sensitivity_bound(s, 1), hdmm_sensitivity_bound(s, 2)));
 }
 
@@ -507,7 +507,7 @@ dpm_spec_matvec(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("x has %d values but the domain has %.0f cells", n, cells)));
-	PG_RETURN_ARRAYTYPE_P(vec_to_array(hdmm_workload_apply(w.kg, w.blocks, w.m, x), (int) w.m));
+	PG_RETURN_ARRAYTYPE_P(array_from_vec(hdmm_workload_apply(w.kg, w.blocks, w.m, x), (int) w.m));
 }
 
 /* dpm_internal.hdmm_rows(sizes, strategy): its number of measurements */
@@ -548,7 +548,7 @@ dpm_spec_svd_bound(PG_FUNCTION_ARGS)
 	for (int i = 0; i < SPEC_ARGS; i++)
 		if (PG_ARGISNULL(i))
 			PG_RETURN_NULL();
-	domain_from_args(fcinfo, &dom);
+	api_domain_arg(fcinfo, &dom);
 	terms = workload_parse(&dom, text_to_cstring(PG_GETARG_TEXT_PP(0)));
 	kg = workload_kron_gram(&dom, terms);
 	bound = kron_svd_bound(kg);
@@ -558,7 +558,7 @@ dpm_spec_svd_bound(PG_FUNCTION_ARGS)
 
 		if ((double) dom.cells * dom.cells * sizeof(double) > (double) dpm_max_matrix_mb * 1024 * 1024)
 			PG_RETURN_NULL();
-		bound = svd_bound(workload_gram(&dom, terms), &nonzero);
+		bound = strategy_svd_bound(workload_gram(&dom, terms), &nonzero);
 	}
 	PG_RETURN_FLOAT8(bound);
 }

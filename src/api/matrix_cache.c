@@ -18,7 +18,7 @@
  * 2^30 OIDs counted at this worker's lookups, and after ten minutes whatever
  * the count (that many OIDs cannot be assigned in ten minutes).
  *
- * Ordinary backends keep nothing: am_release_worker (release.h) is false
+ * Ordinary backends keep nothing: release_am_worker (release.h) is false
  * outside the resident release worker, whose memory is given back when it goes idle.
  */
 #include "postgres.h"
@@ -95,7 +95,7 @@ read_matrix(Datum d, bool transposed, const char *argname)
 }
 
 const Mat *
-stored_matrix(Datum d, bool transposed, const char *argname)
+api_stored_matrix(Datum d, bool transposed, const char *argname)
 {
 	struct varlena *value = (struct varlena *) DatumGetPointer(d);
 	varatt_external key;
@@ -106,7 +106,7 @@ stored_matrix(Datum d, bool transposed, const char *argname)
 	Size		bytes,
 				limit = (Size) dpm_max_memory_mb * 1024 * 1024 / 4;
 
-	if (!am_release_worker || !VARATT_IS_EXTERNAL_ONDISK(value))
+	if (!release_am_worker || !VARATT_IS_EXTERNAL_ONDISK(value))
 		return read_matrix(d, transposed, argname);
 
 	VARATT_EXTERNAL_GET_POINTER(key, value);

@@ -49,7 +49,7 @@ dpm_noise(PG_FUNCTION_ARGS)
 		dpm_sample_gaussian(scale, count, draws);
 	else
 		dpm_sample_laplace(scale, count, draws);
-	result = vec_to_array(draws, count);
+	result = array_from_vec(draws, count);
 	pfree(draws);
 	PG_RETURN_ARRAYTYPE_P(result);
 }

@@ -71,6 +71,6 @@ dpm_noise_variance(PG_FUNCTION_ARGS)
 		privacy_check_delta(delta, PRIVACY_CONVERSION);
 	if (!laplace && rho != 0.0)
 		privacy_check_rho(rho, PRIVACY_RELEASE);
-	PG_RETURN_FLOAT8(calibrated_variance(laplace, PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2),
+	PG_RETURN_FLOAT8(calibrate_variance(laplace, PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2),
 										 epsilon, delta, rho));
 }

@@ -72,7 +72,7 @@ dpm_error_profile(PG_FUNCTION_ARGS)
 	for (int k = 0; k < svd->rank; k++)
 		for (int j = 0; j < a->cols; j++)
 			MAT(vs, j, k) = MAT(svd->v, j, k) / svd->s[k];
-	PG_RETURN_ARRAYTYPE_P(mat_to_array(mat_mul(vs, false, vs, true)));
+	PG_RETURN_ARRAYTYPE_P(array_from_mat(mat_mul(vs, false, vs, true)));
 }
 
 PG_FUNCTION_INFO_V1(dpm_gaussian_sigma);
@@ -83,7 +83,7 @@ dpm_gaussian_sigma(PG_FUNCTION_ARGS)
 	double		delta = PG_GETARG_FLOAT8(1);
 	double		sens = PG_GETARG_FLOAT8(2);
 
-	check_epsilon_delta(epsilon, delta);
+	api_check_epsilon_delta(epsilon, delta);
 	if (delta == 0.0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -92,7 +92,7 @@ dpm_gaussian_sigma(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("sensitivity must be a positive finite number, got %g", sens)));
-	PG_RETURN_FLOAT8(gaussian_sigma(epsilon, delta, sens));
+	PG_RETURN_FLOAT8(calibrate_gaussian_sigma(epsilon, delta, sens));
 }
 
 static void
@@ -114,7 +114,7 @@ dpm_gaussian_epsilon(PG_FUNCTION_ARGS)
 	privacy_check_delta(delta, PRIVACY_CONVERSION);
 	check_positive(PG_GETARG_FLOAT8(1), "sigma");
 	check_positive(PG_GETARG_FLOAT8(2), "sensitivity");
-	PG_RETURN_FLOAT8(gaussian_epsilon(delta, PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2)));
+	PG_RETURN_FLOAT8(calibrate_gaussian_epsilon(delta, PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2)));
 }
 
 /* dpm.gaussian_delta(epsilon, sigma, sensitivity): Corollary 1 */
@@ -130,7 +130,7 @@ dpm_gaussian_delta(PG_FUNCTION_ARGS)
 				 errmsg("epsilon must be a non-negative finite number, got %g", epsilon)));
 	check_positive(PG_GETARG_FLOAT8(1), "sigma");
 	check_positive(PG_GETARG_FLOAT8(2), "sensitivity");
-	PG_RETURN_FLOAT8(fmax(gaussian_delta(epsilon, PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2)), 0.0));
+	PG_RETURN_FLOAT8(fmax(calibrate_gaussian_delta(epsilon, PG_GETARG_FLOAT8(1), PG_GETARG_FLOAT8(2)), 0.0));
 }
 
 /* dpm_internal.gaussian_actual_sd(m, sensitivity, sigma): what the sampler adds for sigma */
@@ -155,7 +155,7 @@ dpm_column_norms(PG_FUNCTION_ARGS)
 			norms[j] += MAT(a, i, j) * MAT(a, i, j);
 		norms[j] = sqrt(norms[j]);
 	}
-	PG_RETURN_ARRAYTYPE_P(vec_to_array(norms, a->cols));
+	PG_RETURN_ARRAYTYPE_P(array_from_vec(norms, a->cols));
 }
 
 /* per-query variances of w under strategy a; shared by expected_error and total_error */
@@ -169,10 +169,10 @@ query_variances(FunctionCallInfo fcinfo, int *p)
 	double	   *terms;
 	double		var;
 
-	check_epsilon_delta(epsilon, delta);
+	api_check_epsilon_delta(epsilon, delta);
 	check_same_cells(w, a);
-	terms = profile_terms(w, mat_svd(a, false));
-	var = noise_variance(a, epsilon, delta, 1.0);
+	terms = mechanism_profile_terms(w, mat_svd(a, false));
+	var = mechanism_noise_variance(a, epsilon, delta, 1.0);
 	for (int i = 0; i < w->rows; i++)
 		terms[i] *= var;
 	*p = w->rows;
@@ -220,7 +220,7 @@ dpm_reconstruct(PG_FUNCTION_ARGS)
 	int			len,
 				rank;
 	double	   *y = array_to_vec(PG_GETARG_ARRAYTYPE_P(1), "y", &len);
-	Inference	inference = inference_arg(fcinfo, 2);
+	Inference	inference = api_inference_arg(fcinfo, 2);
 	double	   *x;
 
 	if (len != a->rows)
@@ -232,16 +232,16 @@ dpm_reconstruct(PG_FUNCTION_ARGS)
 	{
 		LinOp		op;
 
-		linop_dense(&op, a);
+		inference_linop_dense(&op, a);
 		inference_apply(inference, &op, y, x);
 	}
-	PG_RETURN_ARRAYTYPE_P(vec_to_array(x, a->cols));
+	PG_RETURN_ARRAYTYPE_P(array_from_vec(x, a->cols));
 }
 
 /*
  * dpm.mechanism(w, a, x, epsilon, delta, sensitivity_scale, rho, inference,
  * confidence) and dpm_internal.mechanism_cached(w, a, pinv, profile, x, ...): the
- * same, the second with the strategy's cache (strategy_cache) as stored.
+ * same, the second with the strategy's cache (mechanism_strategy_cache) as stored.
  */
 static Datum
 mechanism_call(FunctionCallInfo fcinfo, bool cached)
@@ -265,10 +265,10 @@ mechanism_call(FunctionCallInfo fcinfo, bool cached)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("only epsilon or rho may be NULL")));
-	privacy_args(fcinfo, xarg + 1, &epsilon, &delta, &scale, &rho);
-	w = stored_matrix(PG_GETARG_DATUM(0), false, "w");
+	api_privacy_args(fcinfo, xarg + 1, &epsilon, &delta, &scale, &rho);
+	w = api_stored_matrix(PG_GETARG_DATUM(0), false, "w");
 	/* A's row-major array is A^T column-major: read in place */
-	at = stored_matrix(PG_GETARG_DATUM(1), true, "a");
+	at = api_stored_matrix(PG_GETARG_DATUM(1), true, "a");
 	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(xarg), "x", &n);
 	if (w->cols != at->rows)
 		ereport(ERROR,
@@ -283,7 +283,7 @@ mechanism_call(FunctionCallInfo fcinfo, bool cached)
 	{
 		int			p;
 
-		cache.pinv = stored_matrix(PG_GETARG_DATUM(2), true, "pinv");
+		cache.pinv = api_stored_matrix(PG_GETARG_DATUM(2), true, "pinv");
 		cache.profile = array_to_vec(PG_GETARG_ARRAYTYPE_P(3), "profile", &p);
 		if (cache.pinv->rows != at->rows || cache.pinv->cols != at->cols || p != w->rows)
 			ereport(ERROR,
@@ -291,9 +291,9 @@ mechanism_call(FunctionCallInfo fcinfo, bool cached)
 					 errmsg("the cache does not fit the strategy and workload")));
 		c = &cache;
 	}
-	rel = run_mechanism(w, at, c, x, epsilon, delta, rho, scale, inference_arg(fcinfo, xarg + 5),
-						confidence_arg(fcinfo, xarg + 6));
-	return release_rows(fcinfo, rel);
+	rel = mechanism_run_dense(w, at, c, x, epsilon, delta, rho, scale, api_inference_arg(fcinfo, xarg + 5),
+						api_confidence_arg(fcinfo, xarg + 6));
+	return api_release_rows(fcinfo, rel);
 }
 
 PG_FUNCTION_INFO_V1(dpm_mechanism);
@@ -325,9 +325,9 @@ dpm_strategy_cache(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	check_same_cells(w, a);
-	c = strategy_cache(w, a);
-	values[0] = PointerGetDatum(mat_to_array_transposed(c->pinv));
-	values[1] = PointerGetDatum(vec_to_array(c->profile, w->rows));
+	c = mechanism_strategy_cache(w, a);
+	values[0] = PointerGetDatum(array_from_mat_transposed(c->pinv));
+	values[1] = PointerGetDatum(array_from_vec(c->profile, w->rows));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }
 
@@ -346,11 +346,11 @@ dpm_matvec(PG_FUNCTION_ARGS)
 				 errmsg("x has %d values but the matrix has %d columns", n, w->cols)));
 	y = palloc(sizeof(double) * Max(w->rows, 1));
 	mat_vec(w, false, x, y);
-	PG_RETURN_ARRAYTYPE_P(vec_to_array(y, w->rows));
+	PG_RETURN_ARRAYTYPE_P(array_from_vec(y, w->rows));
 }
 
 Datum
-exact_answers_row(FunctionCallInfo fcinfo, const ExactAnswers *v, int e, double l1, double l2)
+api_exact_answers_row(FunctionCallInfo fcinfo, const ExactAnswers *v, int e, double l1, double l2)
 {
 	TupleDesc	tupdesc;
 	Datum	   *units = palloc(sizeof(Datum) * Max(v->m, 1));
@@ -394,5 +394,5 @@ dpm_exact_matvec(PG_FUNCTION_ARGS)
 	counts = exact_counts(x, n);
 	(void) exact_matvec(at, counts, 2, &l2);
 	v = exact_matvec(at, counts, 1, &l1);
-	PG_RETURN_DATUM(exact_answers_row(fcinfo, v, PG_GETARG_INT32(2), l1, l2));
+	PG_RETURN_DATUM(api_exact_answers_row(fcinfo, v, PG_GETARG_INT32(2), l1, l2));
 }

@@ -12,7 +12,7 @@
  * The row (units numeric[], l1 float8, l2 float8) of the exact-measurement
  * test functions: v in units of the grid 2^e, and the sensitivity bounds.
  */
-extern Datum exact_answers_row(FunctionCallInfo fcinfo, const ExactAnswers *v, int e, double l1,
+extern Datum api_exact_answers_row(FunctionCallInfo fcinfo, const ExactAnswers *v, int e, double l1,
 							   double l2);
 
 #endif

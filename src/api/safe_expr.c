@@ -332,7 +332,7 @@ dpm_check_cells(PG_FUNCTION_ARGS)
 	if (n < 1 || nnames != n)
 		elog(ERROR, "dpm_internal.check_cells: %d names for %d expressions", nnames, n);
 
-	as_role_begin(&saved, run_as);
+	api_as_role_begin(&saved, run_as);
 	query = analyzed(quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
 												get_rel_name(relation)),
 					 exprs, n);
@@ -361,6 +361,6 @@ dpm_check_cells(PG_FUNCTION_ARGS)
 				 errdetail("A view's query and the row-level security policies that apply to the scanning role %s are evaluated on every row a release reads, after its charge.",
 						   GetUserNameFromId(run_as, false)),
 				 errhint("Register a table, or a view whose expressions cannot fail (the same rules as domain conditions).")));
-	as_role_end(&saved);
+	api_as_role_end(&saved);
 	PG_RETURN_VOID();
 }

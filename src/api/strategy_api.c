@@ -97,8 +97,8 @@ strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 	{
 		FitnessRun	run;
 
-		a = fitness_from_options(w, options, &run);
-		/* stored as it will be measured, as build_strategy stores the others */
+		a = api_fitness_from_options(w, options, &run);
+		/* stored as it will be measured, as strategy_build stores the others */
 		exact_quantize(a->data, (size_t) a->rows * a->cols);
 		rep->iterations = run.rep.iterations;
 		rep->objective = run.rep.cost2;
@@ -106,8 +106,8 @@ strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 		return flush_tiny(a);
 	}
 	method_options(m, options, &opts);
-	check_strategy_memory(m, w->rows, w->cols);
-	a = build_strategy(w, m, &opts, rep);
+	strategy_check_memory(m, w->rows, w->cols);
+	a = strategy_build(w, m, &opts, rep);
 	return flush_tiny(a);
 }
 
@@ -117,7 +117,7 @@ dpm_strategy(PG_FUNCTION_ARGS)
 {
 	OptReport	rep;
 
-	PG_RETURN_ARRAYTYPE_P(mat_to_array(strategy_from_args(fcinfo, &rep)));
+	PG_RETURN_ARRAYTYPE_P(array_from_mat(strategy_from_args(fcinfo, &rep)));
 }
 
 /* (matrix, iterations, objective, lower_bound) */
@@ -133,7 +133,7 @@ dpm_strategy_report(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	values[0] = PointerGetDatum(mat_to_array(a));
+	values[0] = PointerGetDatum(array_from_mat(a));
 	values[1] = Int32GetDatum(rep.iterations);
 	values[2] = Float8GetDatum(rep.objective);
 	values[3] = Float8GetDatum(rep.lower_bound);
@@ -162,14 +162,14 @@ dpm_svd_bound(PG_FUNCTION_ARGS)
 				 errmsg("w and delta must not be NULL")));
 	w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
 	g = mat_gram(w);
-	bound = svd_bound(g, &nonzero);
+	bound = strategy_svd_bound(g, &nonzero);
 	if (!PG_ARGISNULL(1))
 	{
 		double		epsilon = PG_GETARG_FLOAT8(1);
 		double		delta = PG_GETARG_FLOAT8(2);
 
-		check_epsilon_delta(epsilon, delta);
-		bound *= delta > 0 ? pow(gaussian_sigma(epsilon, delta, 1.0), 2) : laplace_variance(1.0, epsilon);
+		api_check_epsilon_delta(epsilon, delta);
+		bound *= delta > 0 ? pow(calibrate_gaussian_sigma(epsilon, delta, 1.0), 2) : calibrate_laplace_variance(1.0, epsilon);
 	}
 	PG_RETURN_FLOAT8(bound);
 }
@@ -206,7 +206,7 @@ dpm_gram_root(PG_FUNCTION_ARGS)
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("g must be positive semidefinite")));
 	}
-	PG_RETURN_ARRAYTYPE_P(mat_to_array(r));
+	PG_RETURN_ARRAYTYPE_P(array_from_mat(r));
 }
 
 /* dpm_internal.strategy_memory_mb(method, m, n): the estimate dpm.max_memory_mb is checked against */

@@ -66,7 +66,7 @@ domain_field(HeapTupleHeader row, const char *name)
 
 /* the domain passed as argument 1, a row of dpm.domains, checked */
 void
-domain_from_args(FunctionCallInfo fcinfo, WorkloadDomain *dom)
+api_domain_arg(FunctionCallInfo fcinfo, WorkloadDomain *dom)
 {
 	HeapTupleHeader row = PG_GETARG_HEAPTUPLEHEADER(1);
 	Datum	   *names,
@@ -152,7 +152,7 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	domain_from_args(fcinfo, &dom);
+	api_domain_arg(fcinfo, &dom);
 
 	/* dense => false: the labels only, for workloads answered implicitly */
 	want_matrix = PG_NARGS() <= SPEC_ARGS || PG_GETARG_BOOL(SPEC_ARGS);
@@ -164,12 +164,12 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 	for (int r = 0; r < m; r++)
 		label_datums[r] = CStringGetTextDatum(w->labels[r]);
 	if (want_matrix)
-		values[0] = PointerGetDatum(mat_to_array(w->matrix));
+		values[0] = PointerGetDatum(array_from_mat(w->matrix));
 	else
 		nulls[0] = true;
 	values[1] = PointerGetDatum(construct_array(label_datums, m, TEXTOID, -1, false, TYPALIGN_INT));
 	if (w->weights)
-		values[2] = PointerGetDatum(vec_to_array(w->weights, m));
+		values[2] = PointerGetDatum(array_from_vec(w->weights, m));
 	else
 		nulls[2] = true;
 	{
@@ -197,8 +197,8 @@ dpm_workload_gram(PG_FUNCTION_ARGS)
 	char	   *spec = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	WorkloadDomain dom;
 
-	domain_from_args(fcinfo, &dom);
-	PG_RETURN_ARRAYTYPE_P(mat_to_array(workload_gram(&dom, workload_parse(&dom, spec))));
+	api_domain_arg(fcinfo, &dom);
+	PG_RETURN_ARRAYTYPE_P(array_from_mat(workload_gram(&dom, workload_parse(&dom, spec))));
 }
 
 /* dpm_internal.spec_term_rows(spec, domain): the number of queries of each + term, in order */
@@ -212,7 +212,7 @@ dpm_spec_term_rows(PG_FUNCTION_ARGS)
 	int			t = 0;
 	ListCell   *lc;
 
-	domain_from_args(fcinfo, &dom);
+	api_domain_arg(fcinfo, &dom);
 	terms = workload_parse(&dom, text_to_cstring(PG_GETARG_TEXT_PP(0)));
 	rows = palloc(sizeof(Datum) * Max(list_length(terms), 1));
 	foreach(lc, terms)
@@ -236,5 +236,5 @@ dpm_scale_rows(PG_FUNCTION_ARGS)
 	for (int j = 0; j < w->cols; j++)
 		for (int i = 0; i < w->rows; i++)
 			MAT(w, i, j) *= s[i];
-	PG_RETURN_ARRAYTYPE_P(mat_to_array(w));
+	PG_RETURN_ARRAYTYPE_P(array_from_mat(w));
 }

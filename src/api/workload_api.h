@@ -16,6 +16,6 @@
 #define SPEC_ARGS 2
 
 /* the domain passed as argument 1, checked */
-extern void domain_from_args(FunctionCallInfo fcinfo, WorkloadDomain *dom);
+extern void api_domain_arg(FunctionCallInfo fcinfo, WorkloadDomain *dom);
 
 #endif

@@ -96,8 +96,8 @@ extern void hdmm_quantize(HdmmStrategy *s);
 extern ExactAnswers *hdmm_measure_exact(const HdmmStrategy *s, const int64 *x);
 extern double hdmm_sensitivity_bound(const HdmmStrategy *s, int p);
 
-/* the mechanism with an HDMM strategy: as run_mechanism (mechanism.h) */
-extern struct Release *run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Block ***blocks,
+/* the mechanism with an HDMM strategy: as mechanism_run_dense (mechanism.h) */
+extern struct Release *hdmm_mechanism_run(const HdmmStrategy *s, const KronGram *kg, Block ***blocks,
 										  double m, const double *x, double epsilon, double delta,
 										  double rho, double sens_scale, Inference inference,
 										  double confidence);

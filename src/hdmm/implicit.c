@@ -409,7 +409,7 @@ hdmm_op_block_doubles(const StrategyOp *op, int draws)
 }
 
 Release *
-run_hdmm_mechanism(const HdmmStrategy *s, const KronGram *kg, Block ***blocks, double m,
+hdmm_mechanism_run(const HdmmStrategy *s, const KronGram *kg, Block ***blocks, double m,
 				   const double *x, double epsilon, double delta, double rho, double sens_scale,
 				   Inference inference, double confidence)
 {

@@ -234,7 +234,7 @@ kron_svd_bound(const KronGram *kg)
 			int			nonzero;
 
 			CHECK_FOR_INTERRUPTS();
-			bound *= svd_bound(kg->factors[0][a], &nonzero);
+			bound *= strategy_svd_bound(kg->factors[0][a], &nonzero);
 		}
 		return bound;
 	}

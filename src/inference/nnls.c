@@ -31,7 +31,7 @@ dense_apply_t(const void *ctx, const double *y, double *x)
 }
 
 void
-linop_dense(LinOp *op, const Mat *a)
+inference_linop_dense(LinOp *op, const Mat *a)
 {
 	op->rows = a->rows;
 	op->cols = a->cols;
@@ -52,7 +52,7 @@ projected_gradient(const double *x, const double *g, size_t n)
 }
 
 bool
-nnls_solve(const LinOp *a, const double *y, double *x, double tol, int max_iter, int *iterations)
+inference_nnls_solve(const LinOp *a, const double *y, double *x, double tol, int max_iter, int *iterations)
 {
 	size_t		m = a->rows,
 				n = a->cols;
@@ -66,7 +66,7 @@ nnls_solve(const LinOp *a, const double *y, double *x, double tol, int max_iter,
 	a->apply_t(a->ctx, y, g);
 	scale = vec_max_abs(g, n);
 	if (n > INT_MAX)
-		elog(ERROR, "nnls_solve: %zu cells", n);
+		elog(ERROR, "inference_nnls_solve: %zu cells", n);
 	lb = lbfgsb_begin((int) n, x, 0.0, max_iter, progress_update);
 	/* f's relative decrease may stall near 1e-15 before the gradient test: let the gradient decide */
 	lbfgsb_set_tolerance(lb, 10.0, tol * scale);
@@ -125,7 +125,7 @@ inference_apply(Inference kind, const LinOp *a, const double *y, double *x)
 		return;
 	for (size_t i = 0; i < a->cols; i++)
 		x[i] = fmax(x[i], 0.0);
-	if (!nnls_solve(a, y, x, NNLS_TOL, NNLS_MAX_ITER, &iterations))
+	if (!inference_nnls_solve(a, y, x, NNLS_TOL, NNLS_MAX_ITER, &iterations))
 		ereport(NOTICE,
 				(errmsg("non-negative least squares stopped after %d iterations before reaching its tolerance", iterations),
 				 errdetail("The estimate is non-negative and at least as close to the measurements as the starting point.")));

@@ -17,14 +17,14 @@ typedef struct LinOp
 } LinOp;
 
 /* the operator of a dense matrix (kept by reference) */
-extern void linop_dense(LinOp *op, const Mat *a);
+extern void inference_linop_dense(LinOp *op, const Mat *a);
 
 /*
  * x >= 0 minimizing |A x - y|^2, from x (updated in place).  Stops when the
  * projected gradient is within tol of zero relative to |A^T y| (both
  * infinity norms) or after max_iter iterations; returns whether it converged.
  */
-extern bool nnls_solve(const LinOp *a, const double *y, double *x, double tol, int max_iter,
+extern bool inference_nnls_solve(const LinOp *a, const double *y, double *x, double tol, int max_iter,
 					   int *iterations);
 
 /*

@@ -13,13 +13,13 @@
 #include "mechanism/calibrate.h"
 
 double
-zcdp_sigma(double rho, double l2_sens)
+calibrate_zcdp_sigma(double rho, double l2_sens)
 {
 	return l2_sens / sqrt(2.0 * rho);
 }
 
 double
-laplace_variance(double l1_sens, double epsilon)
+calibrate_laplace_variance(double l1_sens, double epsilon)
 {
 	double		b = l1_sens / epsilon;
 
@@ -27,14 +27,14 @@ laplace_variance(double l1_sens, double epsilon)
 }
 
 double
-calibrated_variance(bool laplace, double l1_sens, double l2_sens, double epsilon, double delta,
+calibrate_variance(bool laplace, double l1_sens, double l2_sens, double epsilon, double delta,
 					double rho)
 {
 	double		sigma;
 
 	if (laplace)
-		return laplace_variance(l1_sens, epsilon);
-	sigma = rho > 0 ? zcdp_sigma(rho, l2_sens) : gaussian_sigma(epsilon, delta, l2_sens);
+		return calibrate_laplace_variance(l1_sens, epsilon);
+	sigma = rho > 0 ? calibrate_zcdp_sigma(rho, l2_sens) : calibrate_gaussian_sigma(epsilon, delta, l2_sens);
 	return sigma * sigma;
 }
 
@@ -62,7 +62,7 @@ norm_cdf(double x)
 }
 
 double
-gaussian_delta(double epsilon, double sigma, double l2_sens)
+calibrate_gaussian_delta(double epsilon, double sigma, double l2_sens)
 {
 	double		r = l2_sens / sigma;
 	double		a = r / 2.0 - epsilon / r;
@@ -73,7 +73,7 @@ gaussian_delta(double epsilon, double sigma, double l2_sens)
 }
 
 double
-gaussian_sigma(double epsilon, double delta, double l2_sens)
+calibrate_gaussian_sigma(double epsilon, double delta, double l2_sens)
 {
 	double		lo,
 				hi;
@@ -83,15 +83,15 @@ gaussian_sigma(double epsilon, double delta, double l2_sens)
 	 * bisect; return the upper end so the guarantee holds for the sigma used.
 	 */
 	lo = hi = l2_sens;
-	while (gaussian_delta(epsilon, hi, l2_sens) > delta && hi < 1e300)
+	while (calibrate_gaussian_delta(epsilon, hi, l2_sens) > delta && hi < 1e300)
 		hi *= 2.0;
-	while (gaussian_delta(epsilon, lo, l2_sens) <= delta && lo > l2_sens * 1e-12)
+	while (calibrate_gaussian_delta(epsilon, lo, l2_sens) <= delta && lo > l2_sens * 1e-12)
 		lo /= 2.0;
 	for (int i = 0; i < 200 && (hi - lo) > 1e-15 * hi; i++)
 	{
 		double		mid = 0.5 * (lo + hi);
 
-		if (gaussian_delta(epsilon, mid, l2_sens) > delta)
+		if (calibrate_gaussian_delta(epsilon, mid, l2_sens) > delta)
 			lo = mid;
 		else
 			hi = mid;
@@ -100,7 +100,7 @@ gaussian_sigma(double epsilon, double delta, double l2_sens)
 }
 
 double
-gaussian_epsilon(double delta, double sigma, double l2_sens)
+calibrate_gaussian_epsilon(double delta, double sigma, double l2_sens)
 {
 	double		lo = 0.0,
 				hi = 1.0;
@@ -109,15 +109,15 @@ gaussian_epsilon(double delta, double sigma, double l2_sens)
 	 * delta(epsilon) decreases in epsilon (Corollary 1 of Xiao et al., PVLDB 2020):
 	 * bracket, then bisect; return the upper end so the guarantee holds.
 	 */
-	if (gaussian_delta(0.0, sigma, l2_sens) <= delta)
+	if (calibrate_gaussian_delta(0.0, sigma, l2_sens) <= delta)
 		return 0.0;
-	while (gaussian_delta(hi, sigma, l2_sens) > delta && hi < 1e300)
+	while (calibrate_gaussian_delta(hi, sigma, l2_sens) > delta && hi < 1e300)
 		hi *= 2.0;
 	for (int i = 0; i < 200 && (hi - lo) > 1e-15 * hi; i++)
 	{
 		double		mid = 0.5 * (lo + hi);
 
-		if (gaussian_delta(mid, sigma, l2_sens) > delta)
+		if (calibrate_gaussian_delta(mid, sigma, l2_sens) > delta)
 			lo = mid;
 		else
 			hi = mid;

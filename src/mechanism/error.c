@@ -18,7 +18,7 @@
 #define SUPPORT_TOL 1e-8
 
 double *
-profile_terms(const Mat *w, const Svd *a_svd)
+mechanism_profile_terms(const Mat *w, const Svd *a_svd)
 {
 	int			r = a_svd->rank;
 	Mat		   *vr = mat_new(w->cols, r);
@@ -59,8 +59,8 @@ profile_terms(const Mat *w, const Svd *a_svd)
 }
 
 double
-noise_variance(const Mat *a, double epsilon, double delta, double sens_scale)
+mechanism_noise_variance(const Mat *a, double epsilon, double delta, double sens_scale)
 {
-	return calibrated_variance(delta == 0.0, sens_scale * mat_max_col_norm(a, 1),
+	return calibrate_variance(delta == 0.0, sens_scale * mat_max_col_norm(a, 1),
 							   sens_scale * mat_max_col_norm(a, 2), epsilon, delta, 0.0);
 }

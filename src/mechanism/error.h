@@ -15,9 +15,9 @@
  * (want_u not needed).  Errors out, naming the query, if some row of W is
  * not in the row space of A: such a query has no unbiased estimate.
  */
-extern double *profile_terms(const Mat *w, const Svd *a_svd);
+extern double *mechanism_profile_terms(const Mat *w, const Svd *a_svd);
 
 /* per-coordinate noise variance for sensitivity-calibrated Laplace (delta = 0) or Gaussian noise */
-extern double noise_variance(const Mat *a, double epsilon, double delta, double sens_scale);
+extern double mechanism_noise_variance(const Mat *a, double epsilon, double delta, double sens_scale);
 
 #endif

@@ -52,7 +52,7 @@ extern int64 *exact_counts(const double *x, int n);
 
 /*
  * A x exactly for the strategy whose transpose at holds (n x m, as
- * run_mechanism receives it), A quantized on the fly by the rule above (the
+ * mechanism_run_dense receives it), A quantized on the fly by the rule above (the
  * identity on a quantized matrix).  *sens receives an upper bound, proven
  * (exact integer column sums, rounded up once), of the quantized A's largest
  * column norm: L1 when norm = 1, L2 when norm = 2.

@@ -28,7 +28,7 @@ double		dpm_ci_max_seconds = 5.0;
  * PostgreSQL has an inverse, and this is called a handful of times.
  */
 double
-normal_quantile(double p)
+interval_normal_quantile(double p)
 {
 	double		lo = -40.0,
 				hi = 40.0;
@@ -73,7 +73,7 @@ interval_rank(double confidence, int draws)
 double *
 interval_gaussian(const double *stderrs, int p, double confidence)
 {
-	double		z = normal_quantile(0.5 + 0.5 * confidence);
+	double		z = interval_normal_quantile(0.5 + 0.5 * confidence);
 	double	   *half = palloc(sizeof(double) * Max(p, 1));
 
 	for (int i = 0; i < p; i++)

@@ -28,7 +28,7 @@ extern int	dpm_ci_draws;
 extern double dpm_ci_max_seconds;
 
 /* the standard normal quantile function */
-extern double normal_quantile(double p);
+extern double interval_normal_quantile(double p);
 
 /* checks confidence (0 < c < 1) and returns k for N draws (N too small: error) */
 extern int	interval_rank(double confidence, int draws);

@@ -4,7 +4,7 @@
  * y = A x + noise, x_hat = A^+ y, answers W x_hat, over any strategy
  * operator (operator.h).  The dense one is here: one thin SVD of A gives
  * both A^+ and the error of every answer; a stored strategy keeps them
- * (strategy_cache), so a release does not factor A again.
+ * (mechanism_strategy_cache), so a release does not factor A again.
  */
 #include "postgres.h"
 
@@ -35,25 +35,25 @@ mechanism_noise(const ExactAnswers *v, double *out, double sens, double epsilon,
 					 errdetail("The data vector or the strategy holds values too large to combine.")));
 	law->t = 0.0;
 	if (rho > 0.0)
-		return dpm_gaussian_mechanism(v, sens, zcdp_sigma(rho, sens), out);
+		return dpm_gaussian_mechanism(v, sens, calibrate_zcdp_sigma(rho, sens), out);
 	if (delta == 0.0)
 		return dpm_laplace_mechanism(v, sens, epsilon, law, out);
-	return dpm_gaussian_mechanism(v, sens, gaussian_sigma(epsilon, delta, sens), out);
+	return dpm_gaussian_mechanism(v, sens, calibrate_gaussian_sigma(epsilon, delta, sens), out);
 }
 
 void
 mechanism_check(int m, double sens, double epsilon, double delta, double rho)
 {
 	if (rho > 0.0)
-		dpm_gaussian_check(m, sens, zcdp_sigma(rho, sens));
+		dpm_gaussian_check(m, sens, calibrate_zcdp_sigma(rho, sens));
 	else if (delta == 0.0)
 		dpm_laplace_check(m, sens, epsilon);
 	else
-		dpm_gaussian_check(m, sens, gaussian_sigma(epsilon, delta, sens));
+		dpm_gaussian_check(m, sens, calibrate_gaussian_sigma(epsilon, delta, sens));
 }
 
 double
-scaled_sensitivity(double sens, double sens_scale)
+mechanism_scaled_sensitivity(double sens, double sens_scale)
 {
 	double		s = sens * sens_scale;
 
@@ -62,15 +62,15 @@ scaled_sensitivity(double sens, double sens_scale)
 }
 
 StrategyCache *
-strategy_cache(const Mat *w, const Mat *a)
+mechanism_strategy_cache(const Mat *w, const Mat *a)
 {
 	StrategyCache *c = palloc(sizeof(StrategyCache));
 	Svd		   *svd;
 
 	if (w->cols != a->cols)
-		elog(ERROR, "strategy_cache: workload has %d cells, strategy %d", w->cols, a->cols);
+		elog(ERROR, "mechanism_strategy_cache: workload has %d cells, strategy %d", w->cols, a->cols);
 	svd = mat_svd(a, true);
-	c->profile = profile_terms(w, svd);
+	c->profile = mechanism_profile_terms(w, svd);
 	CHECK_FOR_INTERRUPTS();
 	c->pinv = svd_pinv(svd, a->rows, a->cols);
 	return c;
@@ -92,7 +92,7 @@ mechanism_run(const StrategyOp *op, const int64 *counts, double epsilon, double 
 	/* y = A x exactly, plus noise for the sensitivity of the A measured */
 	exact = op->measure(op, counts, MECHANISM_LAPLACE(delta, rho) ? 1 : 2, &sens);
 	y = palloc_extended(sizeof(double) * Max(op->rows, 1), MCXT_ALLOC_HUGE);
-	rel->noise_var = mechanism_noise(exact, y, scaled_sensitivity(sens, sens_scale), epsilon, delta,
+	rel->noise_var = mechanism_noise(exact, y, mechanism_scaled_sensitivity(sens, sens_scale), epsilon, delta,
 									 rho, &law);
 	pfree(exact->data);
 	pfree(exact);
@@ -175,7 +175,7 @@ dense_linop(const StrategyOp *op, LinOp *lin)
 		st->a = mat_transpose(st->at);
 		exact_quantize(st->a->data, (size_t) st->a->rows * st->a->cols);
 	}
-	linop_dense(lin, st->a);
+	inference_linop_dense(lin, st->a);
 }
 
 static void
@@ -187,7 +187,7 @@ dense_half_from_cells(const StrategyOp *op, const double *xd, int draws, int k, 
 }
 
 Release *
-run_mechanism(const Mat *w, const Mat *at, const StrategyCache *cache, const double *x,
+mechanism_run_dense(const Mat *w, const Mat *at, const StrategyCache *cache, const double *x,
 			  double epsilon, double delta, double rho, double sens_scale, Inference inference,
 			  double confidence)
 {
@@ -199,17 +199,17 @@ run_mechanism(const Mat *w, const Mat *at, const StrategyCache *cache, const dou
 	Release    *rel;
 
 	if (w->cols != n)
-		elog(ERROR, "run_mechanism: workload has %d cells, strategy %d", w->cols, n);
+		elog(ERROR, "mechanism_run_dense: workload has %d cells, strategy %d", w->cols, n);
 	counts = exact_counts(x, n);
 	if (cache == NULL)
 	{
 		/* reconstruct through the matrix that is measured: the quantized one */
 		st.a = mat_transpose(at);
 		exact_quantize(st.a->data, (size_t) st.a->rows * st.a->cols);
-		st.cache = strategy_cache(w, st.a);
+		st.cache = mechanism_strategy_cache(w, st.a);
 	}
 	else if (cache->pinv->rows != n || cache->pinv->cols != m)
-		elog(ERROR, "run_mechanism: the cached pseudo-inverse is %d x %d, the strategy %d x %d",
+		elog(ERROR, "mechanism_run_dense: the cached pseudo-inverse is %d x %d, the strategy %d x %d",
 			 cache->pinv->rows, cache->pinv->cols, m, n);
 	interval_check(confidence, MECHANISM_LAPLACE(delta, rho), w->rows, true);
 	CHECK_FOR_INTERRUPTS();

@@ -37,18 +37,18 @@ typedef struct StrategyCache
  * contribute several rows).  inference chooses the estimate of x from the
  * noisy answers (least squares, or non-negative); the standard errors and
  * interval half-widths at confidence (see interval.h) are least squares' in
- * every case.  cache: strategy_cache(w, A), or NULL to compute it here
+ * every case.  cache: mechanism_strategy_cache(w, A), or NULL to compute it here
  * (from A quantized as it is measured; exact.h).  x must hold integer counts
  * (exact_counts); A x is computed exactly.  Every check that can fail runs
  * before any noise is drawn.
  */
-extern Release *run_mechanism(const Mat *w, const Mat *at, const StrategyCache *cache,
+extern Release *mechanism_run_dense(const Mat *w, const Mat *at, const StrategyCache *cache,
 							  const double *x, double epsilon, double delta, double rho,
 							  double sens_scale, Inference inference, double confidence);
 
 /*
  * The mechanism over a strategy operator (operator.h): y = A x exactly for
- * the integer counts x plus noise as the privacy arguments of run_mechanism
+ * the integer counts x plus noise as the privacy arguments of mechanism_run_dense
  * call for, x_hat = A^+ y (then inference), the answers W x_hat with their
  * standard errors and, at confidence, interval half-widths.  The caller
  * checks the intervals asked for first (interval_check), so that every check
@@ -64,7 +64,7 @@ extern Release *mechanism_run(const StrategyOp *op, const int64 *counts, double 
  * matrix-vector products: A's pseudo-inverse and every query's profile term
  * w (A^T A)^+ w^T.  Errors out, naming the query, when A cannot answer one.
  */
-extern StrategyCache *strategy_cache(const Mat *w, const Mat *a);
+extern StrategyCache *mechanism_strategy_cache(const Mat *w, const Mat *a);
 
 /*
  * The noisy answers out (v->m of them) from the exact strategy answers v
@@ -84,7 +84,7 @@ extern double mechanism_noise(const ExactAnswers *v, double *out, double sens, d
 extern void mechanism_check(int m, double sens, double epsilon, double delta, double rho);
 
 /* sens * sens_scale, rounded up: still an upper bound */
-extern double scaled_sensitivity(double sens, double sens_scale);
+extern double mechanism_scaled_sensitivity(double sens, double sens_scale);
 
 /* true when these privacy arguments call for Laplace noise */
 #define MECHANISM_LAPLACE(delta, rho) (!((rho) > 0.0) && (delta) == 0.0)

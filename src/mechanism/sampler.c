@@ -24,7 +24,7 @@
  *    - A is quantized: a_ij = q_ij 2^K with integers |q_ij| <= 2^40,
  *      K = ceil(log2 max |a_ij|) - 40 (entries move by at most 2^-41 of the
  *      largest).  Dense strategies are quantized when built (every method
- *      of build_strategy), so the stored matrix, its pseudo-inverse and its
+ *      of strategy_build), so the stored matrix, its pseudo-inverse and its
  *      profile are those of the measured matrix (quantizing again is the
  *      identity: the second K is K or K - 1, a finer grid holding the same
  *      values).  Any other matrix (dpm.mechanism's argument, a fitness

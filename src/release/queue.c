@@ -13,21 +13,21 @@
 #include "release/queue.h"
 #include "release/release.h"
 
-ReleaseShared *queue;
+ReleaseShared *release_queue;
 
 void
-queue_attach(void)
+release_queue_attach(void)
 {
 	bool		found;
 
-	if (queue != NULL)
+	if (release_queue != NULL)
 		return;
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	queue = ShmemInitStruct("dpmatrix release queue", sizeof(ReleaseShared), &found);
+	release_queue = ShmemInitStruct("dpmatrix release queue", sizeof(ReleaseShared), &found);
 	if (!found)
 	{
-		memset(queue, 0, sizeof(ReleaseShared));
-		SpinLockInit(&queue->mutex);
+		memset(release_queue, 0, sizeof(ReleaseShared));
+		SpinLockInit(&release_queue->mutex);
 	}
 	LWLockRelease(AddinShmemInitLock);
 }

@@ -157,8 +157,8 @@ typedef struct ReleaseShared
 } ReleaseShared;
 
 /* the queue and the workers' list, made on first use */
-extern ReleaseShared *queue;
-extern void queue_attach(void);
+extern ReleaseShared *release_queue;
+extern void release_queue_attach(void);
 
 /* the lock a worker holds on a release from its charge to its answers */
 extern void release_locktag(LOCKTAG *tag, int64 release_id);

@@ -22,7 +22,7 @@ extern int	dpm_max_releases_per_role;
  * true in a resident release worker, which answers one release after another:
  * api/matrix_cache.c keeps stored matrices only there
  */
-extern bool am_release_worker;
+extern bool release_am_worker;
 
 /* dpm_internal.release_in_progress(id): a live worker is between the release's charge and its answers */
 extern Datum dpm_release_in_progress(PG_FUNCTION_ARGS);

@@ -70,14 +70,14 @@ kick_workers(Oid owner)
 	BackgroundWorkerHandle *handle;
 	uint32		generation = 0;
 
-	SpinLockAcquire(&queue->mutex);
+	SpinLockAcquire(&release_queue->mutex);
 	for (int i = 0; i < QUEUE_LEN; i++)
-		if (queue->requests[i].state == REQ_QUEUED && queue->requests[i].database == MyDatabaseId &&
-			queue->requests[i].owner == owner)
+		if (release_queue->requests[i].state == REQ_QUEUED && release_queue->requests[i].database == MyDatabaseId &&
+			release_queue->requests[i].owner == owner)
 			queued++;
 	for (int i = 0; i < MAX_WORKERS; i++)
 	{
-		Worker	   *e = &queue->workers[i];
+		Worker	   *e = &release_queue->workers[i];
 
 		/* a worker registered long ago that never connected has failed to start */
 		if (e->generation != 0 && e->pid == 0 &&
@@ -99,15 +99,15 @@ kick_workers(Oid owner)
 	}
 	if (queued > available && count < dpm_release_workers && free_entry >= 0)
 	{
-		Worker	   *e = &queue->workers[free_entry];
+		Worker	   *e = &release_queue->workers[free_entry];
 
 		e->database = MyDatabaseId;
 		e->owner = owner;
-		e->generation = generation = ++queue->generations;
+		e->generation = generation = ++release_queue->generations;
 		e->registered = now;
 		start = true;
 	}
-	SpinLockRelease(&queue->mutex);
+	SpinLockRelease(&release_queue->mutex);
 	if (procno >= 0)
 		ProcSendSignal(procno);
 	if (!start)
@@ -126,10 +126,10 @@ kick_workers(Oid owner)
 	w.bgw_notify_pid = 0;
 	if (RegisterDynamicBackgroundWorker(&w, &handle))
 		return;
-	SpinLockAcquire(&queue->mutex);
-	if (queue->workers[free_entry].generation == generation)
-		memset(&queue->workers[free_entry], 0, sizeof(Worker));
-	SpinLockRelease(&queue->mutex);
+	SpinLockAcquire(&release_queue->mutex);
+	if (release_queue->workers[free_entry].generation == generation)
+		memset(&release_queue->workers[free_entry], 0, sizeof(Worker));
+	SpinLockRelease(&release_queue->mutex);
 }
 
 /* queue a request; its entry's index */
@@ -139,11 +139,11 @@ enqueue(Oid owner, Oid caller, int64 source_id, dsm_handle handle)
 	int			in_flight = 0,
 				free_entry = -1;
 
-	queue_attach();
-	SpinLockAcquire(&queue->mutex);
+	release_queue_attach();
+	SpinLockAcquire(&release_queue->mutex);
 	for (int i = 0; i < QUEUE_LEN; i++)
 	{
-		Request    *r = &queue->requests[i];
+		Request    *r = &release_queue->requests[i];
 
 		if (r->state == REQ_FREE)
 		{
@@ -155,7 +155,7 @@ enqueue(Oid owner, Oid caller, int64 source_id, dsm_handle handle)
 	}
 	if (in_flight < dpm_max_releases_per_role && free_entry >= 0)
 	{
-		Request    *r = &queue->requests[free_entry];
+		Request    *r = &release_queue->requests[free_entry];
 
 		memset(r, 0, sizeof(Request));
 		r->state = REQ_QUEUED;
@@ -164,11 +164,11 @@ enqueue(Oid owner, Oid caller, int64 source_id, dsm_handle handle)
 		r->caller = caller;
 		r->source_id = source_id;
 		r->caller_procno = MyProc->pgprocno;
-		r->seq = ++queue->seq;
+		r->seq = ++release_queue->seq;
 		r->handle = handle;
 		r->worker = -1;
 	}
-	SpinLockRelease(&queue->mutex);
+	SpinLockRelease(&release_queue->mutex);
 	if (in_flight >= dpm_max_releases_per_role)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
@@ -200,8 +200,8 @@ withdraw(ReleaseSlot *slot, bool wait)
 
 	if (waiting_request < 0)
 		return NULL;
-	r = &queue->requests[waiting_request];
-	SpinLockAcquire(&queue->mutex);
+	r = &release_queue->requests[waiting_request];
+	SpinLockAcquire(&release_queue->mutex);
 	switch (r->state)
 	{
 		case REQ_QUEUED:
@@ -221,7 +221,7 @@ withdraw(ReleaseSlot *slot, bool wait)
 		case REQ_FREE:
 			break;
 	}
-	SpinLockRelease(&queue->mutex);
+	SpinLockRelease(&release_queue->mutex);
 	waiting_request = -1;
 	if (!charging)
 		return "Nothing was charged: the release was withdrawn before its charge.";
@@ -275,7 +275,7 @@ waits_for_me(int pid)
 static void
 caller_exit(int code, Datum arg)
 {
-	if (queue != NULL)
+	if (release_queue != NULL)
 		(void) withdraw(NULL, false);
 }
 
@@ -289,7 +289,7 @@ wait_for_worker(Oid owner, ReleaseSlot *slot)
 	TimestampTz start = GetCurrentTimestamp(),
 				last = start,
 				checked = start;
-	Request    *r = &queue->requests[waiting_request];
+	Request    *r = &release_queue->requests[waiting_request];
 
 	for (;;)
 	{
@@ -299,18 +299,18 @@ wait_for_worker(Oid owner, ReleaseSlot *slot)
 		pid_t		worker_pid = 0;
 		TimestampTz now;
 
-		SpinLockAcquire(&queue->mutex);
+		SpinLockAcquire(&release_queue->mutex);
 		state = r->state;
-		if (state == REQ_TAKEN && queue->workers[r->worker].generation != r->worker_generation)
+		if (state == REQ_TAKEN && release_queue->workers[r->worker].generation != r->worker_generation)
 			gone = true;		/* its worker exited without reporting */
 		else if (state == REQ_TAKEN)
-			worker_pid = queue->workers[r->worker].pid;
+			worker_pid = release_queue->workers[r->worker].pid;
 		if (state == REQ_QUEUED)
 			for (int i = 0; i < QUEUE_LEN; i++)
-				if (queue->requests[i].state == REQ_QUEUED && queue->requests[i].seq < r->seq &&
-					queue->requests[i].database == r->database)
+				if (release_queue->requests[i].state == REQ_QUEUED && release_queue->requests[i].seq < r->seq &&
+					release_queue->requests[i].database == r->database)
 					ahead++;
-		SpinLockRelease(&queue->mutex);
+		SpinLockRelease(&release_queue->mutex);
 		if (state == REQ_DONE || gone)
 			return;
 		if (state == REQ_QUEUED)
@@ -432,12 +432,12 @@ dpm_run_release(PG_FUNCTION_ARGS)
 
 	pg_read_barrier();
 	memcpy(&result, slot, offsetof(ReleaseSlot, data));
-	SpinLockAcquire(&queue->mutex);
-	charging = queue->requests[waiting_request].charging;
+	SpinLockAcquire(&release_queue->mutex);
+	charging = release_queue->requests[waiting_request].charging;
 	if (charging)
-		result.release_id = queue->requests[waiting_request].release_id;
-	memset(&queue->requests[waiting_request], 0, sizeof(Request));
-	SpinLockRelease(&queue->mutex);
+		result.release_id = release_queue->requests[waiting_request].release_id;
+	memset(&release_queue->requests[waiting_request], 0, sizeof(Request));
+	SpinLockRelease(&release_queue->mutex);
 	waiting_request = -1;
 	dsm_detach(seg);
 	slot = &result;

@@ -33,7 +33,7 @@
 
 int			dpm_debug_release_delay = 0;
 int			dpm_release_worker_idle = 2000;
-bool		am_release_worker = false;
+bool		release_am_worker = false;
 
 static ResourceOwner worker_owner;
 static int	my_worker = -1;
@@ -120,18 +120,18 @@ run_step(ReleaseSlot *slot, const char *sql, int nargs, Oid *types, Datum *value
 static bool
 charge_may_commit(int64 release_id)
 {
-	Request    *r = &queue->requests[my_request];
+	Request    *r = &release_queue->requests[my_request];
 	bool		go;
 	LOCKTAG		tag;
 
-	SpinLockAcquire(&queue->mutex);
+	SpinLockAcquire(&release_queue->mutex);
 	go = !r->cancel;
 	if (go)
 	{
 		r->charging = true;
 		r->release_id = release_id;
 	}
-	SpinLockRelease(&queue->mutex);
+	SpinLockRelease(&release_queue->mutex);
 	if (go)
 	{
 		release_locktag(&tag, release_id);
@@ -147,20 +147,20 @@ charge_may_commit(int64 release_id)
 static void
 charge_over(void)
 {
-	Worker	   *me = &queue->workers[my_worker];
+	Worker	   *me = &release_queue->workers[my_worker];
 	int			procno = -1;
 
-	SpinLockAcquire(&queue->mutex);
-	queue->requests[my_request].before_charge = false;
+	SpinLockAcquire(&release_queue->mutex);
+	release_queue->requests[my_request].before_charge = false;
 	for (int i = 0; i < MAX_WORKERS && procno < 0; i++)
 	{
-		Worker	   *e = &queue->workers[i];
+		Worker	   *e = &release_queue->workers[i];
 
 		if (e->generation != 0 && e->pid != 0 && !e->busy &&
 			e->database == me->database && e->owner == me->owner)
 			procno = e->procno;
 	}
-	SpinLockRelease(&queue->mutex);
+	SpinLockRelease(&release_queue->mutex);
 	if (procno >= 0)
 		ProcSendSignal(procno);
 }
@@ -174,9 +174,9 @@ finish_request(void)
 
 	if (my_request < 0)
 		return;
-	r = &queue->requests[my_request];
+	r = &release_queue->requests[my_request];
 	pg_write_barrier();
-	SpinLockAcquire(&queue->mutex);
+	SpinLockAcquire(&release_queue->mutex);
 	if (r->abandoned)
 		memset(r, 0, sizeof(Request));
 	else
@@ -185,8 +185,8 @@ finish_request(void)
 		procno = r->caller_procno;
 	}
 	if (my_worker >= 0)
-		queue->workers[my_worker].busy = false;
-	SpinLockRelease(&queue->mutex);
+		release_queue->workers[my_worker].busy = false;
+	SpinLockRelease(&release_queue->mutex);
 	my_request = -1;
 	if (procno >= 0)
 		ProcSendSignal(procno);
@@ -199,10 +199,10 @@ worker_exit(int code, Datum arg)
 	finish_request();
 	if (my_worker >= 0)
 	{
-		SpinLockAcquire(&queue->mutex);
-		if (queue->workers[my_worker].generation == my_generation)
-			memset(&queue->workers[my_worker], 0, sizeof(Worker));
-		SpinLockRelease(&queue->mutex);
+		SpinLockAcquire(&release_queue->mutex);
+		if (release_queue->workers[my_worker].generation == my_generation)
+			memset(&release_queue->workers[my_worker], 0, sizeof(Worker));
+		SpinLockRelease(&release_queue->mutex);
 	}
 }
 
@@ -247,9 +247,9 @@ serve(ReleaseSlot *slot, Oid caller)
 	bool		refused = false;
 
 	progress_set_role(caller);
-	SpinLockAcquire(&queue->mutex);
-	refused = queue->requests[my_request].cancel;
-	SpinLockRelease(&queue->mutex);
+	SpinLockAcquire(&release_queue->mutex);
+	refused = release_queue->requests[my_request].cancel;
+	SpinLockRelease(&release_queue->mutex);
 	if (refused)
 	{
 		slot->sqlerrcode = ERRCODE_QUERY_CANCELED;
@@ -275,10 +275,10 @@ serve(ReleaseSlot *slot, Oid caller)
 		bool		locked;
 
 		/* a commit that failed after its point of no return leaves the release's lock taken */
-		SpinLockAcquire(&queue->mutex);
-		locked = queue->requests[my_request].charging;
-		release_id = queue->requests[my_request].release_id;
-		SpinLockRelease(&queue->mutex);
+		SpinLockAcquire(&release_queue->mutex);
+		locked = release_queue->requests[my_request].charging;
+		release_id = release_queue->requests[my_request].release_id;
+		SpinLockRelease(&release_queue->mutex);
 		if (locked)
 		{
 			LOCKTAG		tag;
@@ -326,13 +326,13 @@ serve(ReleaseSlot *slot, Oid caller)
 static int
 pick_request(void)
 {
-	Worker	   *me = &queue->workers[my_worker];
+	Worker	   *me = &release_queue->workers[my_worker];
 	int			best = -1,
 				best_load = 0;
 
 	for (int i = 0; i < QUEUE_LEN; i++)
 	{
-		Request    *r = &queue->requests[i];
+		Request    *r = &release_queue->requests[i];
 		int			load = 0;
 
 		bool		source_busy = false;
@@ -341,16 +341,16 @@ pick_request(void)
 			continue;
 		/* one charge per source at a time: the others would wait for its row lock */
 		for (int j = 0; j < QUEUE_LEN && !source_busy; j++)
-			source_busy = queue->requests[j].state == REQ_TAKEN && queue->requests[j].before_charge &&
-				queue->requests[j].database == r->database && queue->requests[j].source_id == r->source_id;
+			source_busy = release_queue->requests[j].state == REQ_TAKEN && release_queue->requests[j].before_charge &&
+				release_queue->requests[j].database == r->database && release_queue->requests[j].source_id == r->source_id;
 		if (source_busy)
 			continue;
 		/* fair: the role with the fewest releases in service first, then the oldest */
 		for (int j = 0; j < QUEUE_LEN; j++)
-			if (queue->requests[j].state == REQ_TAKEN && queue->requests[j].caller == r->caller)
+			if (release_queue->requests[j].state == REQ_TAKEN && release_queue->requests[j].caller == r->caller)
 				load++;
 		if (best < 0 || load < best_load ||
-			(load == best_load && r->seq < queue->requests[best].seq))
+			(load == best_load && r->seq < release_queue->requests[best].seq))
 		{
 			best = i;
 			best_load = load;
@@ -380,11 +380,11 @@ worker_loop(void)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 		idle_ms = TimestampDifferenceMilliseconds(idle_since, GetCurrentTimestamp());
-		SpinLockAcquire(&queue->mutex);
+		SpinLockAcquire(&release_queue->mutex);
 		ri = pick_request();
 		if (ri >= 0)
 		{
-			Request    *r = &queue->requests[ri];
+			Request    *r = &release_queue->requests[ri];
 
 			r->state = REQ_TAKEN;
 			r->worker = my_worker;
@@ -392,16 +392,16 @@ worker_loop(void)
 			r->before_charge = true;
 			handle = r->handle;
 			caller = r->caller;
-			queue->workers[my_worker].busy = true;
+			release_queue->workers[my_worker].busy = true;
 			my_request = ri;
 		}
 		else if (idle_ms >= dpm_release_worker_idle)
 		{
-			memset(&queue->workers[my_worker], 0, sizeof(Worker));
+			memset(&release_queue->workers[my_worker], 0, sizeof(Worker));
 			my_worker = -1;
 			retire = true;
 		}
-		SpinLockRelease(&queue->mutex);
+		SpinLockRelease(&release_queue->mutex);
 		if (retire)
 			proc_exit(0);
 
@@ -443,23 +443,23 @@ dpm_release_worker_main(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 	worker_owner = ResourceOwnerCreate(NULL, "dpmatrix release worker");
 	CurrentResourceOwner = worker_owner;
-	queue_attach();
-	me = &queue->workers[my_worker];
-	SpinLockAcquire(&queue->mutex);
+	release_queue_attach();
+	me = &release_queue->workers[my_worker];
+	SpinLockAcquire(&release_queue->mutex);
 	if (me->generation == my_generation)
 	{
 		database = me->database;
 		owner = me->owner;
 	}
-	SpinLockRelease(&queue->mutex);
+	SpinLockRelease(&release_queue->mutex);
 	if (!OidIsValid(database))
 		proc_exit(0);			/* the entry was given up before we started */
 	before_shmem_exit(worker_exit, (Datum) 0);
 	connect_worker(database, owner);
-	am_release_worker = true;
-	SpinLockAcquire(&queue->mutex);
+	release_am_worker = true;
+	SpinLockAcquire(&release_queue->mutex);
 	me->pid = MyProcPid;
 	me->procno = MyProc->pgprocno;
-	SpinLockRelease(&queue->mutex);
+	SpinLockRelease(&release_queue->mutex);
 	worker_loop();
 }

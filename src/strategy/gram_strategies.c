@@ -154,7 +154,7 @@ gram_root(const Mat *g)
 }
 
 double
-svd_bound(const Mat *g, int *nonzero)
+strategy_svd_bound(const Mat *g, int *nonzero)
 {
 	int		   *keep;
 	int			k = gram_support(g, &keep);

@@ -28,7 +28,7 @@ extern Mat *gram_root(const Mat *g);
  * The SVD bound (Li & Miklau, ICDT 2013, Definition 4.1): (sum of W's singular values)^2
  * / n over the n nonzero columns; *nonzero receives that n.
  */
-extern double svd_bound(const Mat *g, int *nonzero);
+extern double strategy_svd_bound(const Mat *g, int *nonzero);
 
 /* Report of an iterative optimizer: objective = Delta_2^2 trace(G (A^T A)^+) */
 typedef struct OptReport

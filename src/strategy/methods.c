@@ -80,7 +80,7 @@ build_min_sensitivity(const Mat *w, const StrategyOptions *o, OptReport *rep)
 	strategy_default_options(base, &base_opts);
 	base_opts.branching = o->branching;
 	base_opts.augment = 0;
-	a = build_strategy(w, base, &base_opts, rep);
+	a = strategy_build(w, base, &base_opts, rep);
 	rotated = strategy_min_sensitivity(a, o->max_sweeps, rep);
 	mat_free(a);
 	return rotated;
@@ -221,7 +221,7 @@ strategy_memory_mb(const StrategyMethod *m, double rows, double n)
 }
 
 void
-check_strategy_memory(const StrategyMethod *m, int rows, int n)
+strategy_check_memory(const StrategyMethod *m, int rows, int n)
 {
 	double		mb = strategy_memory_mb(m, rows, n);
 
@@ -236,7 +236,7 @@ check_strategy_memory(const StrategyMethod *m, int rows, int n)
 }
 
 Mat *
-build_strategy(const Mat *w, const StrategyMethod *m, const StrategyOptions *opts, OptReport *rep)
+strategy_build(const Mat *w, const StrategyMethod *m, const StrategyOptions *opts, OptReport *rep)
 {
 	Mat		   *g = m->from_gram ? mat_gram(w) : NULL;
 	Mat		   *a;

@@ -84,7 +84,7 @@ extern const char *strategy_ruled_out(const StrategyMethod *m, int n, bool is_sp
 extern int	dpm_max_memory_mb;
 /* estimated peak memory (MB) of a method (NULL: unknown) over n cells and m queries, and its check */
 extern double strategy_memory_mb(const StrategyMethod *m, double rows, double n);
-extern void check_strategy_memory(const StrategyMethod *m, int rows, int n);
+extern void strategy_check_memory(const StrategyMethod *m, int rows, int n);
 
 /*
  * A method with a builder, over W.  rep gets the optimizer's report:
@@ -92,7 +92,7 @@ extern void check_strategy_memory(const StrategyMethod *m, int rows, int n);
  * Delta_2^2 trace(W^T W (A^T A)^+) and a certified lower bound on it (NaN
  * where a method has none).
  */
-extern Mat *build_strategy(const Mat *w, const StrategyMethod *m, const StrategyOptions *opts,
+extern Mat *strategy_build(const Mat *w, const StrategyMethod *m, const StrategyOptions *opts,
 						   OptReport *rep);
 
 extern Mat *strategy_identity(int n);

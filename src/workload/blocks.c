@@ -34,7 +34,7 @@ hierarchical_nodes(int len, int branching)
 }
 
 Block *
-block_new(BlockKind kind, int size, int branching)
+workload_block_new(BlockKind kind, int size, int branching)
 {
 	Block	   *b = palloc0(sizeof(Block));
 
@@ -59,14 +59,14 @@ block_new(BlockKind kind, int size, int branching)
 			b->rows = hierarchical_nodes(size, branching);
 			break;
 		case BLOCK_RANGES:
-			elog(ERROR, "ranges blocks are made by block_ranges");
+			elog(ERROR, "ranges blocks are made by workload_block_ranges");
 	}
 	return b;
 }
 
 /* rows: a list of double[size], one 0/1 row per range as written */
 Block *
-block_ranges(int size, List *rows)
+workload_block_ranges(int size, List *rows)
 {
 	Block	   *b = palloc0(sizeof(Block));
 	int			r = 0;
@@ -153,10 +153,10 @@ ranges_runs(const Mat *m, int *lo, int *hi)
  * The block's rows as runs of bins, b->lo[r] .. b->hi[r] - 1, built on first
  * use: every block but Ranges of bins out of order is one, and a run is two
  * numbers where a row of the matrix is k.  False when some row is no run
- * (then only block_matrix describes it).  Memory is two ints per row.
+ * (then only workload_block_matrix describes it).  Memory is two ints per row.
  */
 bool
-block_runs(Block *b)
+workload_block_runs(Block *b)
 {
 	int			k = b->size;
 	int			rows;
@@ -220,15 +220,15 @@ block_runs(Block *b)
 }
 
 Mat *
-block_matrix(Block *b)
+workload_block_matrix(Block *b)
 {
 	Mat		   *m;
 
 	if (b->matrix)
 		return b->matrix;
 	mat_check_size(b->rows, b->size, "workload block");
-	/* every block made by block_new is runs (Ranges come with their matrix) */
-	if (!block_runs(b))
+	/* every block made by workload_block_new is runs (Ranges come with their matrix) */
+	if (!workload_block_runs(b))
 		elog(ERROR, "workload block without its rows");
 	m = mat_new((int) b->rows, b->size);
 	for (int r = 0; r < m->rows; r++)
@@ -287,7 +287,7 @@ unaligned(const WorkloadAttr *attr, const char *range, double x)
 	char	  **items = palloc(sizeof(char *) * n);
 
 	initStringInfo(&detail);
-	append_number(&detail, x);
+	workload_append_number(&detail, x);
 	while (i < n && b[i] < x)
 		i++;
 	if (i == 0)
@@ -297,21 +297,21 @@ unaligned(const WorkloadAttr *attr, const char *range, double x)
 	else
 	{
 		appendStringInfoString(&detail, " lies between the bin boundaries ");
-		append_number(&detail, b[i - 1]);
+		workload_append_number(&detail, b[i - 1]);
 		appendStringInfoString(&detail, " and ");
 	}
-	append_number(&detail, b[i == n ? n - 1 : i]);
+	workload_append_number(&detail, b[i == n ? n - 1 : i]);
 
 	for (int j = 0; j < n; j++)
 	{
 		StringInfoData s;
 
 		initStringInfo(&s);
-		append_number(&s, b[j]);
+		workload_append_number(&s, b[j]);
 		items[j] = s.data;
 	}
 	initStringInfo(&list);
-	append_list(&list, items, n);
+	workload_append_list(&list, items, n);
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("range %s of attribute \"%s\" does not align with its bins",
@@ -327,7 +327,7 @@ unaligned(const WorkloadAttr *attr, const char *range, double x)
  * because counts inside a bin are not known.
  */
 void
-range_by_bounds(const WorkloadAttr *attr, double lo, double hi, double *row)
+workload_range_by_bounds(const WorkloadAttr *attr, double lo, double hi, double *row)
 {
 	int			k = attr->size;
 	bool		lo_ok = false,
@@ -336,7 +336,7 @@ range_by_bounds(const WorkloadAttr *attr, double lo, double hi, double *row)
 	StringInfoData range;
 
 	initStringInfo(&range);
-	append_interval(&range, lo, hi);
+	workload_append_interval(&range, lo, hi);
 	if (!attr->is_interval)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -372,7 +372,7 @@ range_by_bounds(const WorkloadAttr *attr, double lo, double hi, double *row)
 			StringInfoData bin;
 
 			initStringInfo(&bin);
-			append_interval(&bin, attr->lo[j], attr->hi[j]);
+			workload_append_interval(&bin, attr->lo[j], attr->hi[j]);
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("range %s of attribute \"%s\" does not align with its bins",
@@ -410,7 +410,7 @@ find_label(const WorkloadAttr *attr, const char *label)
 		StringInfoData list;
 
 		initStringInfo(&list);
-		append_list(&list, attr->labels, attr->size);
+		workload_append_list(&list, attr->labels, attr->size);
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("attribute \"%s\" has no bin labelled \"%s\"", attr->name, label),
@@ -421,7 +421,7 @@ find_label(const WorkloadAttr *attr, const char *label)
 
 /* bins first..last by label, both included, in bin order */
 void
-range_by_labels(const WorkloadAttr *attr, const char *first, const char *last, double *row)
+workload_range_by_labels(const WorkloadAttr *attr, const char *first, const char *last, double *row)
 {
 	int			i = find_label(attr, first);
 	int			j = find_label(attr, last);

@@ -17,7 +17,7 @@
  * "20.000000", yet exact where %g would round bounds such as 1234567.5.
  */
 void
-append_number(StringInfo buf, double x)
+workload_append_number(StringInfo buf, double x)
 {
 	char		s[DOUBLE_SHORTEST_DECIMAL_LEN];
 
@@ -29,18 +29,18 @@ append_number(StringInfo buf, double x)
 }
 
 void
-append_interval(StringInfo buf, double lo, double hi)
+workload_append_interval(StringInfo buf, double lo, double hi)
 {
 	appendStringInfoChar(buf, '[');
-	append_number(buf, lo);
+	workload_append_number(buf, lo);
 	appendStringInfoChar(buf, ',');
-	append_number(buf, hi);
+	workload_append_number(buf, hi);
 	appendStringInfoChar(buf, ')');
 }
 
 /* "a, b, c", cut short for hints on attributes with many bins */
 void
-append_list(StringInfo buf, char *const *items, int count)
+workload_append_list(StringInfo buf, char *const *items, int count)
 {
 	for (int i = 0; i < count && i < LIST_MAX; i++)
 		appendStringInfo(buf, "%s%s", i > 0 ? ", " : "", items[i]);
@@ -88,7 +88,7 @@ append_interval_set(StringInfo buf, const WorkloadAttr *attr, int *sel, int coun
 		{
 			if (nruns++ > 0)
 				appendStringInfoString(&runs, ", ");
-			append_interval(&runs, lo, hi);
+			workload_append_interval(&runs, lo, hi);
 		}
 		if (s < count)
 		{
@@ -141,7 +141,7 @@ selection_condition(const WorkloadAttr *attr, int *sel, int count)
  * is one interval, written at once: AllRange over k bins has k^2 / 2 rows.
  */
 char *
-block_row_condition(const WorkloadAttr *attr, Block *block, int row)
+workload_block_row_condition(const WorkloadAttr *attr, Block *block, int row)
 {
 	int			k = attr->size;
 	int		   *sel;
@@ -161,7 +161,7 @@ block_row_condition(const WorkloadAttr *attr, Block *block, int row)
 
 			initStringInfo(&buf);
 			appendStringInfo(&buf, "%s in ", attr->name);
-			append_interval(&buf, attr->lo[lo], attr->hi[hi - 1]);
+			workload_append_interval(&buf, attr->lo[lo], attr->hi[hi - 1]);
 			return exact_copy(&buf);
 		}
 		sel = palloc(sizeof(int) * (hi - lo));
@@ -186,7 +186,7 @@ block_row_condition(const WorkloadAttr *attr, Block *block, int row)
 }
 
 void
-block_row_span(Block *block, int row, int *first, int *last)
+workload_block_row_span(Block *block, int row, int *first, int *last)
 {
 	const Mat  *m = block->matrix;
 	int			k = block->size,

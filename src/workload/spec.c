@@ -262,7 +262,7 @@ parse_attribute(Parser *p, int *where)
 		for (int a = 0; a < dom->nattrs; a++)
 			names[a] = dom->attrs[a].name;
 		initStringInfo(&list);
-		append_list(&list, names, dom->nattrs);
+		workload_append_list(&list, names, dom->nattrs);
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("unknown attribute \"%s\" at position %d of workload spec",
@@ -314,7 +314,7 @@ parse_range(Parser *p, const WorkloadAttr *attr)
 			StringInfoData range;
 
 			initStringInfo(&range);
-			append_interval(&range, lo, hi);
+			workload_append_interval(&range, lo, hi);
 			ereport(ERROR,
 					(errcode(ERRCODE_SYNTAX_ERROR),
 					 errmsg("ranges must be half-open, but the range at position %d of workload spec ends with \"]\"",
@@ -323,7 +323,7 @@ parse_range(Parser *p, const WorkloadAttr *attr)
 							 range.data)));
 		}
 		expect_char(p, ')', "\")\" closing a half-open range [lo, hi)");
-		range_by_bounds(attr, lo, hi, row);
+		workload_range_by_bounds(attr, lo, hi, row);
 	}
 	else if (p->tok.type == TOK_STRING)
 	{
@@ -338,7 +338,7 @@ parse_range(Parser *p, const WorkloadAttr *attr)
 			last = p->tok.text;
 			advance(p);
 		}
-		range_by_labels(attr, first, last, row);
+		workload_range_by_labels(attr, first, last, row);
 	}
 	else
 		syntax_error(p, "a range [lo, hi) or a bin label in single quotes");
@@ -360,7 +360,7 @@ parse_branching(Parser *p)
 	if (v != floor(v) || v < 2)
 	{
 		initStringInfo(&got);
-		append_number(&got, v);
+		workload_append_number(&got, v);
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("branching factor of Hierarchical must be an integer of at least 2, got %s",
@@ -418,7 +418,7 @@ parse_block(Parser *p)
 						 errmsg("%s takes one attribute, but more follow at position %d of workload spec",
 								block_names[name], position(p, p->tok.start)),
 						 errhint("Combine blocks of several attributes with '*', or use Marginal(a, b, ...) for their joint counts.")));
-			t->blocks[attr] = block_new(name == NAME_IDENTITY ? BLOCK_IDENTITY :
+			t->blocks[attr] = workload_block_new(name == NAME_IDENTITY ? BLOCK_IDENTITY :
 										name == NAME_TOTAL ? BLOCK_TOTAL :
 										name == NAME_PREFIX ? BLOCK_PREFIX : BLOCK_ALLRANGE,
 										dom->attrs[attr].size, 0);
@@ -426,7 +426,7 @@ parse_block(Parser *p)
 		case NAME_HIERARCHICAL:
 			if (accept_char(p, ','))
 				branching = parse_branching(p);
-			t->blocks[attr] = block_new(BLOCK_HIERARCHICAL, dom->attrs[attr].size, branching);
+			t->blocks[attr] = workload_block_new(BLOCK_HIERARCHICAL, dom->attrs[attr].size, branching);
 			break;
 		case NAME_RANGES:
 			{
@@ -438,18 +438,18 @@ parse_block(Parser *p)
 					CHECK_FOR_INTERRUPTS();
 					rows = lappend(rows, parse_range(p, &dom->attrs[attr]));
 				} while (accept_char(p, ','));
-				t->blocks[attr] = block_ranges(dom->attrs[attr].size, rows);
+				t->blocks[attr] = workload_block_ranges(dom->attrs[attr].size, rows);
 				break;
 			}
 		case NAME_MARGINAL:
 			/* Identity on each listed attribute; the others get Total later */
-			t->blocks[attr] = block_new(BLOCK_IDENTITY, dom->attrs[attr].size, 0);
+			t->blocks[attr] = workload_block_new(BLOCK_IDENTITY, dom->attrs[attr].size, 0);
 			while (accept_char(p, ','))
 			{
 				attr = parse_attribute(p, &where);
 				if (t->blocks[attr])
 					repeated(p, attr, t->where[attr], where);
-				t->blocks[attr] = block_new(BLOCK_IDENTITY, dom->attrs[attr].size, 0);
+				t->blocks[attr] = workload_block_new(BLOCK_IDENTITY, dom->attrs[attr].size, 0);
 				t->where[attr] = where;
 			}
 			break;

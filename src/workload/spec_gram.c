@@ -77,7 +77,7 @@ block_gram(Block *b)
 					MAT(g, i, j) = (double) (Min(i, j) + 1) * (k - Max(i, j));
 			return g;
 		default:
-			return block_runs(b) ? runs_gram(b) : mat_gram(block_matrix(b));
+			return workload_block_runs(b) ? runs_gram(b) : mat_gram(workload_block_matrix(b));
 	}
 }
 
@@ -104,7 +104,7 @@ workload_gram(const WorkloadDomain *dom, List *terms)
 			else
 			{
 				/* the attributes a term does not mention are summed over */
-				Block	   *tb = block_new(BLOCK_TOTAL, dom->attrs[a].size, 0);
+				Block	   *tb = workload_block_new(BLOCK_TOTAL, dom->attrs[a].size, 0);
 
 				bg = block_gram(tb);
 			}
@@ -150,7 +150,7 @@ workload_kron_gram(const WorkloadDomain *dom, List *terms)
 		for (int a = 0; a < dom->nattrs; a++)
 		{
 			Block	   *b = term->blocks[a] ? term->blocks[a] :
-				block_new(BLOCK_TOTAL, dom->attrs[a].size, 0);
+				workload_block_new(BLOCK_TOTAL, dom->attrs[a].size, 0);
 
 			CHECK_FOR_INTERRUPTS();
 			kg->factors[t][a] = block_gram(b);
@@ -186,11 +186,11 @@ workload_blocks(const KronGram *kg, List *terms, double *m)
 		for (int a = 0; a < kg->nattrs; a++)
 		{
 			Block	   *b = term->blocks[a] ? term->blocks[a] :
-				block_new(BLOCK_TOTAL, kg->sizes[a], 0);
+				workload_block_new(BLOCK_TOTAL, kg->sizes[a], 0);
 
 			CHECK_FOR_INTERRUPTS();
-			if (!block_runs(b))
-				(void) block_matrix(b);
+			if (!workload_block_runs(b))
+				(void) workload_block_matrix(b);
 			blocks[t][a] = b;
 			rows *= b->rows;
 		}

@@ -61,7 +61,7 @@ workload_domain_check(WorkloadDomain *dom)
 				StringInfoData bin;
 
 				initStringInfo(&bin);
-				append_interval(&bin, attr->lo[j], attr->hi[j]);
+				workload_append_interval(&bin, attr->lo[j], attr->hi[j]);
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("bin \"%s\" of attribute \"%s\" is the empty interval %s",
@@ -210,25 +210,25 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 			if (b == NULL)
 			{
 				if (totals[a] == NULL)
-					totals[a] = block_new(BLOCK_TOTAL, dom->attrs[a].size, 0);
+					totals[a] = workload_block_new(BLOCK_TOTAL, dom->attrs[a].size, 0);
 				b = totals[a];
 			}
 			/* the labels need no matrix where the rows are runs */
-			if (!block_runs(b))
-				(void) block_matrix(b);
+			if (!workload_block_runs(b))
+				(void) workload_block_matrix(b);
 			rows[a] = (int) b->rows;
 			conds[a] = palloc_extended(sizeof(char *) * rows[a], MCXT_ALLOC_HUGE);
 			spans[a] = palloc_extended(sizeof(int) * 2 * rows[a], MCXT_ALLOC_HUGE);
 			for (int r = 0; r < rows[a]; r++)
 			{
 				CHECK_FOR_INTERRUPTS();
-				conds[a][r] = block_row_condition(&dom->attrs[a], b, r);
-				block_row_span(b, r, &spans[a][2 * r], &spans[a][2 * r + 1]);
+				conds[a][r] = workload_block_row_condition(&dom->attrs[a], b, r);
+				workload_block_row_span(b, r, &spans[a][2 * r], &spans[a][2 * r + 1]);
 			}
 
 			if (!want_matrix)
 				continue;
-			bm = block_matrix(b);
+			bm = workload_block_matrix(b);
 			if (term == NULL)
 				term = bm;
 			else

@@ -57,10 +57,10 @@ typedef struct Block
 	double		rows;			/* queries in the block */
 	int			branching;		/* BLOCK_HIERARCHICAL only */
 	Mat		   *matrix;			/* rows x k; built on first use, given for Ranges */
-	/* row r counts bins lo[r] .. hi[r] - 1 (block_runs); NULL if not built or no runs */
+	/* row r counts bins lo[r] .. hi[r] - 1 (workload_block_runs); NULL if not built or no runs */
 	int		   *lo;
 	int		   *hi;
-	bool		runs_checked;	/* block_runs has looked: NULL lo means some row is no run */
+	bool		runs_checked;	/* workload_block_runs has looked: NULL lo means some row is no run */
 } Block;
 
 /* a product term: one block per attribute, NULL meaning Total */
@@ -120,21 +120,21 @@ extern Block ***workload_blocks(const KronGram *kg, List *terms, double *m);
 extern List *workload_parse(const WorkloadDomain *dom, const char *spec);
 
 /* blocks.c */
-extern Block *block_new(BlockKind kind, int size, int branching);
-extern Block *block_ranges(int size, List *rows);
-extern bool block_runs(Block *b);
-extern Mat *block_matrix(Block *b);
-extern void range_by_bounds(const WorkloadAttr *attr, double lo, double hi, double *row);
-extern void range_by_labels(const WorkloadAttr *attr, const char *first, const char *last,
+extern Block *workload_block_new(BlockKind kind, int size, int branching);
+extern Block *workload_block_ranges(int size, List *rows);
+extern bool workload_block_runs(Block *b);
+extern Mat *workload_block_matrix(Block *b);
+extern void workload_range_by_bounds(const WorkloadAttr *attr, double lo, double hi, double *row);
+extern void workload_range_by_labels(const WorkloadAttr *attr, const char *first, const char *last,
 							double *row);
 
 /* labels.c */
-extern void append_number(StringInfo buf, double x);
-extern void append_interval(StringInfo buf, double lo, double hi);
-extern void append_list(StringInfo buf, char *const *items, int count);
-/* from the block's runs if block_runs built them, else from its matrix */
-extern char *block_row_condition(const WorkloadAttr *attr, Block *block, int row);
+extern void workload_append_number(StringInfo buf, double x);
+extern void workload_append_interval(StringInfo buf, double lo, double hi);
+extern void workload_append_list(StringInfo buf, char *const *items, int count);
+/* from the block's runs if workload_block_runs built them, else from its matrix */
+extern char *workload_block_row_condition(const WorkloadAttr *attr, Block *block, int row);
 /* the bins one block row counts: 0, 0 for all; first, last (1-based) for a run of ones; else -1, -1 */
-extern void block_row_span(Block *block, int row, int *first, int *last);
+extern void workload_block_row_span(Block *block, int row, int *first, int *last);
 
 #endif
