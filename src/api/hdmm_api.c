@@ -379,6 +379,20 @@ workload_from_args(FunctionCallInfo fcinfo, ImplicitWorkload *w)
 	mat_check_size(w->m, 1, "workload answers");
 }
 
+/* x must have one count per cell of the domain */
+static void
+check_cells(int n, const int *sizes, int d)
+{
+	double		cells = 1.0;
+
+	for (int a = 0; a < d; a++)
+		cells *= sizes[a];
+	if (n != cells)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("x has %d values but the domain has %.0f cells", n, cells)));
+}
+
 /* dpm_internal.hdmm_profile(spec, domain, strategy): w (A^T A)^+ w^T per query */
 PG_FUNCTION_INFO_V1(dpm_hdmm_profile);
 Datum
@@ -431,8 +445,7 @@ dpm_hdmm_mechanism(PG_FUNCTION_ARGS)
 	double		epsilon,
 				delta,
 				scale,
-				rho,
-				cells = 1.0;
+				rho;
 	Release    *rel;
 
 	if (PG_ARGISNULL(SPEC_ARGS + 4))
@@ -443,12 +456,7 @@ dpm_hdmm_mechanism(PG_FUNCTION_ARGS)
 	workload_from_args(fcinfo, &w);
 	s = strategy_from_args(fcinfo, SPEC_ARGS, w.kg->sizes, w.kg->nattrs);
 	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(SPEC_ARGS + 4), "x", &n);
-	for (int a = 0; a < w.kg->nattrs; a++)
-		cells *= w.kg->sizes[a];
-	if (n != cells)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("x has %d values but the domain has %.0f cells", n, cells)));
+	check_cells(n, w.kg->sizes, w.kg->nattrs);
 	rel = hdmm_mechanism_run(s, w.kg, w.blocks, w.m, x, epsilon, delta, rho, scale, api_inference_arg(fcinfo, SPEC_ARGS + 9),
 							 api_confidence_arg(fcinfo, SPEC_ARGS + 10));
 	return api_release_rows(fcinfo, rel);
@@ -468,7 +476,6 @@ dpm_hdmm_exact_matvec(PG_FUNCTION_ARGS)
 	HdmmStrategy *s;
 	double	   *x;
 	int			n;
-	double		cells = 1.0;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(5) || PG_ARGISNULL(6))
 		ereport(ERROR,
@@ -477,12 +484,7 @@ dpm_hdmm_exact_matvec(PG_FUNCTION_ARGS)
 	sizes_arr = sizes_arg(fcinfo, 0);
 	s = strategy_from_args(fcinfo, 1, (int *) ARR_DATA_PTR(sizes_arr), ARR_DIMS(sizes_arr)[0]);
 	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(5), "x", &n);
-	for (int a = 0; a < s->nattrs; a++)
-		cells *= s->sizes[a];
-	if (n != cells)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("x has %d values but the domain has %.0f cells", n, cells)));
+	check_cells(n, s->sizes, s->nattrs);
 	PG_RETURN_DATUM(api_exact_answers_row(fcinfo, hdmm_measure_exact(s, exact_counts(x, n)), PG_GETARG_INT32(6),
 									  hdmm_sensitivity_bound(s, 1), hdmm_sensitivity_bound(s, 2)));
 }
@@ -495,18 +497,12 @@ dpm_spec_matvec(PG_FUNCTION_ARGS)
 	ImplicitWorkload w;
 	double	   *x;
 	int			n;
-	double		cells = 1.0;
 
 	workload_from_args(fcinfo, &w);
 	if (PG_ARGISNULL(SPEC_ARGS))
 		PG_RETURN_NULL();
 	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(SPEC_ARGS), "x", &n);
-	for (int a = 0; a < w.kg->nattrs; a++)
-		cells *= w.kg->sizes[a];
-	if (n != cells)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("x has %d values but the domain has %.0f cells", n, cells)));
+	check_cells(n, w.kg->sizes, w.kg->nattrs);
 	PG_RETURN_ARRAYTYPE_P(array_from_vec(hdmm_workload_apply(w.kg, w.blocks, w.m, x), (int) w.m));
 }
 

@@ -54,19 +54,29 @@ options_check_keys(Jsonb *options, const char *const *allowed, const char *conte
 	}
 }
 
-int
-options_get_int(Jsonb *options, const char *key, int dflt, int min, int max)
+/* a number option as a double; false when absent */
+static bool
+option_number(Jsonb *options, const char *key, double *d)
 {
 	JsonbValue *v = getKeyJsonValueFromContainer(&options->root, key, strlen(key), NULL);
-	double		d;
 
 	if (v == NULL)
-		return dflt;
+		return false;
 	if (v->type != jbvNumeric)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("option \"%s\" must be a number", key)));
-	d = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v->val.numeric)));
+	*d = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v->val.numeric)));
+	return true;
+}
+
+int
+options_get_int(Jsonb *options, const char *key, int dflt, int min, int max)
+{
+	double		d;
+
+	if (!option_number(options, key, &d))
+		return dflt;
 	if (d != floor(d) || d < min || d > max)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -77,16 +87,10 @@ options_get_int(Jsonb *options, const char *key, int dflt, int min, int max)
 double
 options_get_float(Jsonb *options, const char *key, double dflt, double min, double max)
 {
-	JsonbValue *v = getKeyJsonValueFromContainer(&options->root, key, strlen(key), NULL);
 	double		d;
 
-	if (v == NULL)
+	if (!option_number(options, key, &d))
 		return dflt;
-	if (v->type != jbvNumeric)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("option \"%s\" must be a number", key)));
-	d = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(v->val.numeric)));
 	if (!(d >= min && d <= max))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -37,6 +37,32 @@ kron_total(const KronGram *kg, const double *tau)
 }
 
 /* tau[t][a] for the current factors; returns the total error */
+/*
+ * The Gram matrix attribute a's factor is optimized against, the others
+ * fixed: sum over terms t of G_t,a times the product of the other
+ * attributes' traces tau[t][b].
+ */
+static Mat *
+factor_gram(const KronGram *kg, const double *tau, int a)
+{
+	int			n = kg->sizes[a],
+				d = kg->nattrs;
+	Mat		   *g = mat_new(n, n);
+
+	for (int t = 0; t < kg->nterms; t++)
+	{
+		double		c = 1.0;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int b = 0; b < d; b++)
+			if (b != a)
+				c *= tau[t * d + b];
+		for (size_t i = 0; i < (size_t) n * n; i++)
+			g->data[i] += c * kg->factors[t][a]->data[i];
+	}
+	return g;
+}
+
 static double
 kron_traces(const KronGram *kg, Mat **theta, double *tau, PIdentityWork **work)
 {
@@ -72,24 +98,12 @@ kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,
 
 		for (int a = 0; a < d; a++)
 		{
-			int			n = kg->sizes[a],
-						evals;
+			int			evals;
 			Mat		   *g;
 			double		f;
 
 			old_cxt = MemoryContextSwitchTo(step_cxt);
-			g = mat_new(n, n);
-			for (int t = 0; t < kg->nterms; t++)
-			{
-				double		c = 1.0;
-
-				CHECK_FOR_INTERRUPTS();
-				for (int b = 0; b < d; b++)
-					if (b != a)
-						c *= tau[t * d + b];
-				for (size_t i = 0; i < (size_t) n * n; i++)
-					g->data[i] += c * kg->factors[t][a]->data[i];
-			}
+			g = factor_gram(kg, tau, a);
 			/* theta[a] is the caller's: optimized in place */
 			pidentity_optimize(g, theta[a], max_iter, &f, &evals);
 			*evaluations += evals;
@@ -174,25 +188,13 @@ kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective,
 
 		for (int i = 0; i < d; i++)
 		{
-			int			n = kg->sizes[i];
 			Mat		   *g,
 					   *next;
 			OptReport	rep;
 
 			CHECK_FOR_INTERRUPTS();
 			old_cxt = MemoryContextSwitchTo(step_cxt);
-			g = mat_new(n, n);
-			for (int t = 0; t < kg->nterms; t++)
-			{
-				double		c = 1.0;
-
-				CHECK_FOR_INTERRUPTS();
-				for (int b = 0; b < d; b++)
-					if (b != i)
-						c *= tau[t * d + b];
-				for (size_t j = 0; j < (size_t) n * n; j++)
-					g->data[j] += c * kg->factors[t][i]->data[j];
-			}
+			g = factor_gram(kg, tau, i);
 			next = strategy_gaussian_optimal(g, 1e-6, 10000, &rep);
 			*iterations += rep.iterations;
 			MemoryContextSwitchTo(old_cxt);

@@ -72,6 +72,42 @@ calibrate_gaussian_delta(double epsilon, double sigma, double l2_sens)
 	return norm_cdf(a) - exp(epsilon + log_norm_cdf_neg(b));
 }
 
+/*
+ * delta(epsilon, sigma) > target, as a function of sigma (epsilon fixed) or
+ * of epsilon (sigma fixed): it decreases in both.
+ */
+typedef struct DeltaAbove
+{
+	double		epsilon;
+	double		sigma;
+	double		l2_sens;
+	double		target;
+	bool		of_sigma;
+} DeltaAbove;
+
+static bool
+delta_above(const DeltaAbove *f, double x)
+{
+	return (f->of_sigma ? calibrate_gaussian_delta(f->epsilon, x, f->l2_sens)
+			: calibrate_gaussian_delta(x, f->sigma, f->l2_sens)) > f->target;
+}
+
+/* bisect [lo, hi], where delta is above its target at lo and not at hi; the upper end */
+static double
+bisect_delta(const DeltaAbove *f, double lo, double hi)
+{
+	for (int i = 0; i < 200 && (hi - lo) > 1e-15 * hi; i++)
+	{
+		double		mid = 0.5 * (lo + hi);
+
+		if (delta_above(f, mid))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
 double
 calibrate_gaussian_sigma(double epsilon, double delta, double l2_sens)
 {
@@ -82,21 +118,14 @@ calibrate_gaussian_sigma(double epsilon, double delta, double l2_sens)
 	 * delta(sigma) decreases in sigma (Theorem 1).  Bracket in log space, then
 	 * bisect; return the upper end so the guarantee holds for the sigma used.
 	 */
-	lo = hi = l2_sens;
-	while (calibrate_gaussian_delta(epsilon, hi, l2_sens) > delta && hi < 1e300)
-		hi *= 2.0;
-	while (calibrate_gaussian_delta(epsilon, lo, l2_sens) <= delta && lo > l2_sens * 1e-12)
-		lo /= 2.0;
-	for (int i = 0; i < 200 && (hi - lo) > 1e-15 * hi; i++)
-	{
-		double		mid = 0.5 * (lo + hi);
+	DeltaAbove	f = {epsilon, 0.0, l2_sens, delta, true};
 
-		if (calibrate_gaussian_delta(epsilon, mid, l2_sens) > delta)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return hi;
+	lo = hi = l2_sens;
+	while (delta_above(&f, hi) && hi < 1e300)
+		hi *= 2.0;
+	while (!delta_above(&f, lo) && lo > l2_sens * 1e-12)
+		lo /= 2.0;
+	return bisect_delta(&f, lo, hi);
 }
 
 double
@@ -109,18 +138,11 @@ calibrate_gaussian_epsilon(double delta, double sigma, double l2_sens)
 	 * delta(epsilon) decreases in epsilon (Corollary 1 of Xiao et al., PVLDB 2020):
 	 * bracket, then bisect; return the upper end so the guarantee holds.
 	 */
-	if (calibrate_gaussian_delta(0.0, sigma, l2_sens) <= delta)
-		return 0.0;
-	while (calibrate_gaussian_delta(hi, sigma, l2_sens) > delta && hi < 1e300)
-		hi *= 2.0;
-	for (int i = 0; i < 200 && (hi - lo) > 1e-15 * hi; i++)
-	{
-		double		mid = 0.5 * (lo + hi);
+	DeltaAbove	f = {0.0, sigma, l2_sens, delta, false};
 
-		if (calibrate_gaussian_delta(mid, sigma, l2_sens) > delta)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return hi;
+	if (!delta_above(&f, 0.0))
+		return 0.0;
+	while (delta_above(&f, hi) && hi < 1e300)
+		hi *= 2.0;
+	return bisect_delta(&f, lo, hi);
 }
