@@ -168,6 +168,14 @@ CREATE OR REPLACE FUNCTION dpm_internal.hdmm(spec text, dom dpm.domains, options
                           OUT p int[], OUT theta float8[], OUT weights float8[])
 AS 'MODULE_PATHNAME', 'dpm_hdmm' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- ResidualPlanner's plan (src/residual/residual.h) for weighted marginals over attributes of the
+-- given sizes: row j of marginals lists the attributes (1-based, 0 pads) marginal j keeps.  One row
+-- per residual: its attributes, dimension, weight mu and noise variance at unit L2 sensitivity,
+-- optimal for the sum of the cells' variances (which is then sum rows * mu * variance).
+CREATE OR REPLACE FUNCTION dpm_internal.residual_plan(sizes int[], marginals int[], weights float8[] DEFAULT NULL)
+RETURNS TABLE(subset int[], rows float8, mu float8, variance float8)
+AS 'MODULE_PATHNAME', 'dpm_residual_plan' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE OR REPLACE FUNCTION dpm_internal.hdmm_matrix(sizes int[], kind text, p int[], theta float8[], weights float8[])
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_hdmm_matrix' LANGUAGE C IMMUTABLE PARALLEL SAFE;

@@ -1,0 +1,88 @@
+-- ResidualPlanner (src/residual): the optimal Gaussian plan for weighted marginals, one residual per
+-- attribute subset, whose sum of variances (at unit L2 sensitivity) is T^2 = the SVD bound.
+\set SHOW_CONTEXT never
+-- the plan's total variance and squared sensitivity: sum r mu tau^2 and sum r / (N_A tau^2)
+CREATE FUNCTION pg_temp.plan(sizes int[], marginals int[], weights float8[] DEFAULT NULL,
+                             OUT total float8, OUT sensitivity2 float8, OUT residuals bigint)
+LANGUAGE sql AS $$
+  SELECT sum(p.rows * p.mu * p.variance),
+         sum(p.rows / ((SELECT coalesce(exp(sum(ln(sizes[a]))), 1) FROM unnest(p.subset) a) * p.variance)),
+         count(*)
+    FROM dpm_internal.residual_plan(sizes, marginals, weights) p $$;
+-- the same workload as a spec over attributes a1 .. ad (marginal S: Identity on S, Total elsewhere,
+-- times its weight), its domain, and its dense matrix with each row scaled by its weight
+CREATE FUNCTION pg_temp.spec(sizes int[], marginals int[], weights float8[]) RETURNS text
+LANGUAGE sql AS $$
+  SELECT string_agg(coalesce(weights[j]::text, '1') || ' * ' ||
+                    (SELECT string_agg(CASE WHEN a = ANY (marginals[j:j]) THEN 'Identity' ELSE 'Total' END
+                                       || '(a' || a || ')', ' * ' ORDER BY a)
+                       FROM generate_subscripts(sizes, 1) a), ' + ' ORDER BY j)
+    FROM generate_subscripts(marginals, 1) j $$;
+CREATE FUNCTION pg_temp.dom(sizes int[]) RETURNS dpm.domains
+LANGUAGE sql AS $$
+  SELECT dpm_internal.domain_of(ARRAY(SELECT 'a' || a FROM generate_subscripts(sizes, 1) a), sizes,
+                                ARRAY(SELECT v::text FROM generate_subscripts(sizes, 1) a, generate_series(1, sizes[a]) v),
+                                array_fill('NaN'::float8, ARRAY[(SELECT sum(s)::int FROM unnest(sizes) s)]),
+                                array_fill('NaN'::float8, ARRAY[(SELECT sum(s)::int FROM unnest(sizes) s)])) $$;
+CREATE FUNCTION pg_temp.dense(sizes int[], marginals int[], weights float8[]) RETURNS float8[]
+LANGUAGE sql AS $$
+  SELECT CASE WHEN w.weights IS NULL THEN w.matrix ELSE dpm_internal.scale_rows(w.matrix, w.weights) END
+    FROM dpm_internal.workload_matrix(pg_temp.spec(sizes, marginals, weights), pg_temp.dom(sizes)) w $$;
+
+-- By hand, attributes of 2 and 3 values, marginals {1}, {2}, {1,2}: mu (the weight of each residual
+-- in the workload) is 1 for the empty set, 4/3 for {1}, 3/2 for {2}, 1 for {1,2}; its dimension is
+-- 1, 1, 2, 2; T = sum r sqrt(mu / N_A) = 1 + sqrt(2/3) + sqrt(2) + sqrt(2/3), and tau^2 = T / sqrt(mu N_A)
+SELECT subset, rows, round(mu::numeric, 12) AS mu,
+       abs(variance - (1 + 2 * sqrt(2.0 / 3) + sqrt(2)) / sqrt(mu * CASE cardinality(subset) WHEN 0 THEN 1
+                                                                   WHEN 2 THEN 6 ELSE subset[1] + 1 END)) < 1e-12 AS tau2_by_hand
+  FROM dpm_internal.residual_plan('{2,3}', '{{1,0},{2,0},{1,2}}') ORDER BY cardinality(subset), subset;
+SELECT abs(total - (1 + 2 * sqrt(2.0 / 3) + sqrt(2)) ^ 2) < 1e-12 AS total_by_hand,
+       abs(sensitivity2 - 1) < 1e-12 AS unit_sensitivity
+  FROM pg_temp.plan('{2,3}', '{{1,0},{2,0},{1,2}}');
+
+-- The optimum is the SVD bound, computed here from the dense workload by LAPACK (an independent
+-- path), and no worse than HDMM's marginals optimizer for Gaussian noise on the same workload
+CREATE TEMP TABLE cases(name text, sizes int[], marginals int[], weights float8[]);
+INSERT INTO cases VALUES
+  ('1-way', '{2,3,4}', '{{1},{2},{3}}', NULL),
+  ('2-way', '{2,3,4}', '{{1,2},{1,3},{2,3}}', NULL),
+  ('<=2-way weighted', '{2,3,4}', '{{1,0},{2,0},{3,0},{1,2},{1,3},{2,3}}', '{1,2,0.5,3,1,0.25}'),
+  ('3-way and total', '{3,2,4}', '{{1,2,3},{0,0,0}}', '{1,5}'),
+  ('overlapping', '{4,1,3,2}', '{{1,2,0},{2,3,4},{1,4,0}}', '{2,1,1}');
+SELECT c.name, p.residuals,
+       abs(p.total - dpm.svd_bound(pg_temp.dense(c.sizes, c.marginals, c.weights)))
+         < 1e-9 * p.total AS equals_svd_bound,
+       abs(p.sensitivity2 - 1) < 1e-12 AS unit_sensitivity,
+       h.objective >= p.total * (1 - 1e-12) AS hdmm_no_better
+  FROM cases c, LATERAL pg_temp.plan(c.sizes, c.marginals, c.weights) p,
+       LATERAL dpm_internal.hdmm(pg_temp.spec(c.sizes, c.marginals, c.weights), pg_temp.dom(c.sizes),
+                                 '{"parameterization": "marginals", "noise": "gaussian"}') h
+ ORDER BY c.name;
+
+-- A closed form for all k-way marginals and below of d attributes of n values: a residual of a
+-- attributes has (n-1)^a rows and mu = sum_{s = a..k} C(d-a, s-a) n^(a-s), so
+-- T = sum_a C(d, a) (n-1)^a sqrt(mu_a / n^a); here d = 30, n = 10, k = 2 (466 residuals)
+CREATE FUNCTION pg_temp.choose(n int, k int) RETURNS float8 LANGUAGE sql AS $$
+  SELECT (factorial(n) / (factorial(k) * factorial(n - k)))::float8 $$;
+CREATE FUNCTION pg_temp.kway(d int, k int) RETURNS int[] LANGUAGE sql AS $$
+  SELECT array_agg(ARRAY[coalesce(x, 0), coalesce(y, 0)] ORDER BY x, y)
+    FROM (SELECT NULL::int x, NULL::int y
+          UNION ALL SELECT i, NULL FROM generate_series(1, d) i
+          UNION ALL SELECT i, j FROM generate_series(1, d) i, generate_series(1, d) j WHERE i < j AND k >= 2) s $$;
+SELECT p.residuals,
+       abs(p.total - (SELECT sum(pg_temp.choose(30, a) * 9 ^ a
+                                 * sqrt((SELECT sum(pg_temp.choose(30 - a, s - a) * 10.0 ^ (a - s))
+                                           FROM generate_series(a, 2) s) / 10.0 ^ a)) ^ 2
+                        FROM generate_series(0, 2) a)) < 1e-9 * p.total AS closed_form,
+       abs(p.sensitivity2 - 1) < 1e-12 AS unit_sensitivity
+  FROM pg_temp.plan(array_fill(10, ARRAY[30]), pg_temp.kway(30, 2)) p;
+
+-- bad input
+SELECT * FROM dpm_internal.residual_plan('{2,3}', '{{1,3}}');
+SELECT * FROM dpm_internal.residual_plan('{2,3}', '{{1,1}}');
+SELECT * FROM dpm_internal.residual_plan('{2,0}', '{{1,2}}');
+SELECT * FROM dpm_internal.residual_plan('{2,3}', '{1,2}');
+SELECT * FROM dpm_internal.residual_plan('{2,3}', '{{1,2}}', '{1,2}');
+SELECT * FROM dpm_internal.residual_plan('{2,3}', '{{1,2}}', '{NaN}');
+SELECT * FROM dpm_internal.residual_plan(array_fill(2, ARRAY[17]), ARRAY[ARRAY(SELECT generate_series(1, 17))]);
+SELECT * FROM dpm_internal.residual_plan(NULL, '{{1}}');
