@@ -168,13 +168,21 @@ CREATE OR REPLACE FUNCTION dpm_internal.hdmm(spec text, dom dpm.domains, options
                           OUT p int[], OUT theta float8[], OUT weights float8[])
 AS 'MODULE_PATHNAME', 'dpm_hdmm' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- ResidualPlanner's plan (src/residual/residual.h) for weighted marginals over attributes of the
--- given sizes: row j of marginals lists the attributes (1-based, 0 pads) marginal j keeps.  One row
--- per residual: its attributes, dimension, weight mu and noise variance at unit L2 sensitivity,
--- optimal for the sum of the cells' variances (which is then sum rows * mu * variance).
+-- ResidualPlanner's plans (src/residual/residual.h) for marginals over attributes of the given
+-- sizes: row j of marginals lists the attributes (1-based, 0 pads) marginal j keeps.  One row per
+-- residual measured: its attributes, dimension, weight mu and noise variance, and the plan's
+-- squared L2 sensitivity (cost2), duality gap and iterations.  residual_plan: the closed form for
+-- the sum of the cells' variances (weighted by weights^2) at cost2 = 1, where that sum is
+-- sum rows * mu * variance.  residual_targets: the least cost2 with every cell of marginal j at
+-- variance <= targets[j] (default 1: the least largest variance).
 CREATE OR REPLACE FUNCTION dpm_internal.residual_plan(sizes int[], marginals int[], weights float8[] DEFAULT NULL)
-RETURNS TABLE(subset int[], rows float8, mu float8, variance float8)
+RETURNS TABLE(subset int[], rows float8, mu float8, variance float8, cost2 float8, gap float8, iterations int)
 AS 'MODULE_PATHNAME', 'dpm_residual_plan' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.residual_targets(sizes int[], marginals int[], targets float8[] DEFAULT NULL,
+                                                         tol float8 DEFAULT 1e-9, max_iter int DEFAULT 10000)
+RETURNS TABLE(subset int[], rows float8, mu float8, variance float8, cost2 float8, gap float8, iterations int)
+AS 'MODULE_PATHNAME', 'dpm_residual_targets' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE OR REPLACE FUNCTION dpm_internal.hdmm_matrix(sizes int[], kind text, p int[], theta float8[], weights float8[])
 RETURNS float8[]

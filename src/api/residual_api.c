@@ -1,7 +1,7 @@
 /*
- * residual_api.c -- dpm_internal.residual_plan(sizes, marginals, weights):
- * ResidualPlanner's plan (residual/residual.h) for a weighted set of
- * marginals, one row per residual.
+ * residual_api.c -- dpm_internal.residual_plan and residual_targets:
+ * ResidualPlanner's plans (residual/residual.h) for a set of marginals, one
+ * row per residual.
  */
 #include "postgres.h"
 
@@ -27,58 +27,57 @@ int_array(ArrayType *arr, const char *argname, int ndim, int *dims)
 	return (int *) ARR_DATA_PTR(arr);
 }
 
-/*
- * (subset int[], rows, mu, variance): each residual's attributes (1-based),
- * dimension r_A, weight mu_A and noise variance tau_A^2 at unit L2
- * sensitivity; their optimum T^2 is sum rows * mu * variance.
- */
-PG_FUNCTION_INFO_V1(dpm_residual_plan);
-Datum
-dpm_residual_plan(PG_FUNCTION_ARGS)
+/* sizes, marginals and a per-marginal array (weights or targets, NULL if absent), checked */
+static void
+workload_args(FunctionCallInfo fcinfo, const char *perarg, int **sizes, int *d, int **attrs, int *m,
+			  int *width, double **per)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int			d,
-				dims[2],
-				m,
-				width;
-	int		   *sizes,
-			   *attrs;
-	double	   *weights = NULL;
-	ResidualPlan *plan;
+	int			dims[2];
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("sizes and marginals must not be NULL")));
-	sizes = int_array(PG_GETARG_ARRAYTYPE_P(0), "sizes", 1, dims);
-	d = dims[0];
-	for (int i = 0; i < d; i++)
-		if (sizes[i] < 1)
+	*sizes = int_array(PG_GETARG_ARRAYTYPE_P(0), "sizes", 1, dims);
+	*d = dims[0];
+	for (int i = 0; i < *d; i++)
+		if ((*sizes)[i] < 1)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("attribute %d has %d values; every attribute needs at least one", i + 1, sizes[i])));
-	attrs = int_array(PG_GETARG_ARRAYTYPE_P(1), "marginals", 2, dims);
-	m = dims[0];
-	width = dims[1];
+					 errmsg("attribute %d has %d values; every attribute needs at least one", i + 1, (*sizes)[i])));
+	*attrs = int_array(PG_GETARG_ARRAYTYPE_P(1), "marginals", 2, dims);
+	*m = dims[0];
+	*width = dims[1];
+	*per = NULL;
 	if (!PG_ARGISNULL(2))
 	{
-		int			nw;
+		int			n;
 
-		weights = array_to_vec(PG_GETARG_ARRAYTYPE_P(2), "weights", &nw);
-		if (nw != m)
+		*per = array_to_vec(PG_GETARG_ARRAYTYPE_P(2), perarg, &n);
+		if (n != *m)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("weights must have one value per marginal (%d), not %d", m, nw)));
+					 errmsg("%s must have one value per marginal (%d), not %d", perarg, *m, n)));
 	}
-	plan = residual_plan(sizes, d, attrs, m, width, weights);
+}
+
+/*
+ * One row per residual measured: its attributes (1-based), dimension r_A,
+ * weight mu_A and noise variance tau_A^2, then the plan's squared L2
+ * sensitivity, duality gap and iterations.
+ */
+static Datum
+plan_rows(FunctionCallInfo fcinfo, const ResidualPlan *plan)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i < plan->count; i++)
 	{
-		Residual   *r = &plan->residuals[i];
+		const Residual *r = &plan->residuals[i];
 		Datum		subset[RESIDUAL_MAX_ORDER];
-		Datum		values[4];
-		bool		nulls[4] = {false, false, false, false};
+		Datum		values[7];
+		bool		nulls[7] = {false, false, false, false, false, false, false};
 
 		for (int b = 0; b < r->order; b++)
 			subset[b] = Int32GetDatum(r->attrs[b] + 1);
@@ -86,7 +85,57 @@ dpm_residual_plan(PG_FUNCTION_ARGS)
 		values[1] = Float8GetDatum(r->rows);
 		values[2] = Float8GetDatum(r->mu);
 		values[3] = Float8GetDatum(r->variance);
+		values[4] = Float8GetDatum(plan->cost2);
+		values[5] = Float8GetDatum(plan->gap);
+		values[6] = Int32GetDatum(plan->iterations);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+/* dpm_internal.residual_plan(sizes, marginals, weights): the closed form for the sum of variances */
+PG_FUNCTION_INFO_V1(dpm_residual_plan);
+Datum
+dpm_residual_plan(PG_FUNCTION_ARGS)
+{
+	int		   *sizes,
+			   *attrs;
+	int			d,
+				m,
+				width;
+	double	   *weights;
+
+	workload_args(fcinfo, "weights", &sizes, &d, &attrs, &m, &width, &weights);
+	return plan_rows(fcinfo, residual_plan(sizes, d, attrs, m, width, weights));
+}
+
+/*
+ * dpm_internal.residual_targets(sizes, marginals, targets, tol, max_iter):
+ * the least cost meeting a variance target per marginal (all 1: the least
+ * largest variance)
+ */
+PG_FUNCTION_INFO_V1(dpm_residual_targets);
+Datum
+dpm_residual_targets(PG_FUNCTION_ARGS)
+{
+	int		   *sizes,
+			   *attrs;
+	int			d,
+				m,
+				width,
+				max_iter = PG_ARGISNULL(4) ? 10000 : PG_GETARG_INT32(4);
+	double	   *targets,
+				tol = PG_ARGISNULL(3) ? 1e-9 : PG_GETARG_FLOAT8(3);
+
+	workload_args(fcinfo, "targets", &sizes, &d, &attrs, &m, &width, &targets);
+	for (int j = 0; targets && j < m; j++)
+		if (!(targets[j] > 0.0))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("targets must be positive, got %g for marginal %d", targets[j], j + 1)));
+	if (!(tol > 0.0 && tol < 1.0) || max_iter < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("tol must be in (0, 1) and max_iter at least 1")));
+	return plan_rows(fcinfo, residual_targets(sizes, d, attrs, m, width, targets, tol, max_iter));
 }

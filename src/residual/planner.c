@@ -65,21 +65,26 @@ marginal_attrs(const int *attrs, int j, int width, int d, int16 *out)
 	return k;
 }
 
-ResidualPlan *
-residual_plan(const int *sizes, int d, const int *attrs, int m, int width, const double *weights)
+ResidualWorkload *
+residual_workload(const int *sizes, int d, const int *attrs, int m, int width, const double *weights)
 {
 	HASHCTL		ctl;
 	HTAB	   *index;
-	ResidualPlan *plan = palloc0(sizeof(ResidualPlan));
-	int			capacity = 64;
-	double		t = 0.0;
+	ResidualWorkload *w = palloc0(sizeof(ResidualWorkload));
+	int			capacity = 64,
+				pairs = 0,
+				pair_capacity = 64;
 
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = sizeof(SubsetKey);
 	ctl.entrysize = sizeof(SubsetEntry);
 	ctl.hcxt = CurrentMemoryContext;
 	index = hash_create("residual subsets", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	plan->residuals = palloc(sizeof(Residual) * capacity);
+	w->residuals = palloc(sizeof(Residual) * capacity);
+	w->m = m;
+	w->first = palloc(sizeof(int) * (m + 1));
+	w->member = palloc(sizeof(int) * pair_capacity);
+	w->spread = palloc(sizeof(double) * pair_capacity);
 
 	/* every subset A of every marginal S gets c_S / N_{S \ A} added to its mu */
 	for (int j = 0; j < m; j++)
@@ -89,6 +94,7 @@ residual_plan(const int *sizes, int d, const int *attrs, int m, int width, const
 		double		c = weights ? weights[j] * weights[j] : 1.0;
 
 		CHECK_FOR_INTERRUPTS();
+		w->first[j] = pairs;
 		for (uint32 mask = 0; mask < ((uint32) 1 << k); mask++)
 		{
 			SubsetKey	key;
@@ -109,13 +115,13 @@ residual_plan(const int *sizes, int d, const int *attrs, int m, int width, const
 			{
 				Residual   *r;
 
-				if (plan->count == capacity)
+				if (w->count == capacity)
 				{
 					capacity *= 2;
-					plan->residuals = repalloc_huge(plan->residuals, sizeof(Residual) * capacity);
+					w->residuals = repalloc_huge(w->residuals, sizeof(Residual) * capacity);
 				}
-				e->index = plan->count++;
-				r = &plan->residuals[e->index];
+				e->index = w->count++;
+				r = &w->residuals[e->index];
 				memset(r, 0, sizeof(Residual));
 				r->order = key.order;
 				memcpy(r->attrs, key.attrs, sizeof(r->attrs));
@@ -126,34 +132,64 @@ residual_plan(const int *sizes, int d, const int *attrs, int m, int width, const
 					r->cells *= sizes[key.attrs[b]];
 				}
 			}
-			plan->residuals[e->index].mu += c / rest;
+			w->residuals[e->index].mu += c / rest;
+			if (pairs == pair_capacity)
+			{
+				pair_capacity *= 2;
+				w->member = repalloc_huge(w->member, sizeof(int) * pair_capacity);
+				w->spread = repalloc_huge(w->spread, sizeof(double) * pair_capacity);
+			}
+			w->member[pairs] = e->index;
+			w->spread[pairs++] = rest;
 		}
 	}
+	w->first[m] = pairs;
 	hash_destroy(index);
+	return w;
+}
 
-	for (int i = 0; i < plan->count; i++)
+ResidualPlan *
+residual_measured(const ResidualWorkload *w, const double *variance)
+{
+	ResidualPlan *plan = palloc0(sizeof(ResidualPlan));
+
+	plan->residuals = palloc(sizeof(Residual) * Max(w->count, 1));
+	for (int i = 0; i < w->count; i++)
 	{
-		Residual   *r = &plan->residuals[i];
+		const Residual *r = &w->residuals[i];
+
+		if (r->rows > 0.0 && r->mu > 0.0)
+		{
+			plan->residuals[plan->count] = *r;
+			plan->residuals[plan->count++].variance = variance[i];
+		}
+	}
+	return plan;
+}
+
+ResidualPlan *
+residual_plan(const int *sizes, int d, const int *attrs, int m, int width, const double *weights)
+{
+	ResidualWorkload *w = residual_workload(sizes, d, attrs, m, width, weights);
+	double	   *variance = palloc(sizeof(double) * Max(w->count, 1));
+	ResidualPlan *plan;
+	double		t = 0.0;
+
+	for (int i = 0; i < w->count; i++)
+	{
+		Residual   *r = &w->residuals[i];
 
 		if (r->rows > 0.0 && r->mu > 0.0)
 			t += r->rows * sqrt(r->mu / r->cells);
 	}
-	/* a residual with no rows (an attribute of one value) or no weight is not measured */
+	for (int i = 0; i < w->count; i++)
 	{
-		int			kept = 0;
+		Residual   *r = &w->residuals[i];
 
-		for (int i = 0; i < plan->count; i++)
-		{
-			Residual   *r = &plan->residuals[i];
-
-			if (r->rows > 0.0 && r->mu > 0.0)
-			{
-				r->variance = t / sqrt(r->mu * r->cells);
-				plan->residuals[kept++] = *r;
-			}
-		}
-		plan->count = kept;
+		variance[i] = r->rows > 0.0 && r->mu > 0.0 ? t / sqrt(r->mu * r->cells) : 0.0;
 	}
+	plan = residual_measured(w, variance);
 	plan->total = t * t;
+	plan->cost2 = 1.0;
 	return plan;
 }

@@ -19,7 +19,8 @@
  *   T = sum_A r_A sqrt(mu_A / N_A),
  * which is also the SVD bound of the workload (Li & Miklau, ICDT 2013): the
  * plan is optimal among all Gaussian matrix mechanisms, and T^2 is its
- * certificate.
+ * certificate.  Other convex losses of the marginals' variances (the
+ * largest, or targets per marginal) need a solve (residual_targets).
  */
 #ifndef DPM_RESIDUAL_H
 #define DPM_RESIDUAL_H
@@ -44,15 +45,52 @@ typedef struct ResidualPlan
 {
 	int			count;			/* the residuals measured: rows > 0 and mu > 0 */
 	Residual   *residuals;
-	double		total;			/* T^2: the sum of the cells' variances, = the SVD bound */
+	double		total;			/* the sum of the cells' variances */
+	double		cost2;			/* the squared L2 sensitivity of the measurements */
+	int			iterations;		/* of an iterative solve; 0 for the closed form */
+	double		gap;			/* its relative duality gap; 0 for the closed form */
 } ResidualPlan;
 
 /*
- * The plan for m marginals over attributes of the given sizes: marginal j
+ * A workload of m marginals over attributes of the given sizes: marginal j
  * keeps the attributes attrs[j * width .. j * width + width - 1] (1-based; 0
- * pads a shorter one), with weight weights[j] (NULL: all 1).
+ * pads a shorter one), with weight weights[j] (NULL: all 1).  Its residuals
+ * are every subset of every marginal (mu as above); marginal j's are
+ * member[first[j] .. first[j + 1] - 1], each spread over spread[] = N_{S \ A}
+ * cells of the marginal.
+ */
+typedef struct ResidualWorkload
+{
+	int			count;
+	Residual   *residuals;
+	int			m;
+	int		   *first;
+	int		   *member;
+	double	   *spread;
+} ResidualWorkload;
+
+extern ResidualWorkload *residual_workload(const int *sizes, int d, const int *attrs, int m,
+										   int width, const double *weights);
+/* the residuals measured (rows > 0, mu > 0) with the given variances, in a plan of their own */
+extern ResidualPlan *residual_measured(const ResidualWorkload *w, const double *variance);
+
+/*
+ * The plan for the sum of the cells' variances, each marginal's weighted by
+ * weights[j]^2: closed form, at unit L2 sensitivity (cost2 = 1); its total
+ * is T^2, the SVD bound.
  */
 extern ResidualPlan *residual_plan(const int *sizes, int d, const int *attrs, int m, int width,
 								   const double *weights);
+
+/*
+ * The least squared L2 sensitivity (cost2) at which every cell of marginal j
+ * has variance at most targets[j] (NULL: all 1, which at cost2 = 1 makes
+ * the largest variance least; Xiao et al. solve the same convex problem).
+ * Solved in its Lagrange dual by multiplicative updates, until the relative
+ * duality gap is below tol or max_iter; the variances returned meet every
+ * target, and cost2 is within gap of the optimum.
+ */
+extern ResidualPlan *residual_targets(const int *sizes, int d, const int *attrs, int m, int width,
+									  const double *targets, double tol, int max_iter);
 
 #endif

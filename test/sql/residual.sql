@@ -77,7 +77,48 @@ SELECT p.residuals,
        abs(p.sensitivity2 - 1) < 1e-12 AS unit_sensitivity
   FROM pg_temp.plan(array_fill(10, ARRAY[30]), pg_temp.kway(30, 2)) p;
 
+-- Variance targets per marginal (residual_targets): the least squared sensitivity meeting them,
+-- solved in the dual with a certified gap.  Against the fitness-for-use optimizer (Xiao et al.,
+-- PVLDB 2020) on the dense workload with the same target on each cell, which solves the same problem
+-- over all Gaussian strategies: the same cost to its own tolerance (1e-5), never above it by more
+-- than the gap; and every cell meets its target (its variance from the residuals that make it:
+-- sum over A in S of r_A / N_A / N_{S\A}^2 times A's variance)
+CREATE FUNCTION pg_temp.cells(sizes int[], s int[]) RETURNS float8 LANGUAGE sql AS $$
+  SELECT coalesce(exp(sum(ln(sizes[a]))), 1) FROM unnest(s) a WHERE a > 0 $$;
+CREATE FUNCTION pg_temp.pairs(d int) RETURNS int[] LANGUAGE sql AS $$
+  SELECT array_agg(ARRAY[i, j] ORDER BY i, j) FROM generate_series(1, d) i, generate_series(1, d) j WHERE i < j $$;
+CREATE TEMP TABLE target_cases(name text, sizes int[], marginals int[], targets float8[]);
+INSERT INTO target_cases VALUES
+  ('1-way and 2-way', '{2,3,4}', '{{1,0},{2,0},{3,0},{1,2},{1,3},{2,3}}', '{1,2,0.5,3,1,0.25}'),
+  ('by hand''s workload', '{2,3}', '{{1,0},{2,0},{1,2}}', NULL),
+  ('tight total', '{3,2,4}', '{{1,2,3},{0,0,0}}', '{1,0.01}');
+SELECT c.name, r.gap <= 1e-9 AS certified,
+       abs(r.cost2 - f.privacy_cost ^ 2) < 1e-5 * r.cost2 AS as_fitness,
+       r.cost2 <= f.privacy_cost ^ 2 * (1 + 1e-9) AS no_worse,
+       (SELECT max((SELECT sum(p.rows / pg_temp.cells(c.sizes, p.subset)
+                               / (pg_temp.cells(c.sizes, c.marginals[j:j]) / pg_temp.cells(c.sizes, p.subset)) ^ 2
+                               * p.variance)
+                      FROM dpm_internal.residual_targets(c.sizes, c.marginals, c.targets) p
+                     WHERE p.subset <@ c.marginals[j:j]) / coalesce(c.targets[j], 1))
+          FROM generate_subscripts(c.marginals, 1) j) <= 1 + 1e-12 AS targets_met
+  FROM target_cases c,
+       LATERAL (SELECT DISTINCT p.cost2, p.gap FROM dpm_internal.residual_targets(c.sizes, c.marginals, c.targets) p) r,
+       LATERAL (SELECT array_agg(coalesce(c.targets[j], 1) ORDER BY j, k) AS per_cell
+                  FROM generate_subscripts(c.marginals, 1) j,
+                       generate_series(1, pg_temp.cells(c.sizes, c.marginals[j:j])::int) k) t,
+       LATERAL dpm_internal.fitness(pg_temp.dense(c.sizes, c.marginals, NULL), jsonb_build_object('targets', to_jsonb(t.per_cell))) f
+ ORDER BY c.name;
+-- The least largest variance (all targets 1) of a symmetric workload, all 2-way marginals of 14
+-- attributes of 10 values: every cell has the same variance in the plan for the sum, which is then
+-- also the best for the largest: T^2 / 9100 cells
+SELECT r.gap <= 1e-9 AS certified,
+       abs(r.cost2 - (SELECT sum(p.rows * p.mu * p.variance) / 9100
+                        FROM dpm_internal.residual_plan(array_fill(10, ARRAY[14]), pg_temp.pairs(14)) p)) < 1e-9 * r.cost2 AS sum_plan_is_max_plan
+  FROM (SELECT DISTINCT cost2, gap FROM dpm_internal.residual_targets(array_fill(10, ARRAY[14]), pg_temp.pairs(14))) r;
+
 -- bad input
+SELECT * FROM dpm_internal.residual_targets('{2,3}', '{{1,2}}', '{0}');
+SELECT * FROM dpm_internal.residual_targets('{2,3}', '{{1,2}}', NULL, 0);
 SELECT * FROM dpm_internal.residual_plan('{2,3}', '{{1,3}}');
 SELECT * FROM dpm_internal.residual_plan('{2,3}', '{{1,1}}');
 SELECT * FROM dpm_internal.residual_plan('{2,0}', '{{1,2}}');
