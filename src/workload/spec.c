@@ -5,7 +5,7 @@
  *
  *   workload := term ('+' term)*
  *   term     := factor ('*' factor)*
- *   factor   := block | '(' workload ')'
+ *   factor   := block | '(' workload ')' | Marginals(k [, a, ...])
  *   block    := Identity(a) | Total(a) | Prefix(a) | AllRange(a)
  *             | Hierarchical(a [, branching]) | Marginal(a, ...)
  *             | Ranges(a, range, ...)
@@ -71,7 +71,7 @@ static const char *const block_names[] = {
 	"Identity", "Total", "Prefix", "AllRange", "Hierarchical", "Ranges", "Marginal"
 };
 
-#define BLOCK_NAMES_HINT "Identity, Total, Prefix, AllRange, Hierarchical, Ranges, Marginal"
+#define BLOCK_NAMES_HINT "Identity, Total, Prefix, AllRange, Hierarchical, Ranges, Marginal, Marginals"
 
 static List *parse_workload(Parser *p);
 
@@ -521,6 +521,96 @@ star_follows(const Parser *p)
 	return i < p->len && p->spec[i] == '*';
 }
 
+static void check_term_count(const Parser *p, double nterms);
+
+/*
+ * Marginals(k [, a, ...]): every marginal of k of the listed attributes (all
+ * of the domain's when none is listed), in the order they are listed; the
+ * other attributes get Total, as in Marginal.  Marginals(0) is the total.
+ */
+static List *
+parse_marginals(Parser *p)
+{
+	const WorkloadDomain *dom = p->dom;
+	int			start = position(p, p->tok.start),
+				k,
+				n = 0,
+				where;
+	int		   *attrs = palloc(sizeof(int) * dom->nattrs),
+			   *at = palloc(sizeof(int) * dom->nattrs),
+			   *pick;
+	double		count = 1.0;
+	List	   *terms = NIL;
+
+	advance(p);
+	expect_char(p, '(', "\"(\" after Marginals");
+	if (p->tok.type != TOK_NUMBER || p->tok.number != floor(p->tok.number) || p->tok.number < 0 ||
+		p->tok.number > dom->nattrs)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("Marginals at position %d of workload spec takes first the number of attributes each marginal keeps, a whole number from 0 to %d",
+						start, dom->nattrs),
+				 errhint("Marginals(2) is every 2-way marginal; Marginals(2, a, b, c) those of a, b and c.")));
+	k = (int) p->tok.number;
+	advance(p);
+	while (accept_char(p, ','))
+	{
+		int			a = parse_attribute(p, &where);
+
+		for (int i = 0; i < n; i++)
+			if (attrs[i] == a)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("attribute \"%s\" is listed twice in Marginals, at positions %d and %d of workload spec",
+								dom->attrs[a].name, at[i], where)));
+		attrs[n] = a;
+		at[n++] = where;
+	}
+	expect_char(p, ')', "\")\" closing Marginals");
+	if (n == 0)
+		for (int a = 0; a < dom->nattrs; a++)
+		{
+			attrs[n] = a;
+			at[n++] = start;
+		}
+	if (k > n)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("Marginals(%d, ...) at position %d of workload spec needs at least %d attributes, not %d",
+						k, start, k, n)));
+	for (int i = 0; i < k; i++)
+		count = count * (n - i) / (i + 1);
+	check_term_count(p, count);
+
+	/* the k-subsets of attrs in lexicographic order of their positions */
+	pick = palloc(sizeof(int) * (k + 1));
+	for (int i = 0; i < k; i++)
+		pick[i] = i;
+	for (;;)
+	{
+		WorkloadTerm *t = term_new(p);
+		int			i;
+
+		CHECK_FOR_INTERRUPTS();
+		for (i = 0; i < k; i++)
+		{
+			int			a = attrs[pick[i]];
+
+			t->blocks[a] = workload_block_new(BLOCK_IDENTITY, dom->attrs[a].size, 0);
+			t->where[a] = at[pick[i]];
+		}
+		terms = lappend(terms, t);
+		for (i = k - 1; i >= 0 && pick[i] == n - k + i; i--)
+			;
+		if (i < 0)
+			break;
+		pick[i]++;
+		for (int j = i + 1; j < k; j++)
+			pick[j] = pick[j - 1] + 1;
+	}
+	return terms;
+}
+
 static List *
 parse_factor(Parser *p)
 {
@@ -548,6 +638,8 @@ parse_factor(Parser *p)
 	}
 	if (p->tok.type != TOK_IDENT)
 		syntax_error(p, "a block (" BLOCK_NAMES_HINT ") or \"(\"");
+	if (pg_strcasecmp(p->tok.text, "Marginals") == 0)
+		return parse_marginals(p);
 	return list_make1(parse_block(p));
 }
 

@@ -89,6 +89,21 @@ SELECT a.matrix = b.matrix AS marginal
 FROM w3('Marginal(age, region)') a, w3('Identity(region) * Identity(age)') b;
 SELECT a.matrix = b.matrix AS marginal_one
 FROM w3('Marginal(sex)') a, w3('Identity(sex)') b;
+-- Marginals(k [, attributes]) is every k-way marginal, in the order the attributes are listed (all
+-- of the domain's by default); Marginals(0) is the total; it takes weights and products as any union
+SELECT a.matrix = b.matrix AS marginals_2
+FROM w3('Marginals(2)') a, w3('Marginal(age, sex) + Marginal(age, region) + Marginal(sex, region)') b;
+SELECT a.matrix = b.matrix AS marginals_listed
+FROM w3('Marginals(1, region, age)') a, w3('Identity(region) + Identity(age)') b;
+SELECT a.matrix = b.matrix AS marginals_0, a.labels
+FROM w3('Marginals(0)') a, w3('Total(age)') b;
+SELECT a.matrix = b.matrix AS marginals_weighted, a.weights = b.weights AS same_weights
+FROM dpm_internal.workload_matrix('2 * Marginals(1, age, sex) * Identity(region) + marginals(3)',
+                                  dpm_internal.domain_of('{age,sex,region}', '{3,2,3}', '{20s,30s,40s,F,M,north,south,east}',
+                                                         '{20,30,40,NaN,NaN,NaN,NaN,NaN}', '{30,40,50,NaN,NaN,NaN,NaN,NaN}')) a,
+     dpm_internal.workload_matrix('2 * Marginal(age, region) + 2 * Marginal(sex, region) + Marginal(age, sex, region)',
+                                  dpm_internal.domain_of('{age,sex,region}', '{3,2,3}', '{20s,30s,40s,F,M,north,south,east}',
+                                                         '{20,30,40,NaN,NaN,NaN,NaN,NaN}', '{30,40,50,NaN,NaN,NaN,NaN,NaN}')) b;
 -- a product distributes over a parenthesized union
 SELECT a.matrix = b.matrix AS parentheses
 FROM w2('(Identity(age) + Total(age)) * Identity(sex)') a,
@@ -124,6 +139,13 @@ SELECT * FROM w2('Identity(agee)');
 SELECT * FROM w2('Identity(age) * Prefix(age)');
 SELECT * FROM w2('Marginal(age, sex) * Total(sex)');
 SELECT * FROM w2('Marginal(age, age)');
+SELECT * FROM w2('Marginals(3)');
+SELECT * FROM w2('Marginals(1.5)');
+SELECT * FROM w2('Marginals(age)');
+SELECT * FROM w2('Marginals(2, age)');
+SELECT * FROM w2('Marginals(1, age, age)');
+SELECT * FROM w2('Marginals(1, agee)');
+SELECT * FROM w2('Marginals 2');
 SELECT * FROM w2('(Identity(age) + Total(sex)) * Identity(age)');
 SELECT * FROM w2('Identity(age, sex)');
 SELECT * FROM w2('Hierarchical(age, 1)');
