@@ -179,6 +179,12 @@ CREATE OR REPLACE FUNCTION dpm_internal.residual_plan(sizes int[], marginals int
 RETURNS TABLE(subset int[], rows float8, mu float8, variance float8, cost2 float8, gap float8, iterations int)
 AS 'MODULE_PATHNAME', 'dpm_residual_plan' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
+-- The dense strategy a plan stands for (small domains, for tests): for each residual (a row of
+-- subsets, 1-based, 0 pads) with noise variance v, the projection of its marginal onto the residual,
+-- scaled by 1 / sqrt(v).
+CREATE OR REPLACE FUNCTION dpm_internal.residual_matrix(sizes int[], subsets int[], variances float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_residual_matrix' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE OR REPLACE FUNCTION dpm_internal.residual_targets(sizes int[], marginals int[], targets float8[] DEFAULT NULL,
                                                          tol float8 DEFAULT 1e-9, max_iter int DEFAULT 10000)
 RETURNS TABLE(subset int[], rows float8, mu float8, variance float8, cost2 float8, gap float8, iterations int)

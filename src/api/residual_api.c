@@ -5,13 +5,17 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
 #include "api/array.h"
+#include "linalg/linalg.h"
 #include "residual/residual.h"
 
 /* a one-dimensional integer array without NULLs; its elements and count */
@@ -138,4 +142,117 @@ dpm_residual_targets(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("tol must be in (0, 1) and max_iter at least 1")));
 	return plan_rows(fcinfo, residual_targets(sizes, d, attrs, m, width, targets, tol, max_iter));
+}
+
+/*
+ * dpm_internal.residual_matrix(sizes, subsets, variances): the dense strategy
+ * a plan stands for, for tests on small domains: for each residual A (a row
+ * of subsets, 1-based, 0 pads) with noise variance tau^2, the rows
+ * (1 / tau) Pi_A M_A, Pi_A = (x)_{i in A} (I - J / n_i) projecting A's
+ * marginal table M_A x onto its residual; cells in the domain's order (the
+ * last attribute fastest).  Its A^T A, hence every variance of the plan,
+ * is that of measuring each residual with isotropic noise of variance tau^2.
+ */
+PG_FUNCTION_INFO_V1(dpm_residual_matrix);
+Datum
+dpm_residual_matrix(PG_FUNCTION_ARGS)
+{
+	int			dims[2],
+				d,
+				count,
+				width,
+				nvar;
+	int		   *sizes,
+			   *subsets;
+	double	   *variance;
+	double		n = 1.0,
+				rows = 0.0;
+	Mat		   *a;
+	int			row = 0;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("sizes, subsets and variances must not be NULL")));
+	sizes = int_array(PG_GETARG_ARRAYTYPE_P(0), "sizes", 1, dims);
+	d = dims[0];
+	subsets = int_array(PG_GETARG_ARRAYTYPE_P(1), "subsets", 2, dims);
+	count = dims[0];
+	width = dims[1];
+	variance = array_to_vec(PG_GETARG_ARRAYTYPE_P(2), "variances", &nvar);
+	if (nvar != count)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("variances must have one value per subset (%d), not %d", count, nvar)));
+	for (int i = 0; i < d; i++)
+	{
+		if (sizes[i] < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("attribute %d has %d values; every attribute needs at least one", i + 1, sizes[i])));
+		n *= sizes[i];
+	}
+	for (int s = 0; s < count; s++)
+	{
+		double		cells = 1.0;
+
+		for (int c = 0; c < width; c++)
+		{
+			int			attr = subsets[s * width + c];
+
+			if (attr < 0 || attr > d)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("subset %d names attribute %d; the domain has attributes 1 to %d", s + 1, attr, d)));
+			if (attr > 0)
+				cells *= sizes[attr - 1];
+		}
+		if (!(variance[s] > 0.0))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("variances must be positive, got %g for subset %d", variance[s], s + 1)));
+		rows += cells;
+	}
+	mat_check_size(rows, n, "residual strategy");
+	a = mat_new((int) rows, (int) n);
+	for (int s = 0; s < count; s++)
+	{
+		const int  *sub = &subsets[s * width];
+		double		cells = 1.0,
+					scale = 1.0 / sqrt(variance[s]);
+
+		for (int c = 0; c < width; c++)
+			if (sub[c] > 0)
+				cells *= sizes[sub[c] - 1];
+		for (int r = 0; r < (int) cells; r++, row++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			for (int cell = 0; cell < (int) n; cell++)
+			{
+				double		v = scale;
+				int			rest_r = r;
+
+				/* r is the residual's cell (mixed radix over its attributes, the last fastest) */
+				for (int c = width - 1; c >= 0; c--)
+				{
+					int			attr = sub[c] - 1,
+								rv,
+								cv,
+								rest_c = cell;
+
+					if (attr < 0)
+						continue;
+					rv = rest_r % sizes[attr];
+					rest_r /= sizes[attr];
+					/* the full cell's value of attr */
+					for (int b = d - 1; b > attr; b--)
+						rest_c /= sizes[b];
+					cv = rest_c % sizes[attr];
+					v *= (rv == cv ? 1.0 : 0.0) - 1.0 / sizes[attr];
+				}
+				MAT(a, row, cell) = v;
+			}
+		}
+	}
+	PG_RETURN_ARRAYTYPE_P(array_from_mat(a));
 }

@@ -59,6 +59,60 @@ SELECT c.name, p.residuals,
                                  '{"parameterization": "marginals", "noise": "gaussian"}') h
  ORDER BY c.name;
 
+-- The dense strategy each plan stands for (residual_matrix): its L2 sensitivity is the plan's
+-- (1 for the sum plan), and the variance of every query of the dense workload, w (A^T A)^+ w^T
+-- computed by LAPACK (dpm.error_profile), is the plan's variance for its marginal:
+-- sum over A in S of r_A / N_A / N_{S\A}^2 times A's variance
+CREATE FUNCTION pg_temp.cells(sizes int[], s int[]) RETURNS float8 LANGUAGE sql AS $$
+  SELECT coalesce(exp(sum(ln(sizes[a]))), 1) FROM unnest(s) a WHERE a > 0 $$;
+CREATE FUNCTION pg_temp.cellvar(sizes int[], s int[], p_subset int[], p_rows float8, p_variance float8) RETURNS float8
+LANGUAGE sql AS $$
+  SELECT CASE WHEN p_subset <@ s THEN p_rows / pg_temp.cells(sizes, p_subset)
+                                       / (pg_temp.cells(sizes, s) / pg_temp.cells(sizes, p_subset)) ^ 2 * p_variance
+              ELSE 0 END $$;
+CREATE TEMP TABLE plan_rows (subset int[], rows float8, variance float8, cost2 float8);
+CREATE FUNCTION pg_temp.check_dense(sizes int[], marginals int[], plan text, targets float8[],
+                                    OUT sensitivity_is_plans boolean, OUT variances_are_plans boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  width int;
+  a float8[];
+  prof float8[];
+  w float8[];
+  cost2 float8;
+  worst float8 := 0;
+  q int := 0;
+  v float8;
+  dense float8;
+BEGIN
+  TRUNCATE plan_rows;
+  IF plan = 'sum' THEN
+    INSERT INTO plan_rows SELECT r.subset, r.rows, r.variance, r.cost2 FROM dpm_internal.residual_plan(sizes, marginals) r;
+  ELSE
+    INSERT INTO plan_rows SELECT r.subset, r.rows, r.variance, r.cost2 FROM dpm_internal.residual_targets(sizes, marginals, targets) r;
+  END IF;
+  SELECT greatest(max(cardinality(subset)), 1), max(plan_rows.cost2) INTO width, cost2 FROM plan_rows;
+  a := dpm_internal.residual_matrix(sizes,
+         (SELECT array_agg(subset || array_fill(0, ARRAY[width - cardinality(subset)])) FROM plan_rows),
+         (SELECT array_agg(variance) FROM plan_rows));
+  sensitivity_is_plans := abs(dpm.sensitivity(a, 'l2') ^ 2 - cost2) < 1e-9 * cost2;
+  prof := dpm.error_profile(a);
+  w := pg_temp.dense(sizes, marginals, NULL);
+  FOR j IN 1 .. array_length(marginals, 1) LOOP
+    SELECT sum(pg_temp.cellvar(sizes, ARRAY(SELECT x FROM unnest(marginals[j:j]) x WHERE x > 0), r.subset, r.rows, r.variance))
+      INTO v FROM plan_rows r;
+    FOR c IN 1 .. pg_temp.cells(sizes, marginals[j:j])::int LOOP
+      q := q + 1;
+      SELECT sum(w[q][i] * prof[i][k] * w[q][k]) INTO dense
+        FROM generate_subscripts(w, 2) i, generate_subscripts(w, 2) k;
+      worst := greatest(worst, abs(dense - v) / v);
+    END LOOP;
+  END LOOP;
+  variances_are_plans := worst < 1e-9;
+END
+$$;
+SELECT c.name, d.* FROM cases c, LATERAL pg_temp.check_dense(c.sizes, c.marginals, 'sum', NULL) d ORDER BY c.name;
+
 -- A closed form for all k-way marginals and below of d attributes of n values: a residual of a
 -- attributes has (n-1)^a rows and mu = sum_{s = a..k} C(d-a, s-a) n^(a-s), so
 -- T = sum_a C(d, a) (n-1)^a sqrt(mu_a / n^a); here d = 30, n = 10, k = 2 (466 residuals)
@@ -83,8 +137,6 @@ SELECT p.residuals,
 -- over all Gaussian strategies: the same cost to its own tolerance (1e-5), never above it by more
 -- than the gap; and every cell meets its target (its variance from the residuals that make it:
 -- sum over A in S of r_A / N_A / N_{S\A}^2 times A's variance)
-CREATE FUNCTION pg_temp.cells(sizes int[], s int[]) RETURNS float8 LANGUAGE sql AS $$
-  SELECT coalesce(exp(sum(ln(sizes[a]))), 1) FROM unnest(s) a WHERE a > 0 $$;
 CREATE FUNCTION pg_temp.pairs(d int) RETURNS int[] LANGUAGE sql AS $$
   SELECT array_agg(ARRAY[i, j] ORDER BY i, j) FROM generate_series(1, d) i, generate_series(1, d) j WHERE i < j $$;
 CREATE TEMP TABLE target_cases(name text, sizes int[], marginals int[], targets float8[]);
@@ -108,6 +160,7 @@ SELECT c.name, r.gap <= 1e-9 AS certified,
                        generate_series(1, pg_temp.cells(c.sizes, c.marginals[j:j])::int) k) t,
        LATERAL dpm_internal.fitness(pg_temp.dense(c.sizes, c.marginals, NULL), jsonb_build_object('targets', to_jsonb(t.per_cell))) f
  ORDER BY c.name;
+SELECT c.name, d.* FROM target_cases c, LATERAL pg_temp.check_dense(c.sizes, c.marginals, 'targets', c.targets) d ORDER BY c.name;
 -- The least largest variance (all targets 1) of a symmetric workload, all 2-way marginals of 14
 -- attributes of 10 values: every cell has the same variance in the plan for the sum, which is then
 -- also the best for the largest: T^2 / 9100 cells
@@ -127,3 +180,6 @@ SELECT * FROM dpm_internal.residual_plan('{2,3}', '{{1,2}}', '{1,2}');
 SELECT * FROM dpm_internal.residual_plan('{2,3}', '{{1,2}}', '{NaN}');
 SELECT * FROM dpm_internal.residual_plan(array_fill(2, ARRAY[17]), ARRAY[ARRAY(SELECT generate_series(1, 17))]);
 SELECT * FROM dpm_internal.residual_plan(NULL, '{{1}}');
+SELECT dpm_internal.residual_matrix('{2,3}', '{{1},{2}}', '{1}');
+SELECT dpm_internal.residual_matrix('{2,3}', '{{1},{2}}', '{1,0}');
+SELECT dpm_internal.residual_matrix('{2,3}', '{{3}}', '{1}');
