@@ -185,6 +185,14 @@ AS 'MODULE_PATHNAME', 'dpm_residual_plan' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE OR REPLACE FUNCTION dpm_internal.residual_matrix(sizes int[], subsets int[], variances float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_residual_matrix' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
+-- One release of the sum plan on the caller's own vector x over a small domain, at rho-zCDP for one
+-- record (for tests; a release reads its marginal tables from the source): every cell of every
+-- marginal with its answer and variance.
+CREATE OR REPLACE FUNCTION dpm_internal.residual_mechanism(sizes int[], marginals int[], weights float8[], x float8[],
+                                                           rho float8)
+RETURNS TABLE(marginal int, cell int, answer float8, variance float8)
+AS 'MODULE_PATHNAME', 'dpm_residual_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
 CREATE OR REPLACE FUNCTION dpm_internal.residual_targets(sizes int[], marginals int[], targets float8[] DEFAULT NULL,
                                                          tol float8 DEFAULT 1e-9, max_iter int DEFAULT 10000)
 RETURNS TABLE(subset int[], rows float8, mu float8, variance float8, cost2 float8, gap float8, iterations int)

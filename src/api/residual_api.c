@@ -16,6 +16,7 @@
 
 #include "api/array.h"
 #include "linalg/linalg.h"
+#include "mechanism/exact.h"
 #include "residual/residual.h"
 
 /* a one-dimensional integer array without NULLs; its elements and count */
@@ -255,4 +256,125 @@ dpm_residual_matrix(PG_FUNCTION_ARGS)
 		}
 	}
 	PG_RETURN_ARRAYTYPE_P(array_from_mat(a));
+}
+
+/*
+ * dpm_internal.residual_mechanism(sizes, marginals, x, rho, weights): one
+ * release of the sum plan on the caller's own vector x over a small domain
+ * (for tests: a release reads its marginal tables from the source), at
+ * rho-zCDP for one record: (marginal, cell, answer, variance) for every cell
+ * of every marginal.
+ */
+PG_FUNCTION_INFO_V1(dpm_residual_mechanism);
+Datum
+dpm_residual_mechanism(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int		   *sizes,
+			   *attrs;
+	int			d,
+				m,
+				width,
+				nx;
+	double	   *weights,
+			   *xd,
+				rho,
+				n = 1.0;
+	int64	   *x;
+	ResidualWorkload *w;
+	double	  **est;
+
+	workload_args(fcinfo, "weights", &sizes, &d, &attrs, &m, &width, &weights);
+	if (PG_ARGISNULL(3) || PG_ARGISNULL(4))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("x and rho must not be NULL")));
+	xd = array_to_vec(PG_GETARG_ARRAYTYPE_P(3), "x", &nx);
+	rho = PG_GETARG_FLOAT8(4);
+	if (!(rho > 0.0 && isfinite(rho)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rho must be a positive finite number, got %g", rho)));
+	for (int i = 0; i < d; i++)
+		n *= sizes[i];
+	if (nx != n)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("x has %d values but the domain has %.0f cells", nx, n)));
+	x = exact_counts(xd, nx);
+	w = residual_workload(sizes, d, attrs, m, width, weights);
+	(void) residual_plan_workload(w);
+
+	/* each residual measured once from its table, summed out of x */
+	est = palloc0(sizeof(double *) * Max(w->count, 1));
+	for (int i = 0; i < w->count; i++)
+	{
+		Residual   *r = &w->residuals[i];
+		int64	   *table;
+
+		if (r->variance <= 0.0)
+			continue;
+		table = palloc0(sizeof(int64) * (size_t) r->cells);
+		for (int cell = 0; cell < nx; cell++)
+		{
+			int			rest = cell,
+						idx = 0,
+						mult = 1;
+
+			CHECK_FOR_INTERRUPTS();
+			for (int b = d - 1, k = r->order - 1; b >= 0; b--)
+			{
+				if (k >= 0 && r->attrs[k] == b)
+				{
+					idx += (rest % sizes[b]) * mult;
+					mult *= sizes[b];
+					k--;
+				}
+				rest /= sizes[b];
+			}
+			table[idx] += x[cell];
+		}
+		est[i] = palloc(sizeof(double) * (size_t) r->cells);
+		/* the plan's noise variances are for unit sensitivity over noise; rho-zCDP divides them by 2 rho */
+		r->variance = residual_measure(r, sizes, table, sqrt(r->variance / (2.0 * rho)), 1.0, est[i]);
+	}
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int j = 0; j < m; j++)
+	{
+		const Residual *s = NULL;
+		double	   *answer,
+				   *variance;
+		int			cells;
+
+		/* the marginal's own attributes: those of its largest residual */
+		for (int p = w->first[j]; p < w->first[j + 1]; p++)
+			if (s == NULL || w->residuals[w->member[p]].order > s->order)
+				s = &w->residuals[w->member[p]];
+		cells = (int) s->cells;
+		answer = palloc0(sizeof(double) * cells);
+		variance = palloc0(sizeof(double) * cells);
+		for (int p = w->first[j]; p < w->first[j + 1]; p++)
+		{
+			const Residual *r = &w->residuals[w->member[p]];
+
+			if (est[w->member[p]] == NULL)
+				continue;
+			residual_rebuild(r, sizes, est[w->member[p]], s->attrs, s->order, answer);
+			for (int c = 0; c < cells; c++)
+				variance[c] += r->variance / (w->spread[p] * w->spread[p]);
+		}
+		for (int c = 0; c < cells; c++)
+		{
+			Datum		values[4];
+			bool		nulls[4] = {false, false, false, false};
+
+			values[0] = Int32GetDatum(j + 1);
+			values[1] = Int32GetDatum(c + 1);
+			values[2] = Float8GetDatum(answer[c]);
+			values[3] = Float8GetDatum(variance[c]);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	}
+	return (Datum) 0;
 }

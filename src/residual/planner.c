@@ -161,17 +161,17 @@ residual_measured(const ResidualWorkload *w, const double *variance)
 		if (r->rows > 0.0 && r->mu > 0.0)
 		{
 			plan->residuals[plan->count] = *r;
-			plan->residuals[plan->count++].variance = variance[i];
+			if (variance)
+				plan->residuals[plan->count].variance = variance[i];
+			plan->count++;
 		}
 	}
 	return plan;
 }
 
 ResidualPlan *
-residual_plan(const int *sizes, int d, const int *attrs, int m, int width, const double *weights)
+residual_plan_workload(ResidualWorkload *w)
 {
-	ResidualWorkload *w = residual_workload(sizes, d, attrs, m, width, weights);
-	double	   *variance = palloc(sizeof(double) * Max(w->count, 1));
 	ResidualPlan *plan;
 	double		t = 0.0;
 
@@ -186,10 +186,16 @@ residual_plan(const int *sizes, int d, const int *attrs, int m, int width, const
 	{
 		Residual   *r = &w->residuals[i];
 
-		variance[i] = r->rows > 0.0 && r->mu > 0.0 ? t / sqrt(r->mu * r->cells) : 0.0;
+		r->variance = r->rows > 0.0 && r->mu > 0.0 ? t / sqrt(r->mu * r->cells) : 0.0;
 	}
-	plan = residual_measured(w, variance);
+	plan = residual_measured(w, NULL);
 	plan->total = t * t;
 	plan->cost2 = 1.0;
 	return plan;
+}
+
+ResidualPlan *
+residual_plan(const int *sizes, int d, const int *attrs, int m, int width, const double *weights)
+{
+	return residual_plan_workload(residual_workload(sizes, d, attrs, m, width, weights));
 }

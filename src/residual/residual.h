@@ -71,7 +71,7 @@ typedef struct ResidualWorkload
 
 extern ResidualWorkload *residual_workload(const int *sizes, int d, const int *attrs, int m,
 										   int width, const double *weights);
-/* the residuals measured (rows > 0, mu > 0) with the given variances, in a plan of their own */
+/* the residuals measured (rows > 0, mu > 0) with the given variances (NULL: their own), in a plan of their own */
 extern ResidualPlan *residual_measured(const ResidualWorkload *w, const double *variance);
 
 /*
@@ -81,6 +81,27 @@ extern ResidualPlan *residual_measured(const ResidualWorkload *w, const double *
  */
 extern ResidualPlan *residual_plan(const int *sizes, int d, const int *attrs, int m, int width,
 								   const double *weights);
+/* the same for a workload already gathered, whose residuals receive their variances (0: not measured) */
+extern ResidualPlan *residual_plan_workload(ResidualWorkload *w);
+
+/*
+ * measure.c: residual r measured from its marginal table (r->cells integer
+ * counts, its attributes in order, the last fastest) by the exact Gaussian
+ * mechanism, calibrated for the sensitivity of `contributions` records,
+ * with noise of standard deviation at least sd (in counts) on each cell
+ * before the projection; out (r->cells values) receives the estimate of
+ * Pi_A x_A.  Returns the variance of each of its coordinates.
+ */
+extern double residual_measure(const Residual *r, const int *sizes, const int64 *table, double sd,
+							   double contributions, double *out);
+
+/*
+ * Adds residual r's estimate est, spread evenly over the attributes of S
+ * (order attributes s, 0-based, increasing, containing r's) it lacks, to
+ * the marginal table answer of S.
+ */
+extern void residual_rebuild(const Residual *r, const int *sizes, const double *est, const int16 *s,
+							 int order, double *answer);
 
 /*
  * The least squared L2 sensitivity (cost2) at which every cell of marginal j
