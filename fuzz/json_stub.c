@@ -37,16 +37,6 @@ typedef struct Builder
 	DomainJson *root;
 } Builder;
 
-static DomainJson *
-new_node(DomainJsonType type, char *str)
-{
-	DomainJson *v = palloc0(sizeof(DomainJson));
-
-	v->type = type;
-	v->str = str;
-	return v;
-}
-
 /* a finished value goes into the innermost open container, or is the document */
 static void
 attach(Builder *b, DomainJson *v)
@@ -88,7 +78,7 @@ push(Builder *b, DomainJsonType type)
 		b->stack = b->stack ? repalloc(b->stack, sizeof(Frame) * b->cap)
 			: palloc(sizeof(Frame) * b->cap);
 	}
-	b->stack[b->depth].node = new_node(type, NULL);
+	b->stack[b->depth].node = domain_json_node(type, NULL);
 	b->stack[b->depth].cap = 0;
 	b->stack[b->depth].key = NULL;
 	b->depth++;
@@ -195,18 +185,18 @@ on_scalar(void *state, char *token, JsonTokenType type)
 	switch (type)
 	{
 		case JSON_TOKEN_STRING:
-			v = new_node(DOMAIN_JSON_STRING, token);
+			v = domain_json_node(DOMAIN_JSON_STRING, token);
 			break;
 		case JSON_TOKEN_NUMBER:
 			/* as numeric reads and prints it: 1e2 is 100, -0.0 is 0.0 */
-			v = new_node(DOMAIN_JSON_NUMBER, domain_dec_out(domain_dec_parse(token)));
+			v = domain_json_node(DOMAIN_JSON_NUMBER, domain_dec_out(domain_dec_parse(token)));
 			break;
 		case JSON_TOKEN_TRUE:
 		case JSON_TOKEN_FALSE:
-			v = new_node(DOMAIN_JSON_BOOL, token);
+			v = domain_json_node(DOMAIN_JSON_BOOL, token);
 			break;
 		default:
-			v = new_node(DOMAIN_JSON_NULL, token);
+			v = domain_json_node(DOMAIN_JSON_NULL, token);
 			break;
 	}
 	attach(state, v);

@@ -32,6 +32,9 @@ typedef struct DomainJson
 	const void *origin;			/* the reader's own handle on the value, for printing */
 } DomainJson;
 
+/* a new node of a tree, for the readers that build one (json_jsonb.c, the fuzzer's stand-in) */
+extern DomainJson *domain_json_node(DomainJsonType type, char *str);
+
 /* the value of key in an object, or NULL (also when v is no object) */
 extern DomainJson *domain_json_get(const DomainJson *v, const char *key);
 

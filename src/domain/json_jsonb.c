@@ -16,16 +16,6 @@
 
 static DomainJson *from_container(JsonbContainer *c);
 
-static DomainJson *
-new_node(DomainJsonType type, char *str)
-{
-	DomainJson *v = palloc0(sizeof(DomainJson));
-
-	v->type = type;
-	v->str = str;
-	return v;
-}
-
 /* a scalar, or a nested container as the iterator hands it over (jbvBinary) */
 static DomainJson *
 from_value(const JsonbValue *v)
@@ -33,15 +23,15 @@ from_value(const JsonbValue *v)
 	switch (v->type)
 	{
 		case jbvNull:
-			return new_node(DOMAIN_JSON_NULL, "null");
+			return domain_json_node(DOMAIN_JSON_NULL, "null");
 		case jbvString:
-			return new_node(DOMAIN_JSON_STRING, pnstrdup(v->val.string.val, v->val.string.len));
+			return domain_json_node(DOMAIN_JSON_STRING, pnstrdup(v->val.string.val, v->val.string.len));
 		case jbvNumeric:
-			return new_node(DOMAIN_JSON_NUMBER,
+			return domain_json_node(DOMAIN_JSON_NUMBER,
 							DatumGetCString(DirectFunctionCall1(numeric_out,
 																NumericGetDatum(v->val.numeric))));
 		case jbvBool:
-			return new_node(DOMAIN_JSON_BOOL, v->val.boolean ? "true" : "false");
+			return domain_json_node(DOMAIN_JSON_BOOL, v->val.boolean ? "true" : "false");
 		case jbvBinary:
 			return from_container(v->val.binary.data);
 		default:
@@ -70,13 +60,13 @@ from_container(JsonbContainer *c)
 	}
 	if (tok == WJB_BEGIN_ARRAY)
 	{
-		node = new_node(DOMAIN_JSON_ARRAY, NULL);
+		node = domain_json_node(DOMAIN_JSON_ARRAY, NULL);
 		size = v.val.array.nElems;
 	}
 	else
 	{
 		Assert(tok == WJB_BEGIN_OBJECT);
-		node = new_node(DOMAIN_JSON_OBJECT, NULL);
+		node = domain_json_node(DOMAIN_JSON_OBJECT, NULL);
 		size = v.val.object.nPairs;
 		node->keys = palloc(sizeof(char *) * Max(size, 1));
 	}
