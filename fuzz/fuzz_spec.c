@@ -263,6 +263,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_begin();
 	dpm_max_matrix_mb = (data[0] & 0x30) == 0x10 ? 1 : 64;
+	dom.wide = false;
+	dom.name = NULL;
 	dom.nattrs = 1 + (data[0] & 0x0f) % MAX_ATTRS;
 	dom.attrs = palloc0(sizeof(WorkloadAttr) * dom.nattrs);
 	for (int a = 0; a < dom.nattrs; a++)

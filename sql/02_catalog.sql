@@ -35,11 +35,16 @@ CREATE TABLE dpm.domains (
   -- per attribute, the SQL expression giving a row's bin (0-based; NULL: no bin), built from the
   -- custodian's definition and checked to be unable to fail on any row (dpm_internal.check_cells)
   attr_exprs  text[] NOT NULL,
-  cell_expr   text NOT NULL,             -- SQL expression giving a row's cell index (NULL: no cell)
-  n           int NOT NULL CHECK (n >= 1),
+  -- SQL expression giving a row's cell index (NULL for a row in no cell), and the number of cells;
+  -- both NULL for a wide domain (more than dpm.max_cells cells), which has no dense cell index and
+  -- answers marginals, measured from the source table by table
+  cell_expr   text,
+  n           int CHECK (n >= 1),
   -- the source is scanned with this role's privileges: it wrote the conditions in cell_expr
   created_by  regrole NOT NULL DEFAULT dpm_internal.invoker(),
-  created_at  timestamptz NOT NULL DEFAULT now()
+  created_at  timestamptz NOT NULL DEFAULT now(),
+  cells       numeric NOT NULL,          -- the product of attr_sizes, for any domain
+  CHECK ((n IS NULL) = (cell_expr IS NULL))
 );
 COMMENT ON TABLE dpm.domains IS 'the cells of a frequency vector over a source; cell_expr is built from the custodian''s definition';
 
@@ -51,7 +56,7 @@ CREATE TABLE dpm.workloads (
   matrix      float8[],                  -- m x n, one query a row; NULL when too large (spec only)
   labels      text[] NOT NULL,
   m           int NOT NULL,
-  n           int NOT NULL,
+  n           int,                       -- the domain's; NULL for a wide one
   created_by  regrole NOT NULL DEFAULT dpm_internal.invoker(),
   created_at  timestamptz NOT NULL DEFAULT now(),
   -- how much each query matters to the optimizers (3 * Total(a)); NULL: all 1.  Answers are
@@ -64,10 +69,11 @@ CREATE TABLE dpm.workloads (
 );
 COMMENT ON TABLE dpm.workloads IS 'batches of linear counting queries over a domain';
 
--- An HDMM strategy kept by its parameters (src/api/hdmm_api.c): never a matrix over all cells.
+-- A strategy kept by its parameters (src/api/hdmm_api.c, src/api/residual_release_api.c): never a
+-- matrix over all cells.
 CREATE TYPE dpm.hdmm_strategy AS (kind text, p int[], theta float8[], weights float8[]);
 COMMENT ON TYPE dpm.hdmm_strategy IS
-  'HDMM strategy: kind kronecker (one p-Identity factor per attribute, theta = the p_a x n_a matrices column-major, one after the other), factors (the same with the factor matrices themselves, p_a rows each) or marginals (weights[b] on the marginal keeping the attributes of bit set b)';
+  'strategy kept by its parameters: HDMM kind kronecker (one p-Identity factor per attribute, theta = the p_a x n_a matrices column-major, one after the other), factors (the same with the factor matrices themselves, p_a rows each) or marginals (weights[b] on the marginal keeping the attributes of bit set b); or kind residual (ResidualPlanner: p = the attribute sets measured, one a row, 1-based, 0 pads; theta = their noise variances at unit L2 sensitivity)';
 
 CREATE TABLE dpm.strategies (
   id              serial PRIMARY KEY,

@@ -137,7 +137,13 @@ COMMENT ON FUNCTION dpm.noise(text, float8, int) IS
 CREATE OR REPLACE FUNCTION dpm_internal.domain_of(attr_names text[], attr_sizes int[], bin_labels text[],
                                    bin_lo float8[], bin_hi float8[]) RETURNS dpm.domains
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$ SELECT ROW(NULL, NULL, NULL, NULL, attr_names, attr_sizes, bin_labels, bin_lo, bin_hi, NULL, NULL, NULL, NULL, NULL)::dpm.domains $$;
+AS $$
+  -- n: the cells, or NULL (wide) past dpm.max_cells, as dpm.create_domain decides
+  SELECT ROW(NULL, NULL, NULL, NULL, attr_names, attr_sizes, bin_labels, bin_lo, bin_hi, NULL, NULL,
+             CASE WHEN c.cells <= dpm_internal.max_cells() THEN c.cells::int END, NULL, NULL, c.cells)::dpm.domains
+    FROM (SELECT CASE WHEN bool_and(s > 0) THEN coalesce(round(exp(sum(ln(greatest(s, 1))))), 1) ELSE 0 END::numeric AS cells
+            FROM unnest(attr_sizes) s) c
+$$;
 
 -- Internal: parses a workload spec over a domain's attributes (see dpm.create_workload).  Every
 -- function of a spec takes its domain as one value, a row of dpm.domains (src/api/workload_api.h).
@@ -197,6 +203,33 @@ CREATE OR REPLACE FUNCTION dpm_internal.residual_targets(sizes int[], marginals 
                                                          tol float8 DEFAULT 1e-9, max_iter int DEFAULT 10000)
 RETURNS TABLE(subset int[], rows float8, mu float8, variance float8, cost2 float8, gap float8, iterations int)
 AS 'MODULE_PATHNAME', 'dpm_residual_targets' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- Method residual over a spec of marginals (src/api/residual_release_api.c), on any domain, wide
+-- ones included.  residual_build: the plan for options' loss (sum or max of the weighted
+-- variances), kept as its residuals' attribute sets (1-based, 0 pads) and variances at unit L2
+-- sensitivity, with what dpm.strategies records of it (bound: the SVD bound, T^2).
+CREATE OR REPLACE FUNCTION dpm_internal.residual_build(spec text, dom dpm.domains, options jsonb DEFAULT '{}',
+                                    OUT subsets int[], OUT variances float8[], OUT rows int,
+                                    OUT sensitivity_l1 float8, OUT cost2 float8, OUT profile_trace float8,
+                                    OUT max_profile float8, OUT bound float8, OUT iterations int, OUT gap float8)
+AS 'MODULE_PATHNAME', 'dpm_residual_build' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- The attribute sets of the marginal tables a release of the spec reads (dpm_internal.marginal_tables).
+CREATE OR REPLACE FUNCTION dpm_internal.residual_table_sets(spec text, dom dpm.domains) RETURNS int[]
+AS 'MODULE_PATHNAME', 'dpm_residual_table_sets' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- One release of a stored plan from those tables, at rho-zCDP for scale records per privacy unit;
+-- tables NULL: only the sampler's checks, drawing nothing.
+CREATE OR REPLACE FUNCTION dpm_internal.residual_release(spec text, dom dpm.domains, subsets int[], variances float8[],
+                                      cost2 float8, tables float8[], rho float8, scale float8,
+                                      confidence float8)
+RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
+AS 'MODULE_PATHNAME', 'dpm_residual_release' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+-- The spec's true answers from the same tables.
+CREATE OR REPLACE FUNCTION dpm_internal.residual_exact(spec text, dom dpm.domains, tables float8[])
+RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
+AS 'MODULE_PATHNAME', 'dpm_residual_exact' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE OR REPLACE FUNCTION dpm_internal.hdmm_matrix(sizes int[], kind text, p int[], theta float8[], weights float8[])
 RETURNS float8[]

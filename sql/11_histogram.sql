@@ -31,3 +31,20 @@ COMMENT ON FUNCTION dpm_internal.histogram_combinefn(internal, internal) IS 'sup
 COMMENT ON FUNCTION dpm_internal.histogram_serialfn(internal) IS 'support function of the aggregate dpm.histogram: counts to bytes, between parallel workers';
 COMMENT ON FUNCTION dpm_internal.histogram_deserialfn(bytea, internal) IS 'support function of the aggregate dpm.histogram: bytes to counts, between parallel workers';
 COMMENT ON FUNCTION dpm_internal.histogram_finalfn(internal) IS 'support function of the aggregate dpm.histogram: the counts as float8[]';
+
+-- The marginal tables of a domain's attribute sets in one scan (src/histogram): bins is a row's bin
+-- per attribute (NULL in any: the row is in no cell), sets one table's attributes a row (1-based,
+-- 0 pads); the tables one after the other, each with its last attribute fastest.
+CREATE OR REPLACE FUNCTION dpm_internal.marginal_counts_transfn(internal, int[], int[], int[]) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpm_marginal_counts_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE AGGREGATE dpm_internal.marginal_counts(bins int[], sizes int[], sets int[]) (
+  SFUNC = dpm_internal.marginal_counts_transfn,
+  STYPE = internal,
+  COMBINEFUNC = dpm_internal.histogram_combinefn,
+  SERIALFUNC = dpm_internal.histogram_serialfn,
+  DESERIALFUNC = dpm_internal.histogram_deserialfn,
+  FINALFUNC = dpm_internal.histogram_finalfn,
+  PARALLEL = SAFE
+);
+COMMENT ON FUNCTION dpm_internal.marginal_counts_transfn(internal, int[], int[], int[]) IS 'support function of the aggregate dpm_internal.marginal_counts: adds one row to every table';

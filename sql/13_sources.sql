@@ -65,6 +65,42 @@ BEGIN
 END
 $$;
 
+-- How many cells the tables of these attribute sets (1-based, 0 pads, one a row) have in all.
+CREATE OR REPLACE FUNCTION dpm_internal.table_cells(sizes int[], sets int[]) RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce(sum(coalesce(round(exp(x.lnp)), 1)), 0)::int
+    FROM generate_subscripts(sets, 1) i,
+         LATERAL (SELECT sum(ln(sizes[sets[i][j]])) AS lnp FROM generate_subscripts(sets, 2) j WHERE sets[i][j] > 0) x
+$$;
+
+-- The marginal tables of these attribute sets (dpm_internal.marginal_counts) in one scan, with
+-- the same rules as the frequency vector: run as the domain's creator, at most max_contributions
+-- rows per privacy unit (when capped), rows in no cell dropped.  Memory: the tables, whatever the
+-- number of rows.
+CREATE OR REPLACE FUNCTION dpm_internal.marginal_tables(src dpm.sources, dom dpm.domains, run_as regrole, capped boolean,
+                                     sets int[])
+RETURNS float8[]
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  agg text := format('dpm_internal.marginal_counts(%s, %L::int4[], %L::int4[])',
+                     dpm_internal.bins_expr(dom.attr_exprs), dom.attr_sizes, sets);
+  q text;
+BEGIN
+  IF src.privacy_unit IS NULL OR NOT capped THEN
+    q := format('SELECT %s FROM %s', agg, src.relation);
+  ELSE
+    q := format('SELECT %s FROM '
+                '(SELECT *, row_number() OVER (PARTITION BY %I ORDER BY dpm_internal.random_key()) AS dpm_rank__ FROM %s) s '
+                'WHERE dpm_rank__ <= %s',
+                agg, src.privacy_unit, src.relation, src.max_contributions);
+  END IF;
+  -- no row at all: every table is zeros
+  RETURN coalesce(dpm_internal.exec_as(run_as, q), array_fill(0::float8, ARRAY[dpm_internal.table_cells(dom.attr_sizes, sets)]));
+END
+$$;
+
 -- Plans (and so checks the privileges of run_as on everything it reads) a cell expression over
 -- a relation, without reading a row: errors here cannot depend on the data.  The expression is
 -- in the target list so that the planner cannot drop it.

@@ -11,7 +11,12 @@ CREATE OR REPLACE FUNCTION dpm_internal.attribute_bins(source regclass, attr jso
 AS 'MODULE_PATHNAME', 'dpm_attribute_bins'
 LANGUAGE C STABLE SET search_path = pg_catalog, pg_temp;
 
-CREATE OR REPLACE FUNCTION dpm.create_domain(name text, source regclass, attributes jsonb) RETURNS int
+-- A row's bins, one per attribute, as an int[] expression (NULL elements: in no bin of that attribute).
+CREATE OR REPLACE FUNCTION dpm_internal.bins_expr(attr_exprs text[]) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT format('ARRAY[%s]::int4[]', array_to_string(ARRAY(SELECT format('(%s)', e) FROM unnest(attr_exprs) e), ', ')) $$;
+
+CREATE OR REPLACE FUNCTION dpm.create_domain(name text, source regclass, attributes jsonb) RETURNS numeric
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
@@ -41,6 +46,13 @@ BEGIN
     IF r.aname = ANY (names) THEN
       RAISE EXCEPTION 'attribute "%" appears twice', r.aname USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    -- every table a release reads must fit dpm.max_cells, so each attribute must (its bins are
+    -- counted again here: the attribute's own check rounds a numeric count of width bins)
+    IF cardinality(r.labels) > dpm_internal.max_cells() THEN
+      RAISE EXCEPTION 'attribute "%" has % bins, more than dpm.max_cells (%)', r.aname, cardinality(r.labels),
+        dpm_internal.max_cells()
+        USING ERRCODE = 'program_limit_exceeded', HINT = 'Use coarser bins, or raise dpm.max_cells.';
+    END IF;
     names := names || r.aname;
     sizes := sizes || cardinality(r.labels);
     labels := labels || r.labels; los := los || r.lo; his := his || r.hi;
@@ -51,27 +63,31 @@ BEGIN
                  ELSE format('(%s) * %s + (%s)', expr, cardinality(r.labels), r.expr) END;
   END LOOP;
   IF ncells > dpm_internal.max_cells() THEN
-    RAISE EXCEPTION 'domain "%" would have % cells, more than dpm.max_cells (%)', name, ncells,
-      dpm_internal.max_cells()
-      USING ERRCODE = 'program_limit_exceeded', HINT = 'Use coarser bins or fewer attributes, or raise dpm.max_cells.';
+    -- no dense cell index: only what a workload of marginals needs is ever built over it
+    expr := NULL;
+    RAISE NOTICE 'domain "%" has % cells, more than dpm.max_cells (%): it is kept without a dense cell index',
+      name, ncells, dpm_internal.max_cells()
+      USING DETAIL = 'Its workloads must be marginals (Marginal(a, b), Marginals(k)), answered by method residual with Gaussian noise (rho).',
+            HINT = 'For any other workload, use coarser bins or fewer attributes, or raise dpm.max_cells.';
   END IF;
   -- parse and plan the expressions against the source now, with the custodian's own rights, so
   -- a bad condition fails here, and one that could fail on some row is refused (a release's
   -- outcome must not depend on the rows); releases scan the source with the same rights
-  PERFORM dpm_internal.plan_cells(expr, source, dpm_internal.invoker());
+  PERFORM dpm_internal.plan_cells(coalesce(expr, format('num_nulls(VARIADIC %s)', dpm_internal.bins_expr(exprs))), source, dpm_internal.invoker());
   PERFORM dpm_internal.check_cells(dpm_internal.invoker(), source, name, names, exprs);
   BEGIN
     INSERT INTO dpm.domains (name, source_id, attributes, attr_names, attr_sizes, bin_labels, bin_lo, bin_hi, attr_exprs,
-                             cell_expr, n)
-    VALUES (name, src.id, attributes, names, sizes, labels, los, his, exprs, expr, ncells::int);
+                             cell_expr, n, cells)
+    VALUES (name, src.id, attributes, names, sizes, labels, los, his, exprs, expr, CASE WHEN expr IS NOT NULL THEN ncells::int END,
+            ncells);
   EXCEPTION WHEN unique_violation THEN    -- a concurrent creation committed after the check
     RAISE EXCEPTION 'domain "%" already exists', name USING ERRCODE = 'duplicate_object';
   END;
-  RETURN ncells::int;
+  RETURN ncells;
 END
 $$;
 COMMENT ON FUNCTION dpm.create_domain(text, regclass, jsonb) IS
-  'custodian: define the cells of a frequency vector over a source: attributes with value, interval or condition bins (first match wins); returns the number of cells';
+  'custodian: define the cells of a frequency vector over a source: attributes with value, interval or condition bins (first match wins); returns the number of cells.  Past dpm.max_cells cells the domain is wide: no dense cell index, marginal workloads only (method residual)';
 
 CREATE OR REPLACE FUNCTION dpm.exact_answers(workload text)
 RETURNS TABLE(query int, label text, answer float8)
@@ -88,6 +104,15 @@ BEGIN
   PERFORM dpm_internal.check_can_read(src.relation);
   -- every row counts here, without the per-unit contribution limit the mechanism applies
   -- zipped with the labels, as in dpm_internal.release_fill (labels[i] costs O(i) a row)
+  IF dom.n IS NULL THEN    -- a wide domain: its marginals from their tables
+    RETURN QUERY
+      SELECT e.query, l, e.answer
+        FROM ROWS FROM (dpm_internal.residual_exact(wl.spec, dom,
+                          dpm_internal.marginal_tables(src, dom, dpm_internal.invoker(), false,
+                                                       dpm_internal.residual_table_sets(wl.spec, dom))),
+                        unnest(wl.labels)) AS e(query, answer, stderr, ci_low, ci_high, ci_draws, l);
+    RETURN;
+  END IF;
   RETURN QUERY
     SELECT i::int, l, v
       FROM unnest(CASE WHEN wl.matrix IS NOT NULL
@@ -127,7 +152,8 @@ BEGIN
     RAISE EXCEPTION 'domain "%" cannot be computed: its creator % can no longer read %', dom.name, dom.created_by, src.relation
       USING ERRCODE = 'insufficient_privilege', HINT = 'Ask the custodian to restore the privilege or redefine the domain.';
   END IF;
-  PERFORM dpm_internal.plan_cells(dom.cell_expr, src.relation, dom.created_by);
+  PERFORM dpm_internal.plan_cells(coalesce(dom.cell_expr, format('num_nulls(VARIADIC %s)', dpm_internal.bins_expr(dom.attr_exprs))),
+                                  src.relation, dom.created_by);
   PERFORM dpm_internal.check_cells(dom.created_by, src.relation, dom.name, dom.attr_names, dom.attr_exprs);
 END
 $$;

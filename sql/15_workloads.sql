@@ -52,6 +52,10 @@ BEGIN
     -- too large as a matrix: kept as its spec and labels, for the implicit (hdmm) strategies
     r := dpm_internal.workload_matrix(spec, dom, false);
   END;
+  IF dom.n IS NULL THEN
+    -- a wide domain answers marginals only, from tables that must fit dpm.max_cells: checked now
+    PERFORM dpm_internal.residual_table_sets(spec, dom);
+  END IF;
   RETURN dpm_internal.store_workload(name, dom, spec, r.matrix, r.labels, r.weights, r.spans);
 END
 $$;
@@ -67,6 +71,11 @@ DECLARE
 BEGIN
   IF w IS NULL THEN
     RAISE EXCEPTION 'workload matrix must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF dom.n IS NULL THEN
+    RAISE EXCEPTION 'domain "%" is too wide for a workload matrix (% cells)', domain, dom.cells
+      USING ERRCODE = 'program_limit_exceeded',
+            HINT = 'Give the workload as a spec of marginals: Marginal(a, b), Marginals(k).';
   END IF;
   PERFORM dpm.sensitivity(w);        -- rejects empty, NULL-containing, NaN/Inf and oversized input
   IF array_ndims(w) <> 2 OR array_length(w, 2) <> dom.n THEN

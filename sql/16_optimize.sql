@@ -33,6 +33,7 @@ DECLARE
   t0 timestamptz := clock_timestamp();
   dom dpm.domains;
   hd record;
+  rb record;
   rep record;
   bound float8;
   wopt float8[];
@@ -48,7 +49,25 @@ BEGIN
   st.noise := noise;
   st.created_by := dpm_internal.invoker();
   st.created_at := now();
-  IF method = 'hdmm' AND wl.spec IS NOT NULL THEN
+  IF method = 'residual' THEN
+    -- ResidualPlanner over the spec's marginals: kept as its residuals' sets and variances
+    IF wl.spec IS NULL THEN
+      RAISE EXCEPTION 'method residual needs a workload given as a spec of marginals, not an explicit matrix'
+        USING ERRCODE = 'feature_not_supported';
+    END IF;
+    SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
+    rb := dpm_internal.residual_build(wl.spec, dom, options || jsonb_build_object('noise', noise));
+    st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+    st.hdmm := ROW('residual', rb.subsets, rb.variances, NULL)::dpm.hdmm_strategy;
+    st.rows := rb.rows;
+    st.sensitivity_l1 := rb.sensitivity_l1;
+    st.sensitivity_l2 := sqrt(rb.cost2);
+    trace := rb.profile_trace;
+    maxp := rb.max_profile;
+    st.iterations := rb.iterations;
+    st.lower_bound := rb.bound;
+    bound := rb.bound;
+  ELSIF method = 'hdmm' AND wl.spec IS NOT NULL THEN
     -- implicit: optimized and evaluated from the spec's blocks, never a matrix over the cells
     SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
     hd := dpm_internal.hdmm(wl.spec, dom,
@@ -62,6 +81,9 @@ BEGIN
     st.rows := dpm_internal.hdmm_rows(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights);
     st.iterations := hd.evaluations;
     bound := dpm_internal.spec_svd_bound(wl.spec, dom);
+  ELSIF wl.n IS NULL THEN
+    RAISE EXCEPTION 'method % needs a dense cell index, which the domain of workload "%" does not have', method, wl.name
+      USING ERRCODE = 'program_limit_exceeded', HINT = 'Use method residual (marginal workloads, Gaussian noise).';
   ELSIF wl.matrix IS NULL THEN
     RAISE EXCEPTION 'workload "%" has % queries over % cells: too large for a dense strategy', wl.name, wl.m, wl.n
       USING ERRCODE = 'program_limit_exceeded',
@@ -153,7 +175,7 @@ BEGIN
   END IF;
   FOREACH cand IN ARRAY CASE WHEN method = 'auto' THEN dpm_internal.auto_methods() ELSE ARRAY[method] END LOOP
     -- the rank of W is the eigen strategy's number of rows, which auto builds before lrm
-    msg := CASE WHEN method = 'auto' THEN dpm_internal.method_ruled_out(cand, wl.n, wl.spec IS NOT NULL, eigen_rows) END;
+    msg := CASE WHEN method = 'auto' THEN dpm_internal.method_ruled_out(cand, coalesce(wl.n, 0), wl.spec IS NOT NULL, eigen_rows) END;
     IF msg IS NOT NULL THEN
       why := why || (cand || ': ' || msg);
       CONTINUE;
@@ -247,7 +269,7 @@ DECLARE
 BEGIN
   PERFORM dpm_internal.check_privacy_args(compare_strategies.epsilon, compare_strategies.delta, compare_strategies.rho);
   FOREACH m IN ARRAY dpm_internal.auto_methods() LOOP
-    CONTINUE WHEN dpm_internal.method_ruled_out(m, wl.n, wl.spec IS NOT NULL, eigen_rows) IS NOT NULL;
+    CONTINUE WHEN dpm_internal.method_ruled_out(m, coalesce(wl.n, 0), wl.spec IS NOT NULL, eigen_rows) IS NOT NULL;
     BEGIN
       st := (dpm_internal.choose_strategy(wl, m, dpm_internal.noise_kind(m, compare_strategies.delta, compare_strategies.rho),
                                   '{}', true)).st;

@@ -135,8 +135,24 @@ BEGIN
   c_rho := cost.c_rho;
   -- the sampler's own checks (its grid must fit these parameters), by the code the release runs
   np := dpm_internal.noise_params(noise, c_epsilon, c_delta, c_rho);
-  PERFORM dpm_internal.check_noise(st.rows, src.max_contributions * st.sensitivity_l1,
-                           src.max_contributions * st.sensitivity_l2, np.epsilon, np.delta, np.rho);
+  IF (st.hdmm).kind = 'residual' THEN
+    -- one exact Gaussian mechanism per residual, composed under zCDP (src/residual/measure.c)
+    IF np.rho IS NULL THEN
+      RAISE EXCEPTION 'a residual strategy is released under zCDP: give rho, on a source registered with model zcdp'
+        USING ERRCODE = 'feature_not_supported',
+              DETAIL = format('Source "%s" is registered for %s.', src.relation,
+                              CASE src.model WHEN 'pure' THEN 'pure epsilon-DP' ELSE '(epsilon, delta)-DP' END);
+    END IF;
+    IF coalesce(args->>'inference', 'ls') <> 'ls' THEN
+      RAISE EXCEPTION 'a residual strategy estimates by least squares only'
+        USING ERRCODE = 'feature_not_supported', HINT = 'Use inference => ''ls''.';
+    END IF;
+    PERFORM dpm_internal.residual_release(wl.spec, dom, (st.hdmm).p, (st.hdmm).theta, st.sensitivity_l2 ^ 2, NULL,
+                                          np.rho, src.max_contributions, NULL);
+  ELSE
+    PERFORM dpm_internal.check_noise(st.rows, src.max_contributions * st.sensitivity_l1,
+                             src.max_contributions * st.sensitivity_l2, np.epsilon, np.delta, np.rho);
+  END IF;
   PERFORM dpm_internal.check_domain(dom, src);
 END
 $$;
@@ -201,6 +217,20 @@ BEGIN
 END
 $$;
 
+-- What a release reads from its source: the frequency vector, or for a residual strategy the
+-- marginal tables it measures (never the vector: memory grows with the tables).
+CREATE OR REPLACE FUNCTION dpm_internal.release_data(r dpm.releases, src dpm.sources, dom dpm.domains) RETURNS float8[]
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM dpm.strategies s WHERE s.id = r.strategy_id AND (s.hdmm).kind = 'residual') THEN
+    RETURN dpm_internal.marginal_tables(src, dom, dom.created_by, true,
+             dpm_internal.residual_table_sets((SELECT w.spec FROM dpm.workloads w WHERE w.id = r.workload_id), dom));
+  END IF;
+  RETURN dpm_internal.frequency_vector(src, dom, dom.created_by, true);
+END
+$$;
+
 -- The mechanism a release r runs, on the data vector x: its strategy (dense or HDMM), noise
 -- calibrated for parameters strictly below the charge (dpm_internal.noise_params), inference and intervals.
 CREATE OR REPLACE FUNCTION dpm_internal.release_mechanism(r dpm.releases, x float8[])
@@ -217,7 +247,8 @@ DECLARE
 BEGIN
   -- the matrices go straight from the catalog to the mechanism: a PL/pgSQL row variable would
   -- detoast megabytes of them once more
-  SELECT CASE WHEN s.pinv IS NOT NULL THEN 'cached' WHEN s.matrix IS NOT NULL THEN 'dense' ELSE 'hdmm' END
+  SELECT CASE WHEN s.pinv IS NOT NULL THEN 'cached' WHEN s.matrix IS NOT NULL THEN 'dense'
+              WHEN (s.hdmm).kind = 'residual' THEN 'residual' ELSE 'hdmm' END
     INTO form FROM dpm.strategies s WHERE s.id = r.strategy_id;
   IF r.ci_draws IS NOT NULL THEN
     PERFORM set_config('dpm.ci_draws', r.ci_draws::text, true);
@@ -231,6 +262,12 @@ BEGIN
     RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.strategies s,
                         LATERAL dpm.mechanism(w.matrix, s.matrix, x, eps, del, scale, rh, r.inference, r.confidence) m
                   WHERE w.id = r.workload_id AND s.id = r.strategy_id;
+  ELSIF form = 'residual' THEN
+    -- x holds the marginal tables (dpm_internal.release_data)
+    RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
+                        LATERAL dpm_internal.residual_release(w.spec, d, (s.hdmm).p, (s.hdmm).theta, s.sensitivity_l2 ^ 2,
+                                                              x, rh, scale, r.confidence) m
+                  WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
   ELSE
     RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
                         LATERAL dpm_internal.hdmm_mechanism(w.spec, d,
@@ -262,7 +299,7 @@ BEGIN
   SELECT * INTO src FROM dpm.sources s WHERE s.id = r.source_id;
   -- the answers come in query order, zipped with the labels (labels[query] costs O(query) a row)
   WITH m AS MATERIALIZED (
-         SELECT * FROM ROWS FROM (dpm_internal.release_mechanism(r, dpm_internal.frequency_vector(src, dom, dom.created_by, true)),
+         SELECT * FROM ROWS FROM (dpm_internal.release_mechanism(r, dpm_internal.release_data(r, src, dom)),
                                   unnest(labels)) AS m(query, answer, stderr, ci_low, ci_high, ci_draws, label)),
        ins AS (INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr, ci_low, ci_high)
                SELECT rel_id, m.query, m.label, m.answer, m.stderr, m.ci_low, m.ci_high FROM m)

@@ -13,6 +13,7 @@ AS $$
 DECLARE
   p record := dpm_internal.release_plan(args, true);
   rel dpm.releases;
+  zeros float8[];
 BEGIN
   rel.source_id := (p.src).id;
   rel.workload_id := (p.wl).id;
@@ -24,10 +25,17 @@ BEGIN
   rel.inference := 'ls';
   rel.confidence := (args->>'confidence')::float8;
   rel.ci_draws := CASE WHEN p.noise = 'laplace' AND rel.confidence IS NOT NULL THEN p.ci_draws END;
+  -- the data a release reads, all zeros: the frequency vector or a residual strategy's tables
+  IF ((p.st).hdmm).kind = 'residual' THEN
+    zeros := array_fill(0::float8, ARRAY[dpm_internal.table_cells((p.dom).attr_sizes,
+                                                                  dpm_internal.residual_table_sets((p.wl).spec, p.dom))]);
+  ELSE
+    zeros := array_fill(0::float8, ARRAY[(p.wl).n]);
+  END IF;
   -- zipped with the labels, as in dpm_internal.release_fill
   RETURN QUERY
     SELECT rel, m.query, m.label, m.stderr, (m.ci_high - m.ci_low) / 2
-      FROM ROWS FROM (dpm_internal.release_mechanism(rel, array_fill(0::float8, ARRAY[(p.wl).n])), unnest((p.wl).labels))
+      FROM ROWS FROM (dpm_internal.release_mechanism(rel, zeros), unnest((p.wl).labels))
            AS m(query, answer, stderr, ci_low, ci_high, ci_draws, label);
 END
 $$;

@@ -20,4 +20,9 @@ extern int	options_get_choice(Jsonb *options, const char *key, const char *const
 /* a number or an array of numbers (NULL when absent); *count receives how many */
 extern double *options_get_numbers(Jsonb *options, const char *key, int *count);
 
+/* method m's options from the jsonb, as the registry describes them, plus augment and noise */
+struct StrategyMethod;
+struct StrategyOptions;
+extern void api_method_options(const struct StrategyMethod *m, Jsonb *options, struct StrategyOptions *opts);
+
 #endif

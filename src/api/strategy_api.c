@@ -47,8 +47,8 @@ flush_tiny(Mat *a)
  * (laplace or gaussian: what the strategy is for, which eigen_design's
  * augmentation follows).
  */
-static void
-method_options(const StrategyMethod *m, Jsonb *options, StrategyOptions *opts)
+void
+api_method_options(const StrategyMethod *m, Jsonb *options, StrategyOptions *opts)
 {
 	static const char *const noise_choices[] = {"gaussian", "laplace", NULL};
 	const char *keys[lengthof(m->options) + 2];
@@ -70,6 +70,8 @@ method_options(const StrategyMethod *m, Jsonb *options, StrategyOptions *opts)
 			*(int *) field = options_get_int(options, o->key, (int) o->dflt, (int) o->min, (int) o->max);
 		else if (o->kind == OPTION_FLOAT)
 			*(double *) field = options_get_float(options, o->key, o->dflt, o->min, o->max);
+		else if (o->kind == OPTION_CHOICE)
+			*(int *) field = options_get_choice(options, o->key, o->choices, (int) o->dflt);
 		else
 			*(const char **) field = options_get_text(options, o->key, o->text_dflt);
 	}
@@ -105,7 +107,7 @@ strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 		rep->lower_bound = NAN;
 		return flush_tiny(a);
 	}
-	method_options(m, options, &opts);
+	api_method_options(m, options, &opts);
 	strategy_check_memory(m, w->rows, w->cols);
 	a = strategy_build(w, m, &opts, rep);
 	return flush_tiny(a);
@@ -236,6 +238,7 @@ dpm_strategy_methods(PG_FUNCTION_ARGS)
 			[METHOD_ALWAYS] = "every workload",
 			[METHOD_IF_LOW_RANK] = "workloads of low rank (1.2 rank(W) < n)",
 			[METHOD_IF_SPEC] = "workloads given as a spec",
+			[METHOD_IF_MARGINALS] = "marginal workloads given as a spec, over any domain",
 			[METHOD_ON_REQUEST] = NULL
 		};
 		Datum		values[5];
@@ -255,7 +258,7 @@ dpm_strategy_methods(PG_FUNCTION_ARGS)
 		nulls[2] = applies[m->applies] == NULL;
 		values[2] = nulls[2] ? (Datum) 0 : CStringGetTextDatum(applies[m->applies]);
 		/* NULL: the method reads its own options (fitness: targets and its solver's) */
-		nulls[3] = m->build == NULL;
+		nulls[3] = m->build == NULL && m->options[0].key == NULL;
 		values[3] = PointerGetDatum(construct_array(keys, nkeys, TEXTOID, -1, false, TYPALIGN_INT));
 		values[4] = Float8GetDatum(m->memory_per_n2);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

@@ -12,6 +12,7 @@
 #include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "api/array.h"
@@ -66,9 +67,11 @@ domain_field(HeapTupleHeader row, const char *name)
 
 /* the domain passed as argument 1, a row of dpm.domains, checked */
 void
-api_domain_arg(FunctionCallInfo fcinfo, WorkloadDomain *dom)
+api_domain_arg_wide(FunctionCallInfo fcinfo, WorkloadDomain *dom)
 {
 	HeapTupleHeader row = PG_GETARG_HEAPTUPLEHEADER(1);
+	bool		isnull;
+	Datum		name = GetAttributeByName(row, "name", &isnull);
 	Datum	   *names,
 			   *sizes,
 			   *labels,
@@ -113,6 +116,8 @@ api_domain_arg(FunctionCallInfo fcinfo, WorkloadDomain *dom)
 	check_length("bin_lo", nlo, "bin", bins);
 	check_length("bin_hi", nhi, "bin", bins);
 
+	dom->name = isnull ? NULL : TextDatumGetCString(name);
+	(void) GetAttributeByName(row, "n", &dom->wide);
 	dom->nattrs = nnames;
 	dom->attrs = palloc0(sizeof(WorkloadAttr) * nnames);
 	for (int a = 0; a < nnames; a++)
@@ -135,6 +140,13 @@ api_domain_arg(FunctionCallInfo fcinfo, WorkloadDomain *dom)
 	workload_domain_check(dom);
 }
 
+void
+api_domain_arg(FunctionCallInfo fcinfo, WorkloadDomain *dom)
+{
+	api_domain_arg_wide(fcinfo, dom);
+	workload_require_dense(dom, get_func_name(fcinfo->flinfo->fn_oid));
+}
+
 PG_FUNCTION_INFO_V1(dpm_workload_matrix);
 Datum
 dpm_workload_matrix(PG_FUNCTION_ARGS)
@@ -152,7 +164,7 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	api_domain_arg(fcinfo, &dom);
+	api_domain_arg_wide(fcinfo, &dom);
 
 	/* dense => false: the labels only, for workloads answered implicitly */
 	want_matrix = PG_NARGS() <= SPEC_ARGS || PG_GETARG_BOOL(SPEC_ARGS);
@@ -212,7 +224,7 @@ dpm_spec_term_rows(PG_FUNCTION_ARGS)
 	int			t = 0;
 	ListCell   *lc;
 
-	api_domain_arg(fcinfo, &dom);
+	api_domain_arg_wide(fcinfo, &dom);
 	terms = workload_parse(&dom, text_to_cstring(PG_GETARG_TEXT_PP(0)));
 	rows = palloc(sizeof(Datum) * Max(list_length(terms), 1));
 	foreach(lc, terms)

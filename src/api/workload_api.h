@@ -15,7 +15,9 @@
  */
 #define SPEC_ARGS 2
 
-/* the domain passed as argument 1, checked */
+/* the domain passed as argument 1, checked: one with a dense cell index */
 extern void api_domain_arg(FunctionCallInfo fcinfo, WorkloadDomain *dom);
+/* the same, or a wide one (dom->wide), for functions that never index its cells */
+extern void api_domain_arg_wide(FunctionCallInfo fcinfo, WorkloadDomain *dom);
 
 #endif

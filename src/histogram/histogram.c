@@ -161,6 +161,131 @@ dpm_histogram_finalfn(PG_FUNCTION_ARGS)
 										  TYPALIGN_DOUBLE));
 }
 
+/*
+ * dpm_internal.marginal_counts(bins, sizes, sets): the same state, holding
+ * the marginal tables of the attribute sets (rows of sets, 1-based, 0
+ * pads) one after the other, each in mixed radix with its last attribute
+ * fastest; a row adds one to a cell of every table.  bins[a] is the row's
+ * bin (0-based) of attribute a of the given sizes; a row with a NULL bin
+ * falls in no cell of the domain and is not counted.  The layout is read
+ * once per query into fn_extra.
+ */
+typedef struct MarginalLayout
+{
+	int			d;
+	int			nsets;
+	int			width;
+	int32	   *sizes;
+	int		   *attrs;			/* nsets x width, 0-based, -1 pads */
+	int64	   *stride;			/* nsets x width: each attribute's step within its table */
+	int64	   *offset;			/* where each table starts */
+	int64		cells;
+} MarginalLayout;
+
+static MarginalLayout *
+marginal_layout(FunctionCallInfo fcinfo)
+{
+	MarginalLayout *l = fcinfo->flinfo->fn_extra;
+	ArrayType  *sizes,
+			   *sets;
+	MemoryContext old;
+
+	if (l != NULL)
+		return l;
+	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("sizes and sets must not be NULL")));
+	sizes = PG_GETARG_ARRAYTYPE_P(2);
+	sets = PG_GETARG_ARRAYTYPE_P(3);
+	if (ARR_NDIM(sizes) != 1 || ARR_HASNULL(sizes) || ARR_NDIM(sets) != 2 || ARR_HASNULL(sets))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sizes must be a one-dimensional and sets a two-dimensional array, without NULLs")));
+	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	l = palloc0(sizeof(MarginalLayout));
+	l->d = ARR_DIMS(sizes)[0];
+	l->nsets = ARR_DIMS(sets)[0];
+	l->width = ARR_DIMS(sets)[1];
+	l->sizes = palloc(sizeof(int32) * l->d);
+	memcpy(l->sizes, ARR_DATA_PTR(sizes), sizeof(int32) * l->d);
+	l->attrs = palloc(sizeof(int) * l->nsets * l->width);
+	l->stride = palloc(sizeof(int64) * l->nsets * l->width);
+	l->offset = palloc(sizeof(int64) * l->nsets);
+	for (int t = 0; t < l->nsets; t++)
+	{
+		const int32 *row = (const int32 *) ARR_DATA_PTR(sets) + (size_t) t * l->width;
+		double		cells = 1;
+
+		l->offset[t] = l->cells;
+		for (int c = l->width - 1; c >= 0; c--)
+		{
+			int			a = row[c] - 1;
+
+			if (a < -1 || a >= l->d || (a >= 0 && l->sizes[a] < 1))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("set %d names attribute %d, which the %d sizes do not describe", t + 1, a + 1, l->d)));
+			l->attrs[t * l->width + c] = a;
+			l->stride[t * l->width + c] = (int64) cells;
+			if (a >= 0)
+				cells *= l->sizes[a];
+		}
+		if (l->cells + cells > dpm_max_cells)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("the marginal tables have more than dpm.max_cells (%d) cells in all", dpm_max_cells),
+					 errhint("Ask for fewer or smaller marginals, or raise dpm.max_cells.")));
+		l->cells += (int64) cells;
+	}
+	MemoryContextSwitchTo(old);
+	fcinfo->flinfo->fn_extra = l;
+	return l;
+}
+
+PG_FUNCTION_INFO_V1(dpm_marginal_counts_transfn);
+Datum
+dpm_marginal_counts_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = agg_context(fcinfo, "dpm_marginal_counts_transfn");
+	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
+	MarginalLayout *l = marginal_layout(fcinfo);
+	ArrayType  *bins;
+	const int32 *b;
+
+	if (st == NULL)
+		st = hist_new(cxt, (int32) Max(l->cells, 1));
+	if (PG_ARGISNULL(1))
+		PG_RETURN_POINTER(st);
+	bins = PG_GETARG_ARRAYTYPE_P(1);
+	if (ARR_NDIM(bins) != 1 || ARR_DIMS(bins)[0] != l->d)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bins must have one value per attribute (%d)", l->d)));
+	if (ARR_HASNULL(bins))
+		PG_RETURN_POINTER(st);
+	b = (const int32 *) ARR_DATA_PTR(bins);
+	for (int a = 0; a < l->d; a++)
+		if (b[a] < 0 || b[a] >= l->sizes[a])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("bin %d of attribute %d is outside 0 .. %d", b[a], a + 1, l->sizes[a] - 1)));
+	for (int t = 0; t < l->nsets; t++)
+	{
+		int64		cell = l->offset[t];
+
+		for (int c = 0; c < l->width; c++)
+		{
+			int			a = l->attrs[t * l->width + c];
+
+			if (a >= 0)
+				cell += b[a] * l->stride[t * l->width + c];
+		}
+		st->counts[cell]++;
+	}
+	PG_RETURN_POINTER(st);
+}
+
 /* dpm.max_cells for the SQL side; calling it also loads the module, which defines the GUC */
 PG_FUNCTION_INFO_V1(dpm_max_cells_fn);
 Datum

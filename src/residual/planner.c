@@ -144,8 +144,21 @@ residual_workload(const int *sizes, int d, const int *attrs, int m, int width, c
 		}
 	}
 	w->first[m] = pairs;
-	hash_destroy(index);
+	w->index = index;
 	return w;
+}
+
+int
+residual_find(const ResidualWorkload *w, const int16 *attrs, int order)
+{
+	SubsetKey	key;
+	SubsetEntry *e;
+
+	memset(&key, 0, sizeof(key));
+	key.order = order;
+	memcpy(key.attrs, attrs, sizeof(int16) * order);
+	e = hash_search(w->index, &key, HASH_FIND, NULL);
+	return e ? e->index : -1;
 }
 
 ResidualPlan *

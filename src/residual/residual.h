@@ -27,6 +27,8 @@
 
 #include "postgres.h"
 
+#include "utils/hsearch.h"
+
 /* most attributes one marginal may have: its 2^k subsets are enumerated */
 #define RESIDUAL_MAX_ORDER 16
 
@@ -67,10 +69,15 @@ typedef struct ResidualWorkload
 	int		   *first;
 	int		   *member;
 	double	   *spread;
+	HTAB	   *index;			/* subset -> its residual (residual_find) */
 } ResidualWorkload;
 
 extern ResidualWorkload *residual_workload(const int *sizes, int d, const int *attrs, int m,
 										   int width, const double *weights);
+/* the index of the residual of these attributes (0-based, increasing), -1 if none */
+extern int	residual_find(const ResidualWorkload *w, const int16 *attrs, int order);
+/* marginal j's own residual: all of its attributes (the last of its members) */
+#define residual_of_marginal(w, j) (&(w)->residuals[(w)->member[(w)->first[(j) + 1] - 1]])
 /* the residuals measured (rows > 0, mu > 0) with the given variances (NULL: their own), in a plan of their own */
 extern ResidualPlan *residual_measured(const ResidualWorkload *w, const double *variance);
 
@@ -102,6 +109,42 @@ extern double residual_measure(const Residual *r, const int *sizes, const int64 
  */
 extern void residual_rebuild(const Residual *r, const int *sizes, const double *est, const int16 *s,
 							 int order, double *answer);
+
+/*
+ * tables.c: what a release reads and computes.  The tables are the
+ * workload's marginals that no other contains, one after the other in the
+ * order of the workload; every residual is summed out of the first one
+ * containing it.
+ */
+typedef struct ResidualTables
+{
+	int			count;
+	const Residual **sets;		/* each table's attributes and cells */
+	double	   *offset;			/* where table t starts in the concatenation */
+	double		cells;			/* all the tables' cells */
+	int		   *source;			/* per residual of the workload: its table */
+} ResidualTables;
+
+extern ResidualTables *residual_tables(const ResidualWorkload *w);
+
+/*
+ * The marginal tables of the workload, exact: answers[j] gets marginal j's
+ * cells from tables (the concatenation residual_tables describes).
+ */
+extern void residual_exact(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
+						   const int64 *tables, double **answers);
+
+/*
+ * One release: every residual with variance[i] > 0 (at unit L2
+ * sensitivity; indexes as w's) measured from its table with noise of
+ * standard deviation sigma * sqrt(variance[i]) per cell before the
+ * projection, for `contributions` records per privacy unit; answers[j]
+ * gets marginal j's cells and stderr[j] their standard error (the same for
+ * all of its cells).  With tables NULL, only the sampler's checks run.
+ */
+extern void residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
+							 const double *variance, double sigma, double contributions,
+							 const int64 *tables, double **answers, double *stderrs);
 
 /*
  * The least squared L2 sensitivity (cost2) at which every cell of marginal j

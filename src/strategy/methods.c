@@ -101,6 +101,8 @@ build_hdmm(const Mat *g, const StrategyOptions *o, OptReport *rep)
 }
 
 /* the options of the convex programs: relative duality gap to reach, iteration cap */
+static const char *const loss_choices[] = {"sum", "max", NULL};
+
 #define TOL_OPTION {"tol", OPTION_FLOAT, 1e-6, 1e-12, 1.0, OPT(tol)}
 #define MAX_ITER_OPTION {"max_iter", OPTION_INT, 10000, 1, 10000000, OPT(max_iter)}
 
@@ -141,6 +143,14 @@ static const StrategyMethod methods[] = {
 	{"hdmm", build_hdmm, true, 18, METHOD_IF_SPEC, AUGMENT_NONE,
 		{{"p", OPTION_INT, -1, 0, 100000, OPT(p)},
 		 {"max_iter", OPTION_INT, 200, 1, 10000000, OPT(max_iter)}, {NULL}}},
+	/*
+	 * ResidualPlanner (residual/): Gaussian noise on the residuals of a
+	 * marginal workload, optimal for the sum or the largest of the variances;
+	 * its memory grows with the marginals, not the cells
+	 */
+	{"residual", NULL, false, 0, METHOD_IF_MARGINALS, AUGMENT_NONE,
+		{{"loss", OPTION_CHOICE, 0, 0, 0, OPT(loss), NULL, loss_choices},
+		 TOL_OPTION, MAX_ITER_OPTION, {NULL}}},
 	/* built by fitness/ from the workload's per-query targets, which are its options */
 	{"fitness", NULL, false, 20, METHOD_ON_REQUEST, AUGMENT_NONE, {{NULL}}},
 	{NULL}
@@ -181,7 +191,7 @@ strategy_default_options(const StrategyMethod *m, StrategyOptions *opts)
 	{
 		char	   *field = (char *) opts + o->offset;
 
-		if (o->kind == OPTION_INT)
+		if (o->kind == OPTION_INT || o->kind == OPTION_CHOICE)
 			*(int *) field = (int) o->dflt;
 		else if (o->kind == OPTION_FLOAT)
 			*(double *) field = o->dflt;
@@ -193,6 +203,8 @@ strategy_default_options(const StrategyMethod *m, StrategyOptions *opts)
 const char *
 strategy_ruled_out(const StrategyMethod *m, int n, bool is_spec, int rank_w)
 {
+	if (n == 0 && m->applies != METHOD_IF_MARGINALS)
+		return "the domain is too wide for a dense cell index";
 	switch (m->applies)
 	{
 		case METHOD_ALWAYS:
@@ -201,6 +213,7 @@ strategy_ruled_out(const StrategyMethod *m, int n, bool is_spec, int rank_w)
 			return rank_w > 0 && 1.2 * rank_w < n ? NULL
 				: psprintf("W is not of low rank (it applies when 1.2 rank(W) < n = %d)", n);
 		case METHOD_IF_SPEC:
+		case METHOD_IF_MARGINALS:
 			return is_spec ? NULL : "the workload is an explicit matrix, not a spec";
 		case METHOD_ON_REQUEST:
 			return "it is built only on request";

@@ -22,6 +22,7 @@ typedef struct StrategyOptions
 	int			rank;			/* lrm: rows of L, 0 for 1.2 rank(W) */
 	double		gamma;			/* lrm: ||W - B L||_F / ||W||_F to reach */
 	int			p;				/* hdmm: rows of Theta in p-Identity strategies, -1 for n / 16 */
+	int			loss;			/* residual: 0 the sum of variances, 1 the largest (choices) */
 } StrategyOptions;
 
 /* an option a method takes, read from dpm.strategy's jsonb options by api/ */
@@ -29,7 +30,8 @@ typedef enum OptionKind
 {
 	OPTION_INT,
 	OPTION_FLOAT,
-	OPTION_METHOD				/* the name of another method */
+	OPTION_METHOD,				/* the name of another method */
+	OPTION_CHOICE				/* one of choices, kept as its index; dflt is the default's */
 } OptionKind;
 
 typedef struct MethodOption
@@ -41,6 +43,7 @@ typedef struct MethodOption
 	double		max;
 	size_t		offset;			/* of its field in StrategyOptions */
 	const char *text_dflt;		/* OPTION_METHOD: the default */
+	const char *const *choices;	/* OPTION_CHOICE: NULL-terminated */
 } MethodOption;
 
 /* which workloads a method applies to; all but ON_REQUEST are tried by method auto */
@@ -49,6 +52,7 @@ typedef enum MethodScope
 	METHOD_ALWAYS,
 	METHOD_IF_LOW_RANK,			/* 1.2 rank(W) < n */
 	METHOD_IF_SPEC,				/* the workload is a spec, not an explicit matrix */
+	METHOD_IF_MARGINALS,		/* a spec of marginals, over any domain, even a wide one */
 	METHOD_ON_REQUEST			/* never tried by auto */
 } MethodScope;
 
@@ -62,7 +66,7 @@ typedef enum MethodAugment
 typedef struct StrategyMethod
 {
 	const char *name;
-	/* NULL: built elsewhere (fitness/); input is W, or W^T W if from_gram */
+	/* NULL: built elsewhere (fitness/, residual/); input is W, or W^T W if from_gram */
 	Mat		   *(*build) (const Mat *input, const StrategyOptions *opts, OptReport *rep);
 	bool		from_gram;
 	double		memory_per_n2;	/* peak memory c n^2 + 2 m n doubles, beyond the backend's */
@@ -78,7 +82,10 @@ extern const StrategyMethod *strategy_method_at(int i);
 /* "identity, hierarchical, ...", for hints */
 extern char *strategy_method_names(void);
 extern void strategy_default_options(const StrategyMethod *m, StrategyOptions *opts);
-/* why method auto does not try m on this workload, or NULL (rank_w: 0 if unknown) */
+/*
+ * why method auto does not try m on this workload of n cells (0: a wide
+ * domain, with no dense cell index), or NULL (rank_w: 0 if unknown)
+ */
 extern const char *strategy_ruled_out(const StrategyMethod *m, int n, bool is_spec, int rank_w);
 
 extern int	dpm_max_memory_mb;

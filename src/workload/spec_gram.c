@@ -87,6 +87,7 @@ workload_gram(const WorkloadDomain *dom, List *terms)
 	Mat		   *g;
 	ListCell   *lc;
 
+	workload_require_dense(dom, "the workload's Gram matrix");
 	mat_check_size(dom->cells, dom->cells, "workload Gram matrix");
 	g = mat_new(dom->cells, dom->cells);
 	foreach(lc, terms)

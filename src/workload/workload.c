@@ -73,12 +73,23 @@ workload_domain_check(WorkloadDomain *dom)
 		for (int j = 1; j < attr->size && attr->is_ordered; j++)
 			attr->is_ordered = attr->lo[j] == attr->hi[j - 1];
 	}
-	if (cells > INT_MAX)
+	if (cells > INT_MAX && !dom->wide)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("domain has %.0f cells, more than the %d a workload matrix can have",
 						cells, INT_MAX)));
-	dom->cells = (int) cells;
+	dom->cells = dom->wide ? 0 : (int) cells;
+}
+
+void
+workload_require_dense(const WorkloadDomain *dom, const char *what)
+{
+	if (dom->wide)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s needs a dense cell index, which domain \"%s\" does not have (too many cells)",
+						what, dom->name ? dom->name : "?"),
+				 errhint("Over a domain this wide, ask for marginals (Marginal(a, b), Marginals(k)) and use method residual.")));
 }
 
 /* queries in the union of the terms, as a double so that it cannot overflow */
@@ -104,6 +115,7 @@ workload_rows(const WorkloadDomain *dom, List *terms)
 void
 workload_check_size(const WorkloadDomain *dom, List *terms)
 {
+	workload_require_dense(dom, "a workload matrix");
 	mat_check_size(workload_rows(dom, terms), dom->cells, "workload matrix");
 }
 
@@ -141,12 +153,12 @@ query_label(const WorkloadDomain *dom, char ***conds, const int *rows, int r,
 	return pstrdup(buf->data);
 }
 
-/* the labels count against dpm.max_matrix_mb with the matrix they describe */
+/* the labels and spans count against dpm.max_matrix_mb with the matrix they describe */
 static void
-check_label_memory(int m, const Workload *w, double label_bytes)
+check_label_memory(int m, int d, const Workload *w, double label_bytes)
 {
 	double		mb = ((w->matrix ? (double) m * w->matrix->cols * sizeof(double) : 0.0) +
-					  (double) m * sizeof(char *) + label_bytes) / (1024.0 * 1024.0);
+					  (double) m * (sizeof(char *) + 2 * d * sizeof(int)) + label_bytes) / (1024.0 * 1024.0);
 
 	if (mb > dpm_max_matrix_mb)
 		ereport(ERROR,
@@ -186,6 +198,7 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 				 errhint("Ask fewer queries at once.")));
 	m = (int) workload_rows(dom, terms);
 	w->matrix = want_matrix ? mat_new(m, dom->cells) : NULL;
+	check_label_memory(m, d, w, 0.0);	/* before the arrays are allocated */
 	w->labels = palloc_extended(sizeof(char *) * Max(m, 1), MCXT_ALLOC_HUGE);
 	w->weights = NULL;
 	w->spans = palloc_extended(sizeof(int) * 2 * d * Max(m, 1), MCXT_ALLOC_HUGE);
@@ -267,7 +280,7 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 			/* palloc rounds small chunks up to a power of two, plus a header */
 			label_bytes += pg_nextpower2_32((uint32) buf.len + 1) + 16;
 		}
-		check_label_memory(m, w, label_bytes);
+		check_label_memory(m, d, w, label_bytes);
 		off += trows;
 
 		for (int a = 0; a < d; a++)

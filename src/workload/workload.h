@@ -32,7 +32,14 @@ typedef struct WorkloadDomain
 {
 	int			nattrs;
 	WorkloadAttr *attrs;
-	int			cells;			/* n = product of the sizes (set by the check) */
+	/*
+	 * n = product of the sizes (set by the check); 0 for a wide domain, one
+	 * with no dense cell index (dpm.domains.n NULL): only what a marginal
+	 * workload needs is ever built over it
+	 */
+	int			cells;
+	bool		wide;
+	char	   *name;			/* the domain's, for messages; may be NULL */
 } WorkloadDomain;
 
 typedef enum BlockKind
@@ -86,6 +93,8 @@ typedef struct Workload
 
 /* workload.c */
 extern void workload_domain_check(WorkloadDomain *dom);
+/* an error unless the domain has a dense cell index, naming what needed one */
+extern void workload_require_dense(const WorkloadDomain *dom, const char *what);
 extern double workload_rows(const WorkloadDomain *dom, List *terms);
 extern void workload_check_size(const WorkloadDomain *dom, List *terms);
 /* the matrix (unless want_matrix is false: NULL) and the labels */
@@ -115,6 +124,15 @@ extern KronGram *workload_kron_gram(const WorkloadDomain *dom, List *terms);
  * *m receives the number of queries
  */
 extern Block ***workload_blocks(const KronGram *kg, List *terms, double *m);
+
+/*
+ * marginals.c: the terms as marginals, for ResidualPlanner: term j keeps
+ * attrs[j * width ..] (1-based, increasing, 0 pads) with weight
+ * weights[j]; an error naming the first term that is not a marginal
+ * (a block other than Identity or Total).
+ */
+extern void workload_marginals(const WorkloadDomain *dom, List *terms, int **attrs, int *width,
+							   double **weights);
 
 /* spec.c: parse a spec into a list of WorkloadTerm (blocks not yet built) */
 extern List *workload_parse(const WorkloadDomain *dom, const char *spec);

@@ -49,8 +49,10 @@ SELECT dpm.create_domain('d1', 'cat_people', '[{"name": "age", "values": [1], "c
 SELECT dpm.create_domain('d1', 'cat_people', '[{"name": "age", "values": [1]}, {"name": "age", "column": "id", "values": [1]}]');
 SELECT dpm.create_domain('d1', 'cat_people', '[{"name": "bad name", "column": "age", "values": [1]}]');
 SELECT dpm.create_domain('d1', 'cat_people', '[{"name": "age", "bins": {"min": 0, "max": 1e9, "width": 1}}]');
+-- past dpm.max_cells cells a domain is wide: no dense cell index (n and cell_expr NULL)
 SET dpm.max_cells = 100;
-SELECT dpm.create_domain('d1', 'cat_people', '[{"name": "age", "bins": {"min": 0, "max": 100, "width": 1}}, {"name": "sex", "values": ["F", "M"]}]');
+SELECT dpm.create_domain('d1_wide', 'cat_people', '[{"name": "age", "bins": {"min": 0, "max": 100, "width": 1}}, {"name": "sex", "values": ["F", "M"]}]');
+SELECT n, cells, cell_expr FROM dpm.domains WHERE name = 'd1_wide';
 RESET dpm.max_cells;
 
 -- the frequency vector follows the bins: ages 0..99 evenly; first matching region wins

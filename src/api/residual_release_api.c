@@ -1,0 +1,375 @@
+/*
+ * residual_release_api.c -- method residual over a workload spec of
+ * marginals, as the catalog keeps it and a release runs it: the plan
+ * (dpm_internal.residual_build), the tables a release reads
+ * (residual_table_sets), the release itself (residual_release) and the
+ * exact answers (residual_exact).  A plan is kept as its residuals'
+ * attribute sets and noise variances at unit L2 sensitivity; the workload
+ * behind it is read again from the spec.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+
+#include "api/array.h"
+#include "api/options.h"
+#include "api/workload_api.h"
+#include "histogram/histogram.h"
+#include "mechanism/exact.h"
+#include "mechanism/interval.h"
+#include "residual/residual.h"
+#include "strategy/strategy.h"
+#include "workload/workload.h"
+
+/* a workload spec read as marginals (workload_marginals), with its residuals */
+typedef struct SpecMarginals
+{
+	int			d;
+	int		   *sizes;
+	int			m;
+	int		   *attrs;
+	int			width;
+	double	   *weights;
+	ResidualWorkload *w;
+} SpecMarginals;
+
+static void
+spec_marginals(FunctionCallInfo fcinfo, SpecMarginals *sm)
+{
+	WorkloadDomain dom;
+	List	   *terms;
+
+	api_domain_arg_wide(fcinfo, &dom);
+	terms = workload_parse(&dom, text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	workload_marginals(&dom, terms, &sm->attrs, &sm->width, &sm->weights);
+	sm->d = dom.nattrs;
+	sm->m = list_length(terms);
+	sm->sizes = palloc(sizeof(int) * dom.nattrs);
+	for (int a = 0; a < dom.nattrs; a++)
+		sm->sizes[a] = dom.attrs[a].size;
+	sm->w = residual_workload(sm->sizes, sm->d, sm->attrs, sm->m, sm->width, sm->weights);
+}
+
+/* the 2-D array of attribute sets (1-based, 0 pads) of these residuals */
+static ArrayType *
+sets_array(const Residual *const *sets, int count)
+{
+	int			width = 1;
+	Datum	   *elems;
+	int			dims[2],
+				lbs[2] = {1, 1};
+
+	for (int i = 0; i < count; i++)
+		width = Max(width, sets[i]->order);
+	elems = palloc0(sizeof(Datum) * Max(count, 1) * width);
+	for (int i = 0; i < count; i++)
+		for (int c = 0; c < width; c++)
+			elems[(size_t) i * width + c] = Int32GetDatum(c < sets[i]->order ? sets[i]->attrs[c] + 1 : 0);
+	dims[0] = count;
+	dims[1] = width;
+	if (count == 0)
+		return construct_empty_array(INT4OID);
+	return construct_md_array(elems, NULL, 2, dims, lbs, INT4OID, sizeof(int32), true, TYPALIGN_INT);
+}
+
+/* the plan's variance of each residual of w (0: not measured), from its stored sets and variances */
+static double *
+plan_variances(const ResidualWorkload *w, ArrayType *subsets, ArrayType *variances)
+{
+	double	   *variance = palloc0(sizeof(double) * Max(w->count, 1));
+	int			n,
+				count,
+				width;
+	double	   *v = array_to_vec(variances, "variances", &n);
+	const int32 *s;
+
+	if (ARR_NDIM(subsets) != 2 || ARR_HASNULL(subsets) || ARR_DIMS(subsets)[0] != n)
+		elog(ERROR, "a residual strategy needs one attribute set per variance");
+	count = ARR_DIMS(subsets)[0];
+	width = ARR_DIMS(subsets)[1];
+	s = (const int32 *) ARR_DATA_PTR(subsets);
+	for (int i = 0; i < count; i++)
+	{
+		int16		attrs[RESIDUAL_MAX_ORDER];
+		int			order = 0,
+					at;
+
+		for (int c = 0; c < width && s[i * width + c] > 0; c++)
+		{
+			if (order == RESIDUAL_MAX_ORDER)
+				elog(ERROR, "a residual strategy's set %d is too large", i + 1);
+			attrs[order++] = (int16) (s[i * width + c] - 1);
+		}
+		at = residual_find(w, attrs, order);
+		if (at < 0 || !(v[i] > 0.0) || !isfinite(v[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("the residual strategy does not fit its workload: set %d", i + 1)));
+		variance[at] = v[i];
+	}
+	/* every residual the workload's marginals hold must be measured, or they are biased */
+	for (int i = 0; i < w->count; i++)
+		if (w->residuals[i].rows > 0.0 && w->residuals[i].mu > 0.0 && variance[i] == 0.0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("the residual strategy does not measure every residual of its workload")));
+	return variance;
+}
+
+/*
+ * dpm_internal.residual_build(spec, dom, options): the plan for the loss
+ * of options (sum or max of the variances, each marginal's weighted by its
+ * weight squared) with what dpm.strategies records of it.
+ */
+PG_FUNCTION_INFO_V1(dpm_residual_build);
+Datum
+dpm_residual_build(PG_FUNCTION_ARGS)
+{
+	SpecMarginals sm;
+	ResidualWorkload *w;
+	StrategyOptions opts;
+	ResidualPlan *plan;
+	const Residual **measured;
+	double	   *variance,
+			   *kept;
+	double		t = 0.0,
+				cost2 = 0.0,
+				l1 = 0.0,
+				trace = 0.0,
+				maxp = 0.0,
+				rows = 0.0;
+	int			count = 0;
+	TupleDesc	tupdesc;
+	Datum		values[10];
+	bool		nulls[10] = {false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	api_method_options(strategy_method("residual"), PG_GETARG_JSONB_P(2), &opts);
+	if (opts.augment != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("method residual takes no augment")));
+	if (strcmp(options_get_text(PG_GETARG_JSONB_P(2), "noise", "gaussian"), "gaussian") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("method residual adds Gaussian noise, not Laplace"),
+				 errhint("Give rho to answer with it; for pure epsilon-DP over a domain with a dense cell index, use method hdmm.")));
+	spec_marginals(fcinfo, &sm);
+	w = sm.w;
+	variance = palloc0(sizeof(double) * Max(w->count, 1));
+
+	/* the SVD bound of the weighted marginals is T^2 (residual.h) */
+	for (int i = 0; i < w->count; i++)
+		if (w->residuals[i].rows > 0.0 && w->residuals[i].mu > 0.0)
+			t += w->residuals[i].rows * sqrt(w->residuals[i].mu / w->residuals[i].cells);
+	if (opts.loss == 0)
+	{
+		plan = residual_plan_workload(w);
+		for (int i = 0; i < w->count; i++)
+			variance[i] = w->residuals[i].variance;
+	}
+	else
+	{
+		/* the largest weighted variance: weight_j^2 var_j <= 1 for every marginal j, at least cost */
+		double	   *targets = palloc(sizeof(double) * Max(sm.m, 1));
+
+		for (int j = 0; j < sm.m; j++)
+			targets[j] = sm.weights[j] == 1.0 ? 1.0 : 1.0 / (sm.weights[j] * sm.weights[j]);
+		plan = residual_targets(sm.sizes, sm.d, sm.attrs, sm.m, sm.width, targets, opts.tol, opts.max_iter);
+		for (int i = 0; i < plan->count; i++)
+			variance[residual_find(w, plan->residuals[i].attrs, plan->residuals[i].order)] =
+				plan->residuals[i].variance;
+	}
+
+	measured = palloc(sizeof(Residual *) * Max(w->count, 1));
+	kept = palloc(sizeof(double) * Max(w->count, 1));
+	for (int i = 0; i < w->count; i++)
+	{
+		const Residual *r = &w->residuals[i];
+		double		col = 1.0;
+
+		if (variance[i] <= 0.0)
+			continue;
+		measured[count] = r;
+		kept[count++] = variance[i];
+		rows += r->cells;
+		cost2 += r->rows / (r->cells * variance[i]);
+		/* a column of (1 / tau) (x)_{a in A} (I - J / n_a): the sum of its |entries| */
+		for (int b = 0; b < r->order; b++)
+			col *= 2.0 * (sm.sizes[r->attrs[b]] - 1) / sm.sizes[r->attrs[b]];
+		l1 += col / sqrt(variance[i]);
+	}
+	/* every cell of marginal j has the same variance: its residuals', spread over it */
+	for (int j = 0; j < w->m; j++)
+	{
+		double		var = 0.0;
+
+		for (int p = w->first[j]; p < w->first[j + 1]; p++)
+		{
+			const Residual *r = &w->residuals[w->member[p]];
+
+			var += variance[w->member[p]] * r->rows / r->cells / (w->spread[p] * w->spread[p]);
+		}
+		trace += sm.weights[j] * sm.weights[j] * var * residual_of_marginal(w, j)->cells;
+		maxp = Max(maxp, var);
+	}
+	values[0] = PointerGetDatum(sets_array(measured, count));
+	values[1] = PointerGetDatum(array_from_vec(kept, count));
+	values[2] = Int32GetDatum((int32) Min(rows, PG_INT32_MAX));
+	values[3] = Float8GetDatum(l1);
+	values[4] = Float8GetDatum(cost2);
+	values[5] = Float8GetDatum(trace);
+	values[6] = Float8GetDatum(maxp);
+	values[7] = Float8GetDatum(t * t);
+	values[8] = Int32GetDatum(plan->iterations);
+	values[9] = Float8GetDatum(plan->gap);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+}
+
+/* dpm_internal.residual_table_sets(spec, dom): the attribute sets of the tables a release reads */
+PG_FUNCTION_INFO_V1(dpm_residual_table_sets);
+Datum
+dpm_residual_table_sets(PG_FUNCTION_ARGS)
+{
+	SpecMarginals sm;
+	ResidualTables *t;
+
+	spec_marginals(fcinfo, &sm);
+	t = residual_tables(sm.w);
+	if (t->cells > dpm_max_cells)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the workload's marginal tables have %.0f cells in all, more than dpm.max_cells (%d)",
+						t->cells, dpm_max_cells),
+				 errhint("Ask for fewer or smaller marginals, or raise dpm.max_cells.")));
+	PG_RETURN_ARRAYTYPE_P(sets_array(t->sets, t->count));
+}
+
+/* the tables argument: the counts of residual_tables' sets, one after the other */
+static int64 *
+tables_arg(FunctionCallInfo fcinfo, int i, const ResidualTables *t)
+{
+	int			n;
+	double	   *x = array_to_vec(PG_GETARG_ARRAYTYPE_P(i), "tables", &n);
+
+	if (n != t->cells)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("tables must have the %.0f cells of the workload's tables, not %d", t->cells, n)));
+	return exact_counts(x, n);
+}
+
+/*
+ * One row per query, in the workload's order: marginal j's cells, the last
+ * attribute fastest.
+ */
+static void
+put_answers(FunctionCallInfo fcinfo, const SpecMarginals *sm, double **answers, const double *stderrs,
+			double confidence)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			query = 0;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int j = 0; j < sm->m; j++)
+	{
+		int			cells = (int) residual_of_marginal(sm->w, j)->cells;
+		double		half = 0.0;
+
+		if (stderrs && confidence != NO_INTERVALS)
+			half = interval_gaussian(&stderrs[j], 1, confidence)[0];
+		for (int c = 0; c < cells; c++)
+		{
+			Datum		values[6];
+			bool		nulls[6] = {false, false, false, true, true, true};
+
+			values[0] = Int32GetDatum(++query);
+			values[1] = Float8GetDatum(answers[j][c]);
+			values[2] = Float8GetDatum(stderrs ? stderrs[j] : 0.0);
+			if (stderrs && confidence != NO_INTERVALS)
+			{
+				values[3] = Float8GetDatum(answers[j][c] - half);
+				values[4] = Float8GetDatum(answers[j][c] + half);
+				nulls[3] = nulls[4] = false;
+			}
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	}
+}
+
+/*
+ * dpm_internal.residual_release(spec, dom, subsets, variances, cost2,
+ * tables, rho, scale, confidence): one release of a stored plan at
+ * rho-zCDP for `scale` records per privacy unit.  The plan's variances are
+ * for squared L2 sensitivity cost2 against noise 1: each residual gets
+ * sigma = scale sqrt(cost2 / (2 rho)) times its standard deviation, so the
+ * whole is rho-zCDP (measure.c).  tables NULL: the sampler's checks only.
+ */
+PG_FUNCTION_INFO_V1(dpm_residual_release);
+Datum
+dpm_residual_release(PG_FUNCTION_ARGS)
+{
+	SpecMarginals sm;
+	ResidualTables *t;
+	double	   *variance,
+				cost2,
+				rho,
+				scale,
+				confidence;
+	double	  **answers,
+			   *stderrs;
+
+	for (int i = 0; i < 9; i++)
+		if (PG_ARGISNULL(i) && i != 5 && i != 8)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("the arguments of a residual release must not be NULL")));
+	spec_marginals(fcinfo, &sm);
+	t = residual_tables(sm.w);
+	variance = plan_variances(sm.w, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3));
+	cost2 = PG_GETARG_FLOAT8(4);
+	rho = PG_GETARG_FLOAT8(6);
+	scale = PG_GETARG_FLOAT8(7);
+	confidence = api_confidence_arg(fcinfo, 8);
+	if (!(rho > 0.0 && isfinite(rho)) || !(cost2 > 0.0 && isfinite(cost2)) || !(scale >= 1.0 && isfinite(scale)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rho, cost2 and scale must be positive and finite (scale at least 1)")));
+	answers = palloc0(sizeof(double *) * Max(sm.m, 1));
+	stderrs = palloc0(sizeof(double) * Max(sm.m, 1));
+	residual_release(sm.w, t, sm.sizes, variance, scale * sqrt(cost2 / (2.0 * rho)), scale,
+					 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), answers, stderrs);
+	if (PG_ARGISNULL(5))
+	{
+		InitMaterializedSRF(fcinfo, 0);
+		return (Datum) 0;
+	}
+	put_answers(fcinfo, &sm, answers, stderrs, confidence);
+	return (Datum) 0;
+}
+
+/* dpm_internal.residual_exact(spec, dom, tables): the true answers, in the workload's order */
+PG_FUNCTION_INFO_V1(dpm_residual_exact);
+Datum
+dpm_residual_exact(PG_FUNCTION_ARGS)
+{
+	SpecMarginals sm;
+	ResidualTables *t;
+	double	  **answers;
+
+	spec_marginals(fcinfo, &sm);
+	t = residual_tables(sm.w);
+	answers = palloc0(sizeof(double *) * Max(sm.m, 1));
+	residual_exact(sm.w, t, sm.sizes, tables_arg(fcinfo, 2, t), answers);
+	put_answers(fcinfo, &sm, answers, NULL, NO_INTERVALS);
+	return (Datum) 0;
+}

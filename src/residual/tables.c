@@ -1,0 +1,156 @@
+/*
+ * tables.c -- a release of a residual plan from the marginal tables of the
+ * source (residual.h): which tables, each residual summed out of one, its
+ * measurement, and the workload's marginals rebuilt with their errors.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "miscadmin.h"
+
+#include "mechanism/exact.h"
+#include "mechanism/sampler.h"
+#include "residual/residual.h"
+
+ResidualTables *
+residual_tables(const ResidualWorkload *w)
+{
+	ResidualTables *t = palloc0(sizeof(ResidualTables));
+	bool	   *inside = palloc0(sizeof(bool) * Max(w->count, 1));
+	bool	   *taken = palloc0(sizeof(bool) * Max(w->count, 1));
+
+	/* a marginal contained in another is one of that one's members, not its last */
+	for (int j = 0; j < w->m; j++)
+		for (int p = w->first[j]; p < w->first[j + 1] - 1; p++)
+			inside[w->member[p]] = true;
+	t->sets = palloc(sizeof(Residual *) * Max(w->m, 1));
+	t->offset = palloc(sizeof(double) * Max(w->m, 1));
+	t->source = palloc(sizeof(int) * Max(w->count, 1));
+	for (int i = 0; i < w->count; i++)
+		t->source[i] = -1;
+	for (int j = 0; j < w->m; j++)
+	{
+		int			own = w->member[w->first[j + 1] - 1];
+
+		if (inside[own] || taken[own])
+			continue;
+		taken[own] = true;
+		t->sets[t->count] = &w->residuals[own];
+		t->offset[t->count] = t->cells;
+		t->cells += w->residuals[own].cells;
+		/* every subset of a table is one of its marginal's members */
+		for (int p = w->first[j]; p < w->first[j + 1]; p++)
+			if (t->source[w->member[p]] < 0)
+				t->source[w->member[p]] = t->count;
+		t->count++;
+	}
+	pfree(inside);
+	pfree(taken);
+	return t;
+}
+
+/* out <- residual a's table, summed out of table s (a's attributes among s's) */
+static void
+sum_out(const Residual *s, const int64 *table, const Residual *a, const int *sizes, int64 *out)
+{
+	int			cells = (int) s->cells;
+
+	memset(out, 0, sizeof(int64) * (size_t) a->cells);
+	for (int c = 0; c < cells; c++)
+	{
+		int			rest = c,
+					idx = 0,
+					mult = 1;
+
+		if ((c & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		/* c's coordinates in s, the last fastest; a's cell from those of a's attributes */
+		for (int b = s->order - 1, k = a->order - 1; b >= 0; b--)
+		{
+			int			n = sizes[s->attrs[b]];
+
+			if (k >= 0 && a->attrs[k] == s->attrs[b])
+			{
+				idx += (rest % n) * mult;
+				mult *= n;
+				k--;
+			}
+			rest /= n;
+		}
+		out[idx] += table[c];
+	}
+}
+
+static const int64 *
+table_of(const ResidualTables *t, int i, const int64 *tables)
+{
+	return tables + (size_t) t->offset[t->source[i]];
+}
+
+void
+residual_exact(const ResidualWorkload *w, const ResidualTables *t, const int *sizes, const int64 *tables,
+			   double **answers)
+{
+	for (int j = 0; j < w->m; j++)
+	{
+		int			own = w->member[w->first[j + 1] - 1];
+		const Residual *s = &w->residuals[own];
+		int64	   *cells = palloc(sizeof(int64) * (size_t) s->cells);
+
+		sum_out(t->sets[t->source[own]], table_of(t, own, tables), s, sizes, cells);
+		answers[j] = palloc(sizeof(double) * (size_t) s->cells);
+		for (int c = 0; c < (int) s->cells; c++)
+			answers[j][c] = (double) cells[c];
+		pfree(cells);
+	}
+}
+
+void
+residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
+				 const double *variance, double sigma, double contributions,
+				 const int64 *tables, double **answers, double *stderrs)
+{
+	double	  **est = palloc0(sizeof(double *) * Max(w->count, 1));
+	double	   *actual = palloc0(sizeof(double) * Max(w->count, 1));
+
+	for (int i = 0; i < w->count; i++)
+	{
+		const Residual *r = &w->residuals[i];
+		double		sd = sigma * sqrt(variance[i]);
+		int64	   *table;
+
+		if (variance[i] <= 0.0)
+			continue;
+		/* the checks residual_measure's sampler makes, before anything is drawn */
+		dpm_gaussian_check((int) r->cells, exact_mul_up(contributions, exact_sqrt_up(r->rows * r->cells)),
+						   sd * r->cells);
+		if (tables == NULL)
+			continue;
+		table = palloc(sizeof(int64) * (size_t) r->cells);
+		sum_out(t->sets[t->source[i]], table_of(t, i, tables), r, sizes, table);
+		est[i] = palloc(sizeof(double) * (size_t) r->cells);
+		actual[i] = residual_measure(r, sizes, table, sd, contributions, est[i]);
+		pfree(table);
+	}
+	if (tables == NULL)
+		return;
+
+	for (int j = 0; j < w->m; j++)
+	{
+		const Residual *s = residual_of_marginal(w, j);
+		double		var = 0.0;
+
+		answers[j] = palloc0(sizeof(double) * (size_t) s->cells);
+		for (int p = w->first[j]; p < w->first[j + 1]; p++)
+		{
+			int			i = w->member[p];
+
+			if (est[i] == NULL)
+				continue;
+			residual_rebuild(&w->residuals[i], sizes, est[i], s->attrs, s->order, answers[j]);
+			var += actual[i] / (w->spread[p] * w->spread[p]);
+		}
+		stderrs[j] = sqrt(var);
+	}
+}

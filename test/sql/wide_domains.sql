@@ -1,0 +1,99 @@
+-- Wide domains (issue 21): past dpm.max_cells cells a domain keeps no dense cell index; its
+-- workloads are marginals, answered by method residual (ResidualPlanner) from marginal tables the
+-- release computes in one scan of the source.
+\set SHOW_CONTEXT never
+SET client_min_messages = warning;
+
+-- 30 attributes of 10 values (10^30 cells), 600 rows, each row its own privacy unit
+CREATE TABLE wide_people AS
+  SELECT g AS id, (SELECT array_agg((g * (7 + 2 * k) + k * k) % 10 ORDER BY k) FROM generate_series(1, 30) k) AS v
+    FROM generate_series(1, 600) g;
+SELECT format('CREATE TABLE wide30 AS SELECT id, %s FROM wide_people', string_agg(format('v[%s] AS a%s', k, k), ', ' ORDER BY k))
+  FROM generate_series(1, 30) k \gexec
+SELECT dpm.register_source('wide30', 'id', 1, rho => 1000);
+SELECT dpm.create_domain('w30', 'wide30',
+  (SELECT jsonb_agg(jsonb_build_object('name', 'a' || k, 'values', jsonb_build_array(0,1,2,3,4,5,6,7,8,9)) ORDER BY k)
+     FROM generate_series(1, 30) k));
+SELECT n, cells, cell_expr IS NULL AS no_cell_index FROM dpm.domains WHERE name = 'w30';
+
+-- all <= 2-way marginals: C(30,2) * 100 + 30 * 10 + 1 queries; the plan's total is the SVD bound
+SELECT dpm.create_workload('w30_2', 'w30', 'Marginals(2) + Marginals(1) + Marginals(0)');
+SELECT dpm.optimize('w30_2', rho => 1) > 0 AS optimized;
+SELECT method, rows, abs(ratio_to_bound - 1) < 1e-9 AS at_bound, abs(lower_bound / profile_trace - 1) < 1e-9 AS certified,
+       abs(sensitivity_l2 - 1) < 1e-12 AS unit_sensitivity
+  FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'w30_2';
+-- the labels say which cells a query counts
+SELECT query, label FROM dpm.exact_answers('w30_2') WHERE query IN (1, 4350, 43500, 43501, 43801) ORDER BY query;
+
+-- a release: every answer, each within 6 standard errors of the truth (false alarm below 1e-9 per
+-- answer with Gaussian noise); standard errors as the plan says: the same within a marginal
+CREATE TEMP TABLE r1 AS SELECT * FROM dpm.answer('w30_2', rho => 1);
+SELECT count(*) AS answers, max(abs(a.answer - e.answer) / a.stderr) < 6 AS within_6_se,
+       bool_and(a.ci_low < a.answer AND a.answer < a.ci_high) AS intervals
+  FROM r1 a JOIN dpm.exact_answers('w30_2') e USING (query);
+SELECT count(DISTINCT round(stderr::numeric, 9)) AS distinct_stderrs FROM r1;
+-- explain reports the same errors, and charges nothing
+SELECT strategy_method, noise, charge_rho, queries, abs(max_stderr / (SELECT max(stderr) FROM r1) - 1) < 1e-9 AS same_stderr
+  FROM dpm.explain('w30_2', rho => 1);
+SELECT (dpm.budget('wide30')).rho_spent;
+
+-- unbiased, with the variance the plan states, over 60 releases of a small workload: for the
+-- first cell of a 2-way marginal and for the total, z = (answer - truth) / stderr is N(0, 1).  The
+-- mean of 60 z's lies within 4.42 / sqrt(60) and their sum of squares within the chi-square(60)
+-- bounds [23, 122] except with probability 1e-5 each: 4e-5 in all for this test.
+SELECT dpm.create_workload('w30_small', 'w30', 'Marginal(a1, a2) + Marginal(a2, a3) + Marginals(0)');
+CREATE TEMP TABLE truth AS SELECT query, answer FROM dpm.exact_answers('w30_small');
+CREATE TEMP TABLE z(release int, query int, z float8);
+DO $$
+BEGIN
+  FOR i IN 1 .. 60 LOOP
+    INSERT INTO z SELECT i, a.query, (a.answer - t.answer) / a.stderr
+      FROM dpm.answer('w30_small', rho => 0.5) a JOIN truth t USING (query) WHERE a.query IN (1, 201);
+  END LOOP;
+END
+$$;
+SELECT query, count(*), abs(avg(z)) < 4.42 / sqrt(60) AS unbiased, sum(z * z) BETWEEN 23 AND 122 AS variance_as_stated
+  FROM z GROUP BY query ORDER BY query;
+
+-- the same marginals over a domain with a dense cell index: the same true answers, labels and
+-- standard errors (the plan does not depend on the domain's size)
+CREATE TABLE narrow AS SELECT id, a1, a2, a3 FROM wide30;
+SELECT dpm.register_source('narrow', 'id', 1, rho => 100);
+SELECT dpm.create_domain('n3', 'narrow',
+  (SELECT jsonb_agg(jsonb_build_object('name', 'a' || k, 'values', jsonb_build_array(0,1,2,3,4,5,6,7,8,9)) ORDER BY k)
+     FROM generate_series(1, 3) k));
+SELECT dpm.create_workload('n3_small', 'n3', 'Marginal(a1, a2) + Marginal(a2, a3) + Marginals(0)');
+SELECT count(*) AS queries, bool_and(n.label = w.label AND n.answer = w.answer) AS same_truth
+  FROM dpm.exact_answers('n3_small') n JOIN dpm.exact_answers('w30_small') w USING (query);
+SELECT bool_and(abs(n.stderr / w.stderr - 1) < 1e-9) AS same_stderr
+  FROM dpm.answer('n3_small', rho => 0.5, method => 'residual') n JOIN dpm.answer('w30_small', rho => 0.5) w USING (query);
+-- on a small dense domain, auto compares residual with the dense methods: only it reaches the bound
+-- exactly (gaussian_optimal and eigen come within their solvers' tolerance)
+SELECT dpm.create_domain('n3_coarse', 'narrow',
+  '[{"name": "a1", "values": [0,1]}, {"name": "a2", "values": [0,1,2]}, {"name": "a3", "values": [0,1]}]');
+SELECT dpm.create_workload('n3_coarse_m', 'n3_coarse', 'Marginals(2) + Marginals(1)');
+SELECT method, abs(ratio_to_bound - 1) < 1e-9 AS at_bound, ratio_to_bound >= 1 - 1e-9 AS not_below
+  FROM dpm.compare_strategies('n3_coarse_m', rho => 1) WHERE method IN ('identity', 'residual') ORDER BY method;
+
+-- the largest variance (option loss max): no cell above the plan's own maximum, which is below the
+-- sum plan's
+SELECT dpm.optimize('w30_small', 'residual', rho => 1, options => '{"loss": "max"}') > 0 AS optimized;
+SELECT s.options, s.max_profile < (SELECT max_profile FROM dpm.strategies x WHERE x.workload_id = s.workload_id AND x.options = '{}')
+       AS lower_max
+  FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'w30_small' AND s.options <> '{}';
+
+-- bad input: what a wide domain cannot answer, and how it says so
+SELECT dpm.create_workload('w30_prefix', 'w30', 'Prefix(a1) * Identity(a2)');
+SELECT dpm.create_workload('w30_dup', 'w30', 'Marginal(a1, a1)');
+SELECT dpm.create_workload('w30_matrix', 'w30', ARRAY[[1.0]]);
+SET dpm.max_cells = 5000;
+SELECT dpm.create_workload('w30_3', 'w30', 'Marginals(3)');
+SELECT dpm.create_workload('w30_3', 'w30', 'Marginals(3, a1, a2, a3, a4, a5, a6, a7, a8)');
+RESET dpm.max_cells;
+SELECT dpm.optimize('w30_2', 'hdmm', rho => 1);
+SELECT dpm.optimize('w30_2', 'identity', rho => 1);
+SELECT dpm.answer('w30_2', epsilon => 1);
+SELECT dpm.answer('w30_2', rho => 1, inference => 'nnls');
+SELECT dpm.optimize('w30_2', 'residual', rho => 1, options => '{"loss": "median"}');
+SELECT dpm.optimize('w30_2', 'residual', rho => 1, options => '{"augment": "l2"}');
+SELECT (dpm.budget('wide30')).rho_spent;
