@@ -111,7 +111,9 @@ snapshot() {
 	q -d upg <<'SQL'
 SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
   SELECT 'sources' t, s::text r FROM dpm.sources s UNION ALL
-  SELECT 'domains', d::text FROM dpm.domains d UNION ALL
+  -- 0.2 adds cells, the exact count, equal to n for every 0.1 domain
+  SELECT 'domains', (to_jsonb(d) - 'cells')::text || CASE WHEN (to_jsonb(d)->>'cells')::numeric <> d.n THEN ' cells <> n' ELSE '' END
+    FROM dpm.domains d UNION ALL
   SELECT 'workloads', w::text FROM dpm.workloads w UNION ALL
   SELECT 'strategies', s::text FROM dpm.strategies s UNION ALL
   SELECT 'releases', r::text FROM dpm.releases r UNION ALL
@@ -175,9 +177,9 @@ SELECT pg_describe_object(d.classid, d.objid, d.objsubid) || ' | ' || coalesce(
                                      pg_get_expr(ad.adbin, ad.adrelid), a.attcompression), ', ' ORDER BY a.attnum)
            FROM pg_attribute a LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
           WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped),
-        (SELECT string_agg(pg_get_indexdef(i.indexrelid), ', ' ORDER BY 1) FROM pg_index i WHERE i.indrelid = c.oid),
-        (SELECT string_agg(pg_get_constraintdef(k.oid), ', ' ORDER BY 1) FROM pg_constraint k WHERE k.conrelid = c.oid),
-        (SELECT string_agg(pol.polname || ' ' || pg_get_expr(pol.polqual, pol.polrelid), ', ' ORDER BY 1)
+        (SELECT string_agg(pg_get_indexdef(i.indexrelid), ', ' ORDER BY pg_get_indexdef(i.indexrelid)) FROM pg_index i WHERE i.indrelid = c.oid),
+        (SELECT string_agg(pg_get_constraintdef(k.oid), ', ' ORDER BY pg_get_constraintdef(k.oid)) FROM pg_constraint k WHERE k.conrelid = c.oid),
+        (SELECT string_agg(pol.polname || ' ' || pg_get_expr(pol.polqual, pol.polrelid), ', ' ORDER BY pol.polname)
            FROM pg_policy pol WHERE pol.polrelid = c.oid),
         CASE c.relkind WHEN 'v' THEN pg_get_viewdef(c.oid) END)
       FROM pg_class c WHERE c.oid = d.objid)
