@@ -37,6 +37,12 @@ SHLIB_LINK = -lopenblas -llbfgsb -lm
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# a change to a header rebuilds what includes it (Debian's PGXS has no autodepend): gcc writes
+# each object's dependencies next to it, for the object and its JIT bitcode
+override CFLAGS += -MMD -MP -MT $@ -MT $(@:.o=.bc)
+-include $(OBJS:.o=.d)
+EXTRA_CLEAN += $(OBJS:.o=.d)
+
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS)
 	cat $^ >$@
 

@@ -218,11 +218,11 @@ AS 'MODULE_PATHNAME', 'dpm_residual_build' LANGUAGE C IMMUTABLE STRICT PARALLEL 
 CREATE OR REPLACE FUNCTION dpm_internal.residual_table_sets(spec text, dom dpm.domains) RETURNS int[]
 AS 'MODULE_PATHNAME', 'dpm_residual_table_sets' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- One release of a stored plan from those tables, at rho-zCDP for scale records per privacy unit;
--- tables NULL: only the sampler's checks, drawing nothing.
+-- One release of a stored plan from those tables, at rho-zCDP (rho given) or (epsilon, delta)-DP
+-- for scale records per privacy unit; tables NULL: only the sampler's checks, drawing nothing.
 CREATE OR REPLACE FUNCTION dpm_internal.residual_release(spec text, dom dpm.domains, subsets int[], variances float8[],
-                                      cost2 float8, tables float8[], rho float8, scale float8,
-                                      confidence float8)
+                                      cost2 float8, tables float8[], epsilon float8, delta float8,
+                                      scale float8, rho float8, confidence float8)
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 AS 'MODULE_PATHNAME', 'dpm_residual_release' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 

@@ -136,9 +136,9 @@ BEGIN
   -- the sampler's own checks (its grid must fit these parameters), by the code the release runs
   np := dpm_internal.noise_params(noise, c_epsilon, c_delta, c_rho);
   IF (st.hdmm).kind = 'residual' THEN
-    -- one exact Gaussian mechanism per residual, composed under zCDP (src/residual/measure.c)
-    IF np.rho IS NULL THEN
-      RAISE EXCEPTION 'a residual strategy is released under zCDP: give rho, on a source registered with model zcdp'
+    -- one exact Gaussian mechanism per residual, parts of one (src/residual/measure.c)
+    IF noise <> 'gaussian' THEN
+      RAISE EXCEPTION 'a residual strategy adds Gaussian noise: give delta > 0 or rho'
         USING ERRCODE = 'feature_not_supported',
               DETAIL = format('Source "%s" is registered for %s.', src.relation,
                               CASE src.model WHEN 'pure' THEN 'pure epsilon-DP' ELSE '(epsilon, delta)-DP' END);
@@ -148,7 +148,7 @@ BEGIN
         USING ERRCODE = 'feature_not_supported', HINT = 'Use inference => ''ls''.';
     END IF;
     PERFORM dpm_internal.residual_release(wl.spec, dom, (st.hdmm).p, (st.hdmm).theta, st.sensitivity_l2 ^ 2, NULL,
-                                          np.rho, src.max_contributions, NULL);
+                                          np.epsilon, np.delta, src.max_contributions, np.rho, NULL);
   ELSE
     PERFORM dpm_internal.check_noise(st.rows, src.max_contributions * st.sensitivity_l1,
                              src.max_contributions * st.sensitivity_l2, np.epsilon, np.delta, np.rho);
@@ -266,7 +266,7 @@ BEGIN
     -- x holds the marginal tables (dpm_internal.release_data)
     RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
                         LATERAL dpm_internal.residual_release(w.spec, d, (s.hdmm).p, (s.hdmm).theta, s.sensitivity_l2 ^ 2,
-                                                              x, rh, scale, r.confidence) m
+                                                              x, eps, del, scale, rh, r.confidence) m
                   WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
   ELSE
     RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,

@@ -282,7 +282,10 @@ dpm_residual_mechanism(PG_FUNCTION_ARGS)
 				n = 1.0;
 	int64	   *x;
 	ResidualWorkload *w;
-	double	  **est;
+	ResidualTables *t;
+	double	   *variance,
+			  **answers,
+			   *stderrs;
 
 	workload_args(fcinfo, "weights", &sizes, &d, &attrs, &m, &width, &weights);
 	if (PG_ARGISNULL(3) || PG_ARGISNULL(4))
@@ -301,78 +304,36 @@ dpm_residual_mechanism(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("x has %d values but the domain has %.0f cells", nx, n)));
+	if (d > RESIDUAL_MAX_ORDER)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a frequency vector over more than %d attributes is too large here", RESIDUAL_MAX_ORDER)));
 	x = exact_counts(xd, nx);
 	w = residual_workload(sizes, d, attrs, m, width, weights);
 	(void) residual_plan_workload(w);
-
-	/* each residual measured once from its table, summed out of x */
-	est = palloc0(sizeof(double *) * Max(w->count, 1));
+	variance = palloc(sizeof(double) * Max(w->count, 1));
 	for (int i = 0; i < w->count; i++)
-	{
-		Residual   *r = &w->residuals[i];
-		int64	   *table;
+		variance[i] = w->residuals[i].variance;
 
-		if (r->variance <= 0.0)
-			continue;
-		table = palloc0(sizeof(int64) * (size_t) r->cells);
-		for (int cell = 0; cell < nx; cell++)
-		{
-			int			rest = cell,
-						idx = 0,
-						mult = 1;
-
-			CHECK_FOR_INTERRUPTS();
-			for (int b = d - 1, k = r->order - 1; b >= 0; b--)
-			{
-				if (k >= 0 && r->attrs[k] == b)
-				{
-					idx += (rest % sizes[b]) * mult;
-					mult *= sizes[b];
-					k--;
-				}
-				rest /= sizes[b];
-			}
-			table[idx] += x[cell];
-		}
-		est[i] = palloc(sizeof(double) * (size_t) r->cells);
-		/* the plan's noise variances are for unit sensitivity over noise; rho-zCDP divides them by 2 rho */
-		r->variance = residual_measure(r, sizes, table, sqrt(r->variance / (2.0 * rho)), 1.0, est[i]);
-	}
+	/* the plan is for unit sensitivity over noise (cost2 = 1): rho-zCDP takes sigma = 1 / sqrt(2 rho) */
+	t = residual_tables(w);
+	answers = palloc0(sizeof(double *) * Max(m, 1));
+	stderrs = palloc0(sizeof(double) * Max(m, 1));
+	residual_release(w, t, sizes, variance, 1.0 / sqrt(2.0 * rho), 1.0, residual_tables_of_vector(t, sizes, d, x),
+					 answers, stderrs);
 
 	InitMaterializedSRF(fcinfo, 0);
 	for (int j = 0; j < m; j++)
 	{
-		const Residual *s = NULL;
-		double	   *answer,
-				   *variance;
-		int			cells;
-
-		/* the marginal's own attributes: those of its largest residual */
-		for (int p = w->first[j]; p < w->first[j + 1]; p++)
-			if (s == NULL || w->residuals[w->member[p]].order > s->order)
-				s = &w->residuals[w->member[p]];
-		cells = (int) s->cells;
-		answer = palloc0(sizeof(double) * cells);
-		variance = palloc0(sizeof(double) * cells);
-		for (int p = w->first[j]; p < w->first[j + 1]; p++)
-		{
-			const Residual *r = &w->residuals[w->member[p]];
-
-			if (est[w->member[p]] == NULL)
-				continue;
-			residual_rebuild(r, sizes, est[w->member[p]], s->attrs, s->order, answer);
-			for (int c = 0; c < cells; c++)
-				variance[c] += r->variance / (w->spread[p] * w->spread[p]);
-		}
-		for (int c = 0; c < cells; c++)
+		for (int c = 0; c < (int) residual_of_marginal(w, j)->cells; c++)
 		{
 			Datum		values[4];
 			bool		nulls[4] = {false, false, false, false};
 
 			values[0] = Int32GetDatum(j + 1);
 			values[1] = Int32GetDatum(c + 1);
-			values[2] = Float8GetDatum(answer[c]);
-			values[3] = Float8GetDatum(variance[c]);
+			values[2] = Float8GetDatum(answers[j][c]);
+			values[3] = Float8GetDatum(stderrs[j] * stderrs[j]);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 	}

@@ -23,6 +23,7 @@
 #include "api/options.h"
 #include "api/workload_api.h"
 #include "histogram/histogram.h"
+#include "mechanism/calibrate.h"
 #include "mechanism/exact.h"
 #include "mechanism/interval.h"
 #include "residual/residual.h"
@@ -308,11 +309,13 @@ put_answers(FunctionCallInfo fcinfo, const SpecMarginals *sm, double **answers, 
 
 /*
  * dpm_internal.residual_release(spec, dom, subsets, variances, cost2,
- * tables, rho, scale, confidence): one release of a stored plan at
- * rho-zCDP for `scale` records per privacy unit.  The plan's variances are
- * for squared L2 sensitivity cost2 against noise 1: each residual gets
- * sigma = scale sqrt(cost2 / (2 rho)) times its standard deviation, so the
- * whole is rho-zCDP (measure.c).  tables NULL: the sampler's checks only.
+ * tables, epsilon, delta, scale, rho, confidence): one release of a stored
+ * plan for `scale` records per privacy unit.  The plan's variances are for
+ * squared L2 sensitivity cost2 against noise 1, so the residuals together
+ * are one Gaussian mechanism of sensitivity scale sqrt(cost2) over the
+ * common factor sigma of their noise (measure.c): sigma is calibrated for
+ * rho-zCDP (rho given) or (epsilon, delta)-DP like any Gaussian release.
+ * tables NULL: the sampler's checks only.
  */
 PG_FUNCTION_INFO_V1(dpm_residual_release);
 Datum
@@ -322,31 +325,40 @@ dpm_residual_release(PG_FUNCTION_ARGS)
 	ResidualTables *t;
 	double	   *variance,
 				cost2,
-				rho,
+				epsilon,
+				delta,
 				scale,
+				rho,
+				sens,
+				sigma,
 				confidence;
 	double	  **answers,
 			   *stderrs;
 
-	for (int i = 0; i < 9; i++)
-		if (PG_ARGISNULL(i) && i != 5 && i != 8)
+	for (int i = 0; i < 5; i++)
+		if (PG_ARGISNULL(i))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("the arguments of a residual release must not be NULL")));
+	api_privacy_args(fcinfo, 6, &epsilon, &delta, &scale, &rho);
+	if (rho == 0.0 && delta == 0.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a residual release adds Gaussian noise: give delta > 0 or rho")));
 	spec_marginals(fcinfo, &sm);
 	t = residual_tables(sm.w);
 	variance = plan_variances(sm.w, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3));
 	cost2 = PG_GETARG_FLOAT8(4);
-	rho = PG_GETARG_FLOAT8(6);
-	scale = PG_GETARG_FLOAT8(7);
-	confidence = api_confidence_arg(fcinfo, 8);
-	if (!(rho > 0.0 && isfinite(rho)) || !(cost2 > 0.0 && isfinite(cost2)) || !(scale >= 1.0 && isfinite(scale)))
+	confidence = api_confidence_arg(fcinfo, 10);
+	if (!(cost2 > 0.0 && isfinite(cost2)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("rho, cost2 and scale must be positive and finite (scale at least 1)")));
+				 errmsg("cost2 must be positive and finite, got %g", cost2)));
+	sens = scale * sqrt(cost2);
+	sigma = rho > 0.0 ? calibrate_zcdp_sigma(rho, sens) : calibrate_gaussian_sigma(epsilon, delta, sens);
 	answers = palloc0(sizeof(double *) * Max(sm.m, 1));
 	stderrs = palloc0(sizeof(double) * Max(sm.m, 1));
-	residual_release(sm.w, t, sm.sizes, variance, scale * sqrt(cost2 / (2.0 * rho)), scale,
+	residual_release(sm.w, t, sm.sizes, variance, sigma, scale,
 					 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), answers, stderrs);
 	if (PG_ARGISNULL(5))
 	{

@@ -145,6 +145,17 @@
  *    uses it is 1e-7 or (much) less.  The discrete Gaussian also satisfies
  *    exactly the continuous zCDP bound rho = D'^2 / (2 sigma'^2) (CKS), with
  *    no approximation at all.  Output is exact as in 5.
+ *    Parts of one mechanism (the residuals of a plan, each its own call
+ *    with its own grid): the continuous parts together are one Gaussian
+ *    mechanism whose tau is the root of the sum of the parts' tau^2, and
+ *    each part's rounding keeps its own ratio, so the whole's.  eta1 and
+ *    eta2 add up over all M answers of the parts (the chi-square bound taken
+ *    over all of them, each coordinate over its own s), with s >= 2^52 for
+ *    every part (sigma/g >= 2^26 on either grid).  So each part shrinks
+ *    its tau by the same 1 + kappa, kappa = (1.55 M + 9.6 sqrt(M) + 268)
+ *    2^-52 max(1, 1/tau^2) for the whole's tau, and the whole's shrinks by
+ *    as much: the whole is (epsilon, delta)-DP for the caller's calibration
+ *    of its sensitivity over sigma.
  *
  * 7. Grids and overflow.  Laplace: b/g in [2^40, 2^41), t <= 2^42, so
  *    |Z| < t (V + 1) < 2^53 unless V >= 2047 (probability e^-2047, reported
@@ -196,6 +207,8 @@
 #define GAUSSIAN_GRID_BITS	28	/* sigma/g in [2^27, 2^28) */
 #define GAUSSIAN_MAX_S		(UINT64CONST(1) << 57)
 #define GAUSSIAN_MAX_KAPPA	(1.0 / 256.0)
+/* (g / sigma)^2 on either grid of any part of a joint mechanism: sigma / g >= 2^26 */
+#define JOINT_WORST2		ldexp(1.0, -2 * (GAUSSIAN_GRID_BITS - 2))
 #define EXACT_LIMIT			(UINT64CONST(1) << 53)	/* |Z| below this is an exact double */
 
 /* floating-point parameter choices are rounded up by this relative margin */
@@ -538,14 +551,21 @@ dpm_simulate_laplace(const LaplaceLaw *law, pg_prng_state *rng, int n, double *o
  * the grid 2^e (sections 6 and 7 above); false if the grid does not fit.
  */
 static bool
-gaussian_grid_fits(double sigma, double l2_sens, int m, int e, uint64 *s2)
+gaussian_grid_fits(double sigma, double l2_sens, int m, int e, const GaussianJoint *joint, uint64 *s2)
 {
 	double		g = ldexp(1.0, e);
 	double		r = sqrt((double) m) * g / l2_sens;
 	double		worst = Max(g / sigma, g / l2_sens);
 	double		kappa = (1.55 * m + 9.6 * sqrt((double) m) + 268.0) * worst * worst;
-	double		units = ldexp(sigma, -e) * (1.0 + r) * (1.0 + kappa);
-	double		units2 = units * units;
+	double		units,
+				units2;
+
+	/* a part of a joint mechanism pays for the slack of all the parts' answers (section 6) */
+	if (joint)
+		kappa = (1.55 * joint->m + 9.6 * sqrt(joint->m) + 268.0) * JOINT_WORST2 *
+			Max(1.0, 1.0 / (joint->tau * joint->tau));
+	units = ldexp(sigma, -e) * (1.0 + r) * (1.0 + kappa);
+	units2 = units * units;
 
 	if (!(kappa <= GAUSSIAN_MAX_KAPPA) ||
 		!(units2 * (1.0 + ROUND_UP_MARGIN) < (double) GAUSSIAN_MAX_S))
@@ -559,7 +579,7 @@ gaussian_grid_fits(double sigma, double l2_sens, int m, int e, uint64 *s2)
  * the sampler cannot do; no noise is drawn.
  */
 static int
-gaussian_grid(int m, double l2_sens, double sigma, uint64 *s2)
+gaussian_grid(int m, double l2_sens, double sigma, const GaussianJoint *joint, uint64 *s2)
 {
 	int			e0,
 				e;
@@ -575,7 +595,7 @@ gaussian_grid(int m, double l2_sens, double sigma, uint64 *s2)
 	 */
 	e0 = grid_exponent(sigma, GAUSSIAN_GRID_BITS);
 	for (e = e0; e <= e0 + 1; e++)
-		if (gaussian_grid_fits(sigma, l2_sens, m, e, s2))
+		if (gaussian_grid_fits(sigma, l2_sens, m, e, joint, s2))
 			return e;
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -589,16 +609,29 @@ gaussian_grid(int m, double l2_sens, double sigma, uint64 *s2)
 void
 dpm_gaussian_check(int m, double l2_sens, double sigma)
 {
+	dpm_gaussian_check_part(m, l2_sens, sigma, NULL);
+}
+
+void
+dpm_gaussian_check_part(int m, double l2_sens, double sigma, const GaussianJoint *joint)
+{
 	uint64		s2;
 
-	(void) gaussian_grid(m, l2_sens, sigma, &s2);
+	(void) gaussian_grid(m, l2_sens, sigma, joint, &s2);
 }
 
 double
 dpm_gaussian_mechanism(const ExactAnswers *v, double l2_sens, double sigma, double *out)
 {
+	return dpm_gaussian_mechanism_part(v, l2_sens, sigma, NULL, out);
+}
+
+double
+dpm_gaussian_mechanism_part(const ExactAnswers *v, double l2_sens, double sigma, const GaussianJoint *joint,
+							double *out)
+{
 	uint64		s2 = 0;
-	int			e = gaussian_grid(v->m, l2_sens, sigma, &s2);
+	int			e = gaussian_grid(v->m, l2_sens, sigma, joint, &s2);
 
 	add_grid_noise(v, e, true, s2, out);
 	return ldexp((double) s2, 2 * e);
@@ -615,7 +648,7 @@ dpm_gaussian_actual_sd(int m, double l2_sens, double sigma)
 	check_scale(sigma, "Gaussian noise standard deviation");
 	e0 = grid_exponent(sigma, GAUSSIAN_GRID_BITS);
 	for (int e = e0; e <= e0 + 1; e++)
-		if (gaussian_grid_fits(sigma, l2_sens, m, e, &s2))
+		if (gaussian_grid_fits(sigma, l2_sens, m, e, NULL, &s2))
 			return sqrt(ldexp((double) s2, 2 * e));
 	return INFINITY;
 }

@@ -57,6 +57,23 @@ extern double dpm_gaussian_mechanism(const ExactAnswers *v, double l2_sens, doub
 									 double *out);
 
 /*
+ * One part of a Gaussian mechanism released in several calls (the residuals
+ * of a plan): m answers in all the parts, and tau, the whole's L2
+ * sensitivity over its noise.  Each part covers its share of the discrete
+ * sampler's slack for the whole (sampler.c, section 6), so the parts
+ * together are (epsilon, delta)-DP when tau is calibrated for it.
+ */
+typedef struct GaussianJoint
+{
+	double		m;
+	double		tau;
+} GaussianJoint;
+
+extern double dpm_gaussian_mechanism_part(const ExactAnswers *v, double l2_sens, double sigma,
+										  const GaussianJoint *joint, double *out);
+extern void dpm_gaussian_check_part(int m, double l2_sens, double sigma, const GaussianJoint *joint);
+
+/*
  * Plain draws on the grid, for tests and dpm.noise: Laplace of scale b,
  * Gaussian of standard deviation s (both rounded up to the grid).
  */

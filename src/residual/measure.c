@@ -15,7 +15,9 @@
  * sensitivity over noise is at most sum_A r_A / (N_A sd_A^2): the plan's
  * cost2 when sd_A^2 are its variances.  Dividing by N_A and projecting onto
  * the residual again (Pi_A) is post-processing; it leaves noise of variance
- * sd^2 (r_A / N_A) in each coordinate, the plan's.
+ * sd^2 (r_A / N_A) in each coordinate, the plan's.  Under zCDP the parts'
+ * rho add up; for (epsilon, delta) the residuals are parts of one Gaussian
+ * mechanism (sampler.c, section 6), calibrated for the whole's sensitivity.
  */
 #include "postgres.h"
 
@@ -91,8 +93,14 @@ project(double *t, const int *n, int order, int cells)
 }
 
 double
+residual_l2(const Residual *r, double contributions)
+{
+	return exact_mul_up(contributions, exact_sqrt_up(r->rows * r->cells));
+}
+
+double
 residual_measure(const Residual *r, const int *sizes, const int64 *table, double sd,
-				 double contributions, double *out)
+				 double contributions, const GaussianJoint *joint, double *out)
 {
 	int			n[RESIDUAL_MAX_ORDER];
 	int			cells = (int) r->cells,
@@ -124,8 +132,7 @@ residual_measure(const Residual *r, const int *sizes, const int64 *table, double
 		v.data[2 * c] = (uint64) u;
 		v.data[2 * c + 1] = (uint64) (u >> 64);
 	}
-	variance = dpm_gaussian_mechanism(&v, exact_mul_up(contributions, exact_sqrt_up(r->rows * r->cells)),
-									  sd * r->cells, out);
+	variance = dpm_gaussian_mechanism_part(&v, residual_l2(r, contributions), sd * r->cells, joint, out);
 	for (int c = 0; c < cells; c++)
 		out[c] /= r->cells;
 	project(out, n, r->order, cells);

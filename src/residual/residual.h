@@ -96,11 +96,15 @@ extern ResidualPlan *residual_plan_workload(ResidualWorkload *w);
  * counts, its attributes in order, the last fastest) by the exact Gaussian
  * mechanism, calibrated for the sensitivity of `contributions` records,
  * with noise of standard deviation at least sd (in counts) on each cell
- * before the projection; out (r->cells values) receives the estimate of
- * Pi_A x_A.  Returns the variance of each of its coordinates.
+ * before the projection, as a part of joint (sampler.h); out (r->cells
+ * values) receives the estimate of Pi_A x_A.  Returns the variance of each
+ * of its coordinates.
  */
+struct GaussianJoint;
 extern double residual_measure(const Residual *r, const int *sizes, const int64 *table, double sd,
-							   double contributions, double *out);
+							   double contributions, const struct GaussianJoint *joint, double *out);
+/* the L2 sensitivity of N_A Pi_A x_A for `contributions` records, rounded up */
+extern double residual_l2(const Residual *r, double contributions);
 
 /*
  * Adds residual r's estimate est, spread evenly over the attributes of S
@@ -126,6 +130,9 @@ typedef struct ResidualTables
 } ResidualTables;
 
 extern ResidualTables *residual_tables(const ResidualWorkload *w);
+
+/* the tables t describes, summed out of a whole frequency vector x over d <= RESIDUAL_MAX_ORDER attributes */
+extern int64 *residual_tables_of_vector(const ResidualTables *t, const int *sizes, int d, const int64 *x);
 
 /*
  * The marginal tables of the workload, exact: answers[j] gets marginal j's

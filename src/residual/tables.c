@@ -82,6 +82,23 @@ sum_out(const Residual *s, const int64 *table, const Residual *a, const int *siz
 	}
 }
 
+int64 *
+residual_tables_of_vector(const ResidualTables *t, const int *sizes, int d, const int64 *x)
+{
+	Residual	all = {.order = d, .cells = 1.0};
+	int64	   *tables = palloc(sizeof(int64) * Max((size_t) t->cells, 1));
+
+	Assert(d <= RESIDUAL_MAX_ORDER);
+	for (int b = 0; b < d; b++)
+	{
+		all.attrs[b] = (int16) b;
+		all.cells *= sizes[b];
+	}
+	for (int i = 0; i < t->count; i++)
+		sum_out(&all, x, t->sets[i], sizes, tables + (size_t) t->offset[i]);
+	return tables;
+}
+
 static const int64 *
 table_of(const ResidualTables *t, int i, const int64 *tables)
 {
@@ -113,6 +130,19 @@ residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *
 {
 	double	  **est = palloc0(sizeof(double *) * Max(w->count, 1));
 	double	   *actual = palloc0(sizeof(double) * Max(w->count, 1));
+	GaussianJoint joint = {0.0, 0.0};
+
+	/* the residuals are parts of one Gaussian mechanism: its answers and sensitivity over noise */
+	for (int i = 0; i < w->count; i++)
+		if (variance[i] > 0.0)
+		{
+			const Residual *r = &w->residuals[i];
+			double		ratio = residual_l2(r, contributions) / (sigma * sqrt(variance[i]) * r->cells);
+
+			joint.m += r->cells;
+			joint.tau += ratio * ratio;
+		}
+	joint.tau = sqrt(joint.tau);
 
 	for (int i = 0; i < w->count; i++)
 	{
@@ -123,14 +153,13 @@ residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *
 		if (variance[i] <= 0.0)
 			continue;
 		/* the checks residual_measure's sampler makes, before anything is drawn */
-		dpm_gaussian_check((int) r->cells, exact_mul_up(contributions, exact_sqrt_up(r->rows * r->cells)),
-						   sd * r->cells);
+		dpm_gaussian_check_part((int) r->cells, residual_l2(r, contributions), sd * r->cells, &joint);
 		if (tables == NULL)
 			continue;
 		table = palloc(sizeof(int64) * (size_t) r->cells);
 		sum_out(t->sets[t->source[i]], table_of(t, i, tables), r, sizes, table);
 		est[i] = palloc(sizeof(double) * (size_t) r->cells);
-		actual[i] = residual_measure(r, sizes, table, sd, contributions, est[i]);
+		actual[i] = residual_measure(r, sizes, table, sd, contributions, &joint, est[i]);
 		pfree(table);
 	}
 	if (tables == NULL)

@@ -67,6 +67,25 @@ SELECT count(*) AS queries, bool_and(n.label = w.label AND n.answer = w.answer) 
   FROM dpm.exact_answers('n3_small') n JOIN dpm.exact_answers('w30_small') w USING (query);
 SELECT bool_and(abs(n.stderr / w.stderr - 1) < 1e-9) AS same_stderr
   FROM dpm.answer('n3_small', rho => 0.5, method => 'residual') n JOIN dpm.answer('w30_small', rho => 0.5) w USING (query);
+-- (epsilon, delta)-DP: the residuals are parts of one Gaussian mechanism calibrated for the plan's
+-- sensitivity (sampler.c, section 6), so every standard error is the zCDP one times the analytic
+-- Gaussian sigma of (1, 1e-6) over the zCDP sigma of rho 0.5 (which is 1); each answer within 6
+-- standard errors of the truth (false alarm below 1e-9 per answer)
+CREATE TABLE wide30_approx AS SELECT * FROM wide30;
+SELECT dpm.register_source('wide30_approx', 'id', 1, epsilon => 10, delta => 1e-5);
+SELECT dpm.create_domain('w30a', 'wide30_approx',
+  (SELECT jsonb_agg(jsonb_build_object('name', 'a' || k, 'values', jsonb_build_array(0,1,2,3,4,5,6,7,8,9)) ORDER BY k)
+     FROM generate_series(1, 30) k)) > 1e29 AS wide;
+SELECT dpm.create_workload('w30a_small', 'w30a', 'Marginal(a1, a2) + Marginal(a2, a3) + Marginals(0)');
+CREATE TEMP TABLE ra AS SELECT * FROM dpm.answer('w30a_small', epsilon => 1, delta => 1e-6);
+SELECT count(*) AS answers, max(abs(a.answer - t.answer) / a.stderr) < 6 AS within_6_se,
+       bool_and(abs(a.stderr / z.stderr / dpm.gaussian_sigma(1, 1e-6) - 1) < 1e-6) AS analytic_gaussian_stderr
+  FROM ra a JOIN truth t USING (query) JOIN dpm.explain_queries('w30_small', rho => 0.5) z USING (query);
+SELECT noise, charge_epsilon, charge_delta FROM dpm.explain('w30a_small', epsilon => 1, delta => 1e-6);
+SELECT (dpm.budget('wide30_approx')).epsilon_spent, (dpm.budget('wide30_approx')).delta_spent;
+-- pure epsilon on that source is Laplace noise, which method residual does not add
+SELECT dpm.answer('w30a_small', epsilon => 1);
+
 -- on a small dense domain, auto compares residual with the dense methods: only it reaches the bound
 -- exactly (gaussian_optimal and eigen come within their solvers' tolerance)
 SELECT dpm.create_domain('n3_coarse', 'narrow',
