@@ -42,26 +42,28 @@ BEGIN
 END
 $$;
 
+-- The rows a scan of the source reads: with capped, each privacy unit keeps at most
+-- max_contributions rows, chosen with the secure generator; built from the catalog only (the
+-- relation and the unit column).
+CREATE OR REPLACE FUNCTION dpm_internal.source_rows(src dpm.sources, capped boolean) RETURNS text
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN src.privacy_unit IS NULL OR NOT capped THEN src.relation::text
+              ELSE format('(SELECT *, row_number() OVER (PARTITION BY %I ORDER BY dpm_internal.random_key()) AS dpm_rank__ '
+                          'FROM %s) s WHERE dpm_rank__ <= %s', src.privacy_unit, src.relation, src.max_contributions) END
+$$;
+
 -- The source's frequency vector over a domain, scanned with run_as's privileges (the domain's
--- creator for a release, the calling custodian for exact answers).  With capped, each privacy
--- unit keeps at most max_contributions rows, chosen with the secure generator.  The SQL is built
--- from the catalog only: the custodian's cell expression, the relation and the unit column.
+-- creator for a release, the calling custodian for exact answers), from source_rows.  The SQL is
+-- built from the catalog only: the custodian's cell expression and source_rows.
 CREATE OR REPLACE FUNCTION dpm_internal.frequency_vector(src dpm.sources, dom dpm.domains, run_as regrole, capped boolean)
 RETURNS float8[]
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-  q text;
 BEGIN
-  IF src.privacy_unit IS NULL OR NOT capped THEN
-    q := format('SELECT dpm.histogram((%s)::int4, %s) FROM %s', dom.cell_expr, dom.n, src.relation);
-  ELSE
-    q := format('SELECT dpm.histogram((%s)::int4, %s) FROM '
-                '(SELECT *, row_number() OVER (PARTITION BY %I ORDER BY dpm_internal.random_key()) AS dpm_rank__ FROM %s) s '
-                'WHERE dpm_rank__ <= %s',
-                dom.cell_expr, dom.n, src.privacy_unit, src.relation, src.max_contributions);
-  END IF;
-  RETURN coalesce(dpm_internal.exec_as(run_as, q), array_fill(0::float8, ARRAY[dom.n]));
+  RETURN coalesce(dpm_internal.exec_as(run_as, format('SELECT dpm.histogram((%s)::int4, %s) FROM %s', dom.cell_expr, dom.n,
+                                                      dpm_internal.source_rows(src, capped))),
+                  array_fill(0::float8, ARRAY[dom.n]));
 END
 $$;
 
@@ -83,21 +85,12 @@ CREATE OR REPLACE FUNCTION dpm_internal.marginal_tables(src dpm.sources, dom dpm
 RETURNS float8[]
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-  agg text := format('dpm_internal.marginal_counts(%s, %L::int4[], %L::int4[])',
-                     dpm_internal.bins_expr(dom.attr_exprs), dom.attr_sizes, sets);
-  q text;
 BEGIN
-  IF src.privacy_unit IS NULL OR NOT capped THEN
-    q := format('SELECT %s FROM %s', agg, src.relation);
-  ELSE
-    q := format('SELECT %s FROM '
-                '(SELECT *, row_number() OVER (PARTITION BY %I ORDER BY dpm_internal.random_key()) AS dpm_rank__ FROM %s) s '
-                'WHERE dpm_rank__ <= %s',
-                agg, src.privacy_unit, src.relation, src.max_contributions);
-  END IF;
   -- no row at all: every table is zeros
-  RETURN coalesce(dpm_internal.exec_as(run_as, q), array_fill(0::float8, ARRAY[dpm_internal.table_cells(dom.attr_sizes, sets)]));
+  RETURN coalesce(dpm_internal.exec_as(run_as, format('SELECT dpm_internal.marginal_counts(%s, %L::int4[], %L::int4[]) FROM %s',
+                                                      dpm_internal.bins_expr(dom.attr_exprs), dom.attr_sizes, sets,
+                                                      dpm_internal.source_rows(src, capped))),
+                  array_fill(0::float8, ARRAY[dpm_internal.table_cells(dom.attr_sizes, sets)]));
 END
 $$;
 

@@ -65,8 +65,9 @@ BEGIN
     trace := rb.profile_trace;
     maxp := rb.max_profile;
     st.iterations := rb.iterations;
-    st.lower_bound := rb.bound;
-    bound := rb.bound;
+    -- T^2 certifies a plan for marginals; with other blocks, the SVD bound where the domain is dense
+    bound := coalesce(rb.bound, CASE WHEN dom.n IS NOT NULL THEN dpm_internal.spec_svd_bound(wl.spec, dom) END);
+    st.lower_bound := bound;
   ELSIF method = 'hdmm' AND wl.spec IS NOT NULL THEN
     -- implicit: optimized and evaluated from the spec's blocks, never a matrix over the cells
     SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;

@@ -285,7 +285,7 @@ dpm_residual_mechanism(PG_FUNCTION_ARGS)
 	ResidualTables *t;
 	double	   *variance,
 			  **answers,
-			   *stderrs;
+			  **stderrs;
 
 	workload_args(fcinfo, "weights", &sizes, &d, &attrs, &m, &width, &weights);
 	if (PG_ARGISNULL(3) || PG_ARGISNULL(4))
@@ -309,7 +309,7 @@ dpm_residual_mechanism(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("a frequency vector over more than %d attributes is too large here", RESIDUAL_MAX_ORDER)));
 	x = exact_counts(xd, nx);
-	w = residual_workload(sizes, d, attrs, m, width, weights);
+	w = residual_workload(sizes, d, attrs, m, width, weights, NULL);
 	(void) residual_plan_workload(w);
 	variance = palloc(sizeof(double) * Max(w->count, 1));
 	for (int i = 0; i < w->count; i++)
@@ -318,7 +318,7 @@ dpm_residual_mechanism(PG_FUNCTION_ARGS)
 	/* the plan is for unit sensitivity over noise (cost2 = 1): rho-zCDP takes sigma = 1 / sqrt(2 rho) */
 	t = residual_tables(w);
 	answers = palloc0(sizeof(double *) * Max(m, 1));
-	stderrs = palloc0(sizeof(double) * Max(m, 1));
+	stderrs = palloc0(sizeof(double *) * Max(m, 1));
 	residual_release(w, t, sizes, variance, 1.0 / sqrt(2.0 * rho), 1.0, residual_tables_of_vector(t, sizes, d, x),
 					 answers, stderrs);
 
@@ -333,7 +333,7 @@ dpm_residual_mechanism(PG_FUNCTION_ARGS)
 			values[0] = Int32GetDatum(j + 1);
 			values[1] = Int32GetDatum(c + 1);
 			values[2] = Float8GetDatum(answers[j][c]);
-			values[3] = Float8GetDatum(stderrs[j] * stderrs[j]);
+			values[3] = Float8GetDatum(stderrs[j][c] * stderrs[j][c]);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 	}

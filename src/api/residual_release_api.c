@@ -39,6 +39,8 @@ typedef struct SpecMarginals
 	int		   *attrs;
 	int			width;
 	double	   *weights;
+	Block	  **blocks;			/* NULL for Identity (workload_marginals) */
+	bool		plain;			/* every term a plain marginal */
 	ResidualWorkload *w;
 } SpecMarginals;
 
@@ -50,13 +52,17 @@ spec_marginals(FunctionCallInfo fcinfo, SpecMarginals *sm)
 
 	api_domain_arg_wide(fcinfo, &dom);
 	terms = workload_parse(&dom, text_to_cstring(PG_GETARG_TEXT_PP(0)));
-	workload_marginals(&dom, terms, &sm->attrs, &sm->width, &sm->weights);
+	workload_marginals(&dom, terms, &sm->attrs, &sm->width, &sm->weights, &sm->blocks);
 	sm->d = dom.nattrs;
 	sm->m = list_length(terms);
+	sm->plain = true;
+	for (int i = 0; i < sm->m * sm->width; i++)
+		sm->plain &= sm->blocks[i] == NULL;
 	sm->sizes = palloc(sizeof(int) * dom.nattrs);
 	for (int a = 0; a < dom.nattrs; a++)
 		sm->sizes[a] = dom.attrs[a].size;
-	sm->w = residual_workload(sm->sizes, sm->d, sm->attrs, sm->m, sm->width, sm->weights);
+	sm->w = residual_workload(sm->sizes, sm->d, sm->attrs, sm->m, sm->width, sm->weights,
+							  sm->plain ? NULL : sm->blocks);
 }
 
 /* the 2-D array of attribute sets (1-based, 0 pads) of these residuals */
@@ -183,6 +189,12 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 		/* the largest weighted variance: weight_j^2 var_j <= 1 for every marginal j, at least cost */
 		double	   *targets = palloc(sizeof(double) * Max(sm.m, 1));
 
+		if (!sm.plain)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("method residual's loss max needs a workload of marginals: Identity or Total on every attribute"),
+					 errhint("Use loss sum for marginals with Prefix, AllRange, Ranges or Hierarchical blocks.")));
+
 		for (int j = 0; j < sm.m; j++)
 			targets[j] = sm.weights[j] == 1.0 ? 1.0 : 1.0 / (sm.weights[j] * sm.weights[j]);
 		plan = residual_targets(sm.sizes, sm.d, sm.attrs, sm.m, sm.width, targets, opts.tol, opts.max_iter);
@@ -209,19 +221,19 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 			col *= 2.0 * (sm.sizes[r->attrs[b]] - 1) / sm.sizes[r->attrs[b]];
 		l1 += col / sqrt(variance[i]);
 	}
-	/* every cell of marginal j has the same variance: its residuals', spread over it */
+	/* each query's variance from its residuals' (terms.c) */
 	for (int j = 0; j < w->m; j++)
 	{
-		double		var = 0.0;
+		size_t		queries = (size_t) residual_term_queries(w, j, sm.sizes);
+		double	   *var = palloc(sizeof(double) * queries);
 
-		for (int p = w->first[j]; p < w->first[j + 1]; p++)
+		residual_term_variances(w, j, sm.sizes, variance, var);
+		for (size_t q = 0; q < queries; q++)
 		{
-			const Residual *r = &w->residuals[w->member[p]];
-
-			var += variance[w->member[p]] * r->rows / r->cells / (w->spread[p] * w->spread[p]);
+			trace += sm.weights[j] * sm.weights[j] * var[q];
+			maxp = Max(maxp, var[q]);
 		}
-		trace += sm.weights[j] * sm.weights[j] * var * residual_of_marginal(w, j)->cells;
-		maxp = Max(maxp, var);
+		pfree(var);
 	}
 	values[0] = PointerGetDatum(sets_array(measured, count));
 	values[1] = PointerGetDatum(array_from_vec(kept, count));
@@ -230,7 +242,9 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 	values[4] = Float8GetDatum(cost2);
 	values[5] = Float8GetDatum(trace);
 	values[6] = Float8GetDatum(maxp);
+	/* T^2 is the SVD bound of marginals; for other blocks only the best residual strategy's total */
 	values[7] = Float8GetDatum(t * t);
+	nulls[7] = !sm.plain;
 	values[8] = Int32GetDatum(plan->iterations);
 	values[9] = Float8GetDatum(plan->gap);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
@@ -274,7 +288,7 @@ tables_arg(FunctionCallInfo fcinfo, int i, const ResidualTables *t)
  * attribute fastest.
  */
 static void
-put_answers(FunctionCallInfo fcinfo, const SpecMarginals *sm, double **answers, const double *stderrs,
+put_answers(FunctionCallInfo fcinfo, const SpecMarginals *sm, double **answers, double **stderrs,
 			double confidence)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
@@ -283,23 +297,23 @@ put_answers(FunctionCallInfo fcinfo, const SpecMarginals *sm, double **answers, 
 	InitMaterializedSRF(fcinfo, 0);
 	for (int j = 0; j < sm->m; j++)
 	{
-		int			cells = (int) residual_of_marginal(sm->w, j)->cells;
-		double		half = 0.0;
+		int			queries = (int) residual_term_queries(sm->w, j, sm->sizes);
+		double	   *half = NULL;
 
 		if (stderrs && confidence != NO_INTERVALS)
-			half = interval_gaussian(&stderrs[j], 1, confidence)[0];
-		for (int c = 0; c < cells; c++)
+			half = interval_gaussian(stderrs[j], queries, confidence);
+		for (int c = 0; c < queries; c++)
 		{
 			Datum		values[6];
 			bool		nulls[6] = {false, false, false, true, true, true};
 
 			values[0] = Int32GetDatum(++query);
 			values[1] = Float8GetDatum(answers[j][c]);
-			values[2] = Float8GetDatum(stderrs ? stderrs[j] : 0.0);
-			if (stderrs && confidence != NO_INTERVALS)
+			values[2] = Float8GetDatum(stderrs ? stderrs[j][c] : 0.0);
+			if (half)
 			{
-				values[3] = Float8GetDatum(answers[j][c] - half);
-				values[4] = Float8GetDatum(answers[j][c] + half);
+				values[3] = Float8GetDatum(answers[j][c] - half[c]);
+				values[4] = Float8GetDatum(answers[j][c] + half[c]);
 				nulls[3] = nulls[4] = false;
 			}
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -333,7 +347,7 @@ dpm_residual_release(PG_FUNCTION_ARGS)
 				sigma,
 				confidence;
 	double	  **answers,
-			   *stderrs;
+			  **stderrs;
 
 	for (int i = 0; i < 5; i++)
 		if (PG_ARGISNULL(i))
@@ -357,7 +371,7 @@ dpm_residual_release(PG_FUNCTION_ARGS)
 	sens = scale * sqrt(cost2);
 	sigma = rho > 0.0 ? calibrate_zcdp_sigma(rho, sens) : calibrate_gaussian_sigma(epsilon, delta, sens);
 	answers = palloc0(sizeof(double *) * Max(sm.m, 1));
-	stderrs = palloc0(sizeof(double) * Max(sm.m, 1));
+	stderrs = palloc0(sizeof(double *) * Max(sm.m, 1));
 	residual_release(sm.w, t, sm.sizes, variance, sigma, scale,
 					 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), answers, stderrs);
 	if (PG_ARGISNULL(5))

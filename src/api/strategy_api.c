@@ -238,7 +238,7 @@ dpm_strategy_methods(PG_FUNCTION_ARGS)
 			[METHOD_ALWAYS] = "every workload",
 			[METHOD_IF_LOW_RANK] = "workloads of low rank (1.2 rank(W) < n)",
 			[METHOD_IF_SPEC] = "workloads given as a spec",
-			[METHOD_IF_MARGINALS] = "marginal workloads given as a spec, over any domain",
+			[METHOD_IF_MARGINALS] = "workloads given as a spec, even over a wide domain",
 			[METHOD_ON_REQUEST] = NULL
 		};
 		Datum		values[5];

@@ -138,7 +138,7 @@ residual_measure(const Residual *r, const int *sizes, const int64 *table, double
 	project(out, n, r->order, cells);
 	pfree(t);
 	pfree(v.data);
-	return variance / (r->cells * r->cells) * (r->rows / r->cells);
+	return variance / (r->cells * r->cells);
 }
 
 void

@@ -10,6 +10,7 @@
 #include "utils/hsearch.h"
 
 #include "residual/residual.h"
+#include "workload/workload.h"
 
 typedef struct SubsetKey
 {
@@ -65,8 +66,58 @@ marginal_attrs(const int *attrs, int j, int width, int d, int16 *out)
 	return k;
 }
 
+/*
+ * Term j's blocks: for each kept attribute b (sorted as s), the factor of
+ * a residual that keeps it (fin) and of one that sums it out (fout); the
+ * rows' u and v kept in w for the term's variances.
+ */
+static void
+term_factors(ResidualWorkload *w, const int *sizes, const int *attrs, int j, const int16 *s, int k,
+			 double *fin, double *fout)
+{
+	for (int b = 0; b < k; b++)
+	{
+		int			n = sizes[s[b]];
+		Block	   *blk = w->blocks ? w->blocks[(size_t) j * w->width + b] : NULL;
+		double		alpha = 0.0,
+					beta = 0.0;
+		int			rows;
+		double	   *sq,
+				   *sum,
+				   *u,
+				   *v;
+
+		if (blk == NULL)
+		{
+			fin[b] = 1.0;
+			fout[b] = 1.0 / n;
+			continue;
+		}
+		if (attrs[(size_t) j * w->width + b] != s[b] + 1)
+			elog(ERROR, "a term with blocks must list its attributes in increasing order");
+		rows = (int) blk->rows;
+		sq = palloc(sizeof(double) * rows);
+		sum = palloc(sizeof(double) * rows);
+		u = w->u[(size_t) j * w->width + b] = palloc(sizeof(double) * rows);
+		v = w->v[(size_t) j * w->width + b] = palloc(sizeof(double) * rows);
+		workload_block_moments(blk, sq, sum);
+		for (int r = 0; r < rows; r++)
+		{
+			u[r] = sq[r] - sum[r] * sum[r] / n;
+			v[r] = sum[r] * sum[r] / ((double) n * n);
+			alpha += u[r];
+			beta += v[r];
+		}
+		fin[b] = n > 1 ? alpha / (n - 1) : 0.0;
+		fout[b] = beta;
+		pfree(sq);
+		pfree(sum);
+	}
+}
+
 ResidualWorkload *
-residual_workload(const int *sizes, int d, const int *attrs, int m, int width, const double *weights)
+residual_workload(const int *sizes, int d, const int *attrs, int m, int width, const double *weights,
+				  Block **blocks)
 {
 	HASHCTL		ctl;
 	HTAB	   *index;
@@ -85,30 +136,47 @@ residual_workload(const int *sizes, int d, const int *attrs, int m, int width, c
 	w->first = palloc(sizeof(int) * (m + 1));
 	w->member = palloc(sizeof(int) * pair_capacity);
 	w->spread = palloc(sizeof(double) * pair_capacity);
+	w->width = width;
+	w->blocks = blocks;
+	if (blocks)
+	{
+		w->u = palloc0(sizeof(double *) * Max(m, 1) * width);
+		w->v = palloc0(sizeof(double *) * Max(m, 1) * width);
+	}
 
-	/* every subset A of every marginal S gets c_S / N_{S \ A} added to its mu */
+	/* every subset A of every marginal S gets c_S / N_{S \ A} added to its mu (residual.h) */
 	for (int j = 0; j < m; j++)
 	{
 		int16		s[RESIDUAL_MAX_ORDER];
 		int			k = marginal_attrs(attrs, j, width, d, s);
 		double		c = weights ? weights[j] * weights[j] : 1.0;
+		double		fin[RESIDUAL_MAX_ORDER],
+					fout[RESIDUAL_MAX_ORDER];
 
 		CHECK_FOR_INTERRUPTS();
+		term_factors(w, sizes, attrs, j, s, k, fin, fout);
 		w->first[j] = pairs;
 		for (uint32 mask = 0; mask < ((uint32) 1 << k); mask++)
 		{
 			SubsetKey	key;
 			SubsetEntry *e;
 			bool		found;
-			double		rest = 1.0;
+			double		rest = 1.0,
+						weight = c;
 
 			memset(&key, 0, sizeof(key));
 			for (int b = 0; b < k; b++)
 			{
 				if (mask & ((uint32) 1 << b))
+				{
 					key.attrs[key.order++] = s[b];
+					weight *= fin[b];
+				}
 				else
+				{
 					rest *= sizes[s[b]];
+					weight *= fout[b];
+				}
 			}
 			e = hash_search(index, &key, HASH_ENTER, &found);
 			if (!found)
@@ -132,7 +200,7 @@ residual_workload(const int *sizes, int d, const int *attrs, int m, int width, c
 					r->cells *= sizes[key.attrs[b]];
 				}
 			}
-			w->residuals[e->index].mu += c / rest;
+			w->residuals[e->index].mu += weight;
 			if (pairs == pair_capacity)
 			{
 				pair_capacity *= 2;
@@ -210,5 +278,5 @@ residual_plan_workload(ResidualWorkload *w)
 ResidualPlan *
 residual_plan(const int *sizes, int d, const int *attrs, int m, int width, const double *weights)
 {
-	return residual_plan_workload(residual_workload(sizes, d, attrs, m, width, weights));
+	return residual_plan_workload(residual_workload(sizes, d, attrs, m, width, weights, NULL));
 }

@@ -70,10 +70,43 @@ typedef struct ResidualWorkload
 	int		   *member;
 	double	   *spread;
 	HTAB	   *index;			/* subset -> its residual (residual_find) */
+	/*
+	 * Terms whose kept attributes carry other blocks than Identity: block
+	 * (j, c) of term j's c-th attribute (in increasing order), NULL for
+	 * Identity, and per row r of it u = |b_r|^2 - (1'b_r)^2 / n and
+	 * v = (1'b_r)^2 / n^2, the weights of a residual's variance that
+	 * keeps or sums out the attribute (residual_term_variances).  blocks
+	 * NULL: every term is a plain marginal.
+	 */
+	int			width;
+	struct Block **blocks;
+	double	  **u;
+	double	  **v;
 } ResidualWorkload;
 
+/*
+ * The workload; blocks (m x width, NULL for Identity; NULL for all
+ * marginals) need attrs increasing in each row.  A term's queries are the
+ * rows of its blocks' Kronecker product over the marginal table, and
+ * residual A's mu gets weight^2 prod_{i in A} alpha_i / (n_i - 1)
+ * prod_{i in S \ A} beta_i / n_i from it, with alpha = sum_r u_r and
+ * beta = n sum_r v_r (for Identity, n - 1 and 1: the marginal's c_S /
+ * N_{S \ A}).  The plan is then optimal among residual strategies: the
+ * marginal algebra that HDMM projects such workloads onto.
+ */
 extern ResidualWorkload *residual_workload(const int *sizes, int d, const int *attrs, int m,
-										   int width, const double *weights);
+										   int width, const double *weights, struct Block **blocks);
+/*
+ * terms.c: the number of queries of term j; their variances, given each
+ * residual's noise variance V_A (its estimate's covariance is V_A Pi_A;
+ * indexes as w's, 0: not measured); their answers from the term's
+ * marginal table (residual_of_marginal(w, j)->cells values).
+ */
+extern double residual_term_queries(const ResidualWorkload *w, int j, const int *sizes);
+extern void residual_term_variances(const ResidualWorkload *w, int j, const int *sizes, const double *variance,
+									double *out);
+extern void residual_term_answers(const ResidualWorkload *w, int j, const int *sizes, const double *table,
+								  double *out);
 /* the index of the residual of these attributes (0-based, increasing), -1 if none */
 extern int	residual_find(const ResidualWorkload *w, const int16 *attrs, int order);
 /* marginal j's own residual: all of its attributes (the last of its members) */
@@ -97,8 +130,8 @@ extern ResidualPlan *residual_plan_workload(ResidualWorkload *w);
  * mechanism, calibrated for the sensitivity of `contributions` records,
  * with noise of standard deviation at least sd (in counts) on each cell
  * before the projection, as a part of joint (sampler.h); out (r->cells
- * values) receives the estimate of Pi_A x_A.  Returns the variance of each
- * of its coordinates.
+ * values) receives the estimate of Pi_A x_A.  Returns the variance V_A of
+ * the noise before the projection: the estimate's covariance is V_A Pi_A.
  */
 struct GaussianJoint;
 extern double residual_measure(const Residual *r, const int *sizes, const int64 *table, double sd,
@@ -135,8 +168,8 @@ extern ResidualTables *residual_tables(const ResidualWorkload *w);
 extern int64 *residual_tables_of_vector(const ResidualTables *t, const int *sizes, int d, const int64 *x);
 
 /*
- * The marginal tables of the workload, exact: answers[j] gets marginal j's
- * cells from tables (the concatenation residual_tables describes).
+ * The answers of the workload, exact: answers[j] gets term j's from tables
+ * (the concatenation residual_tables describes).
  */
 extern void residual_exact(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
 						   const int64 *tables, double **answers);
@@ -146,12 +179,12 @@ extern void residual_exact(const ResidualWorkload *w, const ResidualTables *t, c
  * sensitivity; indexes as w's) measured from its table with noise of
  * standard deviation sigma * sqrt(variance[i]) per cell before the
  * projection, for `contributions` records per privacy unit; answers[j]
- * gets marginal j's cells and stderr[j] their standard error (the same for
- * all of its cells).  With tables NULL, only the sampler's checks run.
+ * gets term j's answers and stderrs[j] their standard errors.  With tables
+ * NULL, only the sampler's checks run.
  */
 extern void residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
 							 const double *variance, double sigma, double contributions,
-							 const int64 *tables, double **answers, double *stderrs);
+							 const int64 *tables, double **answers, double **stderrs);
 
 /*
  * The least squared L2 sensitivity (cost2) at which every cell of marginal j

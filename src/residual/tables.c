@@ -114,19 +114,22 @@ residual_exact(const ResidualWorkload *w, const ResidualTables *t, const int *si
 		int			own = w->member[w->first[j + 1] - 1];
 		const Residual *s = &w->residuals[own];
 		int64	   *cells = palloc(sizeof(int64) * (size_t) s->cells);
+		double	   *table = palloc(sizeof(double) * (size_t) s->cells);
 
 		sum_out(t->sets[t->source[own]], table_of(t, own, tables), s, sizes, cells);
-		answers[j] = palloc(sizeof(double) * (size_t) s->cells);
 		for (int c = 0; c < (int) s->cells; c++)
-			answers[j][c] = (double) cells[c];
+			table[c] = (double) cells[c];
+		answers[j] = palloc(sizeof(double) * (size_t) residual_term_queries(w, j, sizes));
+		residual_term_answers(w, j, sizes, table, answers[j]);
 		pfree(cells);
+		pfree(table);
 	}
 }
 
 void
 residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
 				 const double *variance, double sigma, double contributions,
-				 const int64 *tables, double **answers, double *stderrs)
+				 const int64 *tables, double **answers, double **stderrs)
 {
 	double	  **est = palloc0(sizeof(double *) * Max(w->count, 1));
 	double	   *actual = palloc0(sizeof(double) * Max(w->count, 1));
@@ -168,18 +171,18 @@ residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *
 	for (int j = 0; j < w->m; j++)
 	{
 		const Residual *s = residual_of_marginal(w, j);
-		double		var = 0.0;
+		size_t		queries = (size_t) residual_term_queries(w, j, sizes);
+		double	   *table = palloc0(sizeof(double) * (size_t) s->cells);
 
-		answers[j] = palloc0(sizeof(double) * (size_t) s->cells);
 		for (int p = w->first[j]; p < w->first[j + 1]; p++)
-		{
-			int			i = w->member[p];
-
-			if (est[i] == NULL)
-				continue;
-			residual_rebuild(&w->residuals[i], sizes, est[i], s->attrs, s->order, answers[j]);
-			var += actual[i] / (w->spread[p] * w->spread[p]);
-		}
-		stderrs[j] = sqrt(var);
+			if (est[w->member[p]] != NULL)
+				residual_rebuild(&w->residuals[w->member[p]], sizes, est[w->member[p]], s->attrs, s->order, table);
+		answers[j] = palloc(sizeof(double) * queries);
+		residual_term_answers(w, j, sizes, table, answers[j]);
+		stderrs[j] = palloc(sizeof(double) * queries);
+		residual_term_variances(w, j, sizes, actual, stderrs[j]);
+		for (size_t q = 0; q < queries; q++)
+			stderrs[j][q] = sqrt(stderrs[j][q]);
+		pfree(table);
 	}
 }

@@ -27,7 +27,7 @@ ResidualPlan *
 residual_targets(const int *sizes, int d, const int *attrs, int m, int width,
 				 const double *targets, double tol, int max_iter)
 {
-	ResidualWorkload *w = residual_workload(sizes, d, attrs, m, width, NULL);
+	ResidualWorkload *w = residual_workload(sizes, d, attrs, m, width, NULL, NULL);
 	int			n = w->count,
 				pairs = w->first[m],
 				it;

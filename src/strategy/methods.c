@@ -145,7 +145,8 @@ static const StrategyMethod methods[] = {
 		 {"max_iter", OPTION_INT, 200, 1, 10000000, OPT(max_iter)}, {NULL}}},
 	/*
 	 * ResidualPlanner (residual/): Gaussian noise on the residuals of a
-	 * marginal workload, optimal for the sum or the largest of the variances;
+	 * marginal workload, optimal for the sum or the largest of the variances
+	 * (with other blocks than Identity, the best in the marginal algebra);
 	 * its memory grows with the marginals, not the cells
 	 */
 	{"residual", NULL, false, 0, METHOD_IF_MARGINALS, AUGMENT_NONE,

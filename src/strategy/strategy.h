@@ -52,7 +52,7 @@ typedef enum MethodScope
 	METHOD_ALWAYS,
 	METHOD_IF_LOW_RANK,			/* 1.2 rank(W) < n */
 	METHOD_IF_SPEC,				/* the workload is a spec, not an explicit matrix */
-	METHOD_IF_MARGINALS,		/* a spec of marginals, over any domain, even a wide one */
+	METHOD_IF_MARGINALS,		/* a spec (marginals with any blocks), over any domain, even a wide one */
 	METHOD_ON_REQUEST			/* never tried by auto */
 } MethodScope;
 

@@ -1,6 +1,8 @@
 /*
  * marginals.c -- a parsed spec read as a set of weighted marginals, the
- * workloads ResidualPlanner answers (residual/residual.h).
+ * workloads ResidualPlanner answers (residual/residual.h), whose kept
+ * attributes may carry other blocks than Identity (queries over the
+ * marginal's table, such as its ranges or prefixes).
  */
 #include "postgres.h"
 
@@ -28,7 +30,8 @@ block_name(BlockKind kind)
 }
 
 void
-workload_marginals(const WorkloadDomain *dom, List *terms, int **attrs, int *width, double **weights)
+workload_marginals(const WorkloadDomain *dom, List *terms, int **attrs, int *width, double **weights,
+				   Block ***blocks)
 {
 	int			m = list_length(terms),
 				j = 0;
@@ -46,7 +49,7 @@ workload_marginals(const WorkloadDomain *dom, List *terms, int **attrs, int *wid
 
 			if (b == NULL || b->kind == BLOCK_TOTAL)
 				continue;
-			if (b->kind != BLOCK_IDENTITY)
+			if (b->kind != BLOCK_IDENTITY && blocks == NULL)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("term %d of the workload is not a marginal: it has %s on attribute \"%s\" (position %d of the spec)",
@@ -60,6 +63,8 @@ workload_marginals(const WorkloadDomain *dom, List *terms, int **attrs, int *wid
 	}
 	*attrs = palloc0(sizeof(int) * Max(m, 1) * *width);
 	*weights = palloc(sizeof(double) * Max(m, 1));
+	if (blocks)
+		*blocks = palloc0(sizeof(Block *) * Max(m, 1) * *width);
 	j = 0;
 	foreach(lc, terms)
 	{
@@ -67,9 +72,74 @@ workload_marginals(const WorkloadDomain *dom, List *terms, int **attrs, int *wid
 		int			c = 0;
 
 		for (int a = 0; a < dom->nattrs; a++)
-			if (t->blocks[a] && t->blocks[a]->kind == BLOCK_IDENTITY)
-				(*attrs)[j * *width + c++] = a + 1;
+		{
+			Block	   *b = t->blocks[a];
+
+			if (b == NULL || b->kind == BLOCK_TOTAL)
+				continue;
+			if (b->kind != BLOCK_IDENTITY)
+				(*blocks)[j * *width + c] = b;
+			(*attrs)[j * *width + c++] = a + 1;
+		}
 		(*weights)[j] = t->weight;
 		j++;
+	}
+}
+
+void
+workload_block_moments(Block *b, double *sq, double *sum)
+{
+	int			rows = (int) b->rows;
+
+	if (workload_block_runs(b))
+	{
+		for (int r = 0; r < rows; r++)
+			sq[r] = sum[r] = b->hi[r] - b->lo[r];
+		return;
+	}
+	{
+		Mat		   *mat = workload_block_matrix(b);
+
+		for (int r = 0; r < rows; r++)
+		{
+			sq[r] = sum[r] = 0.0;
+			for (int c = 0; c < b->size; c++)
+			{
+				sq[r] += MAT(mat, r, c) * MAT(mat, r, c);
+				sum[r] += MAT(mat, r, c);
+			}
+		}
+	}
+}
+
+void
+workload_block_apply(Block *b, const double *x, int stride, double *out, int out_stride)
+{
+	int			rows = (int) b->rows;
+
+	if (workload_block_runs(b))
+	{
+		/* a run's sum from the running sums of the line */
+		double	   *run = palloc(sizeof(double) * (b->size + 1));
+
+		run[0] = 0.0;
+		for (int c = 0; c < b->size; c++)
+			run[c + 1] = run[c] + x[(size_t) c * stride];
+		for (int r = 0; r < rows; r++)
+			out[(size_t) r * out_stride] = run[b->hi[r]] - run[b->lo[r]];
+		pfree(run);
+		return;
+	}
+	{
+		Mat		   *mat = workload_block_matrix(b);
+
+		for (int r = 0; r < rows; r++)
+		{
+			double		acc = 0.0;
+
+			for (int c = 0; c < b->size; c++)
+				acc += MAT(mat, r, c) * x[(size_t) c * stride];
+			out[(size_t) r * out_stride] = acc;
+		}
 	}
 }

@@ -128,11 +128,17 @@ extern Block ***workload_blocks(const KronGram *kg, List *terms, double *m);
 /*
  * marginals.c: the terms as marginals, for ResidualPlanner: term j keeps
  * attrs[j * width ..] (1-based, increasing, 0 pads) with weight
- * weights[j]; an error naming the first term that is not a marginal
- * (a block other than Identity or Total).
+ * weights[j].  With blocks NULL, an error names the first term that is not
+ * a marginal (a block other than Identity or Total); else (*blocks)[j *
+ * width + c] is the block on kept attribute c of term j, NULL for
+ * Identity: the term's queries are that block's rows over the marginal.
  */
 extern void workload_marginals(const WorkloadDomain *dom, List *terms, int **attrs, int *width,
-							   double **weights);
+							   double **weights, Block ***blocks);
+/* per row of the block, the sum of its squared entries and the sum of its entries */
+extern void workload_block_moments(Block *b, double *sq, double *sum);
+/* out[r * out_stride] = row r of the block times the line x[c * stride], c < size */
+extern void workload_block_apply(Block *b, const double *x, int stride, double *out, int out_stride);
 
 /* spec.c: parse a spec into a list of WorkloadTerm (blocks not yet built) */
 extern List *workload_parse(const WorkloadDomain *dom, const char *spec);

@@ -94,6 +94,54 @@ SELECT dpm.create_workload('n3_coarse_m', 'n3_coarse', 'Marginals(2) + Marginals
 SELECT method, abs(ratio_to_bound - 1) < 1e-9 AS at_bound, ratio_to_bound >= 1 - 1e-9 AS not_below
   FROM dpm.compare_strategies('n3_coarse_m', rho => 1) WHERE method IN ('identity', 'residual') ORDER BY method;
 
+-- marginals whose attributes carry other blocks (Prefix, AllRange, Ranges, Hierarchical): the
+-- residual strategy measures the same marginal tables and answers each block's rows over them.  On
+-- a dense domain its every query's variance is that of the dense strategy the plan stands for,
+-- w (A^T A)^+ w^T times cost2 (the noise at rho 0.5), and its total is not below the SVD bound
+SELECT dpm.create_domain('n3_mixed', 'narrow',
+  '[{"name": "a1", "bins": {"min": 0, "max": 10, "width": 2}}, {"name": "a2", "values": [0, 1, 2]},
+    {"name": "a3", "bins": {"min": 0, "max": 8, "width": 2}}]');
+SELECT dpm.create_workload('n3_mixed_w', 'n3_mixed',
+  'Prefix(a1) * Identity(a2) + AllRange(a3) + Marginal(a1, a3) + 2 * Hierarchical(a1) * Ranges(a3, [0, 4), [2, 8))');
+SELECT dpm.optimize('n3_mixed_w', 'residual', rho => 1) > 0 AS optimized;
+CREATE FUNCTION pg_temp.dense_check(wname text) RETURNS TABLE(queries int, as_dense boolean, not_below_bound boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  st dpm.strategies;
+  dom dpm.domains;
+  w float8[];
+  prof float8[];
+  worst float8 := 0;
+  dense float8;
+  q int := 0;
+  e record;
+BEGIN
+  SELECT s.* INTO st FROM dpm.strategies s JOIN dpm.workloads x ON x.id = s.workload_id WHERE x.name = wname AND s.method = 'residual';
+  SELECT d.* INTO dom FROM dpm.domains d JOIN dpm.workloads x ON x.domain_id = d.id WHERE x.name = wname;
+  w := (dpm_internal.workload_matrix((SELECT spec FROM dpm.workloads WHERE name = wname), dom)).matrix;
+  prof := dpm.error_profile(dpm_internal.residual_matrix(dom.attr_sizes, (st.hdmm).p, (st.hdmm).theta));
+  FOR e IN SELECT * FROM dpm.explain_queries(wname, rho => 0.5, strategy => st.id) LOOP
+    q := q + 1;
+    SELECT sum(w[q][i] * prof[i][k] * w[q][k]) INTO dense FROM generate_subscripts(w, 2) i, generate_subscripts(w, 2) k;
+    worst := greatest(worst, abs(e.stderr ^ 2 / (st.sensitivity_l2 ^ 2 * dense) - 1));
+  END LOOP;
+  RETURN QUERY SELECT q, worst < 1e-6, st.ratio_to_bound >= 1 - 1e-9;
+END
+$$;
+SELECT * FROM pg_temp.dense_check('n3_mixed_w');
+-- the same blocks over the wide domain and over a dense one with the same attributes: the same
+-- true answers and labels, the same standard errors; a release within 6 standard errors of the truth
+SELECT dpm.create_workload('n3_blocks', 'n3', 'Prefix(a1) * Identity(a2) + AllRange(a3) + Marginal(a1, a3)');
+SELECT dpm.create_workload('w30_blocks', 'w30', 'Prefix(a1) * Identity(a2) + AllRange(a3) + Marginal(a1, a3)');
+SELECT count(*) AS queries, bool_and(n.label = w.label AND n.answer = w.answer) AS same_truth
+  FROM dpm.exact_answers('n3_blocks') n JOIN dpm.exact_answers('w30_blocks') w USING (query);
+SELECT bool_and(abs(n.stderr / w.stderr - 1) < 1e-9) AS same_stderr
+  FROM dpm.explain_queries('n3_blocks', rho => 0.5, method => 'residual') n
+  JOIN dpm.explain_queries('w30_blocks', rho => 0.5) w USING (query);
+SELECT count(*) AS answers, max(abs(a.answer - e.answer) / a.stderr) < 6 AS within_6_se,
+       count(DISTINCT round(a.stderr::numeric, 6)) > 3 AS stderrs_per_query
+  FROM dpm.answer('w30_blocks', rho => 0.5) a JOIN dpm.exact_answers('w30_blocks') e USING (query);
+
 -- the largest variance (option loss max): no cell above the plan's own maximum, which is below the
 -- sum plan's
 SELECT dpm.optimize('w30_small', 'residual', rho => 1, options => '{"loss": "max"}') > 0 AS optimized;
@@ -102,7 +150,7 @@ SELECT s.options, s.max_profile < (SELECT max_profile FROM dpm.strategies x WHER
   FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'w30_small' AND s.options <> '{}';
 
 -- bad input: what a wide domain cannot answer, and how it says so
-SELECT dpm.create_workload('w30_prefix', 'w30', 'Prefix(a1) * Identity(a2)');
+SELECT dpm.optimize('w30_blocks', 'residual', rho => 1, options => '{"loss": "max"}');
 SELECT dpm.create_workload('w30_dup', 'w30', 'Marginal(a1, a1)');
 SELECT dpm.create_workload('w30_matrix', 'w30', ARRAY[[1.0]]);
 SET dpm.max_cells = 5000;
