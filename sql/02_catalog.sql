@@ -73,7 +73,7 @@ COMMENT ON TABLE dpm.workloads IS 'batches of linear counting queries over a dom
 -- matrix over all cells.
 CREATE TYPE dpm.hdmm_strategy AS (kind text, p int[], theta float8[], weights float8[]);
 COMMENT ON TYPE dpm.hdmm_strategy IS
-  'strategy kept by its parameters: HDMM kind kronecker (one p-Identity factor per attribute, theta = the p_a x n_a matrices column-major, one after the other), factors (the same with the factor matrices themselves, p_a rows each) or marginals (weights[b] on the marginal keeping the attributes of bit set b); or kind residual (ResidualPlanner: p = the attribute sets measured, one a row, 1-based, 0 pads; theta = their noise variances at unit L2 sensitivity)';
+  'strategy kept by its parameters: HDMM kind kronecker (one p-Identity factor per attribute, theta = the p_a x n_a matrices column-major, one after the other), factors (the same with the factor matrices themselves, p_a rows each) or marginals (weights[b] on the marginal keeping the attributes of bit set b); or kind residual (ResidualPlanner: p = the attribute sets measured, one a row, 1-based, 0 pads; theta = their noise variances at unit L2 sensitivity, or for a Laplace plan (noise laplace) the weights of the marginal tables of those sets, summing to 1)';
 
 CREATE TABLE dpm.strategies (
   id              serial PRIMARY KEY,

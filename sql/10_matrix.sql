@@ -214,9 +214,16 @@ CREATE OR REPLACE FUNCTION dpm_internal.residual_build(spec text, dom dpm.domain
                                     OUT max_profile float8, OUT bound float8, OUT iterations int, OUT gap float8)
 AS 'MODULE_PATHNAME', 'dpm_residual_build' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- The attribute sets of the marginal tables a release of the spec reads (dpm_internal.marginal_tables).
-CREATE OR REPLACE FUNCTION dpm_internal.residual_table_sets(spec text, dom dpm.domains) RETURNS int[]
-AS 'MODULE_PATHNAME', 'dpm_residual_table_sets' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- The attribute sets of the marginal tables a release of the spec reads (dpm_internal.marginal_tables):
+-- the workload's, and a Laplace plan's own (sets, NULL for none).
+CREATE OR REPLACE FUNCTION dpm_internal.residual_table_sets(spec text, dom dpm.domains, sets int[] DEFAULT NULL)
+RETURNS int[]
+AS 'MODULE_PATHNAME', 'dpm_residual_table_sets' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- The sets a release of strategy st reads tables of, besides its workload's: a Laplace plan's.
+CREATE OR REPLACE FUNCTION dpm_internal.residual_plan_sets(st dpm.strategies) RETURNS int[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT CASE WHEN st.noise = 'laplace' THEN (st.hdmm).p END $$;
 
 -- One release of a stored plan from those tables, at rho-zCDP (rho given) or (epsilon, delta)-DP
 -- for scale records per privacy unit; tables NULL: only the sampler's checks, drawing nothing.

@@ -136,19 +136,20 @@ BEGIN
   -- the sampler's own checks (its grid must fit these parameters), by the code the release runs
   np := dpm_internal.noise_params(noise, c_epsilon, c_delta, c_rho);
   IF (st.hdmm).kind = 'residual' THEN
-    -- one exact Gaussian mechanism per residual, parts of one (src/residual/measure.c)
-    IF noise <> 'gaussian' THEN
-      RAISE EXCEPTION 'a residual strategy adds Gaussian noise: give delta > 0 or rho'
-        USING ERRCODE = 'feature_not_supported',
-              DETAIL = format('Source "%s" is registered for %s.', src.relation,
-                              CASE src.model WHEN 'pure' THEN 'pure epsilon-DP' ELSE '(epsilon, delta)-DP' END);
+    -- Gaussian: one exact Gaussian mechanism per residual, parts of one (src/residual/measure.c);
+    -- Laplace: weighted marginal tables (src/residual/laplace.c).  The plan is for one of them.
+    IF noise <> st.noise THEN
+      RAISE EXCEPTION 'this residual strategy was planned for % noise, and this release adds % noise', st.noise, noise
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = CASE noise WHEN 'laplace' THEN 'Use method => ''residual'' with epsilon alone, which plans for Laplace noise.'
+                                ELSE 'Use method => ''residual'' with rho or delta > 0, which plans for Gaussian noise.' END;
     END IF;
     IF coalesce(args->>'inference', 'ls') <> 'ls' THEN
       RAISE EXCEPTION 'a residual strategy estimates by least squares only'
         USING ERRCODE = 'feature_not_supported', HINT = 'Use inference => ''ls''.';
     END IF;
     PERFORM dpm_internal.residual_release(wl.spec, dom, (st.hdmm).p, (st.hdmm).theta, st.sensitivity_l2 ^ 2, NULL,
-                                          np.epsilon, np.delta, src.max_contributions, np.rho, NULL);
+                                          np.epsilon, np.delta, src.max_contributions, np.rho, confidence);
   ELSE
     PERFORM dpm_internal.check_noise(st.rows, src.max_contributions * st.sensitivity_l1,
                              src.max_contributions * st.sensitivity_l2, np.epsilon, np.delta, np.rho);
@@ -225,7 +226,8 @@ AS $$
 BEGIN
   IF EXISTS (SELECT 1 FROM dpm.strategies s WHERE s.id = r.strategy_id AND (s.hdmm).kind = 'residual') THEN
     RETURN dpm_internal.marginal_tables(src, dom, dom.created_by, true,
-             dpm_internal.residual_table_sets((SELECT w.spec FROM dpm.workloads w WHERE w.id = r.workload_id), dom));
+             dpm_internal.residual_table_sets((SELECT w.spec FROM dpm.workloads w WHERE w.id = r.workload_id), dom,
+                                              dpm_internal.residual_plan_sets(dpm_internal.strategy_head(r.strategy_id))));
   END IF;
   RETURN dpm_internal.frequency_vector(src, dom, dom.created_by, true);
 END

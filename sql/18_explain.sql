@@ -28,7 +28,8 @@ BEGIN
   -- the data a release reads, all zeros: the frequency vector or a residual strategy's tables
   IF ((p.st).hdmm).kind = 'residual' THEN
     zeros := array_fill(0::float8, ARRAY[dpm_internal.table_cells((p.dom).attr_sizes,
-                                                                  dpm_internal.residual_table_sets((p.wl).spec, p.dom))]);
+                                                                  dpm_internal.residual_table_sets((p.wl).spec, p.dom,
+                                                                      dpm_internal.residual_plan_sets(p.st)))]);
   ELSE
     zeros := array_fill(0::float8, ARRAY[(p.wl).n]);
   END IF;

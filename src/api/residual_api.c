@@ -316,7 +316,7 @@ dpm_residual_mechanism(PG_FUNCTION_ARGS)
 		variance[i] = w->residuals[i].variance;
 
 	/* the plan is for unit sensitivity over noise (cost2 = 1): rho-zCDP takes sigma = 1 / sqrt(2 rho) */
-	t = residual_tables(w);
+	t = residual_tables(w, NULL, 0);
 	answers = palloc0(sizeof(double *) * Max(m, 1));
 	stderrs = palloc0(sizeof(double *) * Max(m, 1));
 	residual_release(w, t, sizes, variance, 1.0 / sqrt(2.0 * rho), 1.0, residual_tables_of_vector(t, sizes, d, x),

@@ -131,6 +131,80 @@ plan_variances(const ResidualWorkload *w, ArrayType *subsets, ArrayType *varianc
 	return variance;
 }
 
+/* the attribute sets of a 2-D array (1-based, 0 pads) as indexes of w's residuals, added if new */
+static int *
+intern_sets(SpecMarginals *sm, ArrayType *subsets, int *count)
+{
+	int			n,
+				width;
+	int		   *sets;
+	const int32 *s;
+
+	if (ARR_NDIM(subsets) == 0)
+	{
+		*count = 0;
+		return NULL;
+	}
+	if (ARR_NDIM(subsets) != 2 || ARR_HASNULL(subsets) || ARR_ELEMTYPE(subsets) != INT4OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("attribute sets must be a 2-D int array without NULLs, one set a row")));
+	n = ARR_DIMS(subsets)[0];
+	width = ARR_DIMS(subsets)[1];
+	s = (const int32 *) ARR_DATA_PTR(subsets);
+	sets = palloc(sizeof(int) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		int16		attrs[RESIDUAL_MAX_ORDER];
+		int			order = 0;
+
+		for (int c = 0; c < width && s[i * width + c] > 0; c++)
+		{
+			if (order == RESIDUAL_MAX_ORDER || s[i * width + c] > sm->d ||
+				(order > 0 && s[i * width + c] - 1 <= attrs[order - 1]))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("attribute set %d is not increasing attributes of the domain, at most %d of them",
+								i + 1, RESIDUAL_MAX_ORDER)));
+			attrs[order++] = (int16) (s[i * width + c] - 1);
+		}
+		sets[i] = residual_intern(sm->w, attrs, order, sm->sizes);
+	}
+	*count = n;
+	return sets;
+}
+
+/* a Laplace plan's tables (indexes of w's residuals) and weights, from its stored sets and weights */
+static int *
+plan_tables(SpecMarginals *sm, ArrayType *subsets, ArrayType *weights, double **theta, int *count)
+{
+	ResidualWorkload *w = sm->w;
+	int			n;
+	double	   *v = array_to_vec(weights, "variances", &n);
+	int		   *sets = intern_sets(sm, subsets, count);
+	double	   *check;
+
+	if (*count != n || n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("a residual strategy needs one attribute set per weight")));
+	for (int i = 0; i < n; i++)
+		if (!(v[i] > 0.0) || !isfinite(v[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("the residual strategy does not fit its workload: set %d", i + 1)));
+	/* every residual the workload's queries hold must be covered by a table, or they are biased */
+	check = palloc(sizeof(double) * Max(w->count, 1));
+	residual_laplace_variances(w, sets, v, n, check);
+	for (int i = 0; i < w->count; i++)
+		if (w->residuals[i].rows > 0.0 && w->residuals[i].mu > 0.0 && check[i] == 0.0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("the residual strategy's tables do not cover every residual of its workload")));
+	*theta = v;
+	return sets;
+}
+
 /*
  * dpm_internal.residual_build(spec, dom, options): the plan for the loss
  * of options (sum or max of the variances, each marginal's weighted by its
@@ -143,8 +217,10 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 	SpecMarginals sm;
 	ResidualWorkload *w;
 	StrategyOptions opts;
-	ResidualPlan *plan;
+	ResidualPlan *plan = NULL;
 	const Residual **measured;
+	bool		laplace;
+	int			iterations = 0;
 	double	   *variance,
 			   *kept;
 	double		t = 0.0,
@@ -165,20 +241,45 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("method residual takes no augment")));
-	if (strcmp(options_get_text(PG_GETARG_JSONB_P(2), "noise", "gaussian"), "gaussian") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("method residual adds Gaussian noise, not Laplace"),
-				 errhint("Give rho to answer with it; for pure epsilon-DP over a domain with a dense cell index, use method hdmm.")));
+	laplace = strcmp(options_get_text(PG_GETARG_JSONB_P(2), "noise", "gaussian"), "laplace") == 0;
 	spec_marginals(fcinfo, &sm);
 	w = sm.w;
+	if (laplace)
+		residual_add_candidates(w, sm.sizes, sm.d);
 	variance = palloc0(sizeof(double) * Max(w->count, 1));
+	measured = palloc(sizeof(Residual *) * Max(w->count, 1));
+	kept = palloc(sizeof(double) * Max(w->count, 1));
 
 	/* the SVD bound of the weighted marginals is T^2 (residual.h) */
 	for (int i = 0; i < w->count; i++)
 		if (w->residuals[i].rows > 0.0 && w->residuals[i].mu > 0.0)
 			t += w->residuals[i].rows * sqrt(w->residuals[i].mu / w->residuals[i].cells);
-	if (opts.loss == 0)
+	if (laplace)
+	{
+		/* weighted marginal tables (laplace.c); the profile is the variance at unit Laplace noise */
+		LaplacePlan *lp;
+
+		if (opts.loss != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("method residual's loss max needs Gaussian noise"),
+					 errhint("Give delta > 0 or rho, or use loss sum.")));
+		lp = residual_laplace_plan(w, opts.max_iter);
+		residual_laplace_variances(w, lp->sets, lp->theta, lp->count, variance);
+		for (int i = 0; i < w->count; i++)
+			variance[i] /= 2.0;
+		for (int i = 0; i < lp->count; i++)
+		{
+			measured[count] = &w->residuals[lp->sets[i]];
+			kept[count++] = lp->theta[i];
+			rows += measured[i]->cells;
+			l1 += lp->theta[i];
+			cost2 += lp->theta[i] * lp->theta[i];
+		}
+		iterations = lp->iterations;
+		nulls[9] = true;
+	}
+	else if (opts.loss == 0)
 	{
 		plan = residual_plan_workload(w);
 		for (int i = 0; i < w->count; i++)
@@ -203,9 +304,7 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 				plan->residuals[i].variance;
 	}
 
-	measured = palloc(sizeof(Residual *) * Max(w->count, 1));
-	kept = palloc(sizeof(double) * Max(w->count, 1));
-	for (int i = 0; i < w->count; i++)
+	for (int i = 0; i < w->count && !laplace; i++)
 	{
 		const Residual *r = &w->residuals[i];
 		double		col = 1.0;
@@ -245,21 +344,32 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 	/* T^2 is the SVD bound of marginals; for other blocks only the best residual strategy's total */
 	values[7] = Float8GetDatum(t * t);
 	nulls[7] = !sm.plain;
-	values[8] = Int32GetDatum(plan->iterations);
-	values[9] = Float8GetDatum(plan->gap);
+	values[8] = Int32GetDatum(plan ? plan->iterations : iterations);
+	values[9] = Float8GetDatum(plan ? plan->gap : 0.0);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }
 
-/* dpm_internal.residual_table_sets(spec, dom): the attribute sets of the tables a release reads */
+/*
+ * dpm_internal.residual_table_sets(spec, dom, sets): the attribute sets of
+ * the tables a release reads, with a Laplace plan's sets (NULL: none)
+ */
 PG_FUNCTION_INFO_V1(dpm_residual_table_sets);
 Datum
 dpm_residual_table_sets(PG_FUNCTION_ARGS)
 {
 	SpecMarginals sm;
 	ResidualTables *t;
+	int			count = 0;
+	int		   *sets = NULL;
 
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("spec and dom must not be NULL")));
 	spec_marginals(fcinfo, &sm);
-	t = residual_tables(sm.w);
+	if (!PG_ARGISNULL(2))
+		sets = intern_sets(&sm, PG_GETARG_ARRAYTYPE_P(2), &count);
+	t = residual_tables(sm.w, sets, count);
 	if (t->cells > dpm_max_cells)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -289,7 +399,7 @@ tables_arg(FunctionCallInfo fcinfo, int i, const ResidualTables *t)
  */
 static void
 put_answers(FunctionCallInfo fcinfo, const SpecMarginals *sm, double **answers, double **stderrs,
-			double confidence)
+			double confidence, double **halves)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int			query = 0;
@@ -300,7 +410,9 @@ put_answers(FunctionCallInfo fcinfo, const SpecMarginals *sm, double **answers, 
 		int			queries = (int) residual_term_queries(sm->w, j, sm->sizes);
 		double	   *half = NULL;
 
-		if (stderrs && confidence != NO_INTERVALS)
+		if (halves && confidence != NO_INTERVALS)
+			half = halves[j];
+		else if (stderrs && confidence != NO_INTERVALS)
 			half = interval_gaussian(stderrs[j], queries, confidence);
 		for (int c = 0; c < queries; c++)
 		{
@@ -355,23 +467,39 @@ dpm_residual_release(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("the arguments of a residual release must not be NULL")));
 	api_privacy_args(fcinfo, 6, &epsilon, &delta, &scale, &rho);
-	if (rho == 0.0 && delta == 0.0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("a residual release adds Gaussian noise: give delta > 0 or rho")));
 	spec_marginals(fcinfo, &sm);
-	t = residual_tables(sm.w);
+	confidence = api_confidence_arg(fcinfo, 10);
+	answers = palloc0(sizeof(double *) * Max(sm.m, 1));
+	stderrs = palloc0(sizeof(double *) * Max(sm.m, 1));
+	if (rho == 0.0 && delta == 0.0)
+	{
+		/* pure epsilon: the plan's weighted tables under Laplace noise (laplace.c) */
+		double	   *theta,
+				  **half = palloc0(sizeof(double *) * Max(sm.m, 1));
+		int			count;
+		int		   *sets = plan_tables(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3), &theta, &count);
+
+		t = residual_tables(sm.w, sets, count);
+
+		residual_laplace_release(sm.w, t, sm.sizes, sets, theta, count, epsilon, scale,
+								 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), confidence, answers, stderrs, half);
+		if (PG_ARGISNULL(5))
+		{
+			InitMaterializedSRF(fcinfo, 0);
+			return (Datum) 0;
+		}
+		put_answers(fcinfo, &sm, answers, stderrs, confidence, half);
+		return (Datum) 0;
+	}
+	t = residual_tables(sm.w, NULL, 0);
 	variance = plan_variances(sm.w, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3));
 	cost2 = PG_GETARG_FLOAT8(4);
-	confidence = api_confidence_arg(fcinfo, 10);
 	if (!(cost2 > 0.0 && isfinite(cost2)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cost2 must be positive and finite, got %g", cost2)));
 	sens = scale * sqrt(cost2);
 	sigma = rho > 0.0 ? calibrate_zcdp_sigma(rho, sens) : calibrate_gaussian_sigma(epsilon, delta, sens);
-	answers = palloc0(sizeof(double *) * Max(sm.m, 1));
-	stderrs = palloc0(sizeof(double *) * Max(sm.m, 1));
 	residual_release(sm.w, t, sm.sizes, variance, sigma, scale,
 					 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), answers, stderrs);
 	if (PG_ARGISNULL(5))
@@ -379,7 +507,7 @@ dpm_residual_release(PG_FUNCTION_ARGS)
 		InitMaterializedSRF(fcinfo, 0);
 		return (Datum) 0;
 	}
-	put_answers(fcinfo, &sm, answers, stderrs, confidence);
+	put_answers(fcinfo, &sm, answers, stderrs, confidence, NULL);
 	return (Datum) 0;
 }
 
@@ -393,9 +521,9 @@ dpm_residual_exact(PG_FUNCTION_ARGS)
 	double	  **answers;
 
 	spec_marginals(fcinfo, &sm);
-	t = residual_tables(sm.w);
+	t = residual_tables(sm.w, NULL, 0);
 	answers = palloc0(sizeof(double *) * Max(sm.m, 1));
 	residual_exact(sm.w, t, sm.sizes, tables_arg(fcinfo, 2, t), answers);
-	put_answers(fcinfo, &sm, answers, NULL, NO_INTERVALS);
+	put_answers(fcinfo, &sm, answers, NULL, NO_INTERVALS, NULL);
 	return (Datum) 0;
 }

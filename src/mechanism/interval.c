@@ -164,8 +164,8 @@ interval_check(double confidence, bool laplace, size_t queries, bool batched)
  * block is copied out by columns first (contiguous reads, and a block that
  * stays in cache while its rows are sorted).
  */
-static void
-half_from_errors(const Mat *e, int k, double *half)
+void
+interval_half_from_errors(const Mat *e, int k, double *half)
 {
 	Mat		   *block = mat_new_uninit(Min(ERROR_BLOCK, Max(e->rows, 1)), Max(e->cols, 1));
 
@@ -290,7 +290,7 @@ interval_laplace(const StrategyOp *op, const LaplaceLaw *law, double confidence,
 		/* column-major: the first j columns */
 		Mat			e = {(int) m, j, kept};
 
-		half_from_errors(&e, interval_rank(confidence, j), half);
+		interval_half_from_errors(&e, interval_rank(confidence, j), half);
 	}
 	pfree(kept);
 	mat_free(z);

@@ -48,6 +48,8 @@ extern void interval_seed(struct pg_prng_state *rng);
  * draw), half[first + i] = the k-th smallest |e(i, j)|.
  */
 extern void interval_from_errors(const Mat *e, int first, int k, double *half);
+/* the same for all of e's rows, a block of them at a time */
+extern void interval_half_from_errors(const Mat *e, int k, double *half);
 
 /*
  * Before any noise is drawn: that the simulation can give the confidence

@@ -68,11 +68,15 @@ times_n_pi(int128 *t, const int *n, int order, int cells)
 	}
 }
 
-/* t <- (x)_b (I - J / n_b) t in floating point: the projection onto the residual */
-static void
-project(double *t, const int *n, int order, int cells)
+void
+residual_project(const Residual *r, const int *sizes, double *t)
 {
-	int			stride = cells;
+	int			n[RESIDUAL_MAX_ORDER];
+	int			order = r->order,
+				cells = (int) r->cells,
+				stride = cells;
+
+	residual_sizes(r, sizes, n);
 
 	for (int b = 0; b < order; b++)
 	{
@@ -89,6 +93,22 @@ project(double *t, const int *n, int order, int cells)
 			for (int j = 0; j < n[b]; j++)
 				t[base + j * stride] -= mean;
 		}
+	}
+}
+
+void
+residual_exact_answers(const int128 *t, int cells, ExactAnswers *v)
+{
+	v->m = cells;
+	v->words = 2;
+	v->exp = 0;
+	v->data = palloc(sizeof(uint64) * 2 * Max(cells, 1));
+	for (int c = 0; c < cells; c++)
+	{
+		uint128		u = (uint128) t[c];
+
+		v->data[2 * c] = (uint64) u;
+		v->data[2 * c + 1] = (uint64) (u >> 64);
 	}
 }
 
@@ -121,21 +141,11 @@ residual_measure(const Residual *r, const int *sizes, const int64 *table, double
 		t[c] = table[c];
 	times_n_pi(t, n, r->order, cells);
 
-	v.m = cells;
-	v.words = 2;
-	v.exp = 0;
-	v.data = palloc(sizeof(uint64) * 2 * cells);
-	for (int c = 0; c < cells; c++)
-	{
-		uint128		u = (uint128) t[c];
-
-		v.data[2 * c] = (uint64) u;
-		v.data[2 * c + 1] = (uint64) (u >> 64);
-	}
+	residual_exact_answers(t, cells, &v);
 	variance = dpm_gaussian_mechanism_part(&v, residual_l2(r, contributions), sd * r->cells, joint, out);
 	for (int c = 0; c < cells; c++)
 		out[c] /= r->cells;
-	project(out, n, r->order, cells);
+	residual_project(r, sizes, out);
 	pfree(t);
 	pfree(v.data);
 	return variance / (r->cells * r->cells);

@@ -115,23 +115,148 @@ term_factors(ResidualWorkload *w, const int *sizes, const int *attrs, int j, con
 	}
 }
 
+/* the index of the subset key, added (mu 0) if new */
+static int
+intern_one(ResidualWorkload *w, const SubsetKey *key, const int *sizes)
+{
+	bool		found;
+	SubsetEntry *e = hash_search(w->index, key, HASH_ENTER, &found);
+	Residual   *r;
+
+	if (found)
+		return e->index;
+	if (w->count == w->capacity)
+	{
+		w->capacity *= 2;
+		w->residuals = repalloc_huge(w->residuals, sizeof(Residual) * w->capacity);
+	}
+	e->index = w->count++;
+	r = &w->residuals[e->index];
+	memset(r, 0, sizeof(Residual));
+	r->order = key->order;
+	memcpy(r->attrs, key->attrs, sizeof(r->attrs));
+	r->rows = r->cells = 1.0;
+	for (int b = 0; b < key->order; b++)
+	{
+		r->rows *= sizes[key->attrs[b]] - 1;
+		r->cells *= sizes[key->attrs[b]];
+	}
+	return e->index;
+}
+
+int
+residual_intern(ResidualWorkload *w, const int16 *attrs, int order, const int *sizes)
+{
+	SubsetKey	key;
+
+	Assert(order <= RESIDUAL_MAX_ORDER);
+	for (uint32 mask = 0; mask < ((uint32) 1 << order); mask++)
+	{
+		memset(&key, 0, sizeof(key));
+		for (int b = 0; b < order; b++)
+			if (mask & ((uint32) 1 << b))
+				key.attrs[key.order++] = attrs[b];
+		(void) intern_one(w, &key, sizes);
+	}
+	return residual_find(w, attrs, order);
+}
+
+/*
+ * Tables on more attributes than any marginal of the workload, for a
+ * Laplace plan (laplace.c): one measurement then serves several marginals,
+ * which pays where attributes have few values (the whole table of three
+ * binary attributes beats its three 2-way marginals).  Every subset of the
+ * attributes the workload names when there are at most 12 of them (HDMM's
+ * whole marginals template), else each largest marginal with one attribute
+ * more, while there are at most 50,000 candidates; never a table larger
+ * than the workload's largest or 4096 cells, whichever is more.
+ */
+void
+residual_add_candidates(ResidualWorkload *w, const int *sizes, int d)
+{
+	int			used[RESIDUAL_MAX_ORDER * 4];
+	int			nused = 0,
+				terms = w->count;
+	double		cap = 4096.0;
+	bool	   *named = palloc0(sizeof(bool) * d);
+
+	for (int j = 0; j < w->m; j++)
+	{
+		const Residual *s = residual_of_marginal(w, j);
+
+		cap = Max(cap, s->cells);
+		for (int b = 0; b < s->order; b++)
+			named[s->attrs[b]] = true;
+	}
+	for (int a = 0; a < d && nused <= 12; a++)
+		if (named[a])
+			used[nused++] = a;
+	if (nused <= 12)
+	{
+		for (uint32 mask = 1; mask < ((uint32) 1 << nused); mask++)
+		{
+			int16		attrs[RESIDUAL_MAX_ORDER];
+			int			order = 0;
+			double		cells = 1.0;
+
+			for (int b = 0; b < nused; b++)
+				if (mask & ((uint32) 1 << b))
+				{
+					attrs[order++] = (int16) used[b];
+					cells *= sizes[used[b]];
+				}
+			if (cells <= cap)
+				(void) residual_intern(w, attrs, order, sizes);
+		}
+		return;
+	}
+	for (int i = 0; i < terms && w->count < 50000; i++)
+	{
+		const Residual r = w->residuals[i];
+
+		CHECK_FOR_INTERRUPTS();
+		if (r.mu <= 0.0 || r.order >= RESIDUAL_MAX_ORDER)
+			continue;
+		for (int a = 0; a < d && w->count < 50000; a++)
+		{
+			int16		attrs[RESIDUAL_MAX_ORDER];
+			int			order = 0;
+			bool		in = false;
+
+			for (int b = 0; b < r.order; b++)
+				in |= r.attrs[b] == a;
+			if (in || r.cells * sizes[a] > cap)
+				continue;
+			/* r's attributes with a, in increasing order */
+			for (int b = 0; b < r.order; b++)
+			{
+				if (order == b && r.attrs[b] > a)
+					attrs[order++] = (int16) a;
+				attrs[order++] = r.attrs[b];
+			}
+			if (order == r.order)
+				attrs[order++] = (int16) a;
+			(void) residual_intern(w, attrs, order, sizes);
+		}
+	}
+}
+
 ResidualWorkload *
 residual_workload(const int *sizes, int d, const int *attrs, int m, int width, const double *weights,
 				  Block **blocks)
 {
 	HASHCTL		ctl;
-	HTAB	   *index;
 	ResidualWorkload *w = palloc0(sizeof(ResidualWorkload));
-	int			capacity = 64,
-				pairs = 0,
+	int			pairs = 0,
 				pair_capacity = 64;
 
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = sizeof(SubsetKey);
 	ctl.entrysize = sizeof(SubsetEntry);
 	ctl.hcxt = CurrentMemoryContext;
-	index = hash_create("residual subsets", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	w->residuals = palloc(sizeof(Residual) * capacity);
+	w->index = hash_create("residual subsets", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	w->capacity = 64;
+	w->residuals = palloc(sizeof(Residual) * w->capacity);
 	w->m = m;
 	w->first = palloc(sizeof(int) * (m + 1));
 	w->member = palloc(sizeof(int) * pair_capacity);
@@ -159,8 +284,7 @@ residual_workload(const int *sizes, int d, const int *attrs, int m, int width, c
 		for (uint32 mask = 0; mask < ((uint32) 1 << k); mask++)
 		{
 			SubsetKey	key;
-			SubsetEntry *e;
-			bool		found;
+			int			at;
 			double		rest = 1.0,
 						weight = c;
 
@@ -178,41 +302,19 @@ residual_workload(const int *sizes, int d, const int *attrs, int m, int width, c
 					weight *= fout[b];
 				}
 			}
-			e = hash_search(index, &key, HASH_ENTER, &found);
-			if (!found)
-			{
-				Residual   *r;
-
-				if (w->count == capacity)
-				{
-					capacity *= 2;
-					w->residuals = repalloc_huge(w->residuals, sizeof(Residual) * capacity);
-				}
-				e->index = w->count++;
-				r = &w->residuals[e->index];
-				memset(r, 0, sizeof(Residual));
-				r->order = key.order;
-				memcpy(r->attrs, key.attrs, sizeof(r->attrs));
-				r->rows = r->cells = 1.0;
-				for (int b = 0; b < key.order; b++)
-				{
-					r->rows *= sizes[key.attrs[b]] - 1;
-					r->cells *= sizes[key.attrs[b]];
-				}
-			}
-			w->residuals[e->index].mu += weight;
+			at = intern_one(w, &key, sizes);
+			w->residuals[at].mu += weight;
 			if (pairs == pair_capacity)
 			{
 				pair_capacity *= 2;
 				w->member = repalloc_huge(w->member, sizeof(int) * pair_capacity);
 				w->spread = repalloc_huge(w->spread, sizeof(double) * pair_capacity);
 			}
-			w->member[pairs] = e->index;
+			w->member[pairs] = at;
 			w->spread[pairs++] = rest;
 		}
 	}
 	w->first[m] = pairs;
-	w->index = index;
 	return w;
 }
 

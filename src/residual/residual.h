@@ -70,6 +70,7 @@ typedef struct ResidualWorkload
 	int		   *member;
 	double	   *spread;
 	HTAB	   *index;			/* subset -> its residual (residual_find) */
+	int			capacity;		/* of residuals */
 	/*
 	 * Terms whose kept attributes carry other blocks than Identity: block
 	 * (j, c) of term j's c-th attribute (in increasing order), NULL for
@@ -109,6 +110,10 @@ extern void residual_term_answers(const ResidualWorkload *w, int j, const int *s
 								  double *out);
 /* the index of the residual of these attributes (0-based, increasing), -1 if none */
 extern int	residual_find(const ResidualWorkload *w, const int16 *attrs, int order);
+/* the same, added with all its subsets (mu 0: no query needs them) where missing */
+extern int	residual_intern(ResidualWorkload *w, const int16 *attrs, int order, const int *sizes);
+/* tables a Laplace plan may measure beyond the workload's own (planner.c says which) */
+extern void residual_add_candidates(ResidualWorkload *w, const int *sizes, int d);
 /* marginal j's own residual: all of its attributes (the last of its members) */
 #define residual_of_marginal(w, j) (&(w)->residuals[(w)->member[(w)->first[(j) + 1] - 1]])
 /* the residuals measured (rows > 0, mu > 0) with the given variances (NULL: their own), in a plan of their own */
@@ -136,6 +141,11 @@ extern ResidualPlan *residual_plan_workload(ResidualWorkload *w);
 struct GaussianJoint;
 extern double residual_measure(const Residual *r, const int *sizes, const int64 *table, double sd,
 							   double contributions, const struct GaussianJoint *joint, double *out);
+/* exact answers (mechanism/exact.h) holding these integers */
+struct ExactAnswers;
+extern void residual_exact_answers(const int128 *t, int cells, struct ExactAnswers *v);
+/* t <- Pi_A t over residual r's table, in floating point: (x)_{i in A} (I - J / n_i) */
+extern void residual_project(const Residual *r, const int *sizes, double *t);
 /* the L2 sensitivity of N_A Pi_A x_A for `contributions` records, rounded up */
 extern double residual_l2(const Residual *r, double contributions);
 
@@ -162,7 +172,15 @@ typedef struct ResidualTables
 	int		   *source;			/* per residual of the workload: its table */
 } ResidualTables;
 
-extern ResidualTables *residual_tables(const ResidualWorkload *w);
+/* the same with the tables extra[] (indexes of w's residuals: a Laplace plan's) besides the workload's */
+extern ResidualTables *residual_tables(const ResidualWorkload *w, const int *extra, int nextra);
+/* residual i's table (its marginal's) in tables, within the table it is summed out of */
+extern const int64 *residual_table_of(const ResidualTables *t, int i, const int64 *tables);
+/* out <- table a, summed out of table s (a's attributes among s's) */
+extern void residual_sum_out(const Residual *s, const int64 *table, const Residual *a, const int *sizes,
+							 int64 *out);
+/* for each cell of table s, its cell in table a (a's attributes among s's) */
+extern int *residual_subset_index(const Residual *s, const Residual *a, const int *sizes);
 
 /* the tables t describes, summed out of a whole frequency vector x over d <= RESIDUAL_MAX_ORDER attributes */
 extern int64 *residual_tables_of_vector(const ResidualTables *t, const int *sizes, int d, const int64 *x);
@@ -187,6 +205,14 @@ extern void residual_release(const ResidualWorkload *w, const ResidualTables *t,
 							 const int64 *tables, double **answers, double **stderrs);
 
 /*
+ * Every term's answers and standard errors (stderrs NULL: not wanted) from
+ * the residuals' estimates est[i] (NULL: not measured) with noise
+ * variances variance[i] (V_A).
+ */
+extern void residual_answers(const ResidualWorkload *w, const int *sizes, double **est, const double *variance,
+							 double **answers, double **stderrs);
+
+/*
  * The least squared L2 sensitivity (cost2) at which every cell of marginal j
  * has variance at most targets[j] (NULL: all 1, which at cost2 = 1 makes
  * the largest variance least; Xiao et al. solve the same convex problem).
@@ -196,5 +222,36 @@ extern void residual_release(const ResidualWorkload *w, const ResidualTables *t,
  */
 extern ResidualPlan *residual_targets(const int *sizes, int d, const int *attrs, int m, int width,
 									  const double *targets, double tol, int max_iter);
+
+/*
+ * laplace.c: marginal tables under Laplace noise.  The plan measures the
+ * tables sets[0 .. count - 1] (indexes of w's residuals: their attributes)
+ * with weights theta summing to 1 (L1 sensitivity 1); objective is the
+ * workload's total variance at epsilon = 1 over 2 (HDMM's objective).
+ */
+typedef struct LaplacePlan
+{
+	int			count;
+	int		   *sets;
+	double	   *theta;
+	double		objective;
+	int			iterations;
+} LaplacePlan;
+
+extern LaplacePlan *residual_laplace_plan(const ResidualWorkload *w, int max_iter);
+/* each residual's V_A at epsilon 1 under such tables (0: not needed or not covered) */
+extern void residual_laplace_variances(const ResidualWorkload *w, const int *sets, const double *theta, int count,
+									   double *variance);
+/*
+ * One release of the tables at epsilon-DP for `contributions` records per
+ * privacy unit: table sets[i] gets epsilon theta_i / sum theta; answers and
+ * stderrs as residual_release's, half[j] the half-widths of term j's
+ * intervals at this confidence (NO_INTERVALS: none) by simulating the
+ * noise.  With tables NULL, only the samplers' checks run.
+ */
+extern void residual_laplace_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
+									 const int *sets, const double *theta, int count, double epsilon,
+									 double contributions, const int64 *tables, double confidence,
+									 double **answers, double **stderrs, double **half);
 
 #endif

@@ -13,50 +13,82 @@
 #include "mechanism/sampler.h"
 #include "residual/residual.h"
 
+/* the index of set s's subset by mask (bit b: its b-th attribute) */
+static int
+subset_of(const ResidualWorkload *w, const Residual *s, uint32 mask)
+{
+	int16		attrs[RESIDUAL_MAX_ORDER];
+	int			order = 0;
+
+	for (int b = 0; b < s->order; b++)
+		if (mask & ((uint32) 1 << b))
+			attrs[order++] = s->attrs[b];
+	return residual_find(w, attrs, order);
+}
+
 ResidualTables *
-residual_tables(const ResidualWorkload *w)
+residual_tables(const ResidualWorkload *w, const int *extra, int nextra)
 {
 	ResidualTables *t = palloc0(sizeof(ResidualTables));
+	int			ncand = w->m + nextra;
+	int		   *cand = palloc(sizeof(int) * Max(ncand, 1));
 	bool	   *inside = palloc0(sizeof(bool) * Max(w->count, 1));
 	bool	   *taken = palloc0(sizeof(bool) * Max(w->count, 1));
 
-	/* a marginal contained in another is one of that one's members, not its last */
 	for (int j = 0; j < w->m; j++)
-		for (int p = w->first[j]; p < w->first[j + 1] - 1; p++)
-			inside[w->member[p]] = true;
-	t->sets = palloc(sizeof(Residual *) * Max(w->m, 1));
-	t->offset = palloc(sizeof(double) * Max(w->m, 1));
+		cand[j] = w->member[w->first[j + 1] - 1];
+	for (int e = 0; e < nextra; e++)
+		cand[w->m + e] = extra[e];
+	/* a candidate inside another is not a table of its own */
+	for (int c = 0; c < ncand; c++)
+	{
+		const Residual *s = &w->residuals[cand[c]];
+
+		for (uint32 mask = 0; mask + 1 < ((uint32) 1 << s->order); mask++)
+		{
+			int			sub = subset_of(w, s, mask);
+
+			if (sub >= 0)
+				inside[sub] = true;
+		}
+	}
+	t->sets = palloc(sizeof(Residual *) * Max(ncand, 1));
+	t->offset = palloc(sizeof(double) * Max(ncand, 1));
 	t->source = palloc(sizeof(int) * Max(w->count, 1));
 	for (int i = 0; i < w->count; i++)
 		t->source[i] = -1;
-	for (int j = 0; j < w->m; j++)
+	for (int c = 0; c < ncand; c++)
 	{
-		int			own = w->member[w->first[j + 1] - 1];
+		const Residual *s = &w->residuals[cand[c]];
 
-		if (inside[own] || taken[own])
+		if (inside[cand[c]] || taken[cand[c]])
 			continue;
-		taken[own] = true;
-		t->sets[t->count] = &w->residuals[own];
+		taken[cand[c]] = true;
+		t->sets[t->count] = s;
 		t->offset[t->count] = t->cells;
-		t->cells += w->residuals[own].cells;
-		/* every subset of a table is one of its marginal's members */
-		for (int p = w->first[j]; p < w->first[j + 1]; p++)
-			if (t->source[w->member[p]] < 0)
-				t->source[w->member[p]] = t->count;
+		t->cells += s->cells;
+		/* every subset of a table is summed out of the first table containing it */
+		for (uint32 mask = 0; mask < ((uint32) 1 << s->order); mask++)
+		{
+			int			sub = subset_of(w, s, mask);
+
+			if (sub >= 0 && t->source[sub] < 0)
+				t->source[sub] = t->count;
+		}
 		t->count++;
 	}
+	pfree(cand);
 	pfree(inside);
 	pfree(taken);
 	return t;
 }
 
-/* out <- residual a's table, summed out of table s (a's attributes among s's) */
-static void
-sum_out(const Residual *s, const int64 *table, const Residual *a, const int *sizes, int64 *out)
+int *
+residual_subset_index(const Residual *s, const Residual *a, const int *sizes)
 {
 	int			cells = (int) s->cells;
+	int		   *map = palloc(sizeof(int) * Max(cells, 1));
 
-	memset(out, 0, sizeof(int64) * (size_t) a->cells);
 	for (int c = 0; c < cells; c++)
 	{
 		int			rest = c,
@@ -78,8 +110,21 @@ sum_out(const Residual *s, const int64 *table, const Residual *a, const int *siz
 			}
 			rest /= n;
 		}
-		out[idx] += table[c];
+		map[c] = idx;
 	}
+	return map;
+}
+
+/* out <- residual a's table, summed out of table s (a's attributes among s's) */
+void
+residual_sum_out(const Residual *s, const int64 *table, const Residual *a, const int *sizes, int64 *out)
+{
+	int		   *map = residual_subset_index(s, a, sizes);
+
+	memset(out, 0, sizeof(int64) * (size_t) a->cells);
+	for (int c = 0; c < (int) s->cells; c++)
+		out[map[c]] += table[c];
+	pfree(map);
 }
 
 int64 *
@@ -95,12 +140,12 @@ residual_tables_of_vector(const ResidualTables *t, const int *sizes, int d, cons
 		all.cells *= sizes[b];
 	}
 	for (int i = 0; i < t->count; i++)
-		sum_out(&all, x, t->sets[i], sizes, tables + (size_t) t->offset[i]);
+		residual_sum_out(&all, x, t->sets[i], sizes, tables + (size_t) t->offset[i]);
 	return tables;
 }
 
-static const int64 *
-table_of(const ResidualTables *t, int i, const int64 *tables)
+const int64 *
+residual_table_of(const ResidualTables *t, int i, const int64 *tables)
 {
 	return tables + (size_t) t->offset[t->source[i]];
 }
@@ -116,7 +161,7 @@ residual_exact(const ResidualWorkload *w, const ResidualTables *t, const int *si
 		int64	   *cells = palloc(sizeof(int64) * (size_t) s->cells);
 		double	   *table = palloc(sizeof(double) * (size_t) s->cells);
 
-		sum_out(t->sets[t->source[own]], table_of(t, own, tables), s, sizes, cells);
+		residual_sum_out(t->sets[t->source[own]], residual_table_of(t, own, tables), s, sizes, cells);
 		for (int c = 0; c < (int) s->cells; c++)
 			table[c] = (double) cells[c];
 		answers[j] = palloc(sizeof(double) * (size_t) residual_term_queries(w, j, sizes));
@@ -160,14 +205,20 @@ residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *
 		if (tables == NULL)
 			continue;
 		table = palloc(sizeof(int64) * (size_t) r->cells);
-		sum_out(t->sets[t->source[i]], table_of(t, i, tables), r, sizes, table);
+		residual_sum_out(t->sets[t->source[i]], residual_table_of(t, i, tables), r, sizes, table);
 		est[i] = palloc(sizeof(double) * (size_t) r->cells);
 		actual[i] = residual_measure(r, sizes, table, sd, contributions, &joint, est[i]);
 		pfree(table);
 	}
 	if (tables == NULL)
 		return;
+	residual_answers(w, sizes, est, actual, answers, stderrs);
+}
 
+void
+residual_answers(const ResidualWorkload *w, const int *sizes, double **est, const double *variance,
+				 double **answers, double **stderrs)
+{
 	for (int j = 0; j < w->m; j++)
 	{
 		const Residual *s = residual_of_marginal(w, j);
@@ -179,10 +230,12 @@ residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *
 				residual_rebuild(&w->residuals[w->member[p]], sizes, est[w->member[p]], s->attrs, s->order, table);
 		answers[j] = palloc(sizeof(double) * queries);
 		residual_term_answers(w, j, sizes, table, answers[j]);
+		pfree(table);
+		if (stderrs == NULL)
+			continue;
 		stderrs[j] = palloc(sizeof(double) * queries);
-		residual_term_variances(w, j, sizes, actual, stderrs[j]);
+		residual_term_variances(w, j, sizes, variance, stderrs[j]);
 		for (size_t q = 0; q < queries; q++)
 			stderrs[j][q] = sqrt(stderrs[j][q]);
-		pfree(table);
 	}
 }

@@ -83,8 +83,19 @@ SELECT count(*) AS answers, max(abs(a.answer - t.answer) / a.stderr) < 6 AS with
   FROM ra a JOIN truth t USING (query) JOIN dpm.explain_queries('w30_small', rho => 0.5) z USING (query);
 SELECT noise, charge_epsilon, charge_delta FROM dpm.explain('w30a_small', epsilon => 1, delta => 1e-6);
 SELECT (dpm.budget('wide30_approx')).epsilon_spent, (dpm.budget('wide30_approx')).delta_spent;
--- pure epsilon on that source is Laplace noise, which method residual does not add
-SELECT dpm.answer('w30a_small', epsilon => 1);
+-- pure epsilon on that source: Laplace noise on weighted marginal tables (HDMM's marginals
+-- template, planned and solved in the residual basis; src/residual/laplace.c).  Each answer within
+-- 12 standard errors of the truth (a weighted sum of Laplace draws exceeds k standard deviations
+-- with probability below exp(-k sqrt 2), 4e-8 at k = 12, per answer) and inside its interval,
+-- whose half-width comes from simulating the noise
+CREATE TEMP TABLE rl AS SELECT * FROM dpm.answer('w30a_small', epsilon => 1);
+SELECT count(*) AS answers, bool_and(abs(a.answer - t.answer) < 12 * a.stderr) AS within_12_se,
+       bool_and(a.ci_low < a.answer AND a.answer < a.ci_high) AS intervals,
+       bool_and(a.ci_high - a.answer > a.stderr) AS wider_than_stderr
+  FROM rl a JOIN truth t USING (query);
+SELECT s.noise, s.method, abs(s.sensitivity_l1 - 1) < 1e-12 AS unit_sensitivity, s.ratio_to_bound >= 1 AS not_below_bound
+  FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'w30a_small';
+SELECT (dpm.budget('wide30_approx')).epsilon_spent;
 
 -- on a small dense domain, auto compares residual with the dense methods: only it reaches the bound
 -- exactly (gaussian_optimal and eigen come within their solvers' tolerance)
@@ -129,6 +140,46 @@ BEGIN
 END
 $$;
 SELECT * FROM pg_temp.dense_check('n3_mixed_w');
+-- Laplace: the plan's tables stacked, each marginal matrix times its weight, are the dense strategy
+-- A (L1 sensitivity 1), and every query's variance is 2 / epsilon^2 times w (A^T A)^+ w^T: least
+-- squares over all the tables, which the residual basis decouples
+SELECT dpm.optimize('n3_mixed_w', 'residual') > 0 AS optimized;
+CREATE FUNCTION pg_temp.laplace_dense_check(wname text) RETURNS TABLE(tables int, queries int, as_dense boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  st dpm.strategies;
+  dom dpm.domains;
+  a float8[];
+  m float8[];
+  w float8[];
+  prof float8[];
+  worst float8 := 0;
+  dense float8;
+  q int := 0;
+  e record;
+  spec text;
+BEGIN
+  SELECT s.* INTO st FROM dpm.strategies s JOIN dpm.workloads x ON x.id = s.workload_id
+   WHERE x.name = wname AND s.method = 'residual' AND s.noise = 'laplace';
+  SELECT d.* INTO dom FROM dpm.domains d JOIN dpm.workloads x ON x.domain_id = d.id WHERE x.name = wname;
+  FOR i IN 1 .. array_length((st.hdmm).p, 1) LOOP
+    SELECT coalesce('Marginal(' || string_agg(dom.attr_names[k], ', ' ORDER BY k) || ')', 'Total(' || dom.attr_names[1] || ')')
+      INTO spec FROM unnest(((st.hdmm).p)[i:i]) k WHERE k > 0;
+    m := (dpm_internal.workload_matrix(spec, dom)).matrix;
+    m := dpm_internal.scale_rows(m, array_fill(((st.hdmm).theta)[i], ARRAY[array_length(m, 1)]));
+    a := CASE WHEN a IS NULL THEN m ELSE a || m END;
+  END LOOP;
+  w := (dpm_internal.workload_matrix((SELECT x.spec FROM dpm.workloads x WHERE x.name = wname), dom)).matrix;
+  prof := dpm.error_profile(a);
+  FOR e IN SELECT * FROM dpm.explain_queries(wname, epsilon => 1, strategy => st.id, confidence => NULL) LOOP
+    q := q + 1;
+    SELECT sum(w[q][i] * prof[i][k] * w[q][k]) INTO dense FROM generate_subscripts(w, 2) i, generate_subscripts(w, 2) k;
+    worst := greatest(worst, abs(e.stderr ^ 2 / (2 * st.sensitivity_l1 ^ 2 * dense) - 1));
+  END LOOP;
+  RETURN QUERY SELECT array_length((st.hdmm).p, 1), q, worst < 1e-6;
+END
+$$;
+SELECT * FROM pg_temp.laplace_dense_check('n3_mixed_w');
 -- the same blocks over the wide domain and over a dense one with the same attributes: the same
 -- true answers and labels, the same standard errors; a release within 6 standard errors of the truth
 SELECT dpm.create_workload('n3_blocks', 'n3', 'Prefix(a1) * Identity(a2) + AllRange(a3) + Marginal(a1, a3)');
@@ -159,7 +210,8 @@ SELECT dpm.create_workload('w30_3', 'w30', 'Marginals(3, a1, a2, a3, a4, a5, a6,
 RESET dpm.max_cells;
 SELECT dpm.optimize('w30_2', 'hdmm', rho => 1);
 SELECT dpm.optimize('w30_2', 'identity', rho => 1);
-SELECT dpm.answer('w30_2', epsilon => 1);
+SELECT dpm.answer('w30_2', epsilon => 1, strategy => (SELECT min(s.id) FROM dpm.strategies s JOIN dpm.workloads w
+                                                        ON w.id = s.workload_id WHERE w.name = 'w30_2' AND s.noise = 'gaussian'));
 SELECT dpm.answer('w30_2', rho => 1, inference => 'nnls');
 SELECT dpm.optimize('w30_2', 'residual', rho => 1, options => '{"loss": "median"}');
 SELECT dpm.optimize('w30_2', 'residual', rho => 1, options => '{"augment": "l2"}');
