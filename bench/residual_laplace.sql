@@ -22,6 +22,7 @@ INSERT INTO bench_cases VALUES
   ('<= 2-way marginals, d = 8', 8, 10, 'Marginals(2) + Marginals(1) + Marginals(0)', '{"parameterization": "marginals"}'),
   ('<= 2-way marginals, d = 14', 14, 10, 'Marginals(2) + Marginals(1) + Marginals(0)', NULL),
   ('2-way marginals, d = 14', 14, 10, 'Marginals(2)', NULL),
+  ('<= 3-way marginals, d = 50', 50, 10, 'Marginals(3) + Marginals(2) + Marginals(1) + Marginals(0)', NULL),
   ('<= 2-way marginals, d = 8 binary', 8, 2, 'Marginals(2) + Marginals(1) + Marginals(0)', '{"parameterization": "marginals"}'),
   ('2-way + AllRange, 5 x 16 values', 5, 16,
    'Marginals(2) + AllRange(a1) + AllRange(a2) + AllRange(a3) + AllRange(a4) + AllRange(a5)', '{"parameterization": "kronecker"}');

@@ -67,7 +67,7 @@ BEGIN
     expr := NULL;
     RAISE NOTICE 'domain "%" has % cells, more than dpm.max_cells (%): it is kept without a dense cell index',
       name, ncells, dpm_internal.max_cells()
-      USING DETAIL = 'Its workloads must be marginals (Marginal(a, b), Marginals(k)), answered by method residual with Gaussian noise (rho).',
+      USING DETAIL = 'Its workloads are specs of marginals (Marginal(a, b), Marginals(k)), whose attributes may carry other blocks (Prefix(a) * Identity(b)), answered by method residual.',
             HINT = 'For any other workload, use coarser bins or fewer attributes, or raise dpm.max_cells.';
   END IF;
   -- parse and plan the expressions against the source now, with the custodian's own rights, so

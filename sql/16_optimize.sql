@@ -52,7 +52,7 @@ BEGIN
   IF method = 'residual' THEN
     -- ResidualPlanner over the spec's marginals: kept as its residuals' sets and variances
     IF wl.spec IS NULL THEN
-      RAISE EXCEPTION 'method residual needs a workload given as a spec of marginals, not an explicit matrix'
+      RAISE EXCEPTION 'method residual needs a workload given as a spec, not an explicit matrix'
         USING ERRCODE = 'feature_not_supported';
     END IF;
     SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
@@ -84,7 +84,7 @@ BEGIN
     bound := dpm_internal.spec_svd_bound(wl.spec, dom);
   ELSIF wl.n IS NULL THEN
     RAISE EXCEPTION 'method % needs a dense cell index, which the domain of workload "%" does not have', method, wl.name
-      USING ERRCODE = 'program_limit_exceeded', HINT = 'Use method residual (marginal workloads, Gaussian noise).';
+      USING ERRCODE = 'program_limit_exceeded', HINT = 'Use method residual, which works from the spec over any domain.';
   ELSIF wl.matrix IS NULL THEN
     RAISE EXCEPTION 'workload "%" has % queries over % cells: too large for a dense strategy', wl.name, wl.m, wl.n
       USING ERRCODE = 'program_limit_exceeded',
@@ -252,7 +252,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.optimize(text, text, float8, float8, jsonb, float8) IS
-  'choose (method auto: the lowest expected error among identity, hierarchical, wavelet, workload, eigen, eigen_design, gaussian_optimal, min_sensitivity, and lrm where rank(W) is low; an error says why each was ruled out when none applies) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
+  'choose (method auto: the lowest expected error among identity, hierarchical, wavelet, workload, eigen, eigen_design, gaussian_optimal, min_sensitivity, lrm where rank(W) is low, and hdmm and residual for workloads given as a spec (residual alone on a wide domain); an error says why each was ruled out when none applies) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
 
 CREATE OR REPLACE FUNCTION dpm.compare_strategies(workload text, epsilon float8 DEFAULT 1, delta float8 DEFAULT 0,
                                        rho float8 DEFAULT NULL)

@@ -153,7 +153,7 @@ solve_from(const ResidualWorkload *w, const Pairs *pp, double *theta, int max_it
 {
 	double	   *d = palloc(sizeof(double) * w->count);
 	double	   *g = palloc(sizeof(double) * w->count);
-	LbfgsbState *st = lbfgsb_begin(w->count, theta, 0.0, max_iter, NULL);
+	LbfgsbState *st = lbfgsb_begin(w->count, theta, 0.0, max_iter, progress_update);
 	double		f = 0.0,
 				sum = 0.0;
 
