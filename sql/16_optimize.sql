@@ -59,6 +59,7 @@ BEGIN
     rb := dpm_internal.residual_build(wl.spec, dom, options || jsonb_build_object('noise', noise));
     st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
     st.hdmm := ROW('residual', rb.subsets, rb.variances, NULL)::dpm.hdmm_strategy;
+    PERFORM dpm_internal.residual_table_sets(wl.spec, dom, dpm_internal.residual_plan_sets(st));
     st.rows := rb.rows;
     st.sensitivity_l1 := rb.sensitivity_l1;
     st.sensitivity_l2 := sqrt(rb.cost2);

@@ -148,6 +148,8 @@ BEGIN
       RAISE EXCEPTION 'a residual strategy estimates by least squares only'
         USING ERRCODE = 'feature_not_supported', HINT = 'Use inference => ''ls''.';
     END IF;
+    -- the tables it will read fit dpm.max_cells (a Laplace plan may add tables of its own)
+    PERFORM dpm_internal.residual_table_sets(wl.spec, dom, dpm_internal.residual_plan_sets(st));
     PERFORM dpm_internal.residual_release(wl.spec, dom, (st.hdmm).p, (st.hdmm).theta, st.sensitivity_l2 ^ 2, NULL,
                                           np.epsilon, np.delta, src.max_contributions, np.rho, confidence);
   ELSE

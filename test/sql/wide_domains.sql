@@ -241,4 +241,13 @@ SELECT dpm.answer('w30_2', epsilon => 1, strategy => (SELECT min(s.id) FROM dpm.
 SELECT dpm.answer('w30_2', rho => 1, inference => 'nnls');
 SELECT dpm.optimize('w30_2', 'residual', rho => 1, options => '{"loss": "median"}');
 SELECT dpm.optimize('w30_2', 'residual', rho => 1, options => '{"augment": "l2"}');
+-- the internal functions refuse malformed attribute sets
+SELECT dpm_internal.residual_table_sets('Marginals(1)', d, '{{1,1}}') FROM dpm.domains d WHERE name = 'w30';
+SELECT dpm_internal.residual_table_sets('Marginals(1)', d, '{{31}}') FROM dpm.domains d WHERE name = 'w30';
+SELECT dpm_internal.residual_table_sets('Marginals(1)', d, '{1,2}') FROM dpm.domains d WHERE name = 'w30';
+SELECT dpm_internal.residual_table_sets('Marginals(1)', NULL, '{{1}}');
+SELECT dpm_internal.residual_release('Marginals(1)', d, '{{1}}', '{1}', 1, NULL, 1, 0, 1, NULL, NULL)
+  FROM dpm.domains d WHERE name = 'w30';
+SELECT dpm_internal.residual_release('Marginals(1)', d, '{{1}}', '{-1}', 1, NULL, NULL, 0, 1, 1, NULL)
+  FROM dpm.domains d WHERE name = 'w30';
 SELECT (dpm.budget('wide30')).rho_spent;
