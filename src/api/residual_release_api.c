@@ -87,50 +87,6 @@ sets_array(const Residual *const *sets, int count)
 	return construct_md_array(elems, NULL, 2, dims, lbs, INT4OID, sizeof(int32), true, TYPALIGN_INT);
 }
 
-/* the plan's variance of each residual of w (0: not measured), from its stored sets and variances */
-static double *
-plan_variances(const ResidualWorkload *w, ArrayType *subsets, ArrayType *variances)
-{
-	double	   *variance = palloc0(sizeof(double) * Max(w->count, 1));
-	int			n,
-				count,
-				width;
-	double	   *v = array_to_vec(variances, "variances", &n);
-	const int32 *s;
-
-	if (ARR_NDIM(subsets) != 2 || ARR_HASNULL(subsets) || ARR_DIMS(subsets)[0] != n)
-		elog(ERROR, "a residual strategy needs one attribute set per variance");
-	count = ARR_DIMS(subsets)[0];
-	width = ARR_DIMS(subsets)[1];
-	s = (const int32 *) ARR_DATA_PTR(subsets);
-	for (int i = 0; i < count; i++)
-	{
-		int16		attrs[RESIDUAL_MAX_ORDER];
-		int			order = 0,
-					at;
-
-		for (int c = 0; c < width && s[i * width + c] > 0; c++)
-		{
-			if (order == RESIDUAL_MAX_ORDER)
-				elog(ERROR, "a residual strategy's set %d is too large", i + 1);
-			attrs[order++] = (int16) (s[i * width + c] - 1);
-		}
-		at = residual_find(w, attrs, order);
-		if (at < 0 || !(v[i] > 0.0) || !isfinite(v[i]))
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("the residual strategy does not fit its workload: set %d", i + 1)));
-		variance[at] = v[i];
-	}
-	/* every residual the workload's marginals hold must be measured, or they are biased */
-	for (int i = 0; i < w->count; i++)
-		if (w->residuals[i].rows > 0.0 && w->residuals[i].mu > 0.0 && variance[i] == 0.0)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("the residual strategy does not measure every residual of its workload")));
-	return variance;
-}
-
 /* the attribute sets of a 2-D array (1-based, 0 pads) as indexes of w's residuals, added if new */
 static int *
 intern_sets(SpecMarginals *sm, ArrayType *subsets, int *count)
@@ -174,34 +130,68 @@ intern_sets(SpecMarginals *sm, ArrayType *subsets, int *count)
 	return sets;
 }
 
-/* a Laplace plan's tables (indexes of w's residuals) and weights, from its stored sets and weights */
+/* a stored plan's sets (indexes of w's residuals) and their values (variances or weights), all positive */
 static int *
-plan_tables(SpecMarginals *sm, ArrayType *subsets, ArrayType *weights, double **theta, int *count)
+plan_sets(SpecMarginals *sm, ArrayType *subsets, ArrayType *values, double **v, int *count)
 {
-	ResidualWorkload *w = sm->w;
 	int			n;
-	double	   *v = array_to_vec(weights, "variances", &n);
 	int		   *sets = intern_sets(sm, subsets, count);
-	double	   *check;
 
+	*v = array_to_vec(values, "variances", &n);
 	if (*count != n || n == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("a residual strategy needs one attribute set per weight")));
+				 errmsg("a residual strategy needs one attribute set per variance or weight")));
 	for (int i = 0; i < n; i++)
-		if (!(v[i] > 0.0) || !isfinite(v[i]))
+		if (!((*v)[i] > 0.0) || !isfinite((*v)[i]))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("the residual strategy does not fit its workload: set %d", i + 1)));
-	/* every residual the workload's queries hold must be covered by a table, or they are biased */
-	check = palloc(sizeof(double) * Max(w->count, 1));
-	residual_laplace_variances(w, sets, v, n, check);
+	return sets;
+}
+
+/* every residual the workload's queries need must be measured (var[i] > 0), or they are biased */
+static void
+check_covered(const ResidualWorkload *w, const double *var)
+{
 	for (int i = 0; i < w->count; i++)
-		if (w->residuals[i].rows > 0.0 && w->residuals[i].mu > 0.0 && check[i] == 0.0)
+		if (w->residuals[i].rows > 0.0 && w->residuals[i].mu > 0.0 && var[i] == 0.0)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("the residual strategy's tables do not cover every residual of its workload")));
-	*theta = v;
+					 errmsg("the residual strategy does not cover every residual of its workload")));
+}
+
+/* a Gaussian plan's variance of each residual of w (0: not measured) */
+static double *
+plan_variances(SpecMarginals *sm, ArrayType *subsets, ArrayType *variances)
+{
+	double	   *v;
+	int			count;
+	int		   *sets = plan_sets(sm, subsets, variances, &v, &count);
+	double	   *variance = palloc0(sizeof(double) * Max(sm->w->count, 1));
+
+	for (int i = 0; i < count; i++)
+	{
+		/* a Gaussian plan measures residuals its workload holds */
+		if (sm->w->residuals[sets[i]].mu <= 0.0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("the residual strategy does not fit its workload: set %d", i + 1)));
+		variance[sets[i]] = v[i];
+	}
+	check_covered(sm->w, variance);
+	return variance;
+}
+
+/* a Laplace plan's tables (indexes of w's residuals) and weights */
+static int *
+plan_tables(SpecMarginals *sm, ArrayType *subsets, ArrayType *weights, double **theta, int *count)
+{
+	int		   *sets = plan_sets(sm, subsets, weights, theta, count);
+	double	   *covered = palloc(sizeof(double) * Max(sm->w->count, 1));
+
+	residual_laplace_variances(sm->w, sets, *theta, *count, covered);
+	check_covered(sm->w, covered);
 	return sets;
 }
 
@@ -492,7 +482,7 @@ dpm_residual_release(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	t = residual_tables(sm.w, NULL, 0);
-	variance = plan_variances(sm.w, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3));
+	variance = plan_variances(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3));
 	cost2 = PG_GETARG_FLOAT8(4);
 	if (!(cost2 > 0.0 && isfinite(cost2)))
 		ereport(ERROR,
