@@ -225,11 +225,12 @@ CREATE OR REPLACE FUNCTION dpm_internal.residual_plan_sets(st dpm.strategies) RE
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT CASE WHEN st.noise = 'laplace' THEN (st.hdmm).p END $$;
 
--- One release of a stored plan from those tables, at rho-zCDP (rho given) or (epsilon, delta)-DP
--- for scale records per privacy unit; tables NULL: only the sampler's checks, drawing nothing.
+-- One release of a stored plan from those tables, at rho-zCDP (rho given), (epsilon, delta)-DP or
+-- epsilon-DP (a Laplace plan) for scale records per privacy unit, estimated by least squares (ls)
+-- or non-negative least squares (nnls); tables NULL: only the samplers' checks, drawing nothing.
 CREATE OR REPLACE FUNCTION dpm_internal.residual_release(spec text, dom dpm.domains, subsets int[], variances float8[],
                                       cost2 float8, tables float8[], epsilon float8, delta float8,
-                                      scale float8, rho float8, confidence float8)
+                                      scale float8, rho float8, confidence float8, inference text DEFAULT 'ls')
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 AS 'MODULE_PATHNAME', 'dpm_residual_release' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 

@@ -144,9 +144,11 @@ BEGIN
               HINT = CASE noise WHEN 'laplace' THEN 'Use method => ''residual'' with epsilon alone, which plans for Laplace noise.'
                                 ELSE 'Use method => ''residual'' with rho or delta > 0, which plans for Gaussian noise.' END;
     END IF;
-    IF coalesce(args->>'inference', 'ls') <> 'ls' THEN
-      RAISE EXCEPTION 'a residual strategy estimates by least squares only'
-        USING ERRCODE = 'feature_not_supported', HINT = 'Use inference => ''ls''.';
+    IF coalesce(args->>'inference', 'ls') NOT IN ('ls', 'nnls') THEN
+      RAISE EXCEPTION 'a residual strategy estimates by least squares (ls) or non-negative least squares (nnls), not %',
+        args->>'inference'
+        USING ERRCODE = 'feature_not_supported',
+              HINT = 'Rounding to integers would break the agreement of the marginals on what they share.';
     END IF;
     -- the tables it will read fit dpm.max_cells (a Laplace plan may add tables of its own)
     PERFORM dpm_internal.residual_table_sets(wl.spec, dom, dpm_internal.residual_plan_sets(st));
@@ -270,7 +272,7 @@ BEGIN
     -- x holds the marginal tables (dpm_internal.release_data)
     RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
                         LATERAL dpm_internal.residual_release(w.spec, d, (s.hdmm).p, (s.hdmm).theta, s.sensitivity_l2 ^ 2,
-                                                              x, eps, del, scale, rh, r.confidence) m
+                                                              x, eps, del, scale, rh, r.confidence, r.inference) m
                   WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
   ELSE
     RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,

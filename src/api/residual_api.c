@@ -320,7 +320,7 @@ dpm_residual_mechanism(PG_FUNCTION_ARGS)
 	answers = palloc0(sizeof(double *) * Max(m, 1));
 	stderrs = palloc0(sizeof(double *) * Max(m, 1));
 	residual_release(w, t, sizes, variance, 1.0 / sqrt(2.0 * rho), 1.0, residual_tables_of_vector(t, sizes, d, x),
-					 answers, stderrs);
+					 false, answers, stderrs);
 
 	InitMaterializedSRF(fcinfo, 0);
 	for (int j = 0; j < m; j++)

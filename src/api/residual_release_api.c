@@ -425,7 +425,7 @@ put_answers(FunctionCallInfo fcinfo, const SpecMarginals *sm, double **answers, 
 
 /*
  * dpm_internal.residual_release(spec, dom, subsets, variances, cost2,
- * tables, epsilon, delta, scale, rho, confidence): one release of a stored
+ * tables, epsilon, delta, scale, rho, confidence, inference): one release of a stored
  * plan for `scale` records per privacy unit.  The plan's variances are for
  * squared L2 sensitivity cost2 against noise 1, so the residuals together
  * are one Gaussian mechanism of sensitivity scale sqrt(cost2) over the
@@ -450,6 +450,7 @@ dpm_residual_release(PG_FUNCTION_ARGS)
 				confidence;
 	double	  **answers,
 			  **stderrs;
+	bool		nonneg = false;
 
 	for (int i = 0; i < 5; i++)
 		if (PG_ARGISNULL(i))
@@ -459,6 +460,19 @@ dpm_residual_release(PG_FUNCTION_ARGS)
 	api_privacy_args(fcinfo, 6, &epsilon, &delta, &scale, &rho);
 	spec_marginals(fcinfo, &sm);
 	confidence = api_confidence_arg(fcinfo, 10);
+	if (!PG_ARGISNULL(11))
+	{
+		char	   *inference = text_to_cstring(PG_GETARG_TEXT_PP(11));
+
+		if (strcmp(inference, "nnls") == 0)
+			nonneg = true;
+		else if (strcmp(inference, "ls") != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a residual strategy estimates by least squares (ls) or non-negative least squares (nnls), not \"%s\"",
+							inference),
+					 errhint("Rounding to integers would break the agreement of the marginals on what they share.")));
+	}
 	answers = palloc0(sizeof(double *) * Max(sm.m, 1));
 	stderrs = palloc0(sizeof(double *) * Max(sm.m, 1));
 	if (rho == 0.0 && delta == 0.0)
@@ -472,7 +486,8 @@ dpm_residual_release(PG_FUNCTION_ARGS)
 		t = residual_tables(sm.w, sets, count);
 
 		residual_laplace_release(sm.w, t, sm.sizes, sets, theta, count, epsilon, scale,
-								 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), confidence, answers, stderrs, half);
+								 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), nonneg, confidence, answers,
+								 stderrs, half);
 		if (PG_ARGISNULL(5))
 		{
 			InitMaterializedSRF(fcinfo, 0);
@@ -491,7 +506,7 @@ dpm_residual_release(PG_FUNCTION_ARGS)
 	sens = scale * sqrt(cost2);
 	sigma = rho > 0.0 ? calibrate_zcdp_sigma(rho, sens) : calibrate_gaussian_sigma(epsilon, delta, sens);
 	residual_release(sm.w, t, sm.sizes, variance, sigma, scale,
-					 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), answers, stderrs);
+					 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), nonneg, answers, stderrs);
 	if (PG_ARGISNULL(5))
 	{
 		InitMaterializedSRF(fcinfo, 0);

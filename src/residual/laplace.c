@@ -424,8 +424,8 @@ half_widths(const ResidualWorkload *w, const int *sizes, const int *sets, int co
 void
 residual_laplace_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes, const int *sets,
 						 const double *theta, int count, double epsilon, double contributions,
-						 const int64 *tables, double confidence, double **answers, double **stderrs,
-						 double **half)
+						 const int64 *tables, bool nonneg, double confidence, double **answers,
+						 double **stderrs, double **half)
 {
 	double	  **est = palloc0(sizeof(double *) * Max(w->count, 1));
 	double	   *vres = palloc0(sizeof(double) * Max(w->count, 1));
@@ -466,6 +466,8 @@ residual_laplace_release(const ResidualWorkload *w, const ResidualTables *t, con
 	}
 	estimate(w, sizes, sets, count, y, var, est, vres);
 	residual_answers(w, sizes, est, vres, answers, stderrs);
+	if (nonneg)
+		residual_nonneg(w, sizes, est, vres, answers);
 	if (confidence != NO_INTERVALS)
 		half_widths(w, sizes, sets, count, laws, var, confidence, half);
 }

@@ -197,12 +197,13 @@ extern void residual_exact(const ResidualWorkload *w, const ResidualTables *t, c
  * sensitivity; indexes as w's) measured from its table with noise of
  * standard deviation sigma * sqrt(variance[i]) per cell before the
  * projection, for `contributions` records per privacy unit; answers[j]
- * gets term j's answers and stderrs[j] their standard errors.  With tables
- * NULL, only the sampler's checks run.
+ * gets term j's answers (non-negative ones with nonneg: residual_nonneg)
+ * and stderrs[j] their least-squares standard errors.  With tables NULL,
+ * only the sampler's checks run.
  */
 extern void residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
 							 const double *variance, double sigma, double contributions,
-							 const int64 *tables, double **answers, double **stderrs);
+							 const int64 *tables, bool nonneg, double **answers, double **stderrs);
 
 /*
  * Every term's answers and standard errors (stderrs NULL: not wanted) from
@@ -211,6 +212,14 @@ extern void residual_release(const ResidualWorkload *w, const ResidualTables *t,
  */
 extern void residual_answers(const ResidualWorkload *w, const int *sizes, double **est, const double *variance,
 							 double **answers, double **stderrs);
+
+/*
+ * nonneg.c: answers[j] (allocated) replaced by term j's answers from the
+ * non-negative, consistent re-estimate of the residuals est (variances
+ * V_A) nearest the least-squares one (inference nnls).
+ */
+extern void residual_nonneg(const ResidualWorkload *w, const int *sizes, double **est, const double *variance,
+							double **answers);
 
 /*
  * The least squared L2 sensitivity (cost2) at which every cell of marginal j
@@ -251,7 +260,7 @@ extern void residual_laplace_variances(const ResidualWorkload *w, const int *set
  */
 extern void residual_laplace_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
 									 const int *sets, const double *theta, int count, double epsilon,
-									 double contributions, const int64 *tables, double confidence,
+									 double contributions, const int64 *tables, bool nonneg, double confidence,
 									 double **answers, double **stderrs, double **half);
 
 #endif

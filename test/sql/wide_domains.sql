@@ -59,6 +59,17 @@ $$;
 SELECT query, count(*), abs(avg(z)) < 4.42 / sqrt(60) AS unbiased, sum(z * z) BETWEEN 23 AND 122 AS variance_as_stated
   FROM z GROUP BY query ORDER BY query;
 
+-- inference nnls (post-processing, no budget): no answer is negative, and the marginals still agree
+-- on what they share (a2's counts summed out of Marginal(a1, a2) and of Marginal(a2, a3), and the
+-- total); the least-squares answers of this sparse table have negative cells
+CREATE TEMP TABLE rn AS SELECT * FROM dpm.answer('w30_small', rho => 0.5, inference => 'nnls');
+SELECT min(answer) >= 0 AS non_negative,
+       (SELECT count(*) FROM r1 WHERE answer < 0) > 0 AS least_squares_had_negatives FROM rn;
+SELECT max(abs(x.s - y.s)) < 1e-6 * (SELECT sum(answer) FROM rn WHERE query = 201) AS consistent,
+       abs(sum(x.s) - (SELECT answer FROM rn WHERE query = 201)) < 1e-6 * sum(x.s) AS total_consistent
+  FROM (SELECT (query - 1) % 10 AS a2, sum(answer) s FROM rn WHERE query <= 100 GROUP BY 1) x
+  JOIN (SELECT (query - 101) / 10 AS a2, sum(answer) s FROM rn WHERE query BETWEEN 101 AND 200 GROUP BY 1) y USING (a2);
+
 -- the same marginals over a domain with a dense cell index: the same true answers, labels and
 -- standard errors (the plan does not depend on the domain's size)
 CREATE TABLE narrow AS SELECT id, a1, a2, a3 FROM wide30;
@@ -238,7 +249,7 @@ SELECT dpm.optimize('w30_2', 'hdmm', rho => 1);
 SELECT dpm.optimize('w30_2', 'identity', rho => 1);
 SELECT dpm.answer('w30_2', epsilon => 1, strategy => (SELECT min(s.id) FROM dpm.strategies s JOIN dpm.workloads w
                                                         ON w.id = s.workload_id WHERE w.name = 'w30_2' AND s.noise = 'gaussian'));
-SELECT dpm.answer('w30_2', rho => 1, inference => 'nnls');
+SELECT dpm.answer('w30_2', rho => 1, inference => 'nnls_integer');
 SELECT dpm.optimize('w30_2', 'residual', rho => 1, options => '{"loss": "median"}');
 SELECT dpm.optimize('w30_2', 'residual', rho => 1, options => '{"augment": "l2"}');
 -- the internal functions refuse malformed attribute sets
