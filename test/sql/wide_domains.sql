@@ -145,36 +145,8 @@ SELECT dpm.create_domain('n3_mixed', 'narrow',
 SELECT dpm.create_workload('n3_mixed_w', 'n3_mixed',
   'Prefix(a1) * Identity(a2) + AllRange(a3) + Marginal(a1, a3) + 2 * Hierarchical(a1) * Ranges(a3, [0, 4), [2, 8))');
 SELECT dpm.optimize('n3_mixed_w', 'residual', rho => 1) > 0 AS optimized;
-CREATE FUNCTION pg_temp.dense_check(wname text) RETURNS TABLE(queries int, as_dense boolean, not_below_bound boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  st dpm.strategies;
-  dom dpm.domains;
-  w float8[];
-  prof float8[];
-  worst float8 := 0;
-  dense float8;
-  q int := 0;
-  e record;
-BEGIN
-  SELECT s.* INTO st FROM dpm.strategies s JOIN dpm.workloads x ON x.id = s.workload_id WHERE x.name = wname AND s.method = 'residual';
-  SELECT d.* INTO dom FROM dpm.domains d JOIN dpm.workloads x ON x.domain_id = d.id WHERE x.name = wname;
-  w := (dpm_internal.workload_matrix((SELECT spec FROM dpm.workloads WHERE name = wname), dom)).matrix;
-  prof := dpm.error_profile(dpm_internal.residual_matrix(dom.attr_sizes, (st.hdmm).p, (st.hdmm).theta));
-  FOR e IN SELECT * FROM dpm.explain_queries(wname, rho => 0.5, strategy => st.id) LOOP
-    q := q + 1;
-    SELECT sum(w[q][i] * prof[i][k] * w[q][k]) INTO dense FROM generate_subscripts(w, 2) i, generate_subscripts(w, 2) k;
-    worst := greatest(worst, abs(e.stderr ^ 2 / (st.sensitivity_l2 ^ 2 * dense) - 1));
-  END LOOP;
-  RETURN QUERY SELECT q, worst < 1e-6, st.ratio_to_bound >= 1 - 1e-9;
-END
-$$;
-SELECT * FROM pg_temp.dense_check('n3_mixed_w');
--- Laplace: the plan's tables stacked, each marginal matrix times its weight, are the dense strategy
--- A (L1 sensitivity 1), and every query's variance is 2 / epsilon^2 times w (A^T A)^+ w^T: least
--- squares over all the tables, which the residual basis decouples
-SELECT dpm.optimize('n3_mixed_w', 'residual') > 0 AS optimized;
-CREATE FUNCTION pg_temp.laplace_dense_check(wname text) RETURNS TABLE(tables int, queries int, as_dense boolean)
+CREATE FUNCTION pg_temp.dense_check(wname text, noise text)
+RETURNS TABLE(tables int, queries int, as_dense boolean, not_below_bound boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
   st dpm.strategies;
@@ -190,26 +162,41 @@ DECLARE
   spec text;
 BEGIN
   SELECT s.* INTO st FROM dpm.strategies s JOIN dpm.workloads x ON x.id = s.workload_id
-   WHERE x.name = wname AND s.method = 'residual' AND s.noise = 'laplace';
+   WHERE x.name = wname AND s.method = 'residual' AND s.noise = dense_check.noise;
   SELECT d.* INTO dom FROM dpm.domains d JOIN dpm.workloads x ON x.domain_id = d.id WHERE x.name = wname;
-  FOR i IN 1 .. array_length((st.hdmm).p, 1) LOOP
-    SELECT coalesce('Marginal(' || string_agg(dom.attr_names[k], ', ' ORDER BY k) || ')', 'Total(' || dom.attr_names[1] || ')')
-      INTO spec FROM unnest(((st.hdmm).p)[i:i]) k WHERE k > 0;
-    m := (dpm_internal.workload_matrix(spec, dom)).matrix;
-    m := dpm_internal.scale_rows(m, array_fill(((st.hdmm).theta)[i], ARRAY[array_length(m, 1)]));
-    a := CASE WHEN a IS NULL THEN m ELSE a || m END;
-  END LOOP;
+  IF noise = 'gaussian' THEN
+    a := dpm_internal.residual_matrix(dom.attr_sizes, (st.hdmm).p, (st.hdmm).theta);
+  ELSE
+    -- the plan's tables stacked, each marginal matrix times its weight
+    FOR i IN 1 .. array_length((st.hdmm).p, 1) LOOP
+      SELECT coalesce('Marginal(' || string_agg(dom.attr_names[k], ', ' ORDER BY k) || ')', 'Total(' || dom.attr_names[1] || ')')
+        INTO spec FROM unnest(((st.hdmm).p)[i:i]) k WHERE k > 0;
+      m := (dpm_internal.workload_matrix(spec, dom)).matrix;
+      m := dpm_internal.scale_rows(m, array_fill(((st.hdmm).theta)[i], ARRAY[array_length(m, 1)]));
+      a := CASE WHEN a IS NULL THEN m ELSE a || m END;
+    END LOOP;
+  END IF;
   w := (dpm_internal.workload_matrix((SELECT x.spec FROM dpm.workloads x WHERE x.name = wname), dom)).matrix;
   prof := dpm.error_profile(a);
-  FOR e IN SELECT * FROM dpm.explain_queries(wname, epsilon => 1, strategy => st.id, confidence => NULL) LOOP
+  -- the noise of rho 0.5 has unit variance per unit of L2 sensitivity; Laplace at epsilon 1, 2 per
+  -- unit of L1 sensitivity squared
+  FOR e IN SELECT * FROM dpm.explain_queries(wname, epsilon => CASE noise WHEN 'laplace' THEN 1 END,
+                                             rho => CASE noise WHEN 'gaussian' THEN 0.5 END,
+                                             strategy => st.id, confidence => NULL) LOOP
     q := q + 1;
     SELECT sum(w[q][i] * prof[i][k] * w[q][k]) INTO dense FROM generate_subscripts(w, 2) i, generate_subscripts(w, 2) k;
-    worst := greatest(worst, abs(e.stderr ^ 2 / (2 * st.sensitivity_l1 ^ 2 * dense) - 1));
+    worst := greatest(worst, abs(e.stderr ^ 2 / (CASE noise WHEN 'gaussian' THEN st.sensitivity_l2 ^ 2
+                                                              ELSE 2 * st.sensitivity_l1 ^ 2 END * dense) - 1));
   END LOOP;
-  RETURN QUERY SELECT array_length((st.hdmm).p, 1), q, worst < 1e-6;
+  RETURN QUERY SELECT array_length((st.hdmm).p, 1), q, worst < 1e-6, st.ratio_to_bound >= 1 - 1e-9;
 END
 $$;
-SELECT * FROM pg_temp.laplace_dense_check('n3_mixed_w');
+SELECT * FROM pg_temp.dense_check('n3_mixed_w', 'gaussian');
+-- Laplace: the plan's tables stacked, each marginal matrix times its weight, are the dense strategy
+-- A (L1 sensitivity 1), and every query's variance is 2 / epsilon^2 times w (A^T A)^+ w^T: least
+-- squares over all the tables, which the residual basis decouples
+SELECT dpm.optimize('n3_mixed_w', 'residual') > 0 AS optimized;
+SELECT * FROM pg_temp.dense_check('n3_mixed_w', 'laplace');
 -- the same blocks over the wide domain and over a dense one with the same attributes: the same
 -- true answers and labels, the same standard errors; a release within 6 standard errors of the truth
 SELECT dpm.create_workload('n3_blocks', 'n3', 'Prefix(a1) * Identity(a2) + AllRange(a3) + Marginal(a1, a3)');
