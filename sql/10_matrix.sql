@@ -148,7 +148,7 @@ $$;
 -- Internal: parses a workload spec over a domain's attributes (see dpm.create_workload).  Every
 -- function of a spec takes its domain as one value, a row of dpm.domains (src/api/workload_api.h).
 CREATE OR REPLACE FUNCTION dpm_internal.workload_matrix(spec text, dom dpm.domains,
-                                     dense boolean DEFAULT true,
+                                     dense boolean DEFAULT true, with_spans boolean DEFAULT true,
                                      OUT matrix float8[], OUT labels text[], OUT weights float8[],
                                      OUT spans int[])
 AS 'MODULE_PATHNAME', 'dpm_workload_matrix' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -46,15 +46,18 @@ DECLARE
   dom dpm.domains := dpm_internal.domain(domain);
   r record;
 BEGIN
-  BEGIN
-    r := dpm_internal.workload_matrix(spec, dom);
-  EXCEPTION WHEN program_limit_exceeded THEN
-    -- too large as a matrix: kept as its spec and labels, for the implicit (hdmm) strategies
-    r := dpm_internal.workload_matrix(spec, dom, false);
-  END;
   IF dom.n IS NULL THEN
-    -- a wide domain answers marginals only, from tables that must fit dpm.max_cells: checked now
+    -- a wide domain answers marginals, from tables that must fit dpm.max_cells: checked now.  Its
+    -- labels are kept; the spans (2 d integers a query) are made if it is published.
     PERFORM dpm_internal.residual_table_sets(spec, dom);
+    r := dpm_internal.workload_matrix(spec, dom, false, false);
+  ELSE
+    BEGIN
+      r := dpm_internal.workload_matrix(spec, dom);
+    EXCEPTION WHEN program_limit_exceeded THEN
+      -- too large as a matrix: kept as its spec and labels, for the implicit (hdmm) strategies
+      r := dpm_internal.workload_matrix(spec, dom, false);
+    END;
   END IF;
   RETURN dpm_internal.store_workload(name, dom, spec, r.matrix, r.labels, r.weights, r.spans);
 END

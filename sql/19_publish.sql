@@ -54,10 +54,13 @@ BEGIN
     RAISE EXCEPTION 'permission denied to create "%"', qualified
       USING ERRCODE = 'insufficient_privilege', HINT = format('You need CREATE on schema %I.', schema_name);
   END IF;
-  IF wl.spans IS NOT NULL AND NOT EXISTS (SELECT 1 FROM dpm.query_spans q WHERE q.workload_id = wl.id) THEN
+  IF NOT EXISTS (SELECT 1 FROM dpm.query_spans q WHERE q.workload_id = wl.id) THEN
+    -- a wide domain's workload keeps no spans: made from its spec now
     INSERT INTO dpm.query_spans (workload_id, query, spans)
     SELECT wl.id, (i - 1) / (2 * cardinality(dom.attr_names)) + 1, array_agg(v ORDER BY i)
-      FROM unnest(wl.spans) WITH ORDINALITY u(v, i) GROUP BY 2;
+      FROM unnest(coalesce(wl.spans, CASE WHEN wl.spec IS NOT NULL AND dom.n IS NULL
+                                          THEN (dpm_internal.workload_matrix(wl.spec, dom, false)).spans END))
+           WITH ORDINALITY u(v, i) GROUP BY 2;
   END IF;
   SELECT * INTO pub FROM dpm.publications p WHERE p.view_name = qualified;
   IF FOUND THEN

@@ -158,7 +158,8 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
-	bool		want_matrix;
+	bool		want_matrix,
+				want_spans;
 	List	   *terms;
 	int			m;
 
@@ -166,11 +167,12 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 	api_domain_arg_wide(fcinfo, &dom);
 
-	/* dense => false: the labels only, for workloads answered implicitly */
+	/* dense => false: the labels only, for workloads answered implicitly; spans => false: no spans */
 	want_matrix = PG_NARGS() <= SPEC_ARGS || PG_GETARG_BOOL(SPEC_ARGS);
+	want_spans = PG_NARGS() <= SPEC_ARGS + 1 || PG_GETARG_BOOL(SPEC_ARGS + 1);
 	terms = workload_parse(&dom, spec);
 	m = (int) workload_rows(&dom, terms);
-	w = workload_build(&dom, terms, want_matrix);
+	w = workload_build(&dom, terms, want_matrix, want_spans);
 
 	label_datums = palloc_extended(sizeof(Datum) * Max(m, 1), MCXT_ALLOC_HUGE);
 	for (int r = 0; r < m; r++)
@@ -184,6 +186,9 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 		values[2] = PointerGetDatum(array_from_vec(w->weights, m));
 	else
 		nulls[2] = true;
+	if (!want_spans)
+		nulls[3] = true;
+	else
 	{
 		size_t		count = (size_t) m * 2 * dom.nattrs;
 		Datum	   *spans = palloc_extended(sizeof(Datum) * Max(count, 1), MCXT_ALLOC_HUGE);

@@ -155,10 +155,11 @@ query_label(const WorkloadDomain *dom, char ***conds, const int *rows, int r,
 
 /* the labels and spans count against dpm.max_matrix_mb with the matrix they describe */
 static void
-check_label_memory(int m, int d, const Workload *w, double label_bytes)
+check_label_memory(int m, int d, const Workload *w, bool want_spans, double label_bytes)
 {
 	double		mb = ((w->matrix ? (double) m * w->matrix->cols * sizeof(double) : 0.0) +
-					  (double) m * (sizeof(char *) + 2 * d * sizeof(int)) + label_bytes) / (1024.0 * 1024.0);
+					  (double) m * (sizeof(char *) + (want_spans ? 2 * d * sizeof(int) : 0)) + label_bytes) /
+		(1024.0 * 1024.0);
 
 	if (mb > dpm_max_matrix_mb)
 		ereport(ERROR,
@@ -174,7 +175,7 @@ check_label_memory(int m, int d, const Workload *w, double label_bytes)
  * growing matrix once per term and hold two copies of it at the end.
  */
 Workload *
-workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
+workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix, bool want_spans)
 {
 	int			d = dom->nattrs;
 	Workload   *w = palloc(sizeof(Workload));
@@ -198,10 +199,10 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 				 errhint("Ask fewer queries at once.")));
 	m = (int) workload_rows(dom, terms);
 	w->matrix = want_matrix ? mat_new(m, dom->cells) : NULL;
-	check_label_memory(m, d, w, 0.0);	/* before the arrays are allocated */
+	check_label_memory(m, d, w, want_spans, 0.0);	/* before the arrays are allocated */
 	w->labels = palloc_extended(sizeof(char *) * Max(m, 1), MCXT_ALLOC_HUGE);
 	w->weights = NULL;
-	w->spans = palloc_extended(sizeof(int) * 2 * d * Max(m, 1), MCXT_ALLOC_HUGE);
+	w->spans = want_spans ? palloc_extended(sizeof(int) * 2 * d * Max(m, 1), MCXT_ALLOC_HUGE) : NULL;
 	foreach(lc, terms)
 		if (((WorkloadTerm *) lfirst(lc))->weight != 1.0)
 			w->weights = palloc_extended(sizeof(double) * Max(m, 1), MCXT_ALLOC_HUGE);
@@ -272,7 +273,7 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 				w->weights[off + r] = t->weight;
 			w->labels[off + r] = query_label(dom, conds, rows, r, &buf, digit);
 			/* query_label left each attribute's block row in digit */
-			for (int a = 0; a < d; a++)
+			for (int a = 0; a < d && w->spans; a++)
 			{
 				w->spans[(size_t) (off + r) * 2 * d + 2 * a] = spans[a][2 * digit[a]];
 				w->spans[(size_t) (off + r) * 2 * d + 2 * a + 1] = spans[a][2 * digit[a] + 1];
@@ -280,7 +281,7 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix)
 			/* palloc rounds small chunks up to a power of two, plus a header */
 			label_bytes += pg_nextpower2_32((uint32) buf.len + 1) + 16;
 		}
-		check_label_memory(m, d, w, label_bytes);
+		check_label_memory(m, d, w, want_spans, label_bytes);
 		off += trows;
 
 		for (int a = 0; a < d; a++)

@@ -97,8 +97,8 @@ extern void workload_domain_check(WorkloadDomain *dom);
 extern void workload_require_dense(const WorkloadDomain *dom, const char *what);
 extern double workload_rows(const WorkloadDomain *dom, List *terms);
 extern void workload_check_size(const WorkloadDomain *dom, List *terms);
-/* the matrix (unless want_matrix is false: NULL) and the labels */
-extern Workload *workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix);
+/* the matrix (unless want_matrix is false: NULL), the labels and the spans (unless want_spans is false) */
+extern Workload *workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix, bool want_spans);
 
 /* spec_gram.c: W^T W of a parsed spec, n x n, without W */
 extern Mat *workload_gram(const WorkloadDomain *dom, List *terms);

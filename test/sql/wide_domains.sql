@@ -22,6 +22,8 @@ SELECT dpm.optimize('w30_2', rho => 1) > 0 AS optimized;
 SELECT method, rows, abs(ratio_to_bound - 1) < 1e-9 AS at_bound, abs(lower_bound / profile_trace - 1) < 1e-9 AS certified,
        abs(sensitivity_l2 - 1) < 1e-12 AS unit_sensitivity
   FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'w30_2';
+-- kept implicit: its spec and labels, no matrix and no spans (made if it is published)
+SELECT matrix IS NULL AS no_matrix, spans IS NULL AS no_spans, cardinality(labels) AS labels FROM dpm.workloads WHERE name = 'w30_2';
 -- the labels say which cells a query counts
 SELECT query, label FROM dpm.exact_answers('w30_2') WHERE query IN (1, 4350, 43500, 43501, 43801) ORDER BY query;
 
@@ -232,6 +234,10 @@ SET dpm.max_cells = 5000;
 SELECT dpm.create_workload('w30_3', 'w30', 'Marginals(3)');
 SELECT dpm.create_workload('w30_3', 'w30', 'Marginals(3, a1, a2, a3, a4, a5, a6, a7, a8)');
 RESET dpm.max_cells;
+-- the labels count against dpm.max_matrix_mb (43,801 labels need about 2 MB)
+SET dpm.max_matrix_mb = 1;
+SELECT dpm.create_workload('w30_2b', 'w30', 'Marginals(2) + Marginals(1) + Marginals(0)');
+RESET dpm.max_matrix_mb;
 SELECT dpm.optimize('w30_2', 'hdmm', rho => 1);
 SELECT dpm.optimize('w30_2', 'identity', rho => 1);
 SELECT dpm.answer('w30_2', epsilon => 1, strategy => (SELECT min(s.id) FROM dpm.strategies s JOIN dpm.workloads w
