@@ -68,14 +68,8 @@ pairs_of(const ResidualWorkload *w)
 		pp->first[s] = count;
 		for (uint32 mask = 0; mask < ((uint32) 1 << r->order); mask++)
 		{
-			int16		attrs[RESIDUAL_MAX_ORDER];
-			int			order = 0;
-			int			a;
+			int			a = residual_subset(w, r, mask);
 
-			for (int b = 0; b < r->order; b++)
-				if (mask & ((uint32) 1 << b))
-					attrs[order++] = r->attrs[b];
-			a = residual_find(w, attrs, order);
 			Assert(a >= 0);			/* the residuals are closed under subsets */
 			if (count == cap)
 			{
@@ -282,48 +276,35 @@ residual_laplace_variances(const ResidualWorkload *w, const int *sets, const dou
 }
 
 /*
- * The residuals' estimates from noisy tables y[i] (of sets[i]) whose noise
- * has variance var[i] per cell: each table's estimate of every residual it
- * contains, weighed by its precision 1 / (N_{S \ A} var); vres[a] gets V_A.
+ * The residuals' estimates from noisy tables y[i] (of sets[i]; their
+ * subsets' maps in maps) whose noise has variance var[i] per cell: each
+ * table's estimate of every residual it contains, weighed by its precision
+ * 1 / (N_{S \ A} var); vres[a] gets V_A.
  */
 static void
-estimate(const ResidualWorkload *w, const int *sizes, const int *sets, int count, double **y, const double *var,
-		 double **est, double *vres)
+estimate(const ResidualWorkload *w, const int *sizes, const int *sets, int count, const SubsetMaps *maps,
+		 double **y, const double *var, double **est, double *vres)
 {
 	memset(vres, 0, sizeof(double) * w->count);
 	for (int i = 0; i < count; i++)
 	{
 		const Residual *s = &w->residuals[sets[i]];
 
-		for (uint32 mask = 0; mask < ((uint32) 1 << s->order); mask++)
+		for (int p = maps->first[i]; p < maps->first[i + 1]; p++)
 		{
-			int16		attrs[RESIDUAL_MAX_ORDER];
-			int			order = 0,
-						a;
-			const Residual *r;
-			int		   *map;
-			double	   *part,
-						weight;
+			int			a = maps->residual[p];
+			const Residual *r = &w->residuals[a];
+			double	   *part = palloc0(sizeof(double) * (size_t) r->cells),
+						weight = 1.0 / (s->cells / r->cells * var[i]);
 
-			for (int b = 0; b < s->order; b++)
-				if (mask & ((uint32) 1 << b))
-					attrs[order++] = s->attrs[b];
-			a = residual_find(w, attrs, order);
-			r = &w->residuals[a];
-			if (weight_of(r) == 0.0)
-				continue;
-			map = residual_subset_index(s, r, sizes);
-			part = palloc0(sizeof(double) * (size_t) r->cells);
 			for (int c = 0; c < (int) s->cells; c++)
-				part[map[c]] += y[i][c];
+				part[maps->map[p][c]] += y[i][c];
 			residual_project(r, sizes, part);
-			weight = 1.0 / (s->cells / r->cells * var[i]);
 			if (est[a] == NULL)
 				est[a] = palloc0(sizeof(double) * (size_t) r->cells);
 			for (int c = 0; c < (int) r->cells; c++)
 				est[a][c] += weight * part[c];
 			vres[a] += weight;
-			pfree(map);
 			pfree(part);
 		}
 	}
@@ -336,6 +317,20 @@ estimate(const ResidualWorkload *w, const int *sizes, const int *sets, int count
 		}
 }
 
+/* the subsets of the plan's tables that the workload's queries need, mapped once */
+static SubsetMaps *
+needed_maps(const ResidualWorkload *w, const int *sizes, const int *sets, int count)
+{
+	const Residual **tables = palloc(sizeof(Residual *) * Max(count, 1));
+	bool	   *needed = palloc(sizeof(bool) * Max(w->count, 1));
+
+	for (int i = 0; i < count; i++)
+		tables[i] = &w->residuals[sets[i]];
+	for (int a = 0; a < w->count; a++)
+		needed[a] = weight_of(&w->residuals[a]) > 0.0;
+	return residual_subset_maps(w, tables, count, sizes, needed);
+}
+
 /*
  * Laplace half-widths (interval.h): the tables' noise simulated alone with
  * their laws and reconstructed as the real noise is, dpm.ci_draws times (as
@@ -343,8 +338,8 @@ estimate(const ResidualWorkload *w, const int *sizes, const int *sets, int count
  * dpm.ci_max_seconds once there are enough).
  */
 static void
-half_widths(const ResidualWorkload *w, const int *sizes, const int *sets, int count, const LaplaceLaw *laws,
-			const double *var, double confidence, double **half)
+half_widths(const ResidualWorkload *w, const int *sizes, const int *sets, int count, const SubsetMaps *maps,
+			const LaplaceLaw *laws, const double *var, double confidence, double **half)
 {
 	double		queries = 0.0,
 				limit = (double) dpm_max_matrix_mb * 1024 * 1024 / sizeof(double);
@@ -393,7 +388,7 @@ half_widths(const ResidualWorkload *w, const int *sizes, const int *sets, int co
 		est = palloc0(sizeof(double *) * w->count);
 		vres = palloc(sizeof(double) * w->count);
 		ans = palloc0(sizeof(double *) * Max(w->m, 1));
-		estimate(w, sizes, sets, count, y, var, est, vres);
+		estimate(w, sizes, sets, count, maps, y, var, est, vres);
 		residual_answers(w, sizes, est, vres, ans, NULL);
 		for (int t = 0; t < w->m; t++)
 		{
@@ -432,6 +427,7 @@ residual_laplace_release(const ResidualWorkload *w, const ResidualTables *t, con
 	double	  **y = palloc(sizeof(double *) * Max(count, 1));
 	double	   *var = palloc(sizeof(double) * Max(count, 1));
 	LaplaceLaw *laws = palloc(sizeof(LaplaceLaw) * Max(count, 1));
+	SubsetMaps *maps;
 	double		sum = 0.0,
 				queries = 0.0;
 
@@ -464,10 +460,11 @@ residual_laplace_release(const ResidualWorkload *w, const ResidualTables *t, con
 		pfree(wide);
 		pfree(v.data);
 	}
-	estimate(w, sizes, sets, count, y, var, est, vres);
+	maps = needed_maps(w, sizes, sets, count);
+	estimate(w, sizes, sets, count, maps, y, var, est, vres);
 	residual_answers(w, sizes, est, vres, answers, stderrs);
 	if (nonneg)
 		residual_nonneg(w, sizes, est, vres, answers);
 	if (confidence != NO_INTERVALS)
-		half_widths(w, sizes, sets, count, laws, var, confidence, half);
+		half_widths(w, sizes, sets, count, maps, laws, var, confidence, half);
 }

@@ -28,58 +28,9 @@
 #include "progress/progress.h"
 #include "residual/residual.h"
 
-/* the measured residuals of each table: for table k, pairs first[k] .. first[k + 1] - 1 */
-typedef struct TablePairs
-{
-	int		   *first;
-	int		   *residual;
-	int		  **map;			/* each cell of the table: its cell of the residual's table */
-} TablePairs;
-
-static TablePairs *
-table_pairs(const ResidualWorkload *w, const ResidualTables *t, const int *sizes, double **z)
-{
-	TablePairs *tp = palloc(sizeof(TablePairs));
-	int			count = 0,
-				cap = 16;
-
-	tp->first = palloc(sizeof(int) * (t->count + 1));
-	tp->residual = palloc(sizeof(int) * cap);
-	tp->map = palloc(sizeof(int *) * cap);
-	for (int k = 0; k < t->count; k++)
-	{
-		const Residual *s = t->sets[k];
-
-		tp->first[k] = count;
-		for (uint32 mask = 0; mask < ((uint32) 1 << s->order); mask++)
-		{
-			int16		attrs[RESIDUAL_MAX_ORDER];
-			int			order = 0,
-						a;
-
-			for (int b = 0; b < s->order; b++)
-				if (mask & ((uint32) 1 << b))
-					attrs[order++] = s->attrs[b];
-			a = residual_find(w, attrs, order);
-			if (a < 0 || z[a] == NULL)
-				continue;
-			if (count == cap)
-			{
-				cap *= 2;
-				tp->residual = repalloc(tp->residual, sizeof(int) * cap);
-				tp->map = repalloc(tp->map, sizeof(int *) * cap);
-			}
-			tp->residual[count] = a;
-			tp->map[count++] = residual_subset_index(s, &w->residuals[a], sizes);
-		}
-	}
-	tp->first[t->count] = count;
-	return tp;
-}
-
 /* table k rebuilt from the residuals z: residual A spread evenly over the attributes it lacks */
 static void
-rebuild_table(const ResidualWorkload *w, const ResidualTables *t, const TablePairs *tp, int k, double **z,
+rebuild_table(const ResidualWorkload *w, const ResidualTables *t, const SubsetMaps *tp, int k, double **z,
 			  double *out)
 {
 	const Residual *s = t->sets[k];
@@ -97,7 +48,7 @@ rebuild_table(const ResidualWorkload *w, const ResidualTables *t, const TablePai
 
 /* acc[A] += R_S^T c for every measured residual A of table k: Pi_A (c summed out to A) / N_{S \ A} */
 static void
-add_transpose(const ResidualWorkload *w, const ResidualTables *t, const TablePairs *tp, int k,
+add_transpose(const ResidualWorkload *w, const ResidualTables *t, const SubsetMaps *tp, int k,
 			  const int *sizes, const double *c, double **acc)
 {
 	const Residual *s = t->sets[k];
@@ -133,7 +84,8 @@ residual_nonneg(const ResidualWorkload *w, const int *sizes, double **est, const
 			  **acc = palloc0(sizeof(double *) * Max(w->count, 1));
 	double		rho = 0.0,
 				scale = 0.0;
-	TablePairs *tp;
+	SubsetMaps *tp;
+	bool	   *measured_residual = palloc0(sizeof(bool) * Max(w->count, 1));
 	int			iter,
 				measured = 0;
 	const int	max_iter = 20000;
@@ -150,7 +102,9 @@ residual_nonneg(const ResidualWorkload *w, const int *sizes, double **est, const
 			measured++;
 		}
 	rho = measured > 0 ? rho / measured : 1.0;
-	tp = table_pairs(w, t, sizes, z);
+	for (int a = 0; a < w->count; a++)
+		measured_residual[a] = z[a] != NULL;
+	tp = residual_subset_maps(w, t->sets, t->count, sizes, measured_residual);
 	/* sum over tables containing A of 1 / N_{S \ A}: R^T R on residual A */
 	for (int k = 0; k < t->count; k++)
 		for (int p = tp->first[k]; p < tp->first[k + 1]; p++)

@@ -181,6 +181,24 @@ extern void residual_sum_out(const Residual *s, const int64 *table, const Residu
 							 int64 *out);
 /* for each cell of table s, its cell in table a (a's attributes among s's) */
 extern int *residual_subset_index(const Residual *s, const Residual *a, const int *sizes);
+/* the index in w of set s's subset by mask (bit b: its b-th attribute); -1 if w has none */
+extern int	residual_subset(const ResidualWorkload *w, const Residual *s, uint32 mask);
+
+/*
+ * The subsets of each of count tables that keep[] marks (indexes of w):
+ * for table k, pairs first[k] .. first[k + 1] - 1, each a residual and the
+ * map of the table's cells to its cells (residual_subset_index), made once
+ * for loops that sum tables out to their residuals again and again.
+ */
+typedef struct SubsetMaps
+{
+	int		   *first;
+	int		   *residual;
+	int		  **map;
+} SubsetMaps;
+
+extern SubsetMaps *residual_subset_maps(const ResidualWorkload *w, const Residual *const *tables, int count,
+										const int *sizes, const bool *keep);
 
 /* the tables t describes, summed out of a whole frequency vector x over d <= RESIDUAL_MAX_ORDER attributes */
 extern int64 *residual_tables_of_vector(const ResidualTables *t, const int *sizes, int d, const int64 *x);

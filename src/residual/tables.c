@@ -13,9 +13,8 @@
 #include "mechanism/sampler.h"
 #include "residual/residual.h"
 
-/* the index of set s's subset by mask (bit b: its b-th attribute) */
-static int
-subset_of(const ResidualWorkload *w, const Residual *s, uint32 mask)
+int
+residual_subset(const ResidualWorkload *w, const Residual *s, uint32 mask)
 {
 	int16		attrs[RESIDUAL_MAX_ORDER];
 	int			order = 0;
@@ -46,7 +45,7 @@ residual_tables(const ResidualWorkload *w, const int *extra, int nextra)
 
 		for (uint32 mask = 0; mask + 1 < ((uint32) 1 << s->order); mask++)
 		{
-			int			sub = subset_of(w, s, mask);
+			int			sub = residual_subset(w, s, mask);
 
 			if (sub >= 0)
 				inside[sub] = true;
@@ -70,7 +69,7 @@ residual_tables(const ResidualWorkload *w, const int *extra, int nextra)
 		/* every subset of a table is summed out of the first table containing it */
 		for (uint32 mask = 0; mask < ((uint32) 1 << s->order); mask++)
 		{
-			int			sub = subset_of(w, s, mask);
+			int			sub = residual_subset(w, s, mask);
 
 			if (sub >= 0 && t->source[sub] < 0)
 				t->source[sub] = t->count;
@@ -113,6 +112,42 @@ residual_subset_index(const Residual *s, const Residual *a, const int *sizes)
 		map[c] = idx;
 	}
 	return map;
+}
+
+SubsetMaps *
+residual_subset_maps(const ResidualWorkload *w, const Residual *const *tables, int count, const int *sizes,
+					 const bool *keep)
+{
+	SubsetMaps *sm = palloc(sizeof(SubsetMaps));
+	int			pairs = 0,
+				cap = 16;
+
+	sm->first = palloc(sizeof(int) * (count + 1));
+	sm->residual = palloc(sizeof(int) * cap);
+	sm->map = palloc(sizeof(int *) * cap);
+	for (int k = 0; k < count; k++)
+	{
+		const Residual *s = tables[k];
+
+		sm->first[k] = pairs;
+		for (uint32 mask = 0; mask < ((uint32) 1 << s->order); mask++)
+		{
+			int			a = residual_subset(w, s, mask);
+
+			if (a < 0 || !keep[a])
+				continue;
+			if (pairs == cap)
+			{
+				cap *= 2;
+				sm->residual = repalloc(sm->residual, sizeof(int) * cap);
+				sm->map = repalloc(sm->map, sizeof(int *) * cap);
+			}
+			sm->residual[pairs] = a;
+			sm->map[pairs++] = residual_subset_index(s, &w->residuals[a], sizes);
+		}
+	}
+	sm->first[count] = pairs;
+	return sm;
 }
 
 /* out <- residual a's table, summed out of table s (a's attributes among s's) */
