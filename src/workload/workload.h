@@ -128,10 +128,9 @@ extern Block ***workload_blocks(const KronGram *kg, List *terms, double *m);
 /*
  * marginals.c: the terms as marginals, for ResidualPlanner: term j keeps
  * attrs[j * width ..] (1-based, increasing, 0 pads) with weight
- * weights[j].  With blocks NULL, an error names the first term that is not
- * a marginal (a block other than Identity or Total); else (*blocks)[j *
- * width + c] is the block on kept attribute c of term j, NULL for
- * Identity: the term's queries are that block's rows over the marginal.
+ * weights[j]; (*blocks)[j * width + c] is the block on kept attribute c of
+ * term j, NULL for Identity: the term's queries are that block's rows over
+ * the marginal.
  */
 extern void workload_marginals(const WorkloadDomain *dom, List *terms, int **attrs, int *width,
 							   double **weights, Block ***blocks);
