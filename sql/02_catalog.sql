@@ -54,17 +54,19 @@ CREATE TABLE dpm.workloads (
   domain_id   int NOT NULL REFERENCES dpm.domains ON DELETE CASCADE,
   spec        text,                      -- NULL for an explicit matrix
   matrix      float8[],                  -- m x n, one query a row; NULL when too large (spec only)
-  labels      text[] NOT NULL,
+  -- one a query; NULL over a wide domain, whose labels are made from the spec when needed
+  -- (dpm_internal.workload_labels): all 3-way marginals of 50 attributes are 19.6 million
+  labels      text[],
   m           int NOT NULL,
   n           int,                       -- the domain's; NULL for a wide one
   created_by  regrole NOT NULL DEFAULT dpm_internal.invoker(),
   created_at  timestamptz NOT NULL DEFAULT now(),
   -- how much each query matters to the optimizers (3 * Total(a)); NULL: all 1.  Answers are
-  -- always in the queries' own units.
+  -- always in the queries' own units.  Over a wide domain they stay in the spec.
   weights     float8[] CHECK (weights IS NULL OR cardinality(weights) = m),
   -- m x 2 per attribute: the first and last bin (1-based) each query counts on each attribute,
   -- 0 and 0 for no condition, -1 and -1 for one that is not a run of bins; NULL for an explicit
-  -- matrix.  Gives published releases one column per attribute (dpm.publish).
+  -- matrix or a wide domain.  Gives published releases one column per attribute (dpm.publish).
   spans       int[]
 );
 COMMENT ON TABLE dpm.workloads IS 'batches of linear counting queries over a domain';

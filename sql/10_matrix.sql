@@ -153,6 +153,12 @@ CREATE OR REPLACE FUNCTION dpm_internal.workload_matrix(spec text, dom dpm.domai
                                      OUT spans int[])
 AS 'MODULE_PATHNAME', 'dpm_workload_matrix' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- Internal: each query's number, label and (with_spans) first and last bin per attribute, made from
+-- the spec and streamed: a wide domain's workload keeps none of them (src/api/workload_api.c).
+CREATE OR REPLACE FUNCTION dpm_internal.workload_queries(spec text, dom dpm.domains, with_spans boolean DEFAULT false)
+RETURNS TABLE(query int, label text, spans int[])
+AS 'MODULE_PATHNAME', 'dpm_workload_queries' LANGUAGE C STABLE STRICT;
+
 CREATE OR REPLACE FUNCTION dpm_internal.scale_rows(w float8[], weights float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_scale_rows' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 

@@ -110,7 +110,7 @@ BEGIN
         FROM ROWS FROM (dpm_internal.residual_exact(wl.spec, dom,
                           dpm_internal.marginal_tables(src, dom, dpm_internal.invoker(), false,
                                                        dpm_internal.residual_table_sets(wl.spec, dom))),
-                        unnest(wl.labels)) AS e(query, answer, stderr, ci_low, ci_high, ci_draws, l);
+                        dpm_internal.workload_labels(wl.labels, wl.spec, dom)) AS e(query, answer, stderr, ci_low, ci_high, ci_draws, l);
     RETURN;
   END IF;
   RETURN QUERY

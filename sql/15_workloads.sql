@@ -16,13 +16,17 @@ END
 $$;
 
 CREATE OR REPLACE FUNCTION dpm_internal.store_workload(wname text, dom dpm.domains, spec text, matrix float8[], labels text[],
-                                    weights float8[], spans int[] DEFAULT NULL)
+                                    weights float8[], spans int[] DEFAULT NULL, queries bigint DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  m int := coalesce(array_length(labels, 1), 0);
+  m bigint := coalesce(queries, array_length(labels, 1), 0);
 BEGIN
+  IF m > 2147483647 THEN
+    RAISE EXCEPTION 'workload of % queries is too large', m
+      USING ERRCODE = 'program_limit_exceeded', HINT = 'Ask fewer queries at once.';
+  END IF;
   IF wname IS NULL OR wname = '' THEN
     RAISE EXCEPTION 'workload name must not be empty' USING ERRCODE = 'invalid_parameter_value';
   END IF;
@@ -39,6 +43,19 @@ BEGIN
 END
 $$;
 
+-- A workload's labels in query order: the kept ones, or made from its spec (a wide domain's).
+CREATE OR REPLACE FUNCTION dpm_internal.workload_labels(labels text[], spec text, dom dpm.domains) RETURNS SETOF text
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF labels IS NOT NULL THEN
+    RETURN QUERY SELECT unnest(labels);
+  ELSE
+    RETURN QUERY SELECT q.label FROM dpm_internal.workload_queries(spec, dom) q;
+  END IF;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION dpm.create_workload(name text, domain text, spec text) RETURNS int
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -47,10 +64,11 @@ DECLARE
   r record;
 BEGIN
   IF dom.n IS NULL THEN
-    -- a wide domain answers marginals, from tables that must fit dpm.max_cells: checked now.  Its
-    -- labels are kept; the spans (2 d integers a query) are made if it is published.
+    -- a wide domain answers marginals, from tables that must fit dpm.max_cells: checked now.
+    -- Nothing a query is kept: labels, weights and spans are made from the spec when needed.
     PERFORM dpm_internal.residual_table_sets(spec, dom);
-    r := dpm_internal.workload_matrix(spec, dom, false, false);
+    RETURN dpm_internal.store_workload(name, dom, spec, NULL, NULL, NULL,
+                                       queries => (SELECT sum(t) FROM unnest(dpm_internal.spec_term_rows(spec, dom)) t));
   ELSE
     BEGIN
       r := dpm_internal.workload_matrix(spec, dom);

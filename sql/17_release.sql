@@ -291,6 +291,7 @@ AS $$
 DECLARE
   r dpm.releases;
   labels text[];
+  spec text;
   dom dpm.domains;
   src dpm.sources;
   draws int;
@@ -301,12 +302,12 @@ BEGIN
   END IF;
   -- not the workload's row: its matrix would be detoasted for nothing
   SELECT d.* INTO dom FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id WHERE w.id = r.workload_id;
-  SELECT w.labels INTO labels FROM dpm.workloads w WHERE w.id = r.workload_id;
+  SELECT w.labels, w.spec INTO labels, spec FROM dpm.workloads w WHERE w.id = r.workload_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = r.source_id;
   -- the answers come in query order, zipped with the labels (labels[query] costs O(query) a row)
   WITH m AS MATERIALIZED (
          SELECT * FROM ROWS FROM (dpm_internal.release_mechanism(r, dpm_internal.release_data(r, src, dom)),
-                                  unnest(labels)) AS m(query, answer, stderr, ci_low, ci_high, ci_draws, label)),
+                                  dpm_internal.workload_labels(labels, spec, dom)) AS m(query, answer, stderr, ci_low, ci_high, ci_draws, label)),
        ins AS (INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr, ci_low, ci_high)
                SELECT rel_id, m.query, m.label, m.answer, m.stderr, m.ci_low, m.ci_high FROM m)
   SELECT max(m.ci_draws) INTO draws FROM m;

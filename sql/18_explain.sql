@@ -36,7 +36,7 @@ BEGIN
   -- zipped with the labels, as in dpm_internal.release_fill
   RETURN QUERY
     SELECT rel, m.query, m.label, m.stderr, (m.ci_high - m.ci_low) / 2
-      FROM ROWS FROM (dpm_internal.release_mechanism(rel, zeros), unnest((p.wl).labels))
+      FROM ROWS FROM (dpm_internal.release_mechanism(rel, zeros), dpm_internal.workload_labels((p.wl).labels, (p.wl).spec, p.dom))
            AS m(query, answer, stderr, ci_low, ci_high, ci_draws, label);
 END
 $$;
@@ -61,7 +61,7 @@ DECLARE
   src dpm.sources;
   spent record;
 BEGIN
-  SELECT (array_agg(e.r))[1] AS rel, count(*) AS n, sum(e.stderr ^ 2) AS total, max(e.stderr) AS max_se,
+  SELECT (array_agg(e.r) FILTER (WHERE e.query = 1))[1] AS rel, count(*) AS n, sum(e.stderr ^ 2) AS total, max(e.stderr) AS max_se,
          avg(e.ci_half_width) AS mean_ci, max(e.ci_half_width) AS max_ci
     INTO agg FROM dpm_internal.dry_run(args) e;
   rel := agg.rel;

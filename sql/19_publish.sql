@@ -56,11 +56,14 @@ BEGIN
   END IF;
   IF NOT EXISTS (SELECT 1 FROM dpm.query_spans q WHERE q.workload_id = wl.id) THEN
     -- a wide domain's workload keeps no spans: made from its spec now
-    INSERT INTO dpm.query_spans (workload_id, query, spans)
-    SELECT wl.id, (i - 1) / (2 * cardinality(dom.attr_names)) + 1, array_agg(v ORDER BY i)
-      FROM unnest(coalesce(wl.spans, CASE WHEN wl.spec IS NOT NULL AND dom.n IS NULL
-                                          THEN (dpm_internal.workload_matrix(wl.spec, dom, false)).spans END))
-           WITH ORDINALITY u(v, i) GROUP BY 2;
+    IF wl.spans IS NULL AND wl.spec IS NOT NULL AND dom.n IS NULL THEN
+      INSERT INTO dpm.query_spans (workload_id, query, spans)
+      SELECT wl.id, q.query, q.spans FROM dpm_internal.workload_queries(wl.spec, dom, true) q;
+    ELSE
+      INSERT INTO dpm.query_spans (workload_id, query, spans)
+      SELECT wl.id, (i - 1) / (2 * cardinality(dom.attr_names)) + 1, array_agg(v ORDER BY i)
+        FROM unnest(wl.spans) WITH ORDINALITY u(v, i) GROUP BY 2;
+    END IF;
   END IF;
   SELECT * INTO pub FROM dpm.publications p WHERE p.view_name = qualified;
   IF FOUND THEN

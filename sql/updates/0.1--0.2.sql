@@ -57,7 +57,7 @@ ALTER TABLE dpm.domains ALTER COLUMN cell_expr DROP NOT NULL, ALTER COLUMN n DRO
   ADD COLUMN cells numeric;
 UPDATE dpm.domains SET cells = n;
 ALTER TABLE dpm.domains ALTER COLUMN cells SET NOT NULL, ADD CHECK ((n IS NULL) = (cell_expr IS NULL));
-ALTER TABLE dpm.workloads ALTER COLUMN n DROP NOT NULL;
+ALTER TABLE dpm.workloads ALTER COLUMN n DROP NOT NULL, ALTER COLUMN labels DROP NOT NULL;
 DROP FUNCTION dpm.create_domain(text, regclass, jsonb);
 COMMENT ON TYPE dpm.hdmm_strategy IS
   'strategy kept by its parameters: HDMM kind kronecker (one p-Identity factor per attribute, theta = the p_a x n_a matrices column-major, one after the other), factors (the same with the factor matrices themselves, p_a rows each) or marginals (weights[b] on the marginal keeping the attributes of bit set b); or kind residual (ResidualPlanner: p = the attribute sets measured, one a row, 1-based, 0 pads; theta = their noise variances at unit L2 sensitivity, or for a Laplace plan (noise laplace) the weights of the marginal tables of those sets, summing to 1)';

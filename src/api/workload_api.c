@@ -14,6 +14,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/tuplestore.h"
 
 #include "api/array.h"
 #include "api/workload_api.h"
@@ -171,7 +172,7 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 	want_matrix = PG_NARGS() <= SPEC_ARGS || PG_GETARG_BOOL(SPEC_ARGS);
 	want_spans = PG_NARGS() <= SPEC_ARGS + 1 || PG_GETARG_BOOL(SPEC_ARGS + 1);
 	terms = workload_parse(&dom, spec);
-	m = (int) workload_rows(&dom, terms);
+	m = workload_count(&dom, terms);
 	w = workload_build(&dom, terms, want_matrix, want_spans);
 
 	label_datums = palloc_extended(sizeof(Datum) * Max(m, 1), MCXT_ALLOC_HUGE);
@@ -204,6 +205,62 @@ dpm_workload_matrix(PG_FUNCTION_ARGS)
 	}
 	tupdesc = BlessTupleDesc(tupdesc);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* workload_queries' sink: a row of the tuplestore per query */
+typedef struct QueryRows
+{
+	ReturnSetInfo *rsinfo;
+	int			d;
+} QueryRows;
+
+static void
+put_query(void *arg, int query, double weight, const char *label, const int *span)
+{
+	QueryRows  *q = arg;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, span == NULL};
+
+	values[0] = Int32GetDatum(query + 1);
+	values[1] = CStringGetTextDatum(label);
+	if (span)
+	{
+		Datum	   *elems = palloc(sizeof(Datum) * 2 * q->d);
+
+		for (int i = 0; i < 2 * q->d; i++)
+			elems[i] = Int32GetDatum(span[i]);
+		values[2] = PointerGetDatum(construct_array(elems, 2 * q->d, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+		pfree(elems);
+	}
+	tuplestore_putvalues(q->rsinfo->setResult, q->rsinfo->setDesc, values, nulls);
+	pfree(DatumGetPointer(values[1]));
+	if (span)
+		pfree(DatumGetPointer(values[2]));
+}
+
+/*
+ * dpm_internal.workload_queries(spec, domain, with_spans): each query's number,
+ * label and (with_spans) spans, made from the spec: a workload over a wide
+ * domain keeps none of them, since all 3-way marginals of 50 attributes are
+ * 19.6 million labels.  The tuplestore spills to disk past work_mem, so
+ * memory stays that of one term.
+ */
+PG_FUNCTION_INFO_V1(dpm_workload_queries);
+Datum
+dpm_workload_queries(PG_FUNCTION_ARGS)
+{
+	WorkloadDomain dom;
+	QueryRows	q;
+	List	   *terms;
+
+	api_domain_arg_wide(fcinfo, &dom);
+	terms = workload_parse(&dom, text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	(void) workload_count(&dom, terms);
+	InitMaterializedSRF(fcinfo, 0);
+	q.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	q.d = dom.nattrs;
+	workload_each_query(&dom, terms, PG_GETARG_BOOL(SPEC_ARGS), put_query, &q);
+	return (Datum) 0;
 }
 
 /* dpm_internal.workload_gram(spec, domain): W^T W without W (workload/spec_gram.c) */

@@ -112,6 +112,20 @@ workload_rows(const WorkloadDomain *dom, List *terms)
 	return m;
 }
 
+/* the number of queries, an error past INT_MAX: queries are numbered by int */
+int
+workload_count(const WorkloadDomain *dom, List *terms)
+{
+	double		m = workload_rows(dom, terms);
+
+	if (m > INT_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("workload of %.0f queries is too large", m),
+				 errhint("Ask fewer queries at once.")));
+	return (int) m;
+}
+
 void
 workload_check_size(const WorkloadDomain *dom, List *terms)
 {
@@ -121,10 +135,10 @@ workload_check_size(const WorkloadDomain *dom, List *terms)
 
 /*
  * "age in [20,30) and sex = F" from each attribute's condition, or "total".
- * Built in the caller's buffer and copied at its exact size: a StringInfo per
- * row would cost 1 kB each, a gigabyte for a million queries.
+ * Built in the caller's buffer, which workload_build copies at its exact size:
+ * a StringInfo per row would cost 1 kB each, a gigabyte for a million queries.
  */
-static char *
+static void
 query_label(const WorkloadDomain *dom, char ***conds, const int *rows, int r,
 			StringInfo buf, int *digit)
 {
@@ -150,7 +164,6 @@ query_label(const WorkloadDomain *dom, char ***conds, const int *rows, int r,
 	}
 	if (!any)
 		appendStringInfoString(buf, "total");
-	return pstrdup(buf->data);
 }
 
 /* the labels and spans count against dpm.max_matrix_mb with the matrix they describe */
@@ -169,6 +182,118 @@ check_label_memory(int m, int d, const Workload *w, bool want_spans, double labe
 				 errhint("Use a smaller workload, or raise dpm.max_matrix_mb.")));
 }
 
+/* attributes a term does not mention are summed over: one Total block per attribute, made once */
+static Block *
+term_block(const WorkloadDomain *dom, const WorkloadTerm *t, int a, Block **totals)
+{
+	if (t->blocks[a])
+		return t->blocks[a];
+	if (totals[a] == NULL)
+		totals[a] = workload_block_new(BLOCK_TOTAL, dom->attrs[a].size, 0);
+	return totals[a];
+}
+
+/*
+ * Every query of the terms in order, passed to fn with its label (valid only
+ * during the call) and, when want_spans, its 2d span integers.  Only one
+ * term's conditions are held at a time, so a caller that streams the labels
+ * needs memory for one term, not for the workload.
+ */
+void
+workload_each_query(const WorkloadDomain *dom, List *terms, bool want_spans,
+					WorkloadQueryFn fn, void *arg)
+{
+	int			d = dom->nattrs;
+	Block	  **totals = palloc0(sizeof(Block *) * d);
+	int		   *rows = palloc(sizeof(int) * d);
+	char	 ***conds = palloc(sizeof(char **) * d);
+	int		  **spans = palloc(sizeof(int *) * d);
+	int		   *digit = palloc(sizeof(int) * d);
+	int		   *span = palloc(sizeof(int) * 2 * d);
+	int			query = 0;
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, terms)
+	{
+		WorkloadTerm *t = lfirst(lc);
+		int			trows = 1;
+
+		for (int a = 0; a < d; a++)
+		{
+			Block	   *b = term_block(dom, t, a, totals);
+
+			/* the labels need no matrix where the rows are runs */
+			if (!workload_block_runs(b))
+				(void) workload_block_matrix(b);
+			rows[a] = (int) b->rows;
+			trows *= rows[a];
+			conds[a] = palloc_extended(sizeof(char *) * rows[a], MCXT_ALLOC_HUGE);
+			spans[a] = palloc_extended(sizeof(int) * 2 * rows[a], MCXT_ALLOC_HUGE);
+			for (int r = 0; r < rows[a]; r++)
+			{
+				CHECK_FOR_INTERRUPTS();
+				conds[a][r] = workload_block_row_condition(&dom->attrs[a], b, r);
+				workload_block_row_span(b, r, &spans[a][2 * r], &spans[a][2 * r + 1]);
+			}
+		}
+		for (int r = 0; r < trows; r++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			query_label(dom, conds, rows, r, &buf, digit);
+			/* query_label left each attribute's block row in digit */
+			for (int a = 0; a < d && want_spans; a++)
+			{
+				span[2 * a] = spans[a][2 * digit[a]];
+				span[2 * a + 1] = spans[a][2 * digit[a] + 1];
+			}
+			fn(arg, query++, t->weight, buf.data, want_spans ? span : NULL);
+		}
+		for (int a = 0; a < d; a++)
+		{
+			for (int r = 0; r < rows[a]; r++)
+				if (conds[a][r])
+					pfree(conds[a][r]);
+			pfree(conds[a]);
+			pfree(spans[a]);
+		}
+	}
+	pfree(totals);
+	pfree(rows);
+	pfree(conds);
+	pfree(spans);
+	pfree(digit);
+	pfree(span);
+	pfree(buf.data);
+}
+
+/* workload_build's sink: the labels copied at their exact size, counted against dpm.max_matrix_mb */
+typedef struct BuildSink
+{
+	Workload   *w;
+	int			m;
+	int			d;
+	bool		want_spans;
+	double		label_bytes;
+} BuildSink;
+
+static void
+build_query(void *arg, int query, double weight, const char *label, const int *span)
+{
+	BuildSink  *s = arg;
+
+	if (s->w->weights)
+		s->w->weights[query] = weight;
+	s->w->labels[query] = pstrdup(label);
+	if (span)
+		memcpy(&s->w->spans[(size_t) query * 2 * s->d], span, sizeof(int) * 2 * s->d);
+	/* palloc rounds small chunks up to a power of two, plus a header */
+	s->label_bytes += pg_nextpower2_32((uint32) strlen(label) + 1) + 16;
+	if ((query & 1023) == 1023 || query == s->m - 1)
+		check_label_memory(s->m, s->d, s->w, s->want_spans, s->label_bytes);
+}
+
 /*
  * The rows of each term are written straight into one preallocated matrix
  * rather than stacked with mat_vstack: stacking term by term would copy the
@@ -180,24 +305,14 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix, bool wa
 	int			d = dom->nattrs;
 	Workload   *w = palloc(sizeof(Workload));
 	Block	  **totals = palloc0(sizeof(Block *) * d);
-	int		   *rows = palloc(sizeof(int) * d);
-	char	 ***conds = palloc(sizeof(char **) * d);
-	int		  **spans = palloc(sizeof(int *) * d);
-	int		   *digit = palloc(sizeof(int) * d);
+	BuildSink	sink;
 	int			m,
 				off = 0;
-	double		label_bytes = 0;
-	StringInfoData buf;
 	ListCell   *lc;
 
 	if (want_matrix)
 		workload_check_size(dom, terms);
-	else if (workload_rows(dom, terms) > INT_MAX)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("workload of %.0f queries is too large", workload_rows(dom, terms)),
-				 errhint("Ask fewer queries at once.")));
-	m = (int) workload_rows(dom, terms);
+	m = workload_count(dom, terms);
 	w->matrix = want_matrix ? mat_new(m, dom->cells) : NULL;
 	check_label_memory(m, d, w, want_spans, 0.0);	/* before the arrays are allocated */
 	w->labels = palloc_extended(sizeof(char *) * Max(m, 1), MCXT_ALLOC_HUGE);
@@ -206,43 +321,19 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix, bool wa
 	foreach(lc, terms)
 		if (((WorkloadTerm *) lfirst(lc))->weight != 1.0)
 			w->weights = palloc_extended(sizeof(double) * Max(m, 1), MCXT_ALLOC_HUGE);
-	initStringInfo(&buf);
 
 	foreach(lc, terms)
 	{
 		WorkloadTerm *t = lfirst(lc);
 		Mat		   *term = NULL;
 		bool		owned = false;
-		int			trows;
 
+		if (!want_matrix)
+			break;
 		for (int a = 0; a < d; a++)
 		{
-			Block	   *b = t->blocks[a];
-			Mat		   *bm;
+			Mat		   *bm = workload_block_matrix(term_block(dom, t, a, totals));
 
-			/* attributes the term does not mention are summed over */
-			if (b == NULL)
-			{
-				if (totals[a] == NULL)
-					totals[a] = workload_block_new(BLOCK_TOTAL, dom->attrs[a].size, 0);
-				b = totals[a];
-			}
-			/* the labels need no matrix where the rows are runs */
-			if (!workload_block_runs(b))
-				(void) workload_block_matrix(b);
-			rows[a] = (int) b->rows;
-			conds[a] = palloc_extended(sizeof(char *) * rows[a], MCXT_ALLOC_HUGE);
-			spans[a] = palloc_extended(sizeof(int) * 2 * rows[a], MCXT_ALLOC_HUGE);
-			for (int r = 0; r < rows[a]; r++)
-			{
-				CHECK_FOR_INTERRUPTS();
-				conds[a][r] = workload_block_row_condition(&dom->attrs[a], b, r);
-				workload_block_row_span(b, r, &spans[a][2 * r], &spans[a][2 * r + 1]);
-			}
-
-			if (!want_matrix)
-				continue;
-			bm = workload_block_matrix(b);
 			if (term == NULL)
 				term = bm;
 			else
@@ -255,52 +346,24 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix, bool wa
 				owned = true;
 			}
 		}
-		trows = 1;
-		for (int a = 0; a < d; a++)
-			trows *= rows[a];
-		Assert(!want_matrix || (term->cols == dom->cells && term->rows == trows));
-		Assert(off + trows <= m);
-
-		for (int j = 0; want_matrix && j < term->cols; j++)
+		Assert(term->cols == dom->cells && off + term->rows <= m);
+		for (int j = 0; j < term->cols; j++)
 		{
 			CHECK_FOR_INTERRUPTS();
 			memcpy(&MAT(w->matrix, off, j), &MAT(term, 0, j), sizeof(double) * term->rows);
 		}
-		for (int r = 0; r < trows; r++)
-		{
-			CHECK_FOR_INTERRUPTS();
-			if (w->weights)
-				w->weights[off + r] = t->weight;
-			w->labels[off + r] = query_label(dom, conds, rows, r, &buf, digit);
-			/* query_label left each attribute's block row in digit */
-			for (int a = 0; a < d && w->spans; a++)
-			{
-				w->spans[(size_t) (off + r) * 2 * d + 2 * a] = spans[a][2 * digit[a]];
-				w->spans[(size_t) (off + r) * 2 * d + 2 * a + 1] = spans[a][2 * digit[a] + 1];
-			}
-			/* palloc rounds small chunks up to a power of two, plus a header */
-			label_bytes += pg_nextpower2_32((uint32) buf.len + 1) + 16;
-		}
-		check_label_memory(m, d, w, want_spans, label_bytes);
-		off += trows;
-
-		for (int a = 0; a < d; a++)
-		{
-			for (int r = 0; r < rows[a]; r++)
-				if (conds[a][r])
-					pfree(conds[a][r]);
-			pfree(conds[a]);
-			pfree(spans[a]);
-		}
+		off += term->rows;
 		if (owned)
 			mat_free(term);
 	}
-	Assert(off == m);
+	Assert(!want_matrix || off == m);
+
+	sink.w = w;
+	sink.m = m;
+	sink.d = d;
+	sink.want_spans = want_spans;
+	sink.label_bytes = 0;
+	workload_each_query(dom, terms, want_spans, build_query, &sink);
 	pfree(totals);
-	pfree(rows);
-	pfree(conds);
-	pfree(spans);
-	pfree(digit);
-	pfree(buf.data);
 	return w;
 }

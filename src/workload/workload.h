@@ -96,9 +96,14 @@ extern void workload_domain_check(WorkloadDomain *dom);
 /* an error unless the domain has a dense cell index, naming what needed one */
 extern void workload_require_dense(const WorkloadDomain *dom, const char *what);
 extern double workload_rows(const WorkloadDomain *dom, List *terms);
+extern int	workload_count(const WorkloadDomain *dom, List *terms);
 extern void workload_check_size(const WorkloadDomain *dom, List *terms);
 /* the matrix (unless want_matrix is false: NULL), the labels and the spans (unless want_spans is false) */
 extern Workload *workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix, bool want_spans);
+/* per query, in order: its number (0-based), weight, label and, when asked for, its 2d spans */
+typedef void (*WorkloadQueryFn) (void *arg, int query, double weight, const char *label, const int *span);
+extern void workload_each_query(const WorkloadDomain *dom, List *terms, bool want_spans,
+								WorkloadQueryFn fn, void *arg);
 
 /* spec_gram.c: W^T W of a parsed spec, n x n, without W */
 extern Mat *workload_gram(const WorkloadDomain *dom, List *terms);

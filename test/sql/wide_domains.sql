@@ -22,8 +22,17 @@ SELECT dpm.optimize('w30_2', rho => 1) > 0 AS optimized;
 SELECT method, rows, abs(ratio_to_bound - 1) < 1e-9 AS at_bound, abs(lower_bound / profile_trace - 1) < 1e-9 AS certified,
        abs(sensitivity_l2 - 1) < 1e-12 AS unit_sensitivity
   FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'w30_2';
--- kept implicit: its spec and labels, no matrix and no spans (made if it is published)
-SELECT matrix IS NULL AS no_matrix, spans IS NULL AS no_spans, cardinality(labels) AS labels FROM dpm.workloads WHERE name = 'w30_2';
+-- kept implicit: its spec only; labels and spans are made from it when needed
+SELECT matrix IS NULL AS no_matrix, spans IS NULL AS no_spans, labels IS NULL AS no_labels, m FROM dpm.workloads WHERE name = 'w30_2';
+-- made one term at a time, they are those of the workload's matrix builder (which keeps them all)
+WITH d AS (SELECT * FROM dpm.domains WHERE name = 'w30'),
+     b AS (SELECT (dpm_internal.workload_matrix('Marginals(2) + Marginals(1) + Marginals(0)', d, false)).* FROM d),
+     q AS (SELECT q.* FROM d, dpm_internal.workload_queries('Marginals(2) + Marginals(1) + Marginals(0)', d, true) q)
+SELECT (SELECT count(*) FROM q) AS queries,
+       (SELECT array_agg(q.query ORDER BY q.query) FROM q) = (SELECT array_agg(i::int) FROM generate_series(1, 43801) i) AS numbered,
+       (SELECT array_agg(q.label ORDER BY q.query) FROM q) = (SELECT b.labels FROM b) AS same_labels,
+       (SELECT array_agg(v ORDER BY q.query, k) FROM q, unnest(q.spans) WITH ORDINALITY u(v, k))
+         = (SELECT array_agg(v ORDER BY i) FROM b, unnest(b.spans) WITH ORDINALITY u(v, i)) AS same_spans;
 -- the labels say which cells a query counts
 SELECT query, label FROM dpm.exact_answers('w30_2') WHERE query IN (1, 4350, 43500, 43501, 43801) ORDER BY query;
 
@@ -234,7 +243,8 @@ SET dpm.max_cells = 5000;
 SELECT dpm.create_workload('w30_3', 'w30', 'Marginals(3)');
 SELECT dpm.create_workload('w30_3', 'w30', 'Marginals(3, a1, a2, a3, a4, a5, a6, a7, a8)');
 RESET dpm.max_cells;
--- the labels count against dpm.max_matrix_mb (43,801 labels need about 2 MB)
+-- no labels are kept, so dpm.max_matrix_mb does not bound the number of queries (43,801 labels
+-- would need about 2 MB); their marginal tables are bounded by dpm.max_cells, above
 SET dpm.max_matrix_mb = 1;
 SELECT dpm.create_workload('w30_2b', 'w30', 'Marginals(2) + Marginals(1) + Marginals(0)');
 RESET dpm.max_matrix_mb;
