@@ -97,6 +97,8 @@ typedef enum SlotState
 typedef struct ReleaseSlot
 {
 	int			delay_ms;
+	/* the caller's dpm.max_cells, which planned the release: the worker must not refuse after the charge what it allowed */
+	int			max_cells;
 	volatile int state;
 	int64		release_id;
 	int			sqlerrcode;

@@ -21,6 +21,7 @@
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 
+#include "histogram/histogram.h"
 #include "progress/progress.h"
 #include "release/queue.h"
 #include "release/release.h"
@@ -396,6 +397,7 @@ dpm_run_release(PG_FUNCTION_ARGS)
 	slot = dsm_segment_address(seg);
 	memset(slot, 0, offsetof(ReleaseSlot, data));
 	slot->delay_ms = dpm_debug_release_delay;
+	slot->max_cells = dpm_max_cells;
 	slot->req_len = req_len;
 	slot->built_len = built_len;
 	slot->built_type = built_type;

@@ -245,8 +245,12 @@ serve(ReleaseSlot *slot, Oid caller)
 	Oid			types[2];
 	Datum		values[2];
 	bool		refused = false;
+	char		max_cells[16];
 
 	progress_set_role(caller);
+	/* every release runs under its caller's dpm.max_cells, which its plan was checked against */
+	snprintf(max_cells, sizeof(max_cells), "%d", slot->max_cells);
+	SetConfigOption("dpm.max_cells", max_cells, PGC_SUSET, PGC_S_OVERRIDE);
 	SpinLockAcquire(&release_queue->mutex);
 	refused = release_queue->requests[my_request].cancel;
 	SpinLockRelease(&release_queue->mutex);

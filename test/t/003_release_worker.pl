@@ -105,5 +105,29 @@ is( $q->(
 	'5 true',
 	'every release of the workload was released');
 
+# --- the caller's dpm.max_cells holds in the worker -------------------------------------------------
+# A superuser may raise it for a session; the release's tables were checked against it before the
+# charge, so the worker, which does not see the session, must use it too rather than fail after.
+ok(set_server($node, 'dpm.max_cells' => 1000), 'dpm.max_cells = 1000 on the server, reloaded');
+$q->(q{
+SET client_min_messages = warning;
+CREATE TABLE rw_wide AS SELECT g AS id, g % 40 AS a, (g / 40) % 40 AS b, (g / 7) % 40 AS c FROM generate_series(1, 2000) g;
+SELECT dpm.register_source('rw_wide', 'id', 1, rho => 10);
+SELECT dpm.create_domain('rw_wd', 'rw_wide', '[{"name": "a", "bins": {"min": 0, "max": 40, "width": 1}},
+  {"name": "b", "bins": {"min": 0, "max": 40, "width": 1}}, {"name": "c", "bins": {"min": 0, "max": 40, "width": 1}}]');
+SET dpm.max_cells = 5000;
+SELECT dpm.create_workload('rw_ww', 'rw_wd', 'Marginals(2)');
+});
+is($q->("SELECT count(*) FROM dpm.domains WHERE name = 'rw_wd' AND n IS NULL"), '1', '64,000 cells: a wide domain');
+is($q->("SET dpm.max_cells = 5000; SELECT count(*) FROM dpm.answer('rw_ww', rho => 1)"), '4800',
+	'tables of 4,800 cells, allowed by the session, are released by the worker');
+my ($ret, $out, $err) = $node->psql($db, "SELECT count(*) FROM dpm.answer('rw_ww', rho => 1)");
+like($err, qr/more than dpm.max_cells \(1000\)/, 'under the server setting the same release is refused');
+is( $q->(
+		"SELECT count(*) || ' ' || bool_and(status = 'released')
+		   FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id WHERE w.name = 'rw_ww'"),
+	'1 true',
+	'before its charge: one release, released, and nothing charged for the refused one');
+
 $node->stop;
 done_testing();
