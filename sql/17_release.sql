@@ -144,12 +144,6 @@ BEGIN
               HINT = CASE noise WHEN 'laplace' THEN 'Use method => ''residual'' with epsilon alone, which plans for Laplace noise.'
                                 ELSE 'Use method => ''residual'' with rho or delta > 0, which plans for Gaussian noise.' END;
     END IF;
-    IF coalesce(args->>'inference', 'ls') NOT IN ('ls', 'nnls') THEN
-      RAISE EXCEPTION 'a residual strategy estimates by least squares (ls) or non-negative least squares (nnls), not %',
-        args->>'inference'
-        USING ERRCODE = 'feature_not_supported',
-              HINT = 'Rounding to integers would break the agreement of the marginals on what they share.';
-    END IF;
     -- the tables it will read fit dpm.max_cells (a Laplace plan may add tables of its own)
     PERFORM dpm_internal.residual_table_sets(wl.spec, dom, dpm_internal.residual_plan_sets(st));
     PERFORM dpm_internal.residual_release(wl.spec, dom, (st.hdmm).p, (st.hdmm).theta, st.sensitivity_l2 ^ 2, NULL,

@@ -450,7 +450,7 @@ dpm_residual_release(PG_FUNCTION_ARGS)
 				confidence;
 	double	  **answers,
 			  **stderrs;
-	bool		nonneg = false;
+	ResidualInference inference = RESIDUAL_LS;
 
 	for (int i = 0; i < 5; i++)
 		if (PG_ARGISNULL(i))
@@ -462,16 +462,16 @@ dpm_residual_release(PG_FUNCTION_ARGS)
 	confidence = api_confidence_arg(fcinfo, 10);
 	if (!PG_ARGISNULL(11))
 	{
-		char	   *inference = text_to_cstring(PG_GETARG_TEXT_PP(11));
+		char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(11));
 
-		if (strcmp(inference, "nnls") == 0)
-			nonneg = true;
-		else if (strcmp(inference, "ls") != 0)
+		if (strcmp(name, "nnls") == 0)
+			inference = RESIDUAL_NNLS;
+		else if (strcmp(name, "nnls_integer") == 0)
+			inference = RESIDUAL_INTEGER;
+		else if (strcmp(name, "ls") != 0)
 			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("a residual strategy estimates by least squares (ls) or non-negative least squares (nnls), not \"%s\"",
-							inference),
-					 errhint("Rounding to integers would break the agreement of the marginals on what they share.")));
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("inference must be ls, nnls or nnls_integer, not \"%s\"", name)));
 	}
 	answers = palloc0(sizeof(double *) * Max(sm.m, 1));
 	stderrs = palloc0(sizeof(double *) * Max(sm.m, 1));
@@ -486,7 +486,7 @@ dpm_residual_release(PG_FUNCTION_ARGS)
 		t = residual_tables(sm.w, sets, count);
 
 		residual_laplace_release(sm.w, t, sm.sizes, sets, theta, count, epsilon, scale,
-								 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), nonneg, confidence, answers,
+								 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), inference, confidence, answers,
 								 stderrs, half);
 		if (PG_ARGISNULL(5))
 		{
@@ -506,7 +506,7 @@ dpm_residual_release(PG_FUNCTION_ARGS)
 	sens = scale * sqrt(cost2);
 	sigma = rho > 0.0 ? calibrate_zcdp_sigma(rho, sens) : calibrate_gaussian_sigma(epsilon, delta, sens);
 	residual_release(sm.w, t, sm.sizes, variance, sigma, scale,
-					 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), nonneg, answers, stderrs);
+					 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), inference, answers, stderrs);
 	if (PG_ARGISNULL(5))
 	{
 		InitMaterializedSRF(fcinfo, 0);

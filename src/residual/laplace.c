@@ -419,7 +419,7 @@ half_widths(const ResidualWorkload *w, const int *sizes, const int *sets, int co
 void
 residual_laplace_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes, const int *sets,
 						 const double *theta, int count, double epsilon, double contributions,
-						 const int64 *tables, bool nonneg, double confidence, double **answers,
+						 const int64 *tables, ResidualInference inference, double confidence, double **answers,
 						 double **stderrs, double **half)
 {
 	double	  **est = palloc0(sizeof(double *) * Max(w->count, 1));
@@ -463,8 +463,8 @@ residual_laplace_release(const ResidualWorkload *w, const ResidualTables *t, con
 	maps = needed_maps(w, sizes, sets, count);
 	estimate(w, sizes, sets, count, maps, y, var, est, vres);
 	residual_answers(w, sizes, est, vres, answers, stderrs);
-	if (nonneg)
-		residual_nonneg(w, sizes, est, vres, answers);
+	if (inference != RESIDUAL_LS)
+		residual_nonneg(w, sizes, est, vres, inference == RESIDUAL_INTEGER, answers);
 	if (confidence != NO_INTERVALS)
 		half_widths(w, sizes, sets, count, maps, laws, var, confidence, half);
 }

@@ -17,7 +17,8 @@
  * A of table S counts 1 / N_{S \ A}), so the z-step is closed form, residual
  * by residual; the u-step clips at 0; the penalty is balanced between the
  * primal and dual residuals.  The answers come from u, so no count is
- * negative; the tables agree to within the stopping tolerance.
+ * negative; the tables agree to within the stopping tolerance.  For
+ * nnls_integer, u is then replaced by integer tables (integer.c).
  */
 #include "postgres.h"
 
@@ -25,6 +26,7 @@
 
 #include "miscadmin.h"
 
+#include "linalg/linalg.h"
 #include "progress/progress.h"
 #include "residual/residual.h"
 
@@ -70,7 +72,7 @@ add_transpose(const ResidualWorkload *w, const ResidualTables *t, const SubsetMa
 
 void
 residual_nonneg(const ResidualWorkload *w, const int *sizes, double **est, const double *variance,
-				double **answers)
+				bool integer, double **answers)
 {
 	ResidualTables *t = residual_tables(w, NULL, 0);
 	size_t		cells = (size_t) t->cells;
@@ -171,7 +173,12 @@ residual_nonneg(const ResidualWorkload *w, const int *sizes, double **est, const
 		ereport(NOTICE,
 				(errmsg("the non-negative estimate stopped after %d iterations, short of its tolerance", max_iter)));
 
-	/* every term's table from the non-negative table it is summed out of */
+	if (integer)
+	{
+		residual_integer_tables(t, sizes, u, (double) dpm_max_matrix_mb * 1024 * 1024, c);
+		memcpy(u, c, sizeof(double) * cells);
+	}
+	/* every term's table from the non-negative (or integer) table it is summed out of */
 	for (int j = 0; j < w->m; j++)
 	{
 		int			own = w->member[w->first[j + 1] - 1];

@@ -32,6 +32,14 @@
 /* most attributes one marginal may have: its 2^k subsets are enumerated */
 #define RESIDUAL_MAX_ORDER 16
 
+/* how a release estimates: least squares, non-negative (nonneg.c), or integer tables too (integer.c) */
+typedef enum ResidualInference
+{
+	RESIDUAL_LS,
+	RESIDUAL_NNLS,
+	RESIDUAL_INTEGER
+} ResidualInference;
+
 /* one residual of the plan: a subset of the attributes and its measurement */
 typedef struct Residual
 {
@@ -215,13 +223,13 @@ extern void residual_exact(const ResidualWorkload *w, const ResidualTables *t, c
  * sensitivity; indexes as w's) measured from its table with noise of
  * standard deviation sigma * sqrt(variance[i]) per cell before the
  * projection, for `contributions` records per privacy unit; answers[j]
- * gets term j's answers (non-negative ones with nonneg: residual_nonneg)
+ * gets term j's answers (non-negative or integer ones: residual_nonneg)
  * and stderrs[j] their least-squares standard errors.  With tables NULL,
  * only the sampler's checks run.
  */
 extern void residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
 							 const double *variance, double sigma, double contributions,
-							 const int64 *tables, bool nonneg, double **answers, double **stderrs);
+							 const int64 *tables, ResidualInference inference, double **answers, double **stderrs);
 
 /*
  * Every term's answers and standard errors (stderrs NULL: not wanted) from
@@ -234,10 +242,20 @@ extern void residual_answers(const ResidualWorkload *w, const int *sizes, double
 /*
  * nonneg.c: answers[j] (allocated) replaced by term j's answers from the
  * non-negative, consistent re-estimate of the residuals est (variances
- * V_A) nearest the least-squares one (inference nnls).
+ * V_A) nearest the least-squares one (inference nnls), or with integer,
+ * from the integer tables of records near it (nnls_integer).
  */
 extern void residual_nonneg(const ResidualWorkload *w, const int *sizes, double **est, const double *variance,
-							double **answers);
+							bool integer, double **answers);
+
+/*
+ * integer.c: out (t's tables, one after the other) <- the tables of
+ * records near the non-negative, consistent tables u: integers that agree
+ * on what they share.  The distinct records take at most max_bytes (or as
+ * many as the largest table has cells).
+ */
+extern void residual_integer_tables(const ResidualTables *t, const int *sizes, const double *u, double max_bytes,
+									double *out);
 
 /*
  * The least squared L2 sensitivity (cost2) at which every cell of marginal j
@@ -278,7 +296,7 @@ extern void residual_laplace_variances(const ResidualWorkload *w, const int *set
  */
 extern void residual_laplace_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
 									 const int *sets, const double *theta, int count, double epsilon,
-									 double contributions, const int64 *tables, bool nonneg, double confidence,
+									 double contributions, const int64 *tables, ResidualInference inference, double confidence,
 									 double **answers, double **stderrs, double **half);
 
 #endif

@@ -209,7 +209,7 @@ residual_exact(const ResidualWorkload *w, const ResidualTables *t, const int *si
 void
 residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
 				 const double *variance, double sigma, double contributions,
-				 const int64 *tables, bool nonneg, double **answers, double **stderrs)
+				 const int64 *tables, ResidualInference inference, double **answers, double **stderrs)
 {
 	double	  **est = palloc0(sizeof(double *) * Max(w->count, 1));
 	double	   *actual = palloc0(sizeof(double) * Max(w->count, 1));
@@ -248,8 +248,8 @@ residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *
 	if (tables == NULL)
 		return;
 	residual_answers(w, sizes, est, actual, answers, stderrs);
-	if (nonneg)
-		residual_nonneg(w, sizes, est, actual, answers);
+	if (inference != RESIDUAL_LS)
+		residual_nonneg(w, sizes, est, actual, inference == RESIDUAL_INTEGER, answers);
 }
 
 void
