@@ -5,11 +5,20 @@ CREATE OR REPLACE FUNCTION dpm_internal.auto_methods() RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT array_agg(m.method ORDER BY m.i) FROM dpm.strategy_methods() WITH ORDINALITY m(method, in_auto, applies_to, options, memory_per_n2, i) WHERE m.in_auto $$;
 
--- The noise a strategy is built for: fitness targets are variances of Gaussian noise, whatever
--- privacy is given.
-CREATE OR REPLACE FUNCTION dpm_internal.noise_kind(method text, delta float8, rho float8) RETURNS text
+-- The noise a strategy is built for: variance targets (method fitness, or residual with option
+-- targets) are variances of Gaussian noise, whatever privacy is given.
+CREATE OR REPLACE FUNCTION dpm_internal.noise_kind(method text, delta float8, rho float8, options jsonb DEFAULT NULL)
+RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$ SELECT CASE WHEN delta > 0 OR rho IS NOT NULL OR method = 'fitness' THEN 'gaussian' ELSE 'laplace' END $$;
+AS $$
+  SELECT CASE WHEN delta > 0 OR rho IS NOT NULL OR method = 'fitness' OR (method = 'residual' AND options ? 'targets')
+              THEN 'gaussian' ELSE 'laplace' END
+$$;
+
+-- Whether a strategy is built to meet variance targets, which then decide its charge.
+CREATE OR REPLACE FUNCTION dpm_internal.has_targets(method text, options jsonb) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT method = 'fitness' OR (method = 'residual' AND coalesce(options ? 'targets', false)) $$;
 
 -- A cached strategy's row without its matrices (megabytes, which a row variable would detoast).
 CREATE OR REPLACE FUNCTION dpm_internal.strategy_head(sid int) RETURNS dpm.strategies
@@ -249,7 +258,7 @@ BEGIN
     RAISE EXCEPTION 'method and options must not be NULL' USING ERRCODE = 'null_value_not_allowed';
   END IF;
   PERFORM dpm_internal.check_privacy_args(epsilon, delta, rho);
-  RETURN (dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, rho), options, true)).st.id;
+  RETURN (dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, rho, options), options, true)).st.id;
 END
 $$;
 COMMENT ON FUNCTION dpm.optimize(text, text, float8, float8, jsonb, float8) IS
@@ -299,10 +308,10 @@ $$;
 COMMENT ON FUNCTION dpm.compare_strategies(text, float8, float8, float8) IS
   'one row per strategy method for a workload: sensitivity, expected total, max and root-mean-square error at the given privacy, ratio to the SVD bound, optimization effort; reads no data, spends no budget';
 
--- The privacy a fitness strategy needs to meet its targets (prioritizing accuracy): unit noise
--- on its rows meets them, so ask for the largest sigma <= 1 whose noise, as the secure sampler
--- really adds it (grid allowance included), stays <= 1, and for epsilon (or rho) with margins that
--- survive the charge's rounding and dpm_internal.below.
+-- The privacy a strategy for variance targets (fitness, or residual with targets) needs to meet
+-- them (prioritizing accuracy): unit noise on its rows meets them, so ask for the largest sigma <= 1
+-- whose noise, as the secure sampler really adds it (grid allowance included), stays <= 1, and for
+-- epsilon (or rho) with margins that survive the charge's rounding and dpm_internal.below.
 CREATE OR REPLACE FUNCTION dpm_internal.fitness_need(src dpm.sources, st dpm.strategies, delta float8,
                                   OUT epsilon float8, OUT rho float8)
 LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
@@ -320,13 +329,13 @@ BEGIN
     rho := (sens / s) ^ 2 / 2 * (1 + 1e-12);
   WHEN 'approx' THEN
     IF NOT delta > 0 THEN
-      RAISE EXCEPTION 'give delta > 0: the epsilon a fitness strategy needs is computed for it'
+      RAISE EXCEPTION 'give delta > 0: the epsilon a % strategy needs for its targets is computed for it', st.method
         USING ERRCODE = 'invalid_parameter_value';
     END IF;
     epsilon := greatest(dpm.gaussian_epsilon(delta * (1 - 1e-12), s, sens) * (1 + 1e-12), 1e-15);
   ELSE
-    RAISE EXCEPTION 'source "%" is registered for pure epsilon-differential privacy: a fitness strategy needs Gaussian noise',
-      src.relation USING ERRCODE = 'invalid_parameter_value';
+    RAISE EXCEPTION 'source "%" is registered for pure epsilon-differential privacy: a % strategy for variance targets needs Gaussian noise',
+      src.relation, st.method USING ERRCODE = 'invalid_parameter_value';
   END CASE;
 END
 $$;

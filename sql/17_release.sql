@@ -81,16 +81,16 @@ BEGIN
     INTO wl FROM dpm.workloads w WHERE w.id = wl.id;
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
-  -- neither epsilon nor rho, with a fitness strategy: its targets decide the charge
+  -- neither epsilon nor rho, with a strategy built for variance targets: they decide the charge
   accuracy_first := args->>'epsilon' IS NULL AND args->>'rho' IS NULL
-                    AND (coalesce(method = 'fitness', false) OR sid IS NOT NULL);
+                    AND (coalesce(dpm_internal.has_targets(method, args->'options'), false) OR sid IS NOT NULL);
   IF NOT accuracy_first THEN
     cost := dpm_internal.privacy_cost(src, (args->>'epsilon')::float8, delta, (args->>'rho')::float8);
   END IF;
 
   IF sid IS NULL THEN
     method := coalesce(method, 'auto');
-    chosen := dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, (args->>'rho')::float8),
+    chosen := dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, (args->>'rho')::float8, args->'options'),
                                    coalesce(nullif(args->'options', 'null'), '{}'), store);
     st := chosen.st;
     built := chosen.built;
@@ -114,13 +114,13 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Use dpm.optimize on this workload to get a strategy for it.';
   END IF;
   IF accuracy_first THEN
-    IF st.method <> 'fitness' THEN
+    IF NOT dpm_internal.has_targets(st.method, st.options) THEN
       cost := dpm_internal.privacy_cost(src, NULL, delta, NULL);    -- refused: give epsilon or rho
     END IF;
     need := dpm_internal.fitness_need(src, st, delta);
     cost := dpm_internal.privacy_cost(src, need.epsilon, delta, need.rho);
-  ELSIF st.method = 'fitness' AND cost.noise <> 'gaussian' THEN
-    RAISE EXCEPTION 'a fitness strategy meets variance targets with Gaussian noise, not Laplace'
+  ELSIF dpm_internal.has_targets(st.method, st.options) AND cost.noise <> 'gaussian' THEN
+    RAISE EXCEPTION 'a % strategy meets variance targets with Gaussian noise, not Laplace', st.method
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'Give delta > 0 or rho, or neither epsilon nor rho to be charged what the targets need.';
   END IF;

@@ -196,9 +196,55 @@ plan_tables(SpecMarginals *sm, ArrayType *subsets, ArrayType *weights, double **
 }
 
 /*
+ * Option targets: each marginal's variance target, one for all or one per
+ * marginal in the workload's order; NULL when not given.  A plan for them
+ * meets them at unit noise (residual_targets), as a fitness strategy does.
+ */
+static double *
+targets_option(Jsonb *options, const SpecMarginals *sm, bool laplace, int loss)
+{
+	int			nc;
+	double	   *c = options_get_numbers(options, "targets", &nc);
+	double	   *targets;
+
+	if (c == NULL)
+		return NULL;
+	if (laplace)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("method residual's variance targets need Gaussian noise"),
+				 errhint("Give delta > 0 or rho, or neither epsilon nor rho to be charged what the targets need.")));
+	if (loss != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("give variance targets or a loss, not both"),
+				 errhint("Targets are met at the least privacy cost; a loss is minimized at a given cost.")));
+	if (!sm->plain)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("method residual's variance targets need a workload of marginals: Identity or Total on every attribute"),
+				 errhint("Use method fitness, with targets per query, for marginals with Prefix, AllRange, Ranges or Hierarchical blocks.")));
+	if (nc != 1 && nc != sm->m)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("targets must have one variance, or one per marginal of the workload (%d), not %d", sm->m, nc)));
+	targets = palloc(sizeof(double) * Max(sm->m, 1));
+	for (int j = 0; j < sm->m; j++)
+	{
+		targets[j] = c[nc == 1 ? 0 : j];
+		if (!(targets[j] > 0) || !isfinite(targets[j]))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("variance targets must be positive and finite, target %d is %g", j + 1, targets[j])));
+	}
+	return targets;
+}
+
+/*
  * dpm_internal.residual_build(spec, dom, options): the plan for the loss
  * of options (sum or max of the variances, each marginal's weighted by its
- * weight squared) with what dpm.strategies records of it.
+ * weight squared), or for its variance targets, with what dpm.strategies
+ * records of it.
  */
 PG_FUNCTION_INFO_V1(dpm_residual_build);
 Datum
@@ -220,6 +266,7 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 				maxp = 0.0,
 				rows = 0.0;
 	int			count = 0;
+	double	   *targets;
 	TupleDesc	tupdesc;
 	Datum		values[10];
 	bool		nulls[10] = {false};
@@ -234,6 +281,7 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 	laplace = strcmp(options_get_text(PG_GETARG_JSONB_P(2), "noise", "gaussian"), "laplace") == 0;
 	spec_marginals(fcinfo, &sm);
 	w = sm.w;
+	targets = targets_option(PG_GETARG_JSONB_P(2), &sm, laplace, opts.loss);
 	if (laplace)
 		residual_add_candidates(w, sm.sizes, sm.d);
 	variance = palloc0(sizeof(double) * Max(w->count, 1));
@@ -269,7 +317,7 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 		iterations = lp->iterations;
 		nulls[9] = true;
 	}
-	else if (opts.loss == 0)
+	else if (opts.loss == 0 && targets == NULL)
 	{
 		plan = residual_plan_workload(w);
 		for (int i = 0; i < w->count; i++)
@@ -277,17 +325,21 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 	}
 	else
 	{
-		/* the largest weighted variance: weight_j^2 var_j <= 1 for every marginal j, at least cost */
-		double	   *targets = palloc(sizeof(double) * Max(sm.m, 1));
-
+		/*
+		 * the largest weighted variance: weight_j^2 var_j <= 1 for every
+		 * marginal j, at least cost; or the targets given
+		 */
 		if (!sm.plain)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("method residual's loss max needs a workload of marginals: Identity or Total on every attribute"),
 					 errhint("Use loss sum for marginals with Prefix, AllRange, Ranges or Hierarchical blocks.")));
-
-		for (int j = 0; j < sm.m; j++)
-			targets[j] = sm.weights[j] == 1.0 ? 1.0 : 1.0 / (sm.weights[j] * sm.weights[j]);
+		if (targets == NULL)
+		{
+			targets = palloc(sizeof(double) * Max(sm.m, 1));
+			for (int j = 0; j < sm.m; j++)
+				targets[j] = sm.weights[j] == 1.0 ? 1.0 : 1.0 / (sm.weights[j] * sm.weights[j]);
+		}
 		plan = residual_targets(sm.sizes, sm.d, sm.attrs, sm.m, sm.width, targets, opts.tol, opts.max_iter);
 		for (int i = 0; i < plan->count; i++)
 			variance[residual_find(w, plan->residuals[i].attrs, plan->residuals[i].order)] =

@@ -72,7 +72,7 @@ api_method_options(const StrategyMethod *m, Jsonb *options, StrategyOptions *opt
 			*(double *) field = options_get_float(options, o->key, o->dflt, o->min, o->max);
 		else if (o->kind == OPTION_CHOICE)
 			*(int *) field = options_get_choice(options, o->key, o->choices, (int) o->dflt);
-		else
+		else if (o->kind == OPTION_METHOD)
 			*(const char **) field = options_get_text(options, o->key, o->text_dflt);
 	}
 	noise = options_get_choice(options, "noise", noise_choices, 0);

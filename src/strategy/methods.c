@@ -146,11 +146,13 @@ static const StrategyMethod methods[] = {
 	/*
 	 * ResidualPlanner (residual/): Gaussian noise on the residuals of a
 	 * marginal workload, optimal for the sum or the largest of the variances
-	 * (with other blocks than Identity, the best in the marginal algebra);
-	 * its memory grows with the marginals, not the cells
+	 * (with other blocks than Identity, the best in the marginal algebra),
+	 * or at least privacy cost under per-marginal variance targets; its
+	 * memory grows with the marginals, not the cells
 	 */
 	{"residual", NULL, false, 0, METHOD_IF_MARGINALS, AUGMENT_NONE,
 		{{"loss", OPTION_CHOICE, 0, 0, 0, OPT(loss), NULL, loss_choices},
+		 {"targets", OPTION_NUMBERS},
 		 TOL_OPTION, MAX_ITER_OPTION, {NULL}}},
 	/* built by fitness/ from the workload's per-query targets, which are its options */
 	{"fitness", NULL, false, 20, METHOD_ON_REQUEST, AUGMENT_NONE, {{NULL}}},
@@ -196,7 +198,7 @@ strategy_default_options(const StrategyMethod *m, StrategyOptions *opts)
 			*(int *) field = (int) o->dflt;
 		else if (o->kind == OPTION_FLOAT)
 			*(double *) field = o->dflt;
-		else
+		else if (o->kind == OPTION_METHOD)
 			*(const char **) field = o->text_dflt;
 	}
 }

@@ -31,7 +31,8 @@ typedef enum OptionKind
 	OPTION_INT,
 	OPTION_FLOAT,
 	OPTION_METHOD,				/* the name of another method */
-	OPTION_CHOICE				/* one of choices, kept as its index; dflt is the default's */
+	OPTION_CHOICE,				/* one of choices, kept as its index; dflt is the default's */
+	OPTION_NUMBERS				/* a number or an array of them, which the method reads itself (no field) */
 } OptionKind;
 
 typedef struct MethodOption
@@ -72,7 +73,7 @@ typedef struct StrategyMethod
 	double		memory_per_n2;	/* peak memory c n^2 + 2 m n doubles, beyond the backend's */
 	MethodScope applies;
 	MethodAugment augment;
-	MethodOption options[4];	/* besides augment and noise, which every method takes */
+	MethodOption options[5];	/* besides augment and noise, which every method takes */
 } StrategyMethod;
 
 /* NULL if the name is unknown */
