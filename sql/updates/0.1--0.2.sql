@@ -35,6 +35,11 @@ $$;
 -- written in C now, with a fourth argument (what the parameters are for)
 DROP FUNCTION dpm_internal.check_privacy_args(float8, float8, float8);
 
+-- with one more argument each: the options (variance targets decide the noise) and the number of
+-- queries (a wide domain's workload keeps no labels to count)
+DROP FUNCTION dpm_internal.noise_kind(text, float8, float8);
+DROP FUNCTION dpm_internal.store_workload(text, dpm.domains, text, float8[], text[], float8[], int[]);
+
 -- the functions of a workload spec take their domain as one value (a dpm.domains row) instead of
 -- five arrays: their new forms are created by the parts that follow
 DO $$
