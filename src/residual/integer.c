@@ -36,6 +36,7 @@ typedef struct Records
 {
 	int			nu;				/* attributes in any table */
 	int		   *attr;			/* their indexes */
+	int		   *pos;			/* per attribute index: its position in attr */
 	int			count;
 	int			max_types;
 	int32	   *vals;			/* count x nu; -1: not set yet */
@@ -118,10 +119,8 @@ set_attribute(Records *rec, const ResidualTables *t, const int *sizes, const dou
 	/* the table summed to the set attributes and p: strides over them, last attribute fastest */
 	for (int b = s->order - 1; b >= 0; b--)
 	{
-		int			q = 0;
+		int			q = rec->pos[s->attrs[b]];
 
-		while (rec->attr[q] != s->attrs[b])
-			q++;
 		if (q == p || set[s->attrs[b]])
 		{
 			keep[q] = stride;
@@ -135,11 +134,7 @@ set_attribute(Records *rec, const ResidualTables *t, const int *sizes, const dou
 
 		for (int b = s->order - 1; b >= 0; b--)
 		{
-			int			q = 0;
-
-			while (rec->attr[q] != s->attrs[b])
-				q++;
-			to += keep[q] * (double) (rest % sizes[s->attrs[b]]);
+			to += keep[rec->pos[s->attrs[b]]] * (double) (rest % sizes[s->attrs[b]]);
 			rest /= sizes[s->attrs[b]];
 		}
 		m[(size_t) to] += u[(size_t) t->offset[k] + c];
@@ -202,12 +197,16 @@ residual_integer_tables(const ResidualTables *t, const int *sizes, const double 
 	set = palloc0(sizeof(bool) * Max(nattrs, 1));
 	rec.nu = 0;
 	rec.attr = palloc(sizeof(int) * Max(nattrs, 1));
+	rec.pos = palloc0(sizeof(int) * Max(nattrs, 1));
 	for (int k = 0; k < t->count; k++)
 		for (int b = 0; b < t->sets[k]->order; b++)
 			set[t->sets[k]->attrs[b]] = true;
 	for (int a = 0; a < nattrs; a++)
 		if (set[a])
+		{
+			rec.pos[a] = rec.nu;
 			rec.attr[rec.nu++] = a;
+		}
 	rec.stride = palloc(sizeof(double *) * Max(t->count, 1));
 	for (int k = 0; k < t->count; k++)
 	{
@@ -216,11 +215,7 @@ residual_integer_tables(const ResidualTables *t, const int *sizes, const double 
 		rec.stride[k] = palloc0(sizeof(double) * Max(rec.nu, 1));
 		for (int b = t->sets[k]->order - 1; b >= 0; b--)
 		{
-			int			p = 0;
-
-			while (rec.attr[p] != t->sets[k]->attrs[b])
-				p++;
-			rec.stride[k][p] = stride;
+			rec.stride[k][rec.pos[t->sets[k]->attrs[b]]] = stride;
 			stride *= sizes[t->sets[k]->attrs[b]];
 		}
 		if (t->sets[k]->cells > t->sets[largest]->cells)
@@ -235,11 +230,15 @@ residual_integer_tables(const ResidualTables *t, const int *sizes, const double 
 	if (total <= 0 || t->count == 0)
 		return;
 
+	/*
+	 * A kind takes 4 bytes an attribute and its count.  There are never more
+	 * kinds than records, and room for the largest table's non-empty cells
+	 * is always made.
+	 */
+	rec.max_types = (int) Min(Min((double) total, (double) INT_MAX / 2),
+							  Max(max_bytes / (4.0 * rec.nu + 8.0), t->sets[largest]->cells));
+
 	/* the largest table, rounded: a kind per non-empty cell */
-	/* a kind takes 4 bytes an attribute and its count; never fewer than the largest table's cells */
-	rec.max_types = (int) Min(Max(max_bytes / (4.0 * rec.nu + 8.0), t->sets[largest]->cells),
-							  Min((double) total, (double) INT_MAX / 2));
-	rec.max_types = Max(rec.max_types, (int) Min(t->sets[largest]->cells, (double) INT_MAX / 2));
 	rec.vals = palloc_extended(sizeof(int32) * (size_t) rec.max_types * Max(rec.nu, 1), MCXT_ALLOC_HUGE);
 	rec.mult = palloc_extended(sizeof(int64) * (size_t) rec.max_types, MCXT_ALLOC_HUGE);
 	rec.count = 0;
@@ -258,12 +257,9 @@ residual_integer_tables(const ResidualTables *t, const int *sizes, const double 
 			vals[p] = -1;
 		for (int b = t->sets[largest]->order - 1; b >= 0; b--)
 		{
-			int			a = t->sets[largest]->attrs[b],
-						p = 0;
+			int			a = t->sets[largest]->attrs[b];
 
-			while (rec.attr[p] != a)
-				p++;
-			vals[p] = (int32) (rest % sizes[a]);
+			vals[rec.pos[a]] = (int32) (rest % sizes[a]);
 			rest /= sizes[a];
 		}
 		rec.mult[rec.count++] = counts[c];
@@ -293,9 +289,7 @@ residual_integer_tables(const ResidualTables *t, const int *sizes, const double 
 			{
 				best_shared = shared;
 				best_k = k;
-				best_p = 0;
-				while (rec.attr[best_p] != unset)
-					best_p++;
+				best_p = rec.pos[unset];
 			}
 		}
 		if (best_k < 0)
