@@ -5,20 +5,21 @@ CREATE OR REPLACE FUNCTION dpm_internal.auto_methods() RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT array_agg(m.method ORDER BY m.i) FROM dpm.strategy_methods() WITH ORDINALITY m(method, in_auto, applies_to, options, memory_per_n2, i) WHERE m.in_auto $$;
 
--- The noise a strategy is built for: variance targets (method fitness, or residual with option
--- targets) are variances of Gaussian noise, whatever privacy is given.
+-- Whether a strategy is built to meet variance targets (method fitness, or residual with option
+-- targets), which then decide its charge.
+CREATE OR REPLACE FUNCTION dpm_internal.has_targets(method text, options jsonb) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT method = 'fitness' OR (method = 'residual' AND coalesce(options ? 'targets', false)) $$;
+
+-- The noise a strategy is built for: variance targets are variances of Gaussian noise, whatever
+-- privacy is given.
 CREATE OR REPLACE FUNCTION dpm_internal.noise_kind(method text, delta float8, rho float8, options jsonb DEFAULT NULL)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
-  SELECT CASE WHEN delta > 0 OR rho IS NOT NULL OR method = 'fitness' OR (method = 'residual' AND options ? 'targets')
+  SELECT CASE WHEN delta > 0 OR rho IS NOT NULL OR dpm_internal.has_targets(method, options)
               THEN 'gaussian' ELSE 'laplace' END
 $$;
-
--- Whether a strategy is built to meet variance targets, which then decide its charge.
-CREATE OR REPLACE FUNCTION dpm_internal.has_targets(method text, options jsonb) RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$ SELECT method = 'fitness' OR (method = 'residual' AND coalesce(options ? 'targets', false)) $$;
 
 -- A cached strategy's row without its matrices (megabytes, which a row variable would detoast).
 CREATE OR REPLACE FUNCTION dpm_internal.strategy_head(sid int) RETURNS dpm.strategies
