@@ -171,6 +171,7 @@ DECLARE
   src dpm.sources;
   spent record;
   rel_id bigint;
+  detail text;
 BEGIN
   IF sid IS NULL THEN    -- built by the caller, cached by this worker just before
     SELECT s.id INTO sid FROM dpm.strategies s
@@ -196,14 +197,19 @@ BEGIN
   SELECT * INTO spent FROM dpm_internal.spent(src.id);
   IF (src.model = 'zcdp' AND spent.rho + c_rho > src.budget_rho)
      OR (src.model <> 'zcdp' AND (spent.epsilon + c_epsilon > src.budget_epsilon OR spent.delta + c_delta > src.budget_delta)) THEN
-    RAISE EXCEPTION 'privacy budget of source "%" is exhausted', src.relation
-      USING ERRCODE = 'Y1001',
-            DETAIL = CASE src.model
-                     WHEN 'zcdp' THEN format('Spent rho %s of %s; this release needs rho %s.', spent.rho, src.budget_rho, c_rho)
-                     WHEN 'pure' THEN format('Spent epsilon %s of %s; this release needs epsilon %s.', spent.epsilon, src.budget_epsilon, c_epsilon)
-                     ELSE format('Spent epsilon %s of %s and delta %s of %s; this release needs epsilon %s and delta %s.',
-                                 spent.epsilon, src.budget_epsilon, spent.delta, src.budget_delta, c_epsilon, c_delta) END,
-            HINT = 'Ask for less, or ask the custodian for more budget.';
+    detail := CASE src.model
+              WHEN 'zcdp' THEN format('Spent rho %s of %s; this release needs rho %s.', spent.rho, src.budget_rho, c_rho)
+              WHEN 'pure' THEN format('Spent epsilon %s of %s; this release needs epsilon %s.', spent.epsilon, src.budget_epsilon, c_epsilon)
+              ELSE format('Spent epsilon %s of %s and delta %s of %s; this release needs epsilon %s and delta %s.',
+                          spent.epsilon, src.budget_epsilon, spent.delta, src.budget_delta, c_epsilon, c_delta) END;
+    -- "exhausted" only when nothing is left: otherwise what is left is too little for this release
+    IF (src.model = 'zcdp' AND spent.rho >= src.budget_rho)
+       OR (src.model <> 'zcdp' AND (spent.epsilon >= src.budget_epsilon OR (c_delta > 0 AND spent.delta >= src.budget_delta))) THEN
+      RAISE EXCEPTION 'privacy budget of source "%" is exhausted', src.relation
+        USING ERRCODE = 'Y1001', DETAIL = detail, HINT = 'Ask the custodian for more budget.';
+    END IF;
+    RAISE EXCEPTION 'source "%" cannot pay for this release: less budget is left than it needs', src.relation
+      USING ERRCODE = 'Y1001', DETAIL = detail, HINT = 'Ask for less, or ask the custodian for more budget.';
   END IF;
   INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
                             confidence, ci_draws)

@@ -71,7 +71,7 @@ is($new->safe_psql($db, "SELECT max(id) || ' of ' || count(*) FROM dpm.releases"
 is($new->safe_psql($db, "SELECT epsilon_spent FROM dpm.budget('people')"), '2.0',
 	'the restored ledger counts toward the budget (2 of 4 spent)');
 my ($ret, $out, $err) = $new->psql($db, "SELECT count(*) FROM dpm.answer('ranges', epsilon => 10)");
-like($err, qr/privacy budget of source "public.people" is exhausted/, 'the restored budget still refuses overspending');
+like($err, qr/source "public.people" cannot pay for this release/, 'the restored budget still refuses overspending');
 
 $new->stop;
 done_testing();
