@@ -195,6 +195,18 @@ CREATE TABLE dpm.query_spans (
   PRIMARY KEY (workload_id, query)
 );
 COMMENT ON TABLE dpm.query_spans IS 'the bins each query of a published workload counts, per attribute';
+
+-- The summands of a published workload's spec and the queries each gives (made by its first
+-- dpm.publish): a dashboard filters one term where two give rows with the same label.
+CREATE TABLE dpm.workload_terms (
+  workload_id  int NOT NULL REFERENCES dpm.workloads ON DELETE CASCADE,
+  term         int NOT NULL,             -- 1-based, in the order of the spec's + terms
+  first_query  int NOT NULL,
+  last_query   int NOT NULL,
+  spec         text NOT NULL,            -- the term as the spec wrote it
+  PRIMARY KEY (workload_id, term)
+);
+COMMENT ON TABLE dpm.workload_terms IS 'the terms of a published workload''s spec and the queries each gives';
 CREATE INDEX ON dpm.ledger (source_id);
 CREATE INDEX ON dpm.releases (workload_id);
 -- every charge looks for the source's releases left 'charged' (dpm_internal.release_charge)
@@ -209,6 +221,7 @@ SELECT pg_catalog.pg_extension_config_dump('dpm.release_answers', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.ledger', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.publications', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.query_spans', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.workload_terms', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.sources_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.domains_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.workloads_id_seq', '');

@@ -22,6 +22,43 @@ BEGIN
 END
 $$;
 
+-- The + terms of a spec as written, in order: split at each + outside parentheses, brackets and
+-- quotes (a doubled quote inside quotes toggles twice).
+CREATE OR REPLACE FUNCTION dpm_internal.spec_summands(spec text) RETURNS TABLE(term int, text text)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  depth int := 0;
+  quote text;
+  start int := 1;
+  c text;
+BEGIN
+  term := 0;
+  FOR i IN 1 .. length(spec) LOOP
+    c := substr(spec, i, 1);
+    IF quote IS NOT NULL THEN
+      IF c = quote THEN
+        quote := NULL;
+      END IF;
+    ELSIF c IN ('"', '''') THEN
+      quote := c;
+    ELSIF c IN ('(', '[') THEN
+      depth := depth + 1;
+    ELSIF c IN (')', ']') THEN
+      depth := depth - 1;
+    ELSIF c = '+' AND depth = 0 THEN
+      term := term + 1;
+      text := btrim(substr(spec, start, i - start));
+      RETURN NEXT;
+      start := i + 1;
+    END IF;
+  END LOOP;
+  term := term + 1;
+  text := btrim(substr(spec, start));
+  RETURN NEXT;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION dpm.publish(release_id bigint, view_name text, reader regrole DEFAULT NULL)
 RETURNS regclass
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -65,6 +102,14 @@ BEGIN
         FROM unnest(wl.spans) WITH ORDINALITY u(v, i) GROUP BY 2;
     END IF;
   END IF;
+  IF wl.spec IS NOT NULL AND NOT EXISTS (SELECT 1 FROM dpm.workload_terms t WHERE t.workload_id = wl.id) THEN
+    -- each term's queries: the rows of the term alone, one term after the other
+    INSERT INTO dpm.workload_terms (workload_id, term, first_query, last_query, spec)
+    SELECT wl.id, s.term, (sum(s.rows) OVER w - s.rows + 1)::int, (sum(s.rows) OVER w)::int, s.text
+      FROM (SELECT t.term, t.text, (SELECT sum(x) FROM unnest(dpm_internal.spec_term_rows(t.text, dom)) x) AS rows
+              FROM dpm_internal.spec_summands(wl.spec) t) s
+    WINDOW w AS (ORDER BY s.term);
+  END IF;
   SELECT * INTO pub FROM dpm.publications p WHERE p.view_name = qualified;
   IF FOUND THEN
     IF pub.domain_id <> dom.id THEN
@@ -83,7 +128,8 @@ BEGIN
     -- NULL when the query puts no condition on it (or is an explicit matrix's row)
     FOR k IN 1 .. cardinality(dom.attr_names) LOOP
       a := dom.attr_names[k];
-      IF a IN ('release_id', 'released_at', 'query', 'label', 'answer', 'stderr', 'ci_low', 'ci_high', 'confidence') THEN
+      IF a IN ('release_id', 'released_at', 'query', 'label', 'term', 'term_spec', 'answer', 'stderr', 'ci_low', 'ci_high',
+               'confidence') THEN
         RAISE EXCEPTION 'attribute "%" would clash with a column of the view', a USING ERRCODE = 'duplicate_column';
       END IF;
       cols := cols || format(
@@ -95,13 +141,14 @@ $f$, 2 * k - 1, 2 * k, off, a, a || '_from', a || '_to');
     END LOOP;
     INSERT INTO dpm.publications (view_name, domain_id, release_id) VALUES (qualified, dom.id, r.id);
     EXECUTE format($v$CREATE VIEW %s WITH (security_barrier) AS
-SELECT ra.release_id, r.released_at, ra.query, ra.label,
+SELECT ra.release_id, r.released_at, ra.query, ra.label, t.term, t.spec AS term_spec,
 %s       ra.answer, ra.stderr, ra.ci_low, ra.ci_high, r.confidence
   FROM dpm.publications p
   JOIN dpm.release_answers ra ON ra.release_id = p.release_id
   JOIN dpm.releases r ON r.id = ra.release_id
   JOIN dpm.domains d ON d.id = p.domain_id
   LEFT JOIN dpm.query_spans q ON q.workload_id = r.workload_id AND q.query = ra.query
+  LEFT JOIN dpm.workload_terms t ON t.workload_id = r.workload_id AND ra.query BETWEEN t.first_query AND t.last_query
  WHERE p.view_name = %L$v$, qualified, cols, qualified);
     EXECUTE format('COMMENT ON VIEW %s IS %L', qualified,
                    format('dpmatrix release of workload %s over domain %s (dpm.publish); one row per query, one column per attribute', wl.name, dom.name));
@@ -113,7 +160,7 @@ SELECT ra.release_id, r.released_at, ra.query, ra.label,
 END
 $$;
 COMMENT ON FUNCTION dpm.publish(bigint, text, regrole) IS
-  'publish a release as a plain view (one row per query; per attribute of the domain a column with the bin, and _from and _to columns for a run of bins; answer, stderr, ci_low, ci_high, release id and time) and grant SELECT on it to a reporting role that needs no other right; publishing again under the same name switches the view to the new release';
+  'publish a release as a plain view (one row per query; the term of the workload''s spec it comes from, its number and text; per attribute of the domain a column with the bin, and _from and _to columns for a run of bins; answer, stderr, ci_low, ci_high, release id and time) and grant SELECT on it to a reporting role that needs no other right; publishing again under the same name switches the view to the new release';
 
 CREATE OR REPLACE FUNCTION dpm.unpublish(view_name text) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp

@@ -66,3 +66,15 @@ ALTER TABLE dpm.workloads ALTER COLUMN n DROP NOT NULL, ALTER COLUMN labels DROP
 DROP FUNCTION dpm.create_domain(text, regclass, jsonb);
 COMMENT ON TYPE dpm.hdmm_strategy IS
   'strategy kept by its parameters: HDMM kind kronecker (one p-Identity factor per attribute, theta = the p_a x n_a matrices column-major, one after the other), factors (the same with the factor matrices themselves, p_a rows each) or marginals (weights[b] on the marginal keeping the attributes of bit set b); or kind residual (ResidualPlanner: p = the attribute sets measured, one a row, 1-based, 0 pads; theta = their noise variances at unit L2 sensitivity, or for a Laplace plan (noise laplace) the weights of the marginal tables of those sets, summing to 1)';
+
+-- the terms of a published workload's spec, for the views' term and term_spec columns
+CREATE TABLE dpm.workload_terms (
+  workload_id  int NOT NULL REFERENCES dpm.workloads ON DELETE CASCADE,
+  term         int NOT NULL,             -- 1-based, in the order of the spec's + terms
+  first_query  int NOT NULL,
+  last_query   int NOT NULL,
+  spec         text NOT NULL,            -- the term as the spec wrote it
+  PRIMARY KEY (workload_id, term)
+);
+COMMENT ON TABLE dpm.workload_terms IS 'the terms of a published workload''s spec and the queries each gives';
+SELECT pg_catalog.pg_extension_config_dump('dpm.workload_terms', '');

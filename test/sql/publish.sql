@@ -30,6 +30,17 @@ SELECT max(id) AS rel2 FROM dpm.releases \gset
 SELECT dpm.publish(:rel2, 'pub_reports.kinds');
 SELECT count(DISTINCT release_id) = 1 AND min(release_id) = :rel2 AS newer_release FROM pub_reports.kinds;
 SELECT view_name, release_id = :rel2 AS current FROM dpm.publications;
+-- which term of the spec each row comes from (issue 22): Identity(kind) + Prefix(kind) give two rows
+-- labelled kind = 0 with the same answer, which a dashboard tells apart by term; the split of a spec
+-- into its terms ignores + inside parentheses, brackets and quotes
+SELECT dpm.create_domain('pub_dom4', 'pub_people', '[{"name": "kind", "values": [0,1,2,3]}]');
+SELECT dpm.create_workload('pub_w4', 'pub_dom4', 'Identity(kind) + Prefix(kind) + 2 * Ranges(kind, ''0'':''1'', ''2'':''3'')');
+CREATE TEMP TABLE pub_t AS SELECT * FROM dpm.answer('pub_w4', epsilon => 1, method => 'identity');
+SELECT dpm.publish((SELECT max(id) FROM dpm.releases), 'pub_reports.terms');
+SELECT query, label, term, term_spec, kind FROM pub_reports.terms ORDER BY query;
+SELECT count(*) AS rows, count(DISTINCT term) AS terms FROM pub_reports.terms WHERE label = 'kind = 0';
+SELECT dpm.unpublish('pub_reports.terms');
+SELECT * FROM dpm_internal.spec_summands('Marginal(a, "b+c") + Ranges(x, [0, 1e+3), ''a+'') +Total(x)');
 -- refusals: unknown release, a name taken by another relation, a view of another domain, an
 -- attribute named like a fixed column, a schema the caller may not create in, unpublishing
 -- what was not published
