@@ -16,6 +16,51 @@ CREATE OR REPLACE FUNCTION dpm_internal.bins_expr(attr_exprs text[]) RETURNS tex
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT format('ARRAY[%s]::int4[]', array_to_string(ARRAY(SELECT format('(%s)', e) FROM unnest(attr_exprs) e), ', ')) $$;
 
+-- What a domain covers of its source, read as run_as (a custodian), every row counted: per
+-- attribute its rows in each bin, the rest being in none of them.  Never shown to analysts: it
+-- is the data itself.
+CREATE OR REPLACE FUNCTION dpm_internal.coverage(dom dpm.domains, run_as regrole)
+RETURNS TABLE(attribute text, rows bigint, rows_in_no_bin bigint, empty_bins text[])
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  src dpm.sources;
+  counts float8[];
+  off int := 0;
+BEGIN
+  SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
+  -- one scan: the number of rows, then each attribute's bin counts (dpm.histogram skips NULL bins)
+  counts := dpm_internal.exec_as(run_as, format('SELECT ARRAY[count(*)::float8] || %s FROM %s',
+              (SELECT string_agg(format('coalesce(dpm.histogram((%s), %s), array_fill(0::float8, ARRAY[%s]))',
+                                        dom.attr_exprs[k], dom.attr_sizes[k], dom.attr_sizes[k]), ' || ' ORDER BY k)
+                 FROM generate_subscripts(dom.attr_names, 1) k),
+              dpm_internal.source_rows(src, false)));
+  FOR k IN 1 .. cardinality(dom.attr_names) LOOP
+    attribute := dom.attr_names[k];
+    rows := counts[1]::bigint;
+    rows_in_no_bin := rows - (SELECT sum(counts[1 + off + i]) FROM generate_series(1, dom.attr_sizes[k]) i)::bigint;
+    empty_bins := ARRAY(SELECT dom.bin_labels[off + i] FROM generate_series(1, dom.attr_sizes[k]) i
+                         WHERE counts[1 + off + i] = 0 ORDER BY i);
+    off := off + dom.attr_sizes[k];
+    RETURN NEXT;
+  END LOOP;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.domain_coverage(domain text)
+RETURNS TABLE(attribute text, rows bigint, rows_in_no_bin bigint, empty_bins text[])
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  dom dpm.domains := dpm_internal.domain(domain);
+BEGIN
+  PERFORM dpm_internal.check_can_read((SELECT s.relation FROM dpm.sources s WHERE s.id = dom.source_id));
+  RETURN QUERY SELECT * FROM dpm_internal.coverage(dom, dpm_internal.invoker());
+END
+$$;
+COMMENT ON FUNCTION dpm.domain_coverage(text) IS
+  'custodian: what a domain covers of its source now, every row counted (no privacy: needs SELECT on the source): per attribute the rows, those in no bin (dropped from every count) and the bins no row falls in';
+
 CREATE OR REPLACE FUNCTION dpm.create_domain(name text, source regclass, attributes jsonb) RETURNS numeric
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -28,6 +73,8 @@ DECLARE
   labels text[] := '{}'; los float8[] := '{}'; his float8[] := '{}';
   expr text;
   ncells numeric := 1;
+  outside text;
+  empty text;
 BEGIN
   IF name IS NULL OR name = '' THEN
     RAISE EXCEPTION 'domain name must not be empty' USING ERRCODE = 'invalid_parameter_value';
@@ -83,6 +130,21 @@ BEGIN
   EXCEPTION WHEN unique_violation THEN    -- a concurrent creation committed after the check
     RAISE EXCEPTION 'domain "%" already exists', name USING ERRCODE = 'duplicate_object';
   END;
+  -- the custodian sees what the bins miss now, before any budget is spent on them
+  SELECT string_agg(format('%s rows of %s fall in no bin of attribute "%s"', c.rows_in_no_bin, c.rows, c.attribute), '; ')
+           FILTER (WHERE c.rows_in_no_bin > 0),
+         string_agg(format('attribute "%s": %s%s', c.attribute, array_to_string(c.empty_bins[1:10], ', '),
+                           CASE WHEN cardinality(c.empty_bins) > 10
+                                THEN format(' and %s more', cardinality(c.empty_bins) - 10) END), '; ')
+           FILTER (WHERE cardinality(c.empty_bins) > 0)
+    INTO outside, empty
+    FROM dpm_internal.coverage((SELECT d FROM dpm.domains d WHERE d.name = create_domain.name), dpm_internal.invoker()) c;
+  IF outside IS NOT NULL THEN
+    RAISE NOTICE 'domain "%": %', name, outside
+      USING DETAIL = 'Those rows are dropped from every count: NULLs, and values no bin lists (values are compared exactly, case included).'
+                     || CASE WHEN empty IS NOT NULL THEN format(' Empty bins: %s.', empty) ELSE '' END,
+            HINT = format('dpm.domain_coverage(%L) shows this again at any time.', name);
+  END IF;
   RETURN ncells;
 END
 $$;

@@ -46,7 +46,7 @@ GRANT EXECUTE ON FUNCTION
 GRANT EXECUTE ON FUNCTION
   dpm.register_source(regclass, name, int, float8, float8, float8),
   dpm.set_budget(regclass, float8, float8, float8),
-  dpm.create_domain(text, regclass, jsonb), dpm.exact_answers(text),
+  dpm.create_domain(text, regclass, jsonb), dpm.domain_coverage(text), dpm.exact_answers(text),
   dpm.publish(bigint, text, regrole), dpm.unpublish(text),
   dpm_internal.random_key()
   TO dpm_admin;

@@ -1,0 +1,46 @@
+-- What a domain covers of its source (issue 22): at create_domain the custodian is told how many
+-- rows fall in no bin, per attribute, and which bins are empty; dpm.domain_coverage says it again
+-- at any time.  Custodians who may read the table only: analysts never see these counts.
+\set SHOW_CONTEXT never
+-- values are compared exactly: 'ca' does not match 'CA'; NULLs fall in no bin; ages 20 .. 69
+CREATE TABLE cov_people AS
+  SELECT g AS id, CASE g % 3 WHEN 0 THEN 'CA' WHEN 1 THEN 'TX' END AS st, 20 + g % 50 AS age
+    FROM generate_series(1, 300) g;
+CREATE ROLE regress_cov_custodian IN ROLE dpm_admin;
+CREATE ROLE regress_cov_custodian2 IN ROLE dpm_admin;   -- may not read the table
+CREATE ROLE regress_cov_analyst IN ROLE dpm_analyst;
+GRANT SELECT ON cov_people TO regress_cov_custodian;
+SET ROLE regress_cov_custodian;
+SET client_min_messages = warning;
+SELECT dpm.register_source('cov_people', 'id', 1, epsilon => 1);
+RESET client_min_messages;
+-- a NOTICE: every row is outside attribute st (lower case), and its bins are empty
+SELECT dpm.create_domain('cov_lower', 'cov_people',
+  '[{"name": "st", "values": ["ca", "tx"]}, {"name": "age", "bins": {"min": 0, "max": 100, "width": 10}}]');
+-- the exact counts: 100 NULLs and 200 rows of other values for st; 5 empty decades of age
+SELECT * FROM dpm.domain_coverage('cov_lower');
+-- with the values as stored, only the NULLs are outside
+SELECT dpm.create_domain('cov_upper', 'cov_people',
+  '[{"name": "st", "values": ["CA", "TX"]}, {"name": "age", "bins": {"min": 20, "max": 70, "width": 10}}]');
+SELECT * FROM dpm.domain_coverage('cov_upper');
+-- every row in a bin: no NOTICE
+SELECT dpm.create_domain('cov_all', 'cov_people', '[{"name": "age", "bins": {"min": 0, "max": 100, "width": 50}}]');
+SELECT * FROM dpm.domain_coverage('cov_all');
+-- the counts follow the table
+RESET ROLE;
+INSERT INTO cov_people VALUES (301, 'CA', 150);
+SET ROLE regress_cov_custodian;
+SELECT attribute, rows, rows_in_no_bin FROM dpm.domain_coverage('cov_all');
+RESET ROLE;
+
+-- refused: an analyst, a custodian who may not read the table, an unknown domain
+SET ROLE regress_cov_analyst;
+SELECT * FROM dpm.domain_coverage('cov_lower');
+SET ROLE regress_cov_custodian2;
+SELECT * FROM dpm.domain_coverage('cov_lower');
+RESET ROLE;
+SELECT * FROM dpm.domain_coverage('no_such_domain');
+SELECT * FROM dpm.domain_coverage(NULL);
+
+DROP OWNED BY regress_cov_custodian;
+DROP ROLE regress_cov_custodian, regress_cov_custodian2, regress_cov_analyst;
