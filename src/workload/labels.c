@@ -5,6 +5,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "common/shortest_dec.h"
 
 #include "workload/workload.h"
@@ -28,14 +30,45 @@ workload_append_number(StringInfo buf, double x)
 	appendStringInfoString(buf, s);
 }
 
+/* an open end reads inf, as in the bins' own labels, not Infinity */
+static void
+append_bound(StringInfo buf, double x)
+{
+	if (isinf(x))
+		appendStringInfoString(buf, x < 0 ? "-inf" : "inf");
+	else
+		workload_append_number(buf, x);
+}
+
 void
 workload_append_interval(StringInfo buf, double lo, double hi)
 {
 	appendStringInfoChar(buf, '[');
-	workload_append_number(buf, lo);
+	append_bound(buf, lo);
 	appendStringInfoChar(buf, ',');
-	workload_append_number(buf, hi);
+	append_bound(buf, hi);
 	appendStringInfoChar(buf, ')');
+}
+
+/* " in [20,30)" after an attribute's name; a range open at one end reads " >= 65" or " < 18" */
+static void
+append_range(StringInfo buf, double lo, double hi)
+{
+	if (isinf(lo) && !isinf(hi))
+	{
+		appendStringInfoString(buf, " < ");
+		workload_append_number(buf, hi);
+	}
+	else if (isinf(hi) && !isinf(lo))
+	{
+		appendStringInfoString(buf, " >= ");
+		workload_append_number(buf, lo);
+	}
+	else
+	{
+		appendStringInfoString(buf, " in ");
+		workload_append_interval(buf, lo, hi);
+	}
 }
 
 /* "a, b, c", cut short for hints on attributes with many bins */
@@ -97,7 +130,7 @@ append_interval_set(StringInfo buf, const WorkloadAttr *attr, int *sel, int coun
 		}
 	}
 	if (nruns == 1)
-		appendStringInfo(buf, " in %s", runs.data);
+		append_range(buf, lo, hi);
 	else
 		appendStringInfo(buf, " in (%s)", runs.data);
 	pfree(runs.data);
@@ -160,8 +193,8 @@ workload_block_row_condition(const WorkloadAttr *attr, Block *block, int row)
 			StringInfoData buf;
 
 			initStringInfo(&buf);
-			appendStringInfo(&buf, "%s in ", attr->name);
-			workload_append_interval(&buf, attr->lo[lo], attr->hi[hi - 1]);
+			appendStringInfoString(&buf, attr->name);
+			append_range(&buf, attr->lo[lo], attr->hi[hi - 1]);
 			return exact_copy(&buf);
 		}
 		sel = palloc(sizeof(int) * (hi - lo));

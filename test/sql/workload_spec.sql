@@ -120,6 +120,10 @@ FROM w3('Ranges(region, ''north'':''south'', ''east'')');
 -- bounds may be written with exponents, signs and inf
 SELECT unnest(labels) AS gap_labels
 FROM wgap('Ranges(age, [0, 30), [+18, inf), [1.8e1, 65), [65, Infinity), ''young'':''mid'')');
+-- a range open at one end reads as a comparison (age >= 65, age < 18), not [65,Infinity)
+SELECT unnest(labels) AS open_labels
+  FROM dpm_internal.workload_matrix('AllRange(age)', dpm_internal.domain_of('{age}', '{3}', '{young,adult,old}',
+                                                                    '{-Infinity,18,65}', '{18,65,Infinity}'));
 
 -- labels
 SELECT unnest(labels) AS labels FROM w2('AllRange(age) * Identity(sex) + Total(sex)');
