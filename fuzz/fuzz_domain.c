@@ -66,6 +66,8 @@ static const char *const columns[][2] = {
 	{"q\"t", "text"},
 	{"\xc3\xa9", "bpchar"},
 	{"ts", "timestamp without time zone"},
+	{"day", "date"},
+	{"seen", "timestamp(3) with time zone"},
 };
 
 static char *
@@ -187,7 +189,16 @@ check_attribute(const DomainAttr *a, const DomainJson *def, int cells)
 		if (interval && (isnan(a->lo[i]) || isnan(a->hi[i]) || a->lo[i] > a->hi[i]))
 			fuzz_fail("bin %d is [%g, %g)", i + 1, a->lo[i], a->hi[i]);
 	}
-	if (width)
+	if (width && domain_json_get(bins, "min")->type == DOMAIN_JSON_STRING)
+	{
+		/* calendar bins of a date column: labelled, not numeric intervals, within dpm.max_cells */
+		if (a->nbins > cells)
+			fuzz_fail("%d date bins, dpm.max_cells %d", a->nbins, cells);
+		for (int i = 0; i < a->nbins; i++)
+			if (!isnan(a->lo[i]) || !isnan(a->hi[i]))
+				fuzz_fail("date bin %d has numeric bounds", i + 1);
+	}
+	else if (width)
 	{
 		DomainDecimal min = domain_dec_parse(domain_json_get(bins, "min")->str),
 					max = domain_dec_parse(domain_json_get(bins, "max")->str);

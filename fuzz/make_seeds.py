@@ -117,6 +117,10 @@ domain_seeds = {
     "width_tiny": (CELLS_1000, '{"name": "age", "bins": {"min": 1e-20, "max": 1e-19, "width": 3e-21}}'),
     "width_count": (CELLS_1000, '{"name": "age", "bins": {"min": 0, "max": 1e1000, "width": 7e-100}}'),
     "width_long": (CELLS_1000, '{"name": "age", "bins": {"min": 1, "max": 1.000000001, "width": 1e-12}}'),
+    "dates_month": (CELLS_100, '{"name": "day", "bins": {"min": "2024-01-01", "max": "2025-01-01", "width": "1 month"}}'),
+    "dates_week_tz": (CELLS_100, '{"name": "w", "column": "seen", "bins": {"min": "2024-02-26", "max": "2024-03-05", "width": "1 week"}}'),
+    "dates_year_cut": (CELLS_100, '{"name": "y", "column": "ts", "bins": {"min": "0001-01-28", "max": "0004-03-01", "width": "1 year"}}'),
+    "dates_bad": (CELLS_100, '{"name": "day", "bins": {"min": "2023-02-29", "max": 2024, "width": "1 fortnight"}}'),
     "intervals": (CELLS_100, '{"name": "age", "bins": [{"label": "young", "lo": 0, "hi": 18}, '
                              '{"lo": 18, "hi": 65}, {"label": "old", "lo": 65}, {"hi": -1}]}'),
     "conditions": (CELLS_100, '{"name": "area", "column": "region", "bins": [{"label": "north", '

@@ -19,6 +19,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
+#include "domain/calendar.h"
 #include "domain/decimal.h"
 #include "domain/domain.h"
 #include "domain/json.h"
@@ -117,11 +118,35 @@ value_bins(Bins *b, const DomainJson *values, const char *coltype)
 }
 
 /*
+ * The expression of contiguous bins whose conditions hold their lower
+ * bounds: NULL outside [lo, hi), else the 0-based bin, by a binary search
+ * over the lower bounds of all but the first bin (width_bucket compares with
+ * the same literals, in the same types, as a WHEN per bin would, in log
+ * time, and with no arithmetic that could fail).
+ */
+static void
+bucket_expr(Bins *b, const char *lo, const char *hi)
+{
+	StringInfoData expr;
+
+	initStringInfo(&expr);
+	appendStringInfo(&expr, "CASE WHEN %s >= %s AND %s < %s THEN ", b->qcol, lo, b->qcol, hi);
+	if (b->attr->nbins == 1)
+		appendStringInfoChar(&expr, '0');
+	else
+	{
+		appendStringInfo(&expr, "width_bucket(%s, ARRAY[", b->qcol);
+		for (int i = 1; i < b->attr->nbins; i++)
+			appendStringInfo(&expr, i > 1 ? ", %s" : "%s", b->conds[i]);
+		appendStringInfoString(&expr, "])");
+	}
+	appendStringInfoString(&expr, " END");
+	b->attr->expr = expr.data;
+}
+
+/*
  * "bins": {"min", "max", "width"}: contiguous [min + j width, ...), the
- * last cut at max.  The expression is a binary search over the lower
- * bounds of all but the first bin (width_bucket compares with the same
- * literals, in the same types, as a WHEN per bin would, in log time, and
- * with no arithmetic that could fail); its result is the 0-based bin.
+ * last cut at max (bucket_expr).
  */
 static void
 width_bins(Bins *b, const DomainJson *spec, const DomainSource *src)
@@ -137,7 +162,6 @@ width_bins(Bins *b, const DomainJson *spec, const DomainSource *src)
 				width,
 				count,
 				v;
-	StringInfoData expr;
 
 	if (key != NULL)
 		ereport(ERROR,
@@ -185,20 +209,92 @@ width_bins(Bins *b, const DomainJson *spec, const DomainSource *src)
 		v = vhi;
 	}
 
-	initStringInfo(&expr);
-	appendStringInfo(&expr, "CASE WHEN %s >= %s AND %s < %s THEN ",
-					 b->qcol, domain_dec_out(vmin), b->qcol, domain_dec_out(vmax));
-	if (b->attr->nbins == 1)
-		appendStringInfoChar(&expr, '0');
-	else
+	bucket_expr(b, domain_dec_out(vmin), domain_dec_out(vmax));
+}
+
+/*
+ * "bins": {"min": "2024-01-01", "max": "2025-01-01", "width": "1 month"} on
+ * a date or timestamp column: calendar bins [min, min + width), ..., the
+ * last cut at max.  Bounds are midnights, in UTC for timestamptz: bins must
+ * not move with a session's time zone.  Labels: 2024-01 for a month from
+ * the 1st, 2024 for a year from January 1, 2024-01-15 for a day, and
+ * [2024-01-01,2024-01-08) otherwise.
+ */
+static void
+date_width_bins(Bins *b, const DomainJson *spec, const DomainSource *src, const char *coltype)
+{
+	static const char *const valid[] = {"min", "max", "width"};
+	const char *name = b->attr->name;
+	const char *key = unknown_key(spec, valid, lengthof(valid));
+	const DomainJson *jmin = domain_json_get(spec, "min");
+	const DomainJson *jmax = domain_json_get(spec, "max");
+	const DomainJson *jwidth = domain_json_get(spec, "width");
+	const char *cast = strcmp(coltype, "date") == 0 ? "%s'::date"
+		: strstr(coltype, "with time zone") != NULL ? "%s 00:00:00+00'::timestamptz"
+		: "%s 00:00:00'::timestamp";
+	int64		vmin,
+				vmax,
+				v;
+	CalendarWidth width;
+	int			y,
+				m,
+				d;
+
+	if (key != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown key \"%s\" in bins of attribute \"%s\"", key, name),
+				 errhint("Valid keys: min, max, width.")));
+	if (jmin == NULL || jmin->type != DOMAIN_JSON_STRING || !calendar_parse_date(jmin->str, &vmin) ||
+		jmax == NULL || jmax->type != DOMAIN_JSON_STRING || !calendar_parse_date(jmax->str, &vmax))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bins of %s attribute \"%s\" need min and max as dates \"YYYY-MM-DD\"", coltype, name)));
+	if (jwidth == NULL || jwidth->type != DOMAIN_JSON_STRING || !calendar_parse_width(jwidth->str, &width))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bins of %s attribute \"%s\" need a width such as \"1 month\"", coltype, name),
+				 errhint("A width is a count and one of day, week, month, year: \"1 day\", \"2 weeks\", \"3 months\", \"1 year\".")));
+	if (vmax <= vmin)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bins of attribute \"%s\" need max > min", name)));
+	calendar_date(vmin, &y, &m, &d);
+	if ((width.unit == CALENDAR_MONTH || width.unit == CALENDAR_YEAR) && d > 28)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bins of attribute \"%s\" by months or years need min on day 1 to 28 of its month", name),
+				 errhint("Months have different lengths: start the bins on the 1st, say.")));
+
+	for (v = vmin; v < vmax;)
 	{
-		appendStringInfo(&expr, "width_bucket(%s, ARRAY[", b->qcol);
-		for (int i = 1; i < b->attr->nbins; i++)
-			appendStringInfo(&expr, i > 1 ? ", %s" : "%s", b->conds[i]);
-		appendStringInfoString(&expr, "])");
+		int64		next = calendar_add(v, &width),
+					vhi = Min(next, vmax);
+		bool		whole = vhi == next && width.count == 1;
+		char	   *label;
+		int			vy,
+					vm,
+					vd;
+
+		CHECK_FOR_INTERRUPTS();
+		if (b->attr->nbins >= src->max_cells)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("attribute \"%s\" would have more than dpm.max_cells (%d) bins", name, src->max_cells)));
+		calendar_date(v, &vy, &vm, &vd);
+		if (whole && width.unit == CALENDAR_MONTH && vd == 1)
+			label = psprintf("%04d-%02d", vy, vm);
+		else if (whole && width.unit == CALENDAR_YEAR && vm == 1 && vd == 1)
+			label = psprintf("%04d", vy);
+		else if (whole && width.unit == CALENDAR_DAY)
+			label = calendar_text(v);
+		else
+			label = psprintf("[%s,%s)", calendar_text(v), calendar_text(vhi));
+		add_bin(b, label, NAN, NAN, psprintf(cast, psprintf("'%s", calendar_text(v))));
+		v = vhi;
 	}
-	appendStringInfoString(&expr, " END");
-	b->attr->expr = expr.data;
+	bucket_expr(b, psprintf(cast, psprintf("'%s", calendar_text(vmin))),
+				psprintf(cast, psprintf("'%s", calendar_text(vmax))));
 }
 
 /* "bins": [...]: intervals [lo, hi) (either end open) or custodian conditions */
@@ -331,7 +427,10 @@ domain_attribute_parse(const DomainJson *attr, const DomainSource *src)
 		value_bins(&b, values, coltype);
 	else if (bins->type == DOMAIN_JSON_OBJECT)
 	{
-		width_bins(&b, bins, src);
+		if (strcmp(coltype, "date") == 0 || strncmp(coltype, "timestamp", 9) == 0)
+			date_width_bins(&b, bins, src, coltype);
+		else
+			width_bins(&b, bins, src);
 		return a;
 	}
 	else if (bins->type == DOMAIN_JSON_ARRAY && bins->n > 0)

@@ -1,0 +1,64 @@
+-- Date bins (issue 22): a date or timestamp column binned by a calendar width, with labels such as
+-- 2024-01; the bounds are midnights, in UTC for timestamptz whatever the session's time zone.
+\set SHOW_CONTEXT never
+SET client_min_messages = warning;
+CREATE TABLE db_people AS
+  SELECT g AS id, DATE '2023-12-01' + (g * 7) % 500 AS signup,
+         TIMESTAMPTZ '2024-01-01 00:00:00+00' + ((g * 13) % 900) * interval '1 hour' AS seen,
+         TIMESTAMP '2024-01-01 00:00:00' + ((g * 5) % 400) * interval '1 day' AS local_seen
+    FROM generate_series(1, 1000) g;
+SELECT dpm.register_source('db_people', 'id', 1, epsilon => 10);
+
+-- months of 2024: labels 2024-01 .. 2024-12; each bin's count is that of the month in SQL
+SELECT dpm.create_domain('db_month', 'db_people',
+  '[{"name": "signup", "bins": {"min": "2024-01-01", "max": "2025-01-01", "width": "1 month"}}]');
+SELECT bin_labels FROM dpm.domains WHERE name = 'db_month';
+SELECT dpm.create_workload('db_month_w', 'db_month', 'Identity(signup) + Ranges(signup, ''2024-01'':''2024-03'')');
+SELECT e.query, e.label, e.answer = t.n AS exact
+  FROM dpm.exact_answers('db_month_w') e
+  JOIN (SELECT to_char(signup, 'YYYY-MM') AS month, count(*) AS n FROM db_people
+         WHERE signup >= '2024-01-01' AND signup < '2025-01-01' GROUP BY 1) t
+    ON e.label = 'signup = ' || t.month
+ ORDER BY e.query;
+SELECT label, answer = (SELECT count(*) FROM db_people WHERE signup >= '2024-01-01' AND signup < '2024-04-01') AS exact
+  FROM dpm.exact_answers('db_month_w') WHERE query = 13;
+
+-- weeks of a timestamptz column, in UTC: the same bins in any session time zone
+SET TimeZone = 'America/New_York';
+SELECT dpm.create_domain('db_week', 'db_people',
+  '[{"name": "seen", "bins": {"min": "2024-01-01", "max": "2024-02-01", "width": "1 week"}}]');
+RESET TimeZone;
+SELECT bin_labels FROM dpm.domains WHERE name = 'db_week';
+SELECT dpm.create_workload('db_week_w', 'db_week', 'Identity(seen)');
+SET TimeZone = 'Asia/Tokyo';
+SELECT bool_and(e.answer = (SELECT count(*) FROM db_people
+                             WHERE seen >= TIMESTAMPTZ '2024-01-01 00:00:00+00' + (e.query - 1) * interval '1 week'
+                               AND seen < least(TIMESTAMPTZ '2024-01-01 00:00:00+00' + e.query * interval '1 week',
+                                                TIMESTAMPTZ '2024-02-01 00:00:00+00'))) AS utc_weeks
+  FROM dpm.exact_answers('db_week_w') e;
+RESET TimeZone;
+
+-- years, days, several months, and a timestamp column; a last bin cut at max reads as an interval
+SELECT dpm.create_domain('db_misc', 'db_people',
+  '[{"name": "y", "column": "signup", "bins": {"min": "2023-01-01", "max": "2025-01-01", "width": "1 year"}},
+    {"name": "q", "column": "signup", "bins": {"min": "2024-01-01", "max": "2024-08-01", "width": "3 months"}},
+    {"name": "day", "column": "local_seen", "bins": {"min": "2024-02-27", "max": "2024-03-02", "width": "1 day"}}]');
+SELECT attr_names, bin_labels FROM dpm.domains WHERE name = 'db_misc';
+-- and a release over months, as over any bins
+SELECT count(*) AS answers FROM dpm.answer('db_month_w', epsilon => 1, method => 'identity');
+
+-- bad input: a day that does not exist, a date not written YYYY-MM-DD, an unknown unit, a zero
+-- width, max not after min, months from a 31st, a number where a date goes, an unknown key
+SELECT dpm.create_domain('db_bad', 'db_people', '[{"name": "signup", "bins": {"min": "2023-02-29", "max": "2024-01-01", "width": "1 day"}}]');
+SELECT dpm.create_domain('db_bad', 'db_people', '[{"name": "signup", "bins": {"min": "2024-1-1", "max": "2025-01-01", "width": "1 day"}}]');
+SELECT dpm.create_domain('db_bad', 'db_people', '[{"name": "signup", "bins": {"min": "2024-01-01", "max": "2025-01-01", "width": "1 fortnight"}}]');
+SELECT dpm.create_domain('db_bad', 'db_people', '[{"name": "signup", "bins": {"min": "2024-01-01", "max": "2025-01-01", "width": "0 days"}}]');
+SELECT dpm.create_domain('db_bad', 'db_people', '[{"name": "signup", "bins": {"min": "2024-01-01", "max": "2024-01-01", "width": "1 day"}}]');
+SELECT dpm.create_domain('db_bad', 'db_people', '[{"name": "signup", "bins": {"min": "2024-01-31", "max": "2025-01-01", "width": "1 month"}}]');
+SELECT dpm.create_domain('db_bad', 'db_people', '[{"name": "signup", "bins": {"min": 0, "max": 10, "width": 1}}]');
+SELECT dpm.create_domain('db_bad', 'db_people', '[{"name": "signup", "bins": {"min": "2024-01-01", "max": "2025-01-01", "width": "1 day", "tz": "UTC"}}]');
+-- too many bins for dpm.max_cells
+SET dpm.max_cells = 100;
+SELECT dpm.create_domain('db_bad', 'db_people', '[{"name": "signup", "bins": {"min": "2024-01-01", "max": "2025-01-01", "width": "1 day"}}]');
+RESET dpm.max_cells;
+SELECT count(*) AS bad_domains FROM dpm.domains WHERE name = 'db_bad';
