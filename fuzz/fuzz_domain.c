@@ -79,6 +79,13 @@ column_type(void *arg, const char *column)
 	return NULL;
 }
 
+/* an expression's type: the server parses it; here every expression is a date or a number */
+static char *
+expression_type(void *arg, const char *expr)
+{
+	return pstrdup(strstr(expr, "day") != NULL ? "date" : "numeric");
+}
+
 /* what one call gave: the attribute, or the error */
 typedef struct Outcome
 {
@@ -371,6 +378,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_user_text = text;
 	src.name = "public.people";
 	src.column_type = column_type;
+	src.expression_type = expression_type;
 	src.arg = NULL;
 	src.max_cells = max_cells[data[0] & 3];
 

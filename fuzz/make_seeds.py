@@ -121,6 +121,8 @@ domain_seeds = {
     "dates_week_tz": (CELLS_100, '{"name": "w", "column": "seen", "bins": {"min": "2024-02-26", "max": "2024-03-05", "width": "1 week"}}'),
     "dates_year_cut": (CELLS_100, '{"name": "y", "column": "ts", "bins": {"min": "0001-01-28", "max": "0004-03-01", "width": "1 year"}}'),
     "dates_bad": (CELLS_100, '{"name": "day", "bins": {"min": "2023-02-29", "max": 2024, "width": "1 fortnight"}}'),
+    "expression": (CELLS_100, '{"name": "decade", "expression": "age / 10", "values": [1, 2, 3]}'),
+    "expression_dates": (CELLS_100, '{"name": "m", "expression": "coalesce(day, ts)", "bins": {"min": "2024-01-01", "max": "2024-03-01", "width": "1 month"}}'),
     "intervals": (CELLS_100, '{"name": "age", "bins": [{"label": "young", "lo": 0, "hi": 18}, '
                              '{"lo": 18, "hi": 65}, {"label": "old", "lo": 65}, {"hi": -1}]}'),
     "conditions": (CELLS_100, '{"name": "area", "column": "region", "bins": [{"label": "north", '

@@ -10,6 +10,9 @@
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parser.h"
+#include "tcop/tcopprot.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
@@ -44,6 +47,65 @@ column_type(void *arg, const char *column)
 	return format_type_with_typemod(typid, typmod);
 }
 
+/* a parse error's position is in the query made here, not in the caller's statement */
+static void
+expression_error_context(void *arg)
+{
+	int			pos = geterrposition();
+
+	if (pos > 0)
+	{
+		errposition(0);
+		internalerrposition(pos);
+		internalerrquery((const char *) arg);
+	}
+}
+
+/*
+ * The type of a custodian's expression over the relation, as column_type
+ * gives a column's: parsed and analyzed as SELECT (expr) FROM relation,
+ * which must stay one query with one column over that relation alone (an
+ * expression cannot close its parenthesis and add a clause).  Nothing is
+ * run; dpm_internal.check_cells vets it as it does conditions.
+ */
+static char *
+expression_type(void *arg, const char *expr)
+{
+	Oid			relid = *(Oid *) arg;
+	StringInfoData sql;
+	List	   *raw,
+			   *rewritten = NIL;
+	Query	   *q = NULL;
+	ErrorContextCallback context;
+
+	if (!OidIsValid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("an expression needs a source relation")));
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "SELECT (%s) FROM %s", expr,
+					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), get_rel_name(relid)));
+	context.callback = expression_error_context;
+	context.arg = sql.data;
+	context.previous = error_context_stack;
+	error_context_stack = &context;
+	raw = raw_parser(sql.data, RAW_PARSE_DEFAULT);
+	if (list_length(raw) == 1)
+		rewritten = pg_analyze_and_rewrite_fixedparams(linitial_node(RawStmt, raw), sql.data, NULL, 0, NULL);
+	error_context_stack = context.previous;
+	if (list_length(rewritten) == 1)
+		q = linitial_node(Query, rewritten);
+	if (q == NULL || q->commandType != CMD_SELECT || q->setOperations != NULL || list_length(q->targetList) != 1 ||
+		list_length(q->rtable) != 1 || q->jointree->quals != NULL || q->groupClause != NIL || q->havingQual != NULL ||
+		q->sortClause != NIL || q->limitCount != NULL || q->limitOffset != NULL || q->cteList != NIL ||
+		q->hasAggs || q->hasWindowFuncs || q->hasTargetSRFs)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("expression %s is not one SQL expression over the source's columns", quote_literal_cstr(expr))));
+	return format_type_with_typemod(exprType((Node *) linitial_node(TargetEntry, q->targetList)->expr),
+									exprTypmod((Node *) linitial_node(TargetEntry, q->targetList)->expr));
+}
+
 /*
  * dpm_internal.attribute_bins(source regclass, attr jsonb, OUT aname text,
  * OUT labels text[], OUT lo float8[], OUT hi float8[], OUT expr text).
@@ -70,6 +132,7 @@ dpm_attribute_bins(PG_FUNCTION_ARGS)
 	src.name = PG_ARGISNULL(0) ? "<NULL>"
 		: DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)));
 	src.column_type = column_type;
+	src.expression_type = expression_type;
 	src.arg = &relid;
 	src.max_cells = dpm_max_cells;
 	a = domain_attribute_parse(attr, &src);

@@ -381,8 +381,9 @@ listed_bins(Bins *b, const DomainJson *list)
 DomainAttr *
 domain_attribute_parse(const DomainJson *attr, const DomainSource *src)
 {
-	static const char *const valid[] = {"name", "column", "values", "bins"};
+	static const char *const valid[] = {"name", "column", "expression", "values", "bins"};
 	DomainAttr *a = palloc0(sizeof(DomainAttr));
+	char	   *expression;
 	Bins		b = {0};
 	const DomainJson *values,
 			   *bins;
@@ -398,7 +399,7 @@ domain_attribute_parse(const DomainJson *attr, const DomainSource *src)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown attribute key \"%s\"", key),
-				 errhint("Valid keys: name, column, values, bins.")));
+				 errhint("Valid keys: name, column or expression, values, bins.")));
 	a->name = domain_json_text(domain_json_get(attr, "name"));
 	if (!valid_identifier(a->name))
 		ereport(ERROR,
@@ -407,13 +408,28 @@ domain_attribute_parse(const DomainJson *attr, const DomainSource *src)
 						a->name ? quote_literal_cstr(a->name) : "NULL"),
 				 errhint("Use letters, digits and underscores, starting with a letter.")));
 	a->column = domain_json_text(domain_json_get(attr, "column"));
-	if (a->column == NULL)
-		a->column = a->name;
-	coltype = src->column_type(src->arg, a->column);
-	if (coltype == NULL)
+	expression = domain_json_text(domain_json_get(attr, "expression"));
+	if (expression != NULL && a->column != NULL)
 		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("column \"%s\" of \"%s\" does not exist", a->column, src->name)));
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("attribute \"%s\" needs a column or an expression, not both", a->name)));
+	if (expression != NULL)
+	{
+		/* a custodian's expression, in parentheses, where a column would be; vetted as conditions are */
+		coltype = src->expression_type(src->arg, expression);
+		b.qcol = psprintf("(%s)", expression);
+	}
+	else
+	{
+		if (a->column == NULL)
+			a->column = a->name;
+		coltype = src->column_type(src->arg, a->column);
+		if (coltype == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("column \"%s\" of \"%s\" does not exist", a->column, src->name)));
+		b.qcol = quote_identifier(a->column);
+	}
 	values = domain_json_get(attr, "values");
 	bins = domain_json_get(attr, "bins");
 	if ((values != NULL) == (bins != NULL))
@@ -422,7 +438,6 @@ domain_attribute_parse(const DomainJson *attr, const DomainSource *src)
 				 errmsg("attribute \"%s\" needs exactly one of \"values\" or \"bins\"", a->name)));
 
 	b.attr = a;
-	b.qcol = quote_identifier(a->column);
 	if (values != NULL)
 		value_bins(&b, values, coltype);
 	else if (bins->type == DOMAIN_JSON_OBJECT)

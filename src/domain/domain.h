@@ -7,6 +7,8 @@
  *   {"name": ..., "column": ..., "values": [...]}
  *   {"name": ..., "column": ..., "bins": {"min": ..., "max": ..., "width": ...}}
  *   {"name": ..., "column": ..., "bins": [{"label", "lo", "hi"} or {"label", "condition"}, ...]}
+ * with "expression": an SQL expression over the source's columns in place of
+ * "column".
  * The expression is stored in dpm.domains and checked there against the
  * source (dpm_internal.check_cells, src/api/safe_expr.c): only its text is made
  * here.  Plain C: the source's columns come through a callback, so that
@@ -21,6 +23,8 @@ typedef struct DomainSource
 	const char *name;			/* as messages show it */
 	/* the column's type as format_type prints it with its typmod, or NULL if there is no such column */
 	char	   *(*column_type) (void *arg, const char *column);
+	/* a custodian's expression's type, likewise; raises the error of one that is not an expression */
+	char	   *(*expression_type) (void *arg, const char *expr);
 	void	   *arg;
 	int			max_cells;		/* dpm.max_cells */
 } DomainSource;

@@ -62,3 +62,30 @@ SET dpm.max_cells = 100;
 SELECT dpm.create_domain('db_bad', 'db_people', '[{"name": "signup", "bins": {"min": "2024-01-01", "max": "2025-01-01", "width": "1 day"}}]');
 RESET dpm.max_cells;
 SELECT count(*) AS bad_domains FROM dpm.domains WHERE name = 'db_bad';
+
+-- an expression in place of a column, under the rules of conditions: decades of a day count, a
+-- COALESCE of two dates binned by month
+CREATE TABLE db_people2 AS SELECT id, signup, CASE WHEN id % 4 = 0 THEN NULL ELSE signup END AS maybe,
+                                 (id * 37) % 100 AS age FROM db_people;
+SELECT dpm.register_source('db_people2', 'id', 1, epsilon => 10);
+SELECT dpm.create_domain('db_expr', 'db_people2',
+  '[{"name": "decade", "expression": "age / 10", "values": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]},
+    {"name": "m", "expression": "coalesce(maybe, signup)", "bins": {"min": "2024-01-01", "max": "2024-04-01", "width": "1 month"}}]');
+SELECT attr_names, bin_labels, attr_exprs[1] AS decade_expr FROM dpm.domains WHERE name = 'db_expr';
+SELECT dpm.create_workload('db_expr_w', 'db_expr', 'Identity(decade) * Total(m) + Total(decade) * Identity(m)');
+SELECT bool_and(e.answer = t.n) AS exact, count(*) AS queries
+  FROM dpm.exact_answers('db_expr_w') e
+  JOIN (SELECT 'decade = ' || age / 10 AS label, count(*) AS n FROM db_people2
+         WHERE signup >= '2024-01-01' AND signup < '2024-04-01' GROUP BY 1
+        UNION ALL
+        SELECT 'm = ' || to_char(signup, 'YYYY-MM'), count(*) FROM db_people2
+         WHERE signup >= '2024-01-01' AND signup < '2024-04-01' GROUP BY 1) t USING (label);
+-- refused: both a column and an expression, not one expression, an escape from the parentheses, an
+-- unknown column, one that could fail on some row (extract's numeric, a division by a column)
+SELECT dpm.create_domain('db_bad', 'db_people2', '[{"name": "a", "column": "age", "expression": "age", "values": [1]}]');
+SELECT dpm.create_domain('db_bad', 'db_people2', '[{"name": "a", "expression": "age), (age", "values": [1]}]');
+SELECT dpm.create_domain('db_bad', 'db_people2', '[{"name": "a", "expression": "1) FROM pg_class UNION SELECT (1", "values": [1]}]');
+SELECT dpm.create_domain('db_bad', 'db_people2', '[{"name": "a", "expression": "agee / 10", "values": [1]}]');
+SELECT dpm.create_domain('db_bad', 'db_people2', '[{"name": "a", "expression": "extract(year from signup)", "values": [2024]}]');
+SELECT dpm.create_domain('db_bad', 'db_people2', '[{"name": "a", "expression": "100 / age", "values": [1]}]');
+SELECT count(*) AS bad_domains FROM dpm.domains WHERE name = 'db_bad';
