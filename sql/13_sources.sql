@@ -42,15 +42,36 @@ BEGIN
 END
 $$;
 
+-- A source's table, or a plain error if it was dropped: its oid would otherwise land in the SQL
+-- of a scan as a number ("syntax error at or near 16767").  check_domain asks it, naming the
+-- domain, before a charge.
+CREATE OR REPLACE FUNCTION dpm_internal.source_table(src dpm.sources, domain_name text DEFAULT NULL) RETURNS regclass
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = src.relation) AND domain_name IS NOT NULL THEN
+    RAISE EXCEPTION 'the source table of domain "%" no longer exists: it was dropped after it was registered', domain_name
+      USING ERRCODE = 'undefined_table', DETAIL = format('Source %s, table oid %s.', src.id, src.relation::oid),
+            HINT = 'Its releases and ledger are kept; a table made again under that name must be registered again.';
+  ELSIF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = src.relation) THEN
+    RAISE EXCEPTION 'the table of source % no longer exists: it was dropped after it was registered', src.id
+      USING ERRCODE = 'undefined_table', DETAIL = format('Table oid %s.', src.relation::oid),
+            HINT = 'Its releases and ledger are kept; a table made again under that name must be registered again.';
+  END IF;
+  RETURN src.relation;
+END
+$$;
+
 -- The rows a scan of the source reads: with capped, each privacy unit keeps at most
 -- max_contributions rows, chosen with the secure generator; built from the catalog only (the
 -- relation and the unit column).
 CREATE OR REPLACE FUNCTION dpm_internal.source_rows(src dpm.sources, capped boolean) RETURNS text
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE WHEN src.privacy_unit IS NULL OR NOT capped THEN src.relation::text
+  SELECT CASE WHEN src.privacy_unit IS NULL OR NOT capped THEN dpm_internal.source_table(src)::text
               ELSE format('(SELECT *, row_number() OVER (PARTITION BY %I ORDER BY dpm_internal.random_key()) AS dpm_rank__ '
-                          'FROM %s) s WHERE dpm_rank__ <= %s', src.privacy_unit, src.relation, src.max_contributions) END
+                          'FROM %s) s WHERE dpm_rank__ <= %s', src.privacy_unit, dpm_internal.source_table(src),
+                          src.max_contributions) END
 $$;
 
 -- The source's frequency vector over a domain, scanned with run_as's privileges (the domain's

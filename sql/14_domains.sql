@@ -54,7 +54,8 @@ AS $$
 DECLARE
   dom dpm.domains := dpm_internal.domain(domain);
 BEGIN
-  PERFORM dpm_internal.check_can_read((SELECT s.relation FROM dpm.sources s WHERE s.id = dom.source_id));
+  PERFORM dpm_internal.check_can_read(dpm_internal.source_table((SELECT s FROM dpm.sources s WHERE s.id = dom.source_id),
+                                                               dom.name));
   RETURN QUERY SELECT * FROM dpm_internal.coverage(dom, dpm_internal.invoker());
 END
 $$;
@@ -163,7 +164,7 @@ DECLARE
 BEGIN
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
-  PERFORM dpm_internal.check_can_read(src.relation);
+  PERFORM dpm_internal.check_can_read(dpm_internal.source_table(src, dom.name));
   -- every row counts here, without the per-unit contribution limit the mechanism applies
   -- zipped with the labels, as in dpm_internal.release_fill (labels[i] costs O(i) a row)
   IF dom.n IS NULL THEN    -- a wide domain: its marginals from their tables
@@ -210,7 +211,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.check_domain(dom dpm.domains, src dpm.so
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  IF NOT has_table_privilege(dom.created_by, src.relation, 'SELECT') THEN
+  IF NOT has_table_privilege(dom.created_by, dpm_internal.source_table(src, dom.name), 'SELECT') THEN
     RAISE EXCEPTION 'domain "%" cannot be computed: its creator % can no longer read %', dom.name, dom.created_by, src.relation
       USING ERRCODE = 'insufficient_privilege', HINT = 'Ask the custodian to restore the privilege or redefine the domain.';
   END IF;

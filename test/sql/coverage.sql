@@ -44,3 +44,20 @@ SELECT * FROM dpm.domain_coverage(NULL);
 
 DROP OWNED BY regress_cov_custodian;
 DROP ROLE regress_cov_custodian, regress_cov_custodian2, regress_cov_analyst;
+
+-- a source whose table was dropped: every answer says so plainly, before anything is charged
+CREATE TABLE cov_gone AS SELECT g AS id, g % 3 AS k FROM generate_series(1, 30) g;
+SET client_min_messages = warning;
+SELECT dpm.register_source('cov_gone', 'id', 1, epsilon => 5);
+SELECT dpm.create_domain('cov_gone_d', 'cov_gone', '[{"name": "k", "values": [0, 1, 2]}]');
+SELECT dpm.create_workload('cov_gone_w', 'cov_gone_d', 'Identity(k)');
+RESET client_min_messages;
+SELECT s.id AS gone_id FROM dpm.sources s WHERE s.relation = 'cov_gone'::regclass \gset
+DROP TABLE cov_gone;
+\set VERBOSITY terse
+SELECT * FROM dpm.answer('cov_gone_w', epsilon => 1);
+SELECT * FROM dpm.explain('cov_gone_w', epsilon => 1);
+SELECT * FROM dpm.exact_answers('cov_gone_w');
+SELECT * FROM dpm.domain_coverage('cov_gone_d');
+\set VERBOSITY default
+SELECT count(*) AS charges FROM dpm.ledger WHERE source_id = :gone_id;
