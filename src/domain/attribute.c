@@ -229,9 +229,9 @@ date_width_bins(Bins *b, const DomainJson *spec, const DomainSource *src, const 
 	const DomainJson *jmin = domain_json_get(spec, "min");
 	const DomainJson *jmax = domain_json_get(spec, "max");
 	const DomainJson *jwidth = domain_json_get(spec, "width");
-	const char *cast = strcmp(coltype, "date") == 0 ? "%s'::date"
-		: strstr(coltype, "with time zone") != NULL ? "%s 00:00:00+00'::timestamptz"
-		: "%s 00:00:00'::timestamp";
+	const char *literal = strcmp(coltype, "date") == 0 ? "'%s'::date"
+		: strstr(coltype, "with time zone") != NULL ? "'%s 00:00:00+00'::timestamptz"
+		: "'%s 00:00:00'::timestamp";
 	int64		vmin,
 				vmax,
 				v;
@@ -290,11 +290,10 @@ date_width_bins(Bins *b, const DomainJson *spec, const DomainSource *src, const 
 			label = calendar_text(v);
 		else
 			label = psprintf("[%s,%s)", calendar_text(v), calendar_text(vhi));
-		add_bin(b, label, NAN, NAN, psprintf(cast, psprintf("'%s", calendar_text(v))));
+		add_bin(b, label, NAN, NAN, psprintf(literal, calendar_text(v)));
 		v = vhi;
 	}
-	bucket_expr(b, psprintf(cast, psprintf("'%s", calendar_text(vmin))),
-				psprintf(cast, psprintf("'%s", calendar_text(vmax))));
+	bucket_expr(b, psprintf(literal, calendar_text(vmin)), psprintf(literal, calendar_text(vmax)));
 }
 
 /* "bins": [...]: intervals [lo, hi) (either end open) or custodian conditions */
