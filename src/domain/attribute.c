@@ -151,9 +151,7 @@ bucket_expr(Bins *b, const char *lo, const char *hi)
 static void
 width_bins(Bins *b, const DomainJson *spec, const DomainSource *src)
 {
-	static const char *const valid[] = {"min", "max", "width"};
 	const char *name = b->attr->name;
-	const char *key = unknown_key(spec, valid, lengthof(valid));
 	const DomainJson *jmin = domain_json_get(spec, "min");
 	const DomainJson *jmax = domain_json_get(spec, "max");
 	const DomainJson *jwidth = domain_json_get(spec, "width");
@@ -163,11 +161,6 @@ width_bins(Bins *b, const DomainJson *spec, const DomainSource *src)
 				count,
 				v;
 
-	if (key != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown key \"%s\" in bins of attribute \"%s\"", key, name),
-				 errhint("Valid keys: min, max, width.")));
 	if (jmin == NULL || jmin->type != DOMAIN_JSON_NUMBER || jmax == NULL ||
 		jmax->type != DOMAIN_JSON_NUMBER || jwidth == NULL || jwidth->type != DOMAIN_JSON_NUMBER)
 		ereport(ERROR,
@@ -223,9 +216,7 @@ width_bins(Bins *b, const DomainJson *spec, const DomainSource *src)
 static void
 date_width_bins(Bins *b, const DomainJson *spec, const DomainSource *src, const char *coltype)
 {
-	static const char *const valid[] = {"min", "max", "width"};
 	const char *name = b->attr->name;
-	const char *key = unknown_key(spec, valid, lengthof(valid));
 	const DomainJson *jmin = domain_json_get(spec, "min");
 	const DomainJson *jmax = domain_json_get(spec, "max");
 	const DomainJson *jwidth = domain_json_get(spec, "width");
@@ -240,11 +231,6 @@ date_width_bins(Bins *b, const DomainJson *spec, const DomainSource *src, const 
 				m,
 				d;
 
-	if (key != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown key \"%s\" in bins of attribute \"%s\"", key, name),
-				 errhint("Valid keys: min, max, width.")));
 	if (jmin == NULL || jmin->type != DOMAIN_JSON_STRING || !calendar_parse_date(jmin->str, &vmin) ||
 		jmax == NULL || jmax->type != DOMAIN_JSON_STRING || !calendar_parse_date(jmax->str, &vmax))
 		ereport(ERROR,
@@ -441,6 +427,13 @@ domain_attribute_parse(const DomainJson *attr, const DomainSource *src)
 		value_bins(&b, values, coltype);
 	else if (bins->type == DOMAIN_JSON_OBJECT)
 	{
+		static const char *const valid[] = {"min", "max", "width"};
+
+		if ((key = unknown_key(bins, valid, lengthof(valid))) != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown key \"%s\" in bins of attribute \"%s\"", key, a->name),
+					 errhint("Valid keys: min, max, width.")));
 		if (strcmp(coltype, "date") == 0 || strncmp(coltype, "timestamp", 9) == 0)
 			date_width_bins(&b, bins, src, coltype);
 		else
