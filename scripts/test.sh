@@ -105,7 +105,27 @@ in_cluster()
 	done
 
 	echo "$passed $failed" >"$tally"
-	[ "$failed" = 0 ]
+	# What explains a failure is printed above: the diffs, each script's output.  A non-zero exit
+	# would make pg_virtualenv add its server log's last 100 lines, errors the suite raises on
+	# purpose; from that log only what a crash leaves is worth reading.  The tally carries the result.
+	if [ "$failed" != 0 ]; then
+		crash_lines
+	fi
+	return 0
+}
+
+# The server log lines a crash or a failed assertion leaves, if any.
+crash_lines()
+{
+	local dir lines
+
+	dir=${PG_CLUSTER_CONF_ROOT:+${PG_CLUSTER_CONF_ROOT%/*}/log}
+	lines=$(grep -hE 'PANIC|TRAP:|terminated by signal|was terminated by' "${dir:-/var/log/postgresql}"/*.log 2>/dev/null |
+		head -n 40)
+	if [ -n "$lines" ]; then
+		echo "== what the server log says of a crash =="
+		echo "$lines" | sed 's/^/    /'
+	fi
 }
 
 if [ "${1:-}" = --in-cluster ]; then
