@@ -115,30 +115,22 @@ set_attribute(Records *rec, const ResidualTables *t, const int *sizes, const dou
 	int64	   *counts = palloc(sizeof(int64) * n);
 	double		stride = 1;
 	int			kinds = rec->count;
+	Residual	sub = {0};
+	int		   *map;
 
-	/* the table summed to the set attributes and p: strides over them, last attribute fastest */
-	for (int b = s->order - 1; b >= 0; b--)
+	/* the table summed to the set attributes and p (sub), and sub's strides by position */
+	for (int b = 0; b < s->order; b++)
+		if (rec->pos[s->attrs[b]] == p || set[s->attrs[b]])
+			sub.attrs[sub.order++] = s->attrs[b];
+	for (int b = sub.order - 1; b >= 0; b--)
 	{
-		int			q = rec->pos[s->attrs[b]];
-
-		if (q == p || set[s->attrs[b]])
-		{
-			keep[q] = stride;
-			stride *= sizes[s->attrs[b]];
-		}
+		keep[rec->pos[sub.attrs[b]]] = stride;
+		stride *= sizes[sub.attrs[b]];
 	}
+	map = residual_subset_index(s, &sub, sizes);
 	for (size_t c = 0; c < (size_t) s->cells; c++)
-	{
-		size_t		rest = c;
-		double		to = 0;
-
-		for (int b = s->order - 1; b >= 0; b--)
-		{
-			to += keep[rec->pos[s->attrs[b]]] * (double) (rest % sizes[s->attrs[b]]);
-			rest /= sizes[s->attrs[b]];
-		}
-		m[(size_t) to] += u[(size_t) t->offset[k] + c];
-	}
+		m[map[c]] += u[(size_t) t->offset[k] + c];
+	pfree(map);
 	for (int r = 0; r < kinds; r++)
 	{
 		double		base = 0;
