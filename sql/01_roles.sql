@@ -20,3 +20,8 @@ $$;
 -- whom catalog rows are attributed to and whose privileges custodian functions check.
 CREATE OR REPLACE FUNCTION dpm_internal.invoker() RETURNS regrole
 AS 'MODULE_PATHNAME', 'dpm_invoker' LANGUAGE C STABLE PARALLEL SAFE;
+
+-- The dpm functions and the role each is granted to, as the hint on "permission denied for
+-- function" names it (src/api/role_hint.c); test/sql/security.sql compares it with the grants.
+CREATE OR REPLACE FUNCTION dpm_internal.role_hints() RETURNS TABLE(function text, role text)
+AS 'MODULE_PATHNAME', 'dpm_role_hints' LANGUAGE C STABLE;

@@ -4,7 +4,8 @@
 
 CREATE TABLE dpm.sources (
   id                serial PRIMARY KEY,
-  relation          regclass NOT NULL UNIQUE,
+  -- NULL once the table is dropped, which only an unregistered source's can be (sql/21_guards.sql)
+  relation          regclass,
   privacy_unit      name,
   max_contributions int NOT NULL DEFAULT 1 CHECK (max_contributions >= 1),
   -- 'pure': epsilon-DP, Laplace only, sequential composition.
@@ -18,13 +19,20 @@ CREATE TABLE dpm.sources (
   registered_at     timestamptz NOT NULL DEFAULT now(),
   CHECK (CASE model WHEN 'zcdp' THEN budget_rho IS NOT NULL AND budget_epsilon IS NULL AND budget_delta = 0
                     WHEN 'pure' THEN budget_epsilon IS NOT NULL AND budget_rho IS NULL AND budget_delta = 0
-                    ELSE budget_epsilon IS NOT NULL AND budget_rho IS NULL AND budget_delta > 0 END)
+                    ELSE budget_epsilon IS NOT NULL AND budget_rho IS NULL AND budget_delta > 0 END),
+  -- dpm.unregister_source: no release reads it any more; its row, releases and ledger stay as the
+  -- record of what was spent, and registering the same table again takes them up again
+  unregistered_at   timestamptz,
+  relation_name     text,                  -- the table's name when it was unregistered
+  CHECK (relation IS NOT NULL OR unregistered_at IS NOT NULL)
 );
+-- one registration a table at a time
+CREATE UNIQUE INDEX sources_relation_key ON dpm.sources (relation) WHERE unregistered_at IS NULL;
 COMMENT ON TABLE dpm.sources IS 'protected relations, their privacy unit, privacy model and total budget';
 
 CREATE TABLE dpm.domains (
   id          serial PRIMARY KEY,
-  name        text NOT NULL UNIQUE,
+  name        text NOT NULL,
   source_id   int NOT NULL REFERENCES dpm.sources ON DELETE CASCADE,
   attributes  jsonb NOT NULL,            -- the definition as given
   attr_names  text[] NOT NULL,
@@ -44,13 +52,16 @@ CREATE TABLE dpm.domains (
   created_by  regrole NOT NULL DEFAULT dpm_internal.invoker(),
   created_at  timestamptz NOT NULL DEFAULT now(),
   cells       numeric NOT NULL,          -- the product of attr_sizes, for any domain
-  CHECK ((n IS NULL) = (cell_expr IS NULL))
+  CHECK ((n IS NULL) = (cell_expr IS NULL)),
+  -- dpm.drop_domain: gone by name (which a new domain may take), kept for the releases made over it
+  dropped_at  timestamptz
 );
+CREATE UNIQUE INDEX domains_name_key ON dpm.domains (name) WHERE dropped_at IS NULL;
 COMMENT ON TABLE dpm.domains IS 'the cells of a frequency vector over a source; cell_expr is built from the custodian''s definition';
 
 CREATE TABLE dpm.workloads (
   id          serial PRIMARY KEY,
-  name        text NOT NULL UNIQUE,
+  name        text NOT NULL,
   domain_id   int NOT NULL REFERENCES dpm.domains ON DELETE CASCADE,
   spec        text,                      -- NULL for an explicit matrix
   matrix      float8[],                  -- m x n, one query a row; NULL when too large (spec only)
@@ -67,8 +78,10 @@ CREATE TABLE dpm.workloads (
   -- m x 2 per attribute: the first and last bin (1-based) each query counts on each attribute,
   -- 0 and 0 for no condition, -1 and -1 for one that is not a run of bins; NULL for an explicit
   -- matrix or a wide domain.  Gives published releases one column per attribute (dpm.publish).
-  spans       int[]
+  spans       int[],
+  dropped_at  timestamptz                -- dpm.drop_workload, as for domains
 );
+CREATE UNIQUE INDEX workloads_name_key ON dpm.workloads (name) WHERE dropped_at IS NULL;
 COMMENT ON TABLE dpm.workloads IS 'batches of linear counting queries over a domain';
 
 -- A strategy kept by its parameters (src/api/hdmm_api.c, src/api/residual_release_api.c): never a
@@ -107,9 +120,11 @@ CREATE TABLE dpm.strategies (
   profile         float8[],
   created_by      regrole NOT NULL DEFAULT dpm_internal.invoker(),
   created_at      timestamptz NOT NULL DEFAULT now(),
-  CONSTRAINT strategies_cache_key UNIQUE (workload_id, method, options, noise),
-  CONSTRAINT strategies_one_form CHECK ((matrix IS NULL) <> (hdmm IS NULL))
+  CONSTRAINT strategies_one_form CHECK ((matrix IS NULL) <> (hdmm IS NULL)),
+  -- dpm.drop_strategy: no longer reused; kept while a release names it
+  dropped_at      timestamptz
 );
+CREATE UNIQUE INDEX strategies_cache_key ON dpm.strategies (workload_id, method, options, noise) WHERE dropped_at IS NULL;
 COMMENT ON TABLE dpm.strategies IS 'strategy matrices chosen for workloads; reused by dpm.optimize and dpm.answer';
 
 -- Every release reads the workload, the strategy and its pseudo-inverse (tens of MB at n = 1024):

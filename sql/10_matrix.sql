@@ -140,7 +140,7 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
   -- n: the cells, or NULL (wide) past dpm.max_cells, as dpm.create_domain decides
   SELECT ROW(NULL, NULL, NULL, NULL, attr_names, attr_sizes, bin_labels, bin_lo, bin_hi, NULL, NULL,
-             CASE WHEN c.cells <= dpm_internal.max_cells() THEN c.cells::int END, NULL, NULL, c.cells)::dpm.domains
+             CASE WHEN c.cells <= dpm_internal.max_cells() THEN c.cells::int END, NULL, NULL, c.cells, NULL)::dpm.domains
     FROM (SELECT CASE WHEN bool_and(s > 0) THEN coalesce(round(exp(sum(ln(greatest(s, 1))))), 1) ELSE 0 END::numeric AS cells
             FROM unnest(attr_sizes) s) c
 $$;

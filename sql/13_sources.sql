@@ -20,7 +20,7 @@ AS $$
 DECLARE
   src dpm.sources;
 BEGIN
-  SELECT * INTO src FROM dpm.sources s WHERE s.relation = source.relation;
+  SELECT * INTO src FROM dpm.sources s WHERE s.relation = source.relation AND s.unregistered_at IS NULL;
   IF NOT FOUND THEN
     RAISE EXCEPTION '"%" is not a registered source', relation
       USING ERRCODE = 'undefined_object', HINT = 'Registered sources are listed in dpm.sources.';
@@ -49,6 +49,13 @@ CREATE OR REPLACE FUNCTION dpm_internal.source_table(src dpm.sources, domain_nam
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+  IF src.unregistered_at IS NOT NULL THEN
+    RAISE EXCEPTION 'source % (%) was unregistered', src.id, coalesce(src.relation::text, src.relation_name)
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = format('Unregistered at %s.%s', src.unregistered_at,
+                            CASE WHEN domain_name IS NOT NULL THEN format(' Domain "%s" reads it.', domain_name) ELSE '' END),
+            HINT = 'A custodian registers the table again with dpm.register_source; its spent budget carries over.';
+  END IF;
   IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = src.relation) AND domain_name IS NOT NULL THEN
     RAISE EXCEPTION 'the source table of domain "%" no longer exists: it was dropped after it was registered', domain_name
       USING ERRCODE = 'undefined_table', DETAIL = format('Source %s, table oid %s.', src.id, src.relation::oid),
@@ -144,6 +151,10 @@ RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
+DECLARE
+  old dpm.sources;
+  spent record;
+  model text := CASE WHEN rho IS NOT NULL THEN 'zcdp' WHEN delta > 0 THEN 'approx' ELSE 'pure' END;
 BEGIN
   IF relation IS NULL THEN
     RAISE EXCEPTION 'relation must not be NULL' USING ERRCODE = 'null_value_not_allowed';
@@ -174,14 +185,45 @@ BEGIN
         WHERE a.attrelid = relation AND a.attname = privacy_unit AND a.attnum > 0 AND NOT a.attisdropped) THEN
     RAISE EXCEPTION 'column "%" of "%" does not exist', privacy_unit, relation USING ERRCODE = 'undefined_column';
   END IF;
-  IF EXISTS (SELECT 1 FROM dpm.sources s WHERE s.relation = relation) THEN
+  IF EXISTS (SELECT 1 FROM dpm.sources s WHERE s.relation = relation AND s.unregistered_at IS NULL) THEN
     RAISE EXCEPTION '"%" is already registered', relation USING ERRCODE = 'duplicate_object';
   END IF;
+  -- the same table, unregistered before: its ledger carries over, so what it was charged under
+  -- (privacy unit, contributions, model) cannot change; only the budget can, as with set_budget
+  SELECT * INTO old FROM dpm.sources s WHERE s.relation = relation ORDER BY s.id DESC LIMIT 1 FOR UPDATE;
+  IF FOUND THEN
+    IF old.privacy_unit IS DISTINCT FROM privacy_unit OR old.max_contributions <> max_contributions
+       OR old.model <> model THEN
+      RAISE EXCEPTION '"%" was registered before (source %) with other settings', relation, old.id
+        USING ERRCODE = 'invalid_parameter_value',
+              DETAIL = format('Its releases were charged with privacy unit %s, max_contributions %s, model %s.',
+                              coalesce(quote_ident(old.privacy_unit), 'none (each row)'), old.max_contributions, old.model),
+              HINT = 'Register it again with those settings: its spent budget carries over.';
+    END IF;
+    PERFORM dpm_internal.require_read_committed('dpm.register_source');
+    SELECT * INTO spent FROM dpm_internal.spent(old.id);
+    IF (old.model <> 'zcdp' AND (spent.epsilon > epsilon OR spent.delta > delta)) OR (old.model = 'zcdp' AND spent.rho > rho) THEN
+      RAISE EXCEPTION 'the budget given for "%" is below what source % already spent', relation, old.id
+        USING ERRCODE = 'invalid_parameter_value',
+              DETAIL = CASE old.model WHEN 'zcdp' THEN format('Spent: rho %s.', spent.rho)
+                       ELSE format('Spent: epsilon %s, delta %s.', spent.epsilon, spent.delta) END;
+    END IF;
+    UPDATE dpm.sources s SET unregistered_at = NULL, relation_name = NULL, budget_epsilon = dpm_internal.charge(epsilon),
+                             budget_delta = coalesce(dpm_internal.charge(delta), 0), budget_rho = dpm_internal.charge(rho)
+     WHERE s.id = old.id;
+    RAISE NOTICE '"%" is registered again as source %, with what it spent before', relation, old.id
+      USING DETAIL = CASE old.model WHEN 'zcdp' THEN format('Spent: rho %s.', spent.rho)
+                     ELSE format('Spent: epsilon %s, delta %s.', spent.epsilon, spent.delta) END;
+    RETURN;
+  END IF;
+  -- a new table under the name of a dropped one is another table: say where the old spending is
+  FOR old IN SELECT * FROM dpm.sources s WHERE s.relation IS NULL AND s.relation_name = relation::text LOOP
+    RAISE NOTICE 'a dropped table of this name was source %: its releases and ledger stay under that id', old.id
+      USING HINT = 'If the new table holds the same people, their budget already spent there is not counted here: set this budget accordingly.';
+  END LOOP;
   BEGIN
     INSERT INTO dpm.sources (relation, privacy_unit, max_contributions, model, budget_epsilon, budget_delta, budget_rho)
-    VALUES (relation, privacy_unit, max_contributions,
-            CASE WHEN rho IS NOT NULL THEN 'zcdp' WHEN delta > 0 THEN 'approx' ELSE 'pure' END,
-            dpm_internal.charge(epsilon), coalesce(dpm_internal.charge(delta), 0), dpm_internal.charge(rho));
+    VALUES (relation, privacy_unit, max_contributions, model, dpm_internal.charge(epsilon), coalesce(dpm_internal.charge(delta), 0), dpm_internal.charge(rho));
   EXCEPTION WHEN unique_violation THEN    -- a concurrent registration committed after the check
     RAISE EXCEPTION '"%" is already registered', relation USING ERRCODE = 'duplicate_object';
   END;
@@ -278,3 +320,20 @@ END
 $$;
 COMMENT ON FUNCTION dpm.budget(regclass, float8) IS
   'privacy budget of a source: total, spent and remaining; for a zCDP source and a given delta, the epsilon its spending implies';
+
+-- No release reads the source any more and its table may be dropped; the source row, its releases
+-- and its ledger stay (the record of what was spent), and dpm.register_source of the same table
+-- takes them up again.  Locks the row as a charge does: a release charged before goes on.
+CREATE OR REPLACE FUNCTION dpm.unregister_source(source regclass) RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  src dpm.sources := dpm_internal.source(source);
+BEGIN
+  PERFORM dpm_internal.check_can_read(source);
+  PERFORM 1 FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
+  UPDATE dpm.sources s SET unregistered_at = now(), relation_name = source::text WHERE s.id = src.id;
+END
+$$;
+COMMENT ON FUNCTION dpm.unregister_source(regclass) IS
+  'custodian: stop answering from a source, so that its table can be dropped; its releases and ledger are kept, and registering the table again takes up its spent budget';

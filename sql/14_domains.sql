@@ -82,7 +82,7 @@ BEGIN
   END IF;
   src := dpm_internal.source(source);
   PERFORM dpm_internal.check_can_read(source);
-  IF EXISTS (SELECT 1 FROM dpm.domains d WHERE d.name = name) THEN
+  IF EXISTS (SELECT 1 FROM dpm.domains d WHERE d.name = name AND d.dropped_at IS NULL) THEN
     RAISE EXCEPTION 'domain "%" already exists', name USING ERRCODE = 'duplicate_object';
   END IF;
   IF jsonb_typeof(attributes) IS DISTINCT FROM 'array' OR jsonb_array_length(attributes) = 0 THEN
@@ -139,7 +139,7 @@ BEGIN
                                 THEN format(' and %s more', cardinality(c.empty_bins) - 10) END), '; ')
            FILTER (WHERE cardinality(c.empty_bins) > 0)
     INTO outside, empty
-    FROM dpm_internal.coverage((SELECT d FROM dpm.domains d WHERE d.name = create_domain.name), dpm_internal.invoker()) c;
+    FROM dpm_internal.coverage((SELECT d FROM dpm.domains d WHERE d.name = create_domain.name AND d.dropped_at IS NULL), dpm_internal.invoker()) c;
   IF outside IS NOT NULL THEN
     RAISE NOTICE 'domain "%": %', name, outside
       USING DETAIL = 'Those rows are dropped from every count: NULLs, and values no bin lists (values are compared exactly, case included).'
@@ -194,7 +194,7 @@ AS $$
 DECLARE
   d dpm.domains;
 BEGIN
-  SELECT * INTO d FROM dpm.domains x WHERE x.name = dname;
+  SELECT * INTO d FROM dpm.domains x WHERE x.name = dname AND x.dropped_at IS NULL;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'domain "%" does not exist', dname
       USING ERRCODE = 'undefined_object', HINT = 'Existing domains are listed in dpm.domains.';
@@ -220,3 +220,59 @@ BEGIN
   PERFORM dpm_internal.check_cells(dom.created_by, src.relation, dom.name, dom.attr_names, dom.attr_exprs);
 END
 $$;
+
+-- A custodian who may read the domain's source (any custodian once its table is gone) drops or
+-- renames it.
+CREATE OR REPLACE FUNCTION dpm_internal.domain_for_change(dname text) RETURNS dpm.domains
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  dom dpm.domains := dpm_internal.domain(dname);
+  rel regclass := (SELECT s.relation FROM dpm.sources s WHERE s.id = dom.source_id);
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = rel) THEN
+    PERFORM dpm_internal.check_can_read(rel);
+  END IF;
+  RETURN dom;
+END
+$$;
+
+-- Gone by name; its row stays for the releases made over it, which keep their answers.
+CREATE OR REPLACE FUNCTION dpm.drop_domain(domain text, cascade boolean DEFAULT false) RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  dom dpm.domains := dpm_internal.domain_for_change(domain);
+  live text[];
+BEGIN
+  PERFORM 1 FROM dpm.domains d WHERE d.id = dom.id FOR UPDATE;
+  live := ARRAY(SELECT w.name FROM dpm.workloads w WHERE w.domain_id = dom.id AND w.dropped_at IS NULL ORDER BY w.name);
+  IF cardinality(live) > 0 AND NOT cascade THEN
+    RAISE EXCEPTION 'domain "%" has % workloads', domain, cardinality(live)
+      USING ERRCODE = 'dependent_objects_still_exist',
+            DETAIL = format('Workloads: %s%s.', array_to_string(live[1:10], ', '),
+                            CASE WHEN cardinality(live) > 10 THEN format(' and %s more', cardinality(live) - 10) ELSE '' END),
+            HINT = 'Drop them first, or pass cascade => true to drop them with it; their releases are kept.';
+  END IF;
+  UPDATE dpm.workloads w SET dropped_at = now() WHERE w.domain_id = dom.id AND w.dropped_at IS NULL;
+  UPDATE dpm.domains d SET dropped_at = now() WHERE d.id = dom.id;
+END
+$$;
+COMMENT ON FUNCTION dpm.drop_domain(text, boolean) IS
+  'custodian: drop a domain (with cascade, its workloads too); its releases, answers and ledger rows are kept';
+
+CREATE OR REPLACE FUNCTION dpm.rename_domain(domain text, new_name text) RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  dom dpm.domains := dpm_internal.domain_for_change(domain);
+BEGIN
+  IF new_name IS NULL OR new_name = '' THEN
+    RAISE EXCEPTION 'domain name must not be empty' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  UPDATE dpm.domains d SET name = new_name WHERE d.id = dom.id;
+EXCEPTION WHEN unique_violation THEN
+  RAISE EXCEPTION 'domain "%" already exists', new_name USING ERRCODE = 'duplicate_object';
+END
+$$;
+COMMENT ON FUNCTION dpm.rename_domain(text, text) IS 'custodian: rename a domain';

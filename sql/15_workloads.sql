@@ -6,7 +6,7 @@ AS $$
 DECLARE
   wl dpm.workloads;
 BEGIN
-  SELECT * INTO wl FROM dpm.workloads w WHERE w.name = wname;
+  SELECT * INTO wl FROM dpm.workloads w WHERE w.name = wname AND w.dropped_at IS NULL;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'workload "%" does not exist', wname
       USING ERRCODE = 'undefined_object', HINT = 'Create it with dpm.create_workload; existing ones are in dpm.workloads.';
@@ -30,7 +30,7 @@ BEGIN
   IF wname IS NULL OR wname = '' THEN
     RAISE EXCEPTION 'workload name must not be empty' USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  IF EXISTS (SELECT 1 FROM dpm.workloads w WHERE w.name = wname) THEN
+  IF EXISTS (SELECT 1 FROM dpm.workloads w WHERE w.name = wname AND w.dropped_at IS NULL) THEN
     RAISE EXCEPTION 'workload "%" already exists', wname USING ERRCODE = 'duplicate_object';
   END IF;
   BEGIN
@@ -145,3 +145,50 @@ BEGIN
     USING ERRCODE = 'invalid_parameter_value';
 END
 $$;
+
+-- An analyst drops or renames the workloads of the roles it belongs to; a custodian, any.
+CREATE OR REPLACE FUNCTION dpm_internal.workload_for_change(wname text) RETURNS dpm.workloads
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  wl dpm.workloads := dpm_internal.workload(wname);
+BEGIN
+  IF NOT pg_has_role(dpm_internal.invoker(), wl.created_by, 'USAGE')
+     AND NOT pg_has_role(dpm_internal.invoker(), 'dpm_admin', 'USAGE') THEN
+    RAISE EXCEPTION 'permission denied: workload "%" belongs to %', wname, wl.created_by
+      USING ERRCODE = 'insufficient_privilege', HINT = 'Its creator or a custodian (dpm_admin) can change it.';
+  END IF;
+  RETURN wl;
+END
+$$;
+
+-- Gone by name, with its strategies; its row stays for the releases made with it.
+CREATE OR REPLACE FUNCTION dpm.drop_workload(workload text) RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  wl dpm.workloads := dpm_internal.workload_for_change(workload);
+BEGIN
+  UPDATE dpm.strategies s SET dropped_at = now() WHERE s.workload_id = wl.id AND s.dropped_at IS NULL;
+  UPDATE dpm.workloads w SET dropped_at = now() WHERE w.id = wl.id;
+END
+$$;
+COMMENT ON FUNCTION dpm.drop_workload(text) IS
+  'analyst: drop a workload of one''s own (custodians: any) and its strategies; its releases and answers are kept';
+
+CREATE OR REPLACE FUNCTION dpm.rename_workload(workload text, new_name text) RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  wl dpm.workloads := dpm_internal.workload_for_change(workload);
+BEGIN
+  IF new_name IS NULL OR new_name = '' THEN
+    RAISE EXCEPTION 'workload name must not be empty' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  UPDATE dpm.workloads w SET name = new_name WHERE w.id = wl.id;
+EXCEPTION WHEN unique_violation THEN
+  RAISE EXCEPTION 'workload "%" already exists', new_name USING ERRCODE = 'duplicate_object';
+END
+$$;
+COMMENT ON FUNCTION dpm.rename_workload(text, text) IS
+  'analyst: rename a workload of one''s own (custodians: any)';

@@ -27,7 +27,7 @@ LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT s.id, s.workload_id, s.method, s.options, s.noise, NULL::float8[], s.hdmm, s.rows, s.sensitivity_l1,
          s.sensitivity_l2, s.profile_trace, s.max_profile, s.ratio_to_bound, s.iterations, s.lower_bound,
-         s.optimize_ms, NULL::float8[], NULL::float8[], s.created_by, s.created_at
+         s.optimize_ms, NULL::float8[], NULL::float8[], s.created_by, s.created_at, s.dropped_at
     FROM dpm.strategies s WHERE s.id = sid
 $$;
 
@@ -146,11 +146,12 @@ BEGIN
   VALUES (st.workload_id, st.method, st.options, st.noise, st.matrix, st.hdmm, st.rows, st.sensitivity_l1,
           st.sensitivity_l2, st.profile_trace, st.max_profile, st.ratio_to_bound, st.iterations, st.lower_bound,
           st.optimize_ms, st.pinv, st.profile, st.created_by, st.created_at)
-  ON CONFLICT ON CONSTRAINT strategies_cache_key DO NOTHING
+  ON CONFLICT (workload_id, method, options, noise) WHERE dropped_at IS NULL DO NOTHING
   RETURNING id INTO sid;
   IF sid IS NULL THEN
     SELECT s.id INTO sid FROM dpm.strategies s
-     WHERE s.workload_id = st.workload_id AND s.method = st.method AND s.options = st.options AND s.noise = st.noise;
+     WHERE s.workload_id = st.workload_id AND s.method = st.method AND s.options = st.options AND s.noise = st.noise
+       AND s.dropped_at IS NULL;
   END IF;
   RETURN sid;
 END
@@ -193,7 +194,7 @@ BEGIN
       CONTINUE;
     END IF;
     SELECT s.id, dpm_internal.in_this_transaction(s.xmin) INTO sid, mine FROM dpm.strategies s
-     WHERE s.workload_id = wl.id AND s.method = cand AND s.options = options AND s.noise = noise;
+     WHERE s.workload_id = wl.id AND s.method = cand AND s.options = options AND s.noise = noise AND s.dropped_at IS NULL;
     IF sid IS NOT NULL THEN
       IF mine AND NOT store THEN
         RAISE EXCEPTION 'strategy % (method %) is not committed yet', sid, cand
@@ -350,6 +351,9 @@ BEGIN
   SELECT * INTO st FROM dpm.strategies s WHERE s.id = sid;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'strategy % does not exist', sid USING ERRCODE = 'undefined_object';
+  ELSIF st.dropped_at IS NOT NULL THEN
+    RAISE EXCEPTION 'strategy % was dropped', sid
+      USING ERRCODE = 'undefined_object', HINT = 'dpm.optimize builds a new one for its workload.';
   END IF;
   RETURN st;
 END
@@ -413,3 +417,30 @@ END
 $$;
 COMMENT ON FUNCTION dpm.privacy_profile(int) IS
   'personalized privacy cost of each cell under a strategy with unit Gaussian noise (fitness-for-use Definition 4: sqrt(b_i^T Sigma^-1 b_i)); its maximum is the privacy cost, and a cell below it could be queried more at no extra cost';
+
+-- Strategies have no names: an analyst drops one by id (one of its own roles', or any for a
+-- custodian), so that the next dpm.optimize or dpm.answer builds it again; a strategy a release
+-- used stays in the catalog, out of reuse.
+CREATE OR REPLACE FUNCTION dpm.drop_strategy(strategy int) RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  st dpm.strategies := dpm_internal.strategy_head(strategy);
+BEGIN
+  IF st.id IS NULL OR st.dropped_at IS NOT NULL THEN
+    PERFORM dpm_internal.strategy_by_id(strategy);    -- its error
+  END IF;
+  IF NOT pg_has_role(dpm_internal.invoker(), st.created_by, 'USAGE')
+     AND NOT pg_has_role(dpm_internal.invoker(), 'dpm_admin', 'USAGE') THEN
+    RAISE EXCEPTION 'permission denied: strategy % belongs to %', strategy, st.created_by
+      USING ERRCODE = 'insufficient_privilege', HINT = 'Its creator or a custodian (dpm_admin) can drop it.';
+  END IF;
+  IF EXISTS (SELECT 1 FROM dpm.releases r WHERE r.strategy_id = strategy) THEN
+    UPDATE dpm.strategies s SET dropped_at = now() WHERE s.id = strategy;
+  ELSE
+    DELETE FROM dpm.strategies s WHERE s.id = strategy;
+  END IF;
+END
+$$;
+COMMENT ON FUNCTION dpm.drop_strategy(int) IS
+  'analyst: drop a strategy of one''s own (custodians: any), so that it is built again; kept out of reuse if a release used it';

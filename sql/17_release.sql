@@ -67,7 +67,8 @@ BEGIN
     RAISE EXCEPTION 'ci_draws must be between 100 and 100000, got %', ci_draws
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  SELECT w.id, dpm_internal.in_this_transaction(w.xmin) INTO wl.id, mine FROM dpm.workloads w WHERE w.name = args->>'workload';
+  SELECT w.id, dpm_internal.in_this_transaction(w.xmin) INTO wl.id, mine FROM dpm.workloads w
+   WHERE w.name = args->>'workload' AND w.dropped_at IS NULL;
   IF NOT FOUND THEN
     PERFORM dpm_internal.workload(args->>'workload');    -- its error
   END IF;
@@ -77,7 +78,7 @@ BEGIN
             HINT = 'dpm.answer works in a transaction of its own: commit the transaction that created the workload first.';
   END IF;
   -- the row without its matrix (megabytes, which a row variable would detoast)
-  SELECT w.id, w.name, w.domain_id, w.spec, NULL, w.labels, w.m, w.n, w.created_by, w.created_at, w.weights, NULL
+  SELECT w.id, w.name, w.domain_id, w.spec, NULL, w.labels, w.m, w.n, w.created_by, w.created_at, w.weights, NULL, w.dropped_at
     INTO wl FROM dpm.workloads w WHERE w.id = wl.id;
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
@@ -97,7 +98,7 @@ BEGIN
   ELSIF method IS NOT NULL THEN
     RAISE EXCEPTION 'give a strategy or a method, not both' USING ERRCODE = 'invalid_parameter_value';
   ELSE
-    SELECT dpm_internal.in_this_transaction(s.xmin) INTO mine FROM dpm.strategies s WHERE s.id = sid;
+    SELECT dpm_internal.in_this_transaction(s.xmin) INTO mine FROM dpm.strategies s WHERE s.id = sid AND s.dropped_at IS NULL;
     IF NOT FOUND THEN
       PERFORM dpm_internal.strategy_by_id(sid);                -- its error
     END IF;
@@ -176,7 +177,7 @@ BEGIN
   IF sid IS NULL THEN    -- built by the caller, cached by this worker just before
     SELECT s.id INTO sid FROM dpm.strategies s
      WHERE s.workload_id = wl_id AND s.method = req->>'method' AND s.options = req->'options'
-       AND s.noise = req->>'strategy_noise';
+       AND s.noise = req->>'strategy_noise' AND s.dropped_at IS NULL;
     IF NOT FOUND THEN
       RAISE EXCEPTION 'the strategy chosen for this release could not be stored'
         USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'Retry; nothing was charged.';

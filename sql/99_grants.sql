@@ -41,10 +41,11 @@ GRANT EXECUTE ON FUNCTION
   dpm.budget(regclass, float8),
   dpm.explain(text, float8, float8, float8, int, text, jsonb, float8),
   dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8),
-  dpm.progress_rows()
+  dpm.progress_rows(), dpm.drop_workload(text), dpm.rename_workload(text, text), dpm.drop_strategy(int)
   TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
-  dpm.register_source(regclass, name, int, float8, float8, float8),
+  dpm.register_source(regclass, name, int, float8, float8, float8), dpm.unregister_source(regclass),
+  dpm.drop_domain(text, boolean), dpm.rename_domain(text, text),
   dpm.set_budget(regclass, float8, float8, float8),
   dpm.create_domain(text, regclass, jsonb), dpm.domain_coverage(text), dpm.exact_answers(text),
   dpm.publish(bigint, text, regrole), dpm.unpublish(text),

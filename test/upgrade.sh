@@ -110,12 +110,20 @@ check "dpmatrix $OLD_VERSION installed from $old and filled" \
 snapshot() {
 	q -d upg <<'SQL'
 SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
-  SELECT 'sources' t, s::text r FROM dpm.sources s UNION ALL
-  -- 0.2 adds cells, the exact count, equal to n for every 0.1 domain
-  SELECT 'domains', (to_jsonb(d) - 'cells')::text || CASE WHEN (to_jsonb(d)->>'cells')::numeric <> d.n THEN ' cells <> n' ELSE '' END
+  -- 0.2 adds columns that are NULL for every 0.1 row: a source's unregistered_at and
+  -- relation_name, the dropped_at of domains, workloads and strategies
+  SELECT 'sources' t, (to_jsonb(s) - 'unregistered_at' - 'relation_name')::text
+                      || CASE WHEN to_jsonb(s)->>'unregistered_at' IS NOT NULL THEN ' unregistered' ELSE '' END r
+    FROM dpm.sources s UNION ALL
+  -- and cells, the exact count, equal to n for every 0.1 domain
+  SELECT 'domains', (to_jsonb(d) - 'cells' - 'dropped_at')::text
+                    || CASE WHEN (to_jsonb(d)->>'cells')::numeric <> d.n THEN ' cells <> n' ELSE '' END
+                    || CASE WHEN to_jsonb(d)->>'dropped_at' IS NOT NULL THEN ' dropped' ELSE '' END
     FROM dpm.domains d UNION ALL
-  SELECT 'workloads', w::text FROM dpm.workloads w UNION ALL
-  SELECT 'strategies', s::text FROM dpm.strategies s UNION ALL
+  SELECT 'workloads', (to_jsonb(w) - 'dropped_at')::text || CASE WHEN to_jsonb(w)->>'dropped_at' IS NOT NULL THEN ' dropped' ELSE '' END
+    FROM dpm.workloads w UNION ALL
+  SELECT 'strategies', (to_jsonb(s) - 'dropped_at')::text || CASE WHEN to_jsonb(s)->>'dropped_at' IS NOT NULL THEN ' dropped' ELSE '' END
+    FROM dpm.strategies s UNION ALL
   SELECT 'releases', r::text FROM dpm.releases r UNION ALL
   SELECT 'release_answers', a::text FROM dpm.release_answers a UNION ALL
   SELECT 'ledger', l::text FROM dpm.ledger l UNION ALL

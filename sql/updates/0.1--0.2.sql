@@ -78,3 +78,16 @@ CREATE TABLE dpm.workload_terms (
 );
 COMMENT ON TABLE dpm.workload_terms IS 'the terms of a published workload''s spec and the queries each gives';
 SELECT pg_catalog.pg_extension_config_dump('dpm.workload_terms', '');
+
+-- lifecycle: sources can be unregistered, domains, workloads and strategies dropped; the rows
+-- stay (releases and the ledger refer to them), so names are unique among the live ones only
+ALTER TABLE dpm.sources ALTER COLUMN relation DROP NOT NULL, DROP CONSTRAINT sources_relation_key,
+  ADD COLUMN unregistered_at timestamptz, ADD COLUMN relation_name text,
+  ADD CHECK (relation IS NOT NULL OR unregistered_at IS NOT NULL);
+CREATE UNIQUE INDEX sources_relation_key ON dpm.sources (relation) WHERE unregistered_at IS NULL;
+ALTER TABLE dpm.domains DROP CONSTRAINT domains_name_key, ADD COLUMN dropped_at timestamptz;
+CREATE UNIQUE INDEX domains_name_key ON dpm.domains (name) WHERE dropped_at IS NULL;
+ALTER TABLE dpm.workloads DROP CONSTRAINT workloads_name_key, ADD COLUMN dropped_at timestamptz;
+CREATE UNIQUE INDEX workloads_name_key ON dpm.workloads (name) WHERE dropped_at IS NULL;
+ALTER TABLE dpm.strategies DROP CONSTRAINT strategies_cache_key, ADD COLUMN dropped_at timestamptz;
+CREATE UNIQUE INDEX strategies_cache_key ON dpm.strategies (workload_id, method, options, noise) WHERE dropped_at IS NULL;

@@ -11,6 +11,7 @@
 #include "storage/shmem.h"
 #include "utils/guc.h"
 
+#include "api/role_hint.h"
 #include "histogram/histogram.h"
 #include "linalg/lapack.h"
 #include "linalg/linalg.h"
@@ -112,5 +113,6 @@ _PG_init(void)
 		shmem_request_hook = request_shmem;
 	}
 	progress_init();
+	role_hint_install();
 	openblas_set_num_threads(dpm_blas_threads);
 }

@@ -386,13 +386,19 @@ domain_attribute_parse(const DomainJson *attr, const DomainSource *src)
 				 errmsg("unknown attribute key \"%s\"", key),
 				 errhint("Valid keys: name, column or expression, values, bins.")));
 	a->name = domain_json_text(domain_json_get(attr, "name"));
+	a->column = domain_json_text(domain_json_get(attr, "column"));
+	if (a->name == NULL)
+		a->name = a->column;	/* {"column": "age", ...} is attribute age */
+	if (a->name == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("an attribute needs a name or a column"),
+				 errhint("Give {\"name\": ..., \"column\": ...} or {\"name\": ..., \"expression\": ...}; a column alone names its attribute.")));
 	if (!valid_identifier(a->name))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("attribute name %s is not a valid identifier",
-						a->name ? quote_literal_cstr(a->name) : "NULL"),
+				 errmsg("attribute name %s is not a valid identifier", quote_literal_cstr(a->name)),
 				 errhint("Use letters, digits and underscores, starting with a letter.")));
-	a->column = domain_json_text(domain_json_get(attr, "column"));
 	expression = domain_json_text(domain_json_get(attr, "expression"));
 	if (expression != NULL && a->column != NULL)
 		ereport(ERROR,

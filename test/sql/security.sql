@@ -125,6 +125,23 @@ SELECT count(*) FROM dpm.releases;
 SELECT * FROM dpm.budget('sec_people');
 SELECT * FROM dpm.answer('sec_alice_w', epsilon => 0.01);
 SELECT dpm.sensitivity('{{1,1},{0,1}}');
+-- each denial of a dpm function names the role that grants it (once the library is loaded, as
+-- the calls above did); an analyst denied a custodian's function is told dpm_admin
+SELECT dpm.create_domain('sec_x', 'sec_people', '[]');
+SET ROLE regress_sec_alice;
+SELECT dpm.register_source('sec_people', epsilon => 1);
+RESET ROLE;
+-- the hint's table (src/api/role_hint.c) names exactly the dpm functions not granted to PUBLIC,
+-- each with the least role granted it
+SELECT coalesce(h.function, g.function) AS function, h.role AS hint_role, g.role AS granted_role
+  FROM dpm_internal.role_hints() h
+  FULL JOIN (SELECT p.proname::text AS function,
+                    CASE WHEN has_function_privilege('dpm_analyst', p.oid, 'EXECUTE') THEN 'dpm_analyst'
+                         ELSE 'dpm_admin' END AS role
+               FROM pg_proc p
+              WHERE p.pronamespace = 'dpm'::regnamespace AND p.prokind = 'f'
+                AND NOT has_function_privilege('public', p.oid, 'EXECUTE')) g ON g.function = h.function
+ WHERE h.role IS DISTINCT FROM g.role;
 
 -- a condition that could fail on some row (here: on whether someone is exactly 50) is refused
 -- when the domain is created, since a release reads the data after its charge and its outcome
