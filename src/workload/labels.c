@@ -218,6 +218,35 @@ workload_block_row_condition(const WorkloadAttr *attr, Block *block, int row)
 	return cond;
 }
 
+/*
+ * What "every bin" of an attribute covers, for the label of a total: "age in [0,100)", "sex in
+ * (F, M)", "st in (AK, AL, AR, AZ, CA and 45 more)".  False, appending nothing, for bins that
+ * cover every number; any other list leaves values out by its definition (never by the data,
+ * which a label must not depend on).
+ */
+#define COVERAGE_LIST_MAX 5
+bool
+workload_append_coverage(StringInfo buf, const WorkloadAttr *attr)
+{
+	int			k = attr->size;
+
+	if (attr->is_ordered && isinf(attr->lo[0]) && isinf(attr->hi[k - 1]))
+		return false;
+	appendStringInfoString(buf, attr->name);
+	if (attr->is_ordered)
+		append_range(buf, attr->lo[0], attr->hi[k - 1]);
+	else
+	{
+		appendStringInfoString(buf, " in (");
+		for (int j = 0; j < k && j < COVERAGE_LIST_MAX; j++)
+			appendStringInfo(buf, "%s%s", j > 0 ? ", " : "", attr->labels[j]);
+		if (k > COVERAGE_LIST_MAX)
+			appendStringInfo(buf, " and %d more", k - COVERAGE_LIST_MAX);
+		appendStringInfoChar(buf, ')');
+	}
+	return true;
+}
+
 void
 workload_block_row_span(Block *block, int row, int *first, int *last)
 {

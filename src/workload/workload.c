@@ -134,10 +134,14 @@ workload_check_size(const WorkloadDomain *dom, List *terms)
 }
 
 /*
- * "age in [20,30) and sex = F" from each attribute's condition, or "total".
+ * "age in [20,30) and sex = F" from each attribute's condition, or "total", which says what
+ * the domain's bins cover when they leave values out: "total of st in (CA, TX)".
  * Built in the caller's buffer, which workload_build copies at its exact size:
  * a StringInfo per row would cost 1 kB each, a gigabyte for a million queries.
  */
+/* attributes a total's label names before it counts the rest */
+#define TOTAL_ATTRS_MAX 3
+
 static void
 query_label(const WorkloadDomain *dom, char ***conds, const int *rows, int r,
 			StringInfo buf, int *digit)
@@ -163,7 +167,34 @@ query_label(const WorkloadDomain *dom, char ***conds, const int *rows, int r,
 		any = true;
 	}
 	if (!any)
+	{
+		int			shown = 0,
+					more = 0;
+
 		appendStringInfoString(buf, "total");
+		for (int a = 0; a < dom->nattrs; a++)
+		{
+			int			len = buf->len;
+
+			if (shown == TOTAL_ATTRS_MAX)
+			{
+				more += workload_append_coverage(buf, &dom->attrs[a]);
+				buf->len = len;
+				buf->data[len] = '\0';
+				continue;
+			}
+			appendStringInfoString(buf, shown > 0 ? " and " : " of ");
+			if (workload_append_coverage(buf, &dom->attrs[a]))
+				shown++;
+			else
+			{
+				buf->len = len;		/* bins over every number: no condition */
+				buf->data[len] = '\0';
+			}
+		}
+		if (more > 0)
+			appendStringInfo(buf, " and the bins of %d more attribute%s", more, more > 1 ? "s" : "");
+	}
 }
 
 /* the labels and spans count against dpm.max_matrix_mb with the matrix they describe */

@@ -26,6 +26,17 @@ SELECT * FROM dpm.domain_coverage('cov_upper');
 -- every row in a bin: no NOTICE
 SELECT dpm.create_domain('cov_all', 'cov_people', '[{"name": "age", "bins": {"min": 0, "max": 100, "width": 50}}]');
 SELECT * FROM dpm.domain_coverage('cov_all');
+-- a total says what the domain's bins cover, from their definition (never from the data, which
+-- an analyst's label must not reveal): listed values and bounded ranges leave values out; bins
+-- over every number do not
+SELECT dpm.create_domain('cov_open', 'cov_people',
+  '[{"name": "age", "bins": [{"label": "young", "hi": 40}, {"label": "old", "lo": 40}]}]');
+SELECT dpm.create_workload('cov_t_upper', 'cov_upper', 'Total(st) + Identity(st)');
+SELECT dpm.create_workload('cov_t_all', 'cov_all', 'Total(age)');
+SELECT dpm.create_workload('cov_t_open', 'cov_open', 'Total(age) + Identity(age)');
+SELECT label, answer FROM dpm.exact_answers('cov_t_upper')
+UNION ALL SELECT label, answer FROM dpm.exact_answers('cov_t_all')
+UNION ALL SELECT label, answer FROM dpm.exact_answers('cov_t_open');
 -- the counts follow the table
 RESET ROLE;
 INSERT INTO cov_people VALUES (301, 'CA', 150);
