@@ -163,3 +163,9 @@ RESET ROLE;
 SELECT dpm.unregister_source('lc_s.t');
 DROP TABLE lc_persons;
 DROP SCHEMA lc_s CASCADE;
+-- the test's own history goes, so that it runs again on the same cluster
+DELETE FROM dpm.ledger WHERE source_id IN (SELECT id FROM dpm.sources WHERE coalesce(relation::text, relation_name) ~ 'lc_');
+DELETE FROM dpm.releases WHERE source_id IN (SELECT id FROM dpm.sources WHERE coalesce(relation::text, relation_name) ~ 'lc_');
+DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE coalesce(relation::text, relation_name) ~ 'lc_');
+DELETE FROM dpm.sources WHERE coalesce(relation::text, relation_name) ~ 'lc_';
+DROP ROLE regress_lc_custodian, regress_lc_analyst, regress_lc_analyst2;
