@@ -70,12 +70,15 @@ BEGIN
     RETURN dpm_internal.store_workload(name, dom, spec, NULL, NULL, NULL,
                                        queries => (SELECT sum(t) FROM unnest(dpm_internal.spec_term_rows(spec, dom)) t));
   ELSE
-    BEGIN
+    -- a matrix past a sixteenth of dpm.max_matrix_mb is not kept: its spec is the workload (the
+    -- implicit strategies and exact answers work from it, and a dense strategy builds W when it
+    -- runs, faster than reading hundreds of megabytes back from the catalog)
+    IF (SELECT sum(t) FROM unnest(dpm_internal.spec_term_rows(spec, dom)) t) * dom.n * 8 * 16
+       <= (SELECT s.setting::bigint FROM pg_settings s WHERE s.name = 'dpm.max_matrix_mb') * 1024 * 1024 THEN
       r := dpm_internal.workload_matrix(spec, dom);
-    EXCEPTION WHEN program_limit_exceeded THEN
-      -- too large as a matrix: kept as its spec and labels, for the implicit (hdmm) strategies
+    ELSE
       r := dpm_internal.workload_matrix(spec, dom, false);
-    END;
+    END IF;
   END IF;
   RETURN dpm_internal.store_workload(name, dom, spec, r.matrix, r.labels, r.weights, r.spans);
 END

@@ -21,6 +21,15 @@ AS $$
               THEN 'gaussian' ELSE 'laplace' END
 $$;
 
+-- A workload kept as its spec (too large to keep W, sql/15_workloads.sql) is too large for the
+-- dense optimizers to try in auto and compare_strategies; asked for by name, they build W.
+CREATE OR REPLACE FUNCTION dpm_internal.spec_only_rules_out(method text, wl dpm.workloads) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+  SELECT CASE WHEN wl.matrix IS NULL AND wl.spec IS NOT NULL AND method NOT IN ('identity', 'hdmm', 'residual')
+              THEN format('workload of %s queries over %s cells kept as its spec: too large to try here (ask for it by name)', wl.m, wl.n) END
+$$;
+
 -- A cached strategy's row without its matrices (megabytes, which a row variable would detoast).
 CREATE OR REPLACE FUNCTION dpm_internal.strategy_head(sid int) RETURNS dpm.strategies
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
@@ -59,6 +68,13 @@ BEGIN
   st.noise := noise;
   st.created_by := dpm_internal.invoker();
   st.created_at := now();
+  -- a workload kept as its spec (sql/15_workloads.sql): W is built for the dense optimizers if it
+  -- fits dpm.max_matrix_mb
+  IF wl.matrix IS NULL AND wl.spec IS NOT NULL AND wl.n IS NOT NULL AND method NOT IN ('residual', 'hdmm', 'identity')
+     AND wl.m::float8 * wl.n * 8 <= (SELECT s.setting::bigint FROM pg_settings s WHERE s.name = 'dpm.max_matrix_mb') * 1048576.0 THEN
+    SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
+    wl.matrix := (dpm_internal.workload_matrix(wl.spec, dom, true, false)).matrix;
+  END IF;
   IF method = 'residual' THEN
     -- ResidualPlanner over the spec's marginals: kept as its residuals' sets and variances
     IF wl.spec IS NULL THEN
@@ -96,6 +112,19 @@ BEGIN
   ELSIF wl.n IS NULL THEN
     RAISE EXCEPTION 'method % needs a dense cell index, which the domain of workload "%" does not have', method, wl.name
       USING ERRCODE = 'program_limit_exceeded', HINT = 'Use method residual, which works from the spec over any domain.';
+  ELSIF method = 'identity' AND wl.spec IS NOT NULL AND (wl.matrix IS NULL OR wl.n > 4096) THEN
+    -- the identity over many cells, kept as a Kronecker product of identities (HDMM's p-Identity
+    -- with p = 0 on every attribute): never an n x n matrix
+    SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
+    st.hdmm := ROW('kronecker', array_fill(0, ARRAY[cardinality(dom.attr_sizes)]), '{}'::float8[], NULL)::dpm.hdmm_strategy;
+    st.sensitivity_l1 := 1;
+    st.sensitivity_l2 := 1;
+    SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
+      FROM unnest(dpm_internal.hdmm_profile(wl.spec, dom, 'kronecker', (st.hdmm).p, (st.hdmm).theta, NULL)) WITH ORDINALITY t(v, i);
+    st.rows := wl.n;
+    st.iterations := 0;
+    st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+    bound := dpm_internal.spec_svd_bound(wl.spec, dom);
   ELSIF wl.matrix IS NULL THEN
     RAISE EXCEPTION 'workload "%" has % queries over % cells: too large for a dense strategy', wl.name, wl.m, wl.n
       USING ERRCODE = 'program_limit_exceeded',
@@ -188,7 +217,8 @@ BEGIN
   END IF;
   FOREACH cand IN ARRAY CASE WHEN method = 'auto' THEN dpm_internal.auto_methods() ELSE ARRAY[method] END LOOP
     -- the rank of W is the eigen strategy's number of rows, which auto builds before lrm
-    msg := CASE WHEN method = 'auto' THEN dpm_internal.method_ruled_out(cand, coalesce(wl.n, 0), wl.spec IS NOT NULL, eigen_rows) END;
+    msg := CASE WHEN method = 'auto' THEN coalesce(dpm_internal.method_ruled_out(cand, coalesce(wl.n, 0), wl.spec IS NOT NULL, eigen_rows),
+                                                   dpm_internal.spec_only_rules_out(cand, wl)) END;
     IF msg IS NOT NULL THEN
       why := why || (cand || ': ' || msg);
       CONTINUE;
@@ -282,7 +312,8 @@ DECLARE
 BEGIN
   PERFORM dpm_internal.check_privacy_args(compare_strategies.epsilon, compare_strategies.delta, compare_strategies.rho);
   FOREACH m IN ARRAY dpm_internal.auto_methods() LOOP
-    CONTINUE WHEN dpm_internal.method_ruled_out(m, coalesce(wl.n, 0), wl.spec IS NOT NULL, eigen_rows) IS NOT NULL;
+    CONTINUE WHEN dpm_internal.method_ruled_out(m, coalesce(wl.n, 0), wl.spec IS NOT NULL, eigen_rows) IS NOT NULL
+               OR dpm_internal.spec_only_rules_out(m, wl) IS NOT NULL;
     BEGIN
       st := (dpm_internal.choose_strategy(wl, m, dpm_internal.noise_kind(m, compare_strategies.delta, compare_strategies.rho),
                                   '{}', true)).st;

@@ -261,14 +261,18 @@ BEGIN
     PERFORM set_config('dpm.ci_draws', r.ci_draws::text, true);
   END IF;
   IF form = 'cached' THEN
-    RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.strategies s,
-                        LATERAL dpm_internal.mechanism_cached(w.matrix, s.matrix, s.pinv, s.profile, x, eps, del, scale, rh,
-                                                      r.inference, r.confidence) m
-                  WHERE w.id = r.workload_id AND s.id = r.strategy_id;
+    RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
+                        LATERAL dpm_internal.mechanism_cached(
+                                  coalesce(w.matrix, (dpm_internal.workload_matrix(w.spec, d, true, false)).matrix),
+                                  s.matrix, s.pinv, s.profile, x, eps, del, scale, rh,
+                                  r.inference, r.confidence) m
+                  WHERE w.id = r.workload_id AND s.id = r.strategy_id AND d.id = w.domain_id;
   ELSIF form = 'dense' THEN
-    RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.strategies s,
-                        LATERAL dpm.mechanism(w.matrix, s.matrix, x, eps, del, scale, rh, r.inference, r.confidence) m
-                  WHERE w.id = r.workload_id AND s.id = r.strategy_id;
+    -- W from the spec when the workload keeps none (sql/15_workloads.sql)
+    RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
+                        LATERAL dpm.mechanism(coalesce(w.matrix, (dpm_internal.workload_matrix(w.spec, d, true, false)).matrix),
+                                              s.matrix, x, eps, del, scale, rh, r.inference, r.confidence) m
+                  WHERE w.id = r.workload_id AND s.id = r.strategy_id AND d.id = w.domain_id;
   ELSIF form = 'residual' THEN
     -- x holds the marginal tables (dpm_internal.release_data)
     RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
