@@ -159,6 +159,11 @@ CREATE OR REPLACE FUNCTION dpm_internal.workload_queries(spec text, dom dpm.doma
 RETURNS TABLE(query int, label text, spans int[])
 AS 'MODULE_PATHNAME', 'dpm_workload_queries' LANGUAGE C STABLE STRICT;
 
+-- dpm.max_matrix_mb in bytes: what a workload's W may take (sql/15_workloads.sql, strategy_build).
+CREATE OR REPLACE FUNCTION dpm_internal.max_matrix_bytes() RETURNS float8
+LANGUAGE sql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT s.setting::float8 * 1048576 FROM pg_settings s WHERE s.name = 'dpm.max_matrix_mb' $$;
+
 CREATE OR REPLACE FUNCTION dpm_internal.scale_rows(w float8[], weights float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_scale_rows' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 

@@ -144,6 +144,22 @@ AS $$
     FROM dpm.ledger l WHERE l.source_id = spent.source_id
 $$;
 
+-- "Spent: ..." in a source's model, for the DETAIL of budget errors and notices.
+CREATE OR REPLACE FUNCTION dpm_internal.spent_detail(model text, epsilon numeric, delta numeric, rho numeric) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE model WHEN 'zcdp' THEN format('Spent: rho %s.', rho)
+                    ELSE format('Spent: epsilon %s, delta %s.', epsilon, delta) END
+$$;
+
+-- Whether a relation has a (live, user) column of this name: a source's privacy unit.
+CREATE OR REPLACE FUNCTION dpm_internal.has_column(relation regclass, col name) RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT EXISTS (SELECT 1 FROM pg_attribute a
+                  WHERE a.attrelid = relation AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped)
+$$;
+
 CREATE OR REPLACE FUNCTION dpm.register_source(relation regclass, privacy_unit name DEFAULT NULL,
                                     max_contributions int DEFAULT 1, epsilon float8 DEFAULT NULL,
                                     delta float8 DEFAULT 0, rho float8 DEFAULT NULL)
@@ -180,9 +196,7 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'Without a privacy unit every row is its own unit and contributes once.';
   END IF;
-  IF privacy_unit IS NOT NULL AND NOT EXISTS (
-       SELECT 1 FROM pg_attribute a
-        WHERE a.attrelid = relation AND a.attname = privacy_unit AND a.attnum > 0 AND NOT a.attisdropped) THEN
+  IF privacy_unit IS NOT NULL AND NOT dpm_internal.has_column(relation, privacy_unit) THEN
     RAISE EXCEPTION 'column "%" of "%" does not exist', privacy_unit, relation USING ERRCODE = 'undefined_column';
   END IF;
   IF EXISTS (SELECT 1 FROM dpm.sources s WHERE s.relation = relation AND s.unregistered_at IS NULL) THEN
@@ -205,15 +219,13 @@ BEGIN
     IF (old.model <> 'zcdp' AND (spent.epsilon > epsilon OR spent.delta > delta)) OR (old.model = 'zcdp' AND spent.rho > rho) THEN
       RAISE EXCEPTION 'the budget given for "%" is below what source % already spent', relation, old.id
         USING ERRCODE = 'invalid_parameter_value',
-              DETAIL = CASE old.model WHEN 'zcdp' THEN format('Spent: rho %s.', spent.rho)
-                       ELSE format('Spent: epsilon %s, delta %s.', spent.epsilon, spent.delta) END;
+              DETAIL = dpm_internal.spent_detail(old.model, spent.epsilon, spent.delta, spent.rho);
     END IF;
     UPDATE dpm.sources s SET unregistered_at = NULL, relation_name = NULL, budget_epsilon = dpm_internal.charge(epsilon),
                              budget_delta = coalesce(dpm_internal.charge(delta), 0), budget_rho = dpm_internal.charge(rho)
      WHERE s.id = old.id;
     RAISE NOTICE '"%" is registered again as source %, with what it spent before', relation, old.id
-      USING DETAIL = CASE old.model WHEN 'zcdp' THEN format('Spent: rho %s.', spent.rho)
-                     ELSE format('Spent: epsilon %s, delta %s.', spent.epsilon, spent.delta) END;
+      USING DETAIL = dpm_internal.spent_detail(old.model, spent.epsilon, spent.delta, spent.rho);
     RETURN;
   END IF;
   -- a new table under the name of a dropped one is another table: say where the old spending is
@@ -284,8 +296,7 @@ BEGIN
      OR (b.model = 'zcdp' AND spent.rho > b.budget_rho) THEN
     RAISE EXCEPTION 'the new budget of "%" is below what was already spent', source
       USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = CASE b.model WHEN 'zcdp' THEN format('Spent: rho %s.', spent.rho)
-                     ELSE format('Spent: epsilon %s, delta %s.', spent.epsilon, spent.delta) END;
+            DETAIL = dpm_internal.spent_detail(b.model, spent.epsilon, spent.delta, spent.rho);
   END IF;
   UPDATE dpm.sources s SET budget_epsilon = b.budget_epsilon, budget_delta = b.budget_delta,
                            budget_rho = b.budget_rho

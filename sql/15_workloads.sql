@@ -74,7 +74,7 @@ BEGIN
     -- implicit strategies and exact answers work from it, and a dense strategy builds W when it
     -- runs, faster than reading hundreds of megabytes back from the catalog)
     IF (SELECT sum(t) FROM unnest(dpm_internal.spec_term_rows(spec, dom)) t) * dom.n * 8 * 16
-       <= (SELECT s.setting::bigint FROM pg_settings s WHERE s.name = 'dpm.max_matrix_mb') * 1024 * 1024 THEN
+       <= dpm_internal.max_matrix_bytes() THEN
       r := dpm_internal.workload_matrix(spec, dom);
     ELSE
       r := dpm_internal.workload_matrix(spec, dom, false);
@@ -149,18 +149,26 @@ BEGIN
 END
 $$;
 
--- An analyst drops or renames the workloads of the roles it belongs to; a custodian, any.
+-- An analyst changes the workloads and strategies of the roles it belongs to; a custodian, any.
+CREATE OR REPLACE FUNCTION dpm_internal.check_owner(owner regrole, what text, action text) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF NOT pg_has_role(dpm_internal.invoker(), owner, 'USAGE')
+     AND NOT pg_has_role(dpm_internal.invoker(), 'dpm_admin', 'USAGE') THEN
+    RAISE EXCEPTION 'permission denied: % belongs to %', what, owner
+      USING ERRCODE = 'insufficient_privilege', HINT = format('Its creator or a custodian (dpm_admin) can %s it.', action);
+  END IF;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION dpm_internal.workload_for_change(wname text) RETURNS dpm.workloads
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   wl dpm.workloads := dpm_internal.workload(wname);
 BEGIN
-  IF NOT pg_has_role(dpm_internal.invoker(), wl.created_by, 'USAGE')
-     AND NOT pg_has_role(dpm_internal.invoker(), 'dpm_admin', 'USAGE') THEN
-    RAISE EXCEPTION 'permission denied: workload "%" belongs to %', wname, wl.created_by
-      USING ERRCODE = 'insufficient_privilege', HINT = 'Its creator or a custodian (dpm_admin) can change it.';
-  END IF;
+  PERFORM dpm_internal.check_owner(wl.created_by, format('workload "%s"', wname), 'change');
   RETURN wl;
 END
 $$;

@@ -71,7 +71,7 @@ BEGIN
   -- a workload kept as its spec (sql/15_workloads.sql): W is built for the dense optimizers if it
   -- fits dpm.max_matrix_mb
   IF wl.matrix IS NULL AND wl.spec IS NOT NULL AND wl.n IS NOT NULL AND method NOT IN ('residual', 'hdmm', 'identity')
-     AND wl.m::float8 * wl.n * 8 <= (SELECT s.setting::bigint FROM pg_settings s WHERE s.name = 'dpm.max_matrix_mb') * 1048576.0 THEN
+     AND wl.m::float8 * wl.n * 8 <= dpm_internal.max_matrix_bytes() THEN
     SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
     wl.matrix := (dpm_internal.workload_matrix(wl.spec, dom, true, false)).matrix;
   END IF;
@@ -461,11 +461,7 @@ BEGIN
   IF st.id IS NULL OR st.dropped_at IS NOT NULL THEN
     PERFORM dpm_internal.strategy_by_id(strategy);    -- its error
   END IF;
-  IF NOT pg_has_role(dpm_internal.invoker(), st.created_by, 'USAGE')
-     AND NOT pg_has_role(dpm_internal.invoker(), 'dpm_admin', 'USAGE') THEN
-    RAISE EXCEPTION 'permission denied: strategy % belongs to %', strategy, st.created_by
-      USING ERRCODE = 'insufficient_privilege', HINT = 'Its creator or a custodian (dpm_admin) can drop it.';
-  END IF;
+  PERFORM dpm_internal.check_owner(st.created_by, format('strategy %s', strategy), 'drop');
   IF EXISTS (SELECT 1 FROM dpm.releases r WHERE r.strategy_id = strategy) THEN
     UPDATE dpm.strategies s SET dropped_at = now() WHERE s.id = strategy;
   ELSE

@@ -40,9 +40,7 @@ BEGIN
   FOR src IN SELECT DISTINCT ON (s.id) s.* FROM pg_event_trigger_ddl_commands() c
                JOIN dpm.sources s ON s.relation = c.objid AND s.unregistered_at IS NULL
               WHERE c.classid = 'pg_class'::regclass LOOP
-    IF src.privacy_unit IS NOT NULL AND NOT EXISTS (
-         SELECT 1 FROM pg_attribute a
-          WHERE a.attrelid = src.relation AND a.attname = src.privacy_unit AND a.attnum > 0 AND NOT a.attisdropped) THEN
+    IF src.privacy_unit IS NOT NULL AND NOT dpm_internal.has_column(src.relation, src.privacy_unit) THEN
       RAISE EXCEPTION 'this change to % removes column "%", the privacy unit of dpmatrix source %', src.relation,
         src.privacy_unit, src.id
         USING ERRCODE = 'dependent_objects_still_exist',

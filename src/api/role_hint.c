@@ -58,6 +58,7 @@ add_role_hint(ErrorData *edata)
 {
 	const char *prefix = "permission denied for function ";
 	const char *role;
+	char	   *user;
 	Oid			role_oid;
 
 	/*
@@ -78,9 +79,12 @@ add_role_hint(ErrorData *edata)
 	role_oid = get_role_oid(role, true);
 	if (!OidIsValid(role_oid) || has_privs_of_role(GetUserId(), role_oid))
 		return;
+	/* never an error here: it would be raised while this one is reported */
+	user = GetUserNameFromId(GetUserId(), true);
+	if (user == NULL)
+		return;
 	edata->hint = psprintf("dpm.%s is granted to the role %s: ask an administrator for GRANT %s TO %s.",
-						   edata->message + strlen(prefix), role, role,
-						   quote_identifier(GetUserNameFromId(GetUserId(), false)));
+						   edata->message + strlen(prefix), role, role, quote_identifier(user));
 }
 
 static void

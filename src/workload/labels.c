@@ -219,19 +219,26 @@ workload_block_row_condition(const WorkloadAttr *attr, Block *block, int row)
 }
 
 /*
+ * Whether an attribute's bins cover every number, so that selecting all of them is no condition;
+ * any other list leaves values out by its definition (never by the data, which a label must not
+ * depend on).
+ */
+bool
+workload_attr_covers_all(const WorkloadAttr *attr)
+{
+	return attr->is_ordered && isinf(attr->lo[0]) && isinf(attr->hi[attr->size - 1]);
+}
+
+/*
  * What "every bin" of an attribute covers, for the label of a total: "age in [0,100)", "sex in
- * (F, M)", "st in (AK, AL, AR, AZ, CA and 45 more)".  False, appending nothing, for bins that
- * cover every number; any other list leaves values out by its definition (never by the data,
- * which a label must not depend on).
+ * (F, M)", "st in (AK, AL, AR, AZ, CA and 45 more)".
  */
 #define COVERAGE_LIST_MAX 5
-bool
+void
 workload_append_coverage(StringInfo buf, const WorkloadAttr *attr)
 {
 	int			k = attr->size;
 
-	if (attr->is_ordered && isinf(attr->lo[0]) && isinf(attr->hi[k - 1]))
-		return false;
 	appendStringInfoString(buf, attr->name);
 	if (attr->is_ordered)
 		append_range(buf, attr->lo[0], attr->hi[k - 1]);
@@ -244,7 +251,6 @@ workload_append_coverage(StringInfo buf, const WorkloadAttr *attr)
 			appendStringInfo(buf, " and %d more", k - COVERAGE_LIST_MAX);
 		appendStringInfoChar(buf, ')');
 	}
-	return true;
 }
 
 void

@@ -174,23 +174,15 @@ query_label(const WorkloadDomain *dom, char ***conds, const int *rows, int r,
 		appendStringInfoString(buf, "total");
 		for (int a = 0; a < dom->nattrs; a++)
 		{
-			int			len = buf->len;
-
+			if (workload_attr_covers_all(&dom->attrs[a]))
+				continue;
 			if (shown == TOTAL_ATTRS_MAX)
 			{
-				more += workload_append_coverage(buf, &dom->attrs[a]);
-				buf->len = len;
-				buf->data[len] = '\0';
+				more++;
 				continue;
 			}
-			appendStringInfoString(buf, shown > 0 ? " and " : " of ");
-			if (workload_append_coverage(buf, &dom->attrs[a]))
-				shown++;
-			else
-			{
-				buf->len = len;		/* bins over every number: no condition */
-				buf->data[len] = '\0';
-			}
+			appendStringInfoString(buf, shown++ > 0 ? " and " : " of ");
+			workload_append_coverage(buf, &dom->attrs[a]);
 		}
 		if (more > 0)
 			appendStringInfo(buf, " and the bins of %d more attribute%s", more, more > 1 ? "s" : "");

@@ -160,7 +160,8 @@ extern void workload_range_by_labels(const WorkloadAttr *attr, const char *first
 extern void workload_append_number(StringInfo buf, double x);
 extern void workload_append_interval(StringInfo buf, double lo, double hi);
 extern void workload_append_list(StringInfo buf, char *const *items, int count);
-extern bool workload_append_coverage(StringInfo buf, const WorkloadAttr *attr);
+extern bool workload_attr_covers_all(const WorkloadAttr *attr);
+extern void workload_append_coverage(StringInfo buf, const WorkloadAttr *attr);
 /* from the block's runs if workload_block_runs built them, else from its matrix */
 extern char *workload_block_row_condition(const WorkloadAttr *attr, Block *block, int row);
 /* the bins one block row counts: 0, 0 for all; first, last (1-based) for a run of ones; else -1, -1 */
