@@ -31,15 +31,18 @@ l1_sensitivity(const Mat *b)
 	return mat_max_col_norm(b, 1);
 }
 
-/* max_j of rest_j + |c p_j - s q_j| + |s p_j + c q_j| */
+/*
+ * max_j of rest_j + |c p_j - s q_j| + |s p_j + c q_j|, or a value at least
+ * cutoff as soon as it is known to reach it
+ */
 static double
-rotated_max(const double *rest, const double *p, const double *q, int n, double theta)
+rotated_max(const double *rest, const double *p, const double *q, int n, double theta, double cutoff)
 {
 	double		c = cos(theta),
 				s = sin(theta),
 				m = 0.0;
 
-	for (int j = 0; j < n; j++)
+	for (int j = 0; j < n && m < cutoff; j++)
 		m = fmax(m, rest[j] + fabs(c * p[j] - s * q[j]) + fabs(s * p[j] + c * q[j]));
 	return m;
 }
@@ -62,12 +65,23 @@ best_rotation(Mat *b, int i, int k, double *colsum, double *rest, double *p, dou
 		rest[j] = colsum[j] - fabs(p[j]) - fabs(q[j]);
 		cur = fmax(cur, colsum[j]);
 	}
+
+	/*
+	 * No angle takes a column below rest_j + sqrt(p_j^2 + q_j^2) (an L1 norm
+	 * is at least the L2 norm, which rotations keep): if a column at the
+	 * maximum cannot go below it, neither can the maximum.  Exact, and most
+	 * pairs end here: the columns of a balanced strategy (hierarchical,
+	 * wavelet) all sit at the maximum.
+	 */
+	for (int j = 0; j < n; j++)
+		if (colsum[j] >= cur * (1 - 1e-12) && rest[j] + hypot(p[j], q[j]) >= cur * (1 - 1e-12))
+			return false;
 	best = cur;
 	/* rotations by multiples of pi/2 only swap rows and flip signs: [0, pi/2) covers all */
 	for (int g = 1; g < GRID; g++)
 	{
 		double		t = (M_PI / 2) * g / GRID,
-					v = rotated_max(rest, p, q, n, t);
+					v = rotated_max(rest, p, q, n, t, best);
 
 		if (v < best)
 		{
@@ -75,22 +89,42 @@ best_rotation(Mat *b, int i, int k, double *colsum, double *rest, double *p, dou
 			best_t = t;
 		}
 	}
-	/* golden-section refinement around the best grid point */
+	/*
+	 * golden-section refinement around the best grid point; each step keeps
+	 * one of its two points, so one new evaluation a step
+	 */
 	lo = best_t - (M_PI / 2) / GRID;
 	hi = best_t + (M_PI / 2) / GRID;
-	for (int it = 0; it < 40; it++)
 	{
-		double		a = hi - (hi - lo) * 0.6180339887498949,
-					c = lo + (hi - lo) * 0.6180339887498949;
+		const double r = 0.6180339887498949;
+		double		a = hi - (hi - lo) * r,
+					c = lo + (hi - lo) * r,
+					fa = rotated_max(rest, p, q, n, a, INFINITY),
+					fc = rotated_max(rest, p, q, n, c, INFINITY);
 
-		if (rotated_max(rest, p, q, n, a) < rotated_max(rest, p, q, n, c))
-			hi = c;
-		else
-			lo = a;
+		for (int it = 0; it < 40; it++)
+		{
+			if (fa < fc)
+			{
+				hi = c;
+				c = a;
+				fc = fa;
+				a = hi - (hi - lo) * r;
+				fa = rotated_max(rest, p, q, n, a, INFINITY);
+			}
+			else
+			{
+				lo = a;
+				a = c;
+				fa = fc;
+				c = lo + (hi - lo) * r;
+				fc = rotated_max(rest, p, q, n, c, INFINITY);
+			}
+		}
 	}
 	{
 		double		t = (lo + hi) / 2,
-					v = rotated_max(rest, p, q, n, t);
+					v = rotated_max(rest, p, q, n, t, best);
 
 		if (v < best)
 		{
