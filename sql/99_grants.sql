@@ -49,8 +49,8 @@ GRANT EXECUTE ON FUNCTION
   dpm.set_budget(regclass, float8, float8, float8),
   dpm.create_domain(text, regclass, jsonb), dpm.domain_coverage(text), dpm.exact_answers(text),
   dpm.publish(bigint, text, regrole), dpm.unpublish(text),
-  dpm_internal.random_key()
+  dpm_internal.random_key(), dpm_internal.marginal_counts(int[], int[], int[])
   TO dpm_admin;
 -- a release's scan runs as the domain's creator, a custodian: random_key picks each privacy
--- unit's rows in it
+-- unit's rows in it, and marginal_counts counts them for method residual
 GRANT USAGE ON SCHEMA dpm_internal TO dpm_admin;
