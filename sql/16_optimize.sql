@@ -30,6 +30,19 @@ AS $$
               THEN format('workload of %s queries over %s cells kept as its spec: too large to try here (ask for it by name)', wl.m, wl.n) END
 $$;
 
+-- The SVD bound of a workload as the optimizers see it (rows scaled by their weights): from the
+-- spec's factors where it has one (milliseconds), else from W; NULL without a dense cell index.
+CREATE OR REPLACE FUNCTION dpm_internal.workload_bound(wl dpm.workloads) RETURNS float8
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN wl.n IS NULL THEN NULL
+              WHEN wl.spec IS NOT NULL AND wl.weights IS NULL
+                THEN dpm_internal.spec_svd_bound(wl.spec, (SELECT d FROM dpm.domains d WHERE d.id = wl.domain_id))
+              WHEN wl.matrix IS NOT NULL
+                THEN dpm.svd_bound(CASE WHEN wl.weights IS NULL THEN wl.matrix ELSE dpm_internal.scale_rows(wl.matrix, wl.weights) END)
+         END
+$$;
+
 -- A cached strategy's row without its matrices (megabytes, which a row variable would detoast).
 CREATE OR REPLACE FUNCTION dpm_internal.strategy_head(sid int) RETURNS dpm.strategies
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
@@ -42,7 +55,9 @@ $$;
 
 -- A strategy for a workload, built (the optimization runs here, in the caller's backend) but not
 -- stored: its id is NULL.  Reads no data.
-CREATE OR REPLACE FUNCTION dpm_internal.strategy_build(workload_id int, method text, noise text, options jsonb)
+-- known_bound: the workload's SVD bound when the caller has it (method auto computes it once).
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_build(workload_id int, method text, noise text, options jsonb,
+                                                       known_bound float8 DEFAULT NULL)
 RETURNS dpm.strategies
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -108,7 +123,7 @@ BEGIN
       FROM unnest(dpm_internal.hdmm_profile(wl.spec, dom, hd.kind, hd.p, hd.theta, hd.weights)) WITH ORDINALITY t(v, i);
     st.rows := dpm_internal.hdmm_rows(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights);
     st.iterations := hd.evaluations;
-    bound := dpm_internal.spec_svd_bound(wl.spec, dom);
+    bound := coalesce(known_bound, dpm_internal.spec_svd_bound(wl.spec, dom));
   ELSIF wl.n IS NULL THEN
     RAISE EXCEPTION 'method % needs a dense cell index, which the domain of workload "%" does not have', method, wl.name
       USING ERRCODE = 'program_limit_exceeded', HINT = 'Use method residual, which works from the spec over any domain.';
@@ -124,7 +139,7 @@ BEGIN
     st.rows := wl.n;
     st.iterations := 0;
     st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
-    bound := dpm_internal.spec_svd_bound(wl.spec, dom);
+    bound := coalesce(known_bound, dpm_internal.spec_svd_bound(wl.spec, dom));
   ELSIF wl.matrix IS NULL THEN
     RAISE EXCEPTION 'workload "%" has % queries over % cells: too large for a dense strategy', wl.name, wl.m, wl.n
       USING ERRCODE = 'program_limit_exceeded',
@@ -151,7 +166,7 @@ BEGIN
     st.rows := array_length(rep.matrix, 1);
     st.iterations := rep.iterations;
     st.lower_bound := rep.lower_bound;
-    bound := dpm.svd_bound(wopt);
+    bound := coalesce(known_bound, dpm_internal.workload_bound(wl));
   END IF;
   st.profile_trace := trace;
   st.max_profile := maxp;
@@ -190,6 +205,11 @@ $$;
 -- built now; for method auto, the lowest expected error of the candidates (every one is data
 -- independent, so choosing by expected error spends no budget; the total error is
 -- (Laplace) 2 (Delta_1/eps)^2 trace or (Gaussian) sigma(eps, delta, 1)^2 Delta_2^2 trace).
+-- Auto tries the candidates cheapest first (the registry's order) and stops as soon as the best
+-- is within 1e-5 of a lower bound on every strategy's error: the workload's SVD bound, or
+-- gaussian_optimal's dual bound (ResidualPlanner's plans for marginals reach the first).  Under
+-- Laplace noise it leaves gaussian_optimal, a program for Gaussian noise alone, to be asked for by
+-- name.  Every dpm.progress_interval seconds a NOTICE says which candidate is next.
 -- store: cache what is built at once (dpm.optimize, dpm.explain).  Otherwise (dpm.answer) this
 -- transaction writes nothing: the new strategies come back in built, st among them with a NULL
 -- id, for the release worker to cache in a transaction of its own, which could not see them
@@ -210,15 +230,24 @@ DECLARE
   eigen_rows int;
   why text[] := '{}';
   msg text;
+  cands text[] := CASE WHEN method = 'auto' THEN dpm_internal.auto_methods() ELSE ARRAY[method] END;
+  bound float8;       -- the workload's SVD bound, computed once, when a candidate is first built
+  certified float8;   -- gaussian_optimal's dual: no strategy's total error at unit noise is lower
+  started timestamptz := clock_timestamp();
+  noted timestamptz := clock_timestamp();
+  every interval := coalesce(nullif(current_setting('dpm.progress_interval', true), ''), '0')::interval;
 BEGIN
   built := '{}';
   IF method = 'auto' AND options <> '{}' THEN
     RAISE EXCEPTION 'method auto takes no options' USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  FOREACH cand IN ARRAY CASE WHEN method = 'auto' THEN dpm_internal.auto_methods() ELSE ARRAY[method] END LOOP
+  FOR k IN 1 .. cardinality(cands) LOOP
+    cand := cands[k];
     -- the rank of W is the eigen strategy's number of rows, which auto builds before lrm
     msg := CASE WHEN method = 'auto' THEN coalesce(dpm_internal.method_ruled_out(cand, coalesce(wl.n, 0), wl.spec IS NOT NULL, eigen_rows),
-                                                   dpm_internal.spec_only_rules_out(cand, wl)) END;
+                                                   dpm_internal.spec_only_rules_out(cand, wl),
+                                                   CASE WHEN cand = 'gaussian_optimal' AND noise = 'laplace'
+                                                        THEN 'a program for Gaussian noise: under Laplace noise, ask for it by name' END) END;
     IF msg IS NOT NULL THEN
       why := why || (cand || ': ' || msg);
       CONTINUE;
@@ -233,8 +262,20 @@ BEGIN
       END IF;
       c := dpm_internal.strategy_head(sid);
     ELSE
+      IF every > '0' AND clock_timestamp() - noted >= every THEN
+        noted := clock_timestamp();
+        RAISE NOTICE 'auto: trying %, candidate % of %; best so far %, % s', cand, k, cardinality(cands),
+          coalesce(st.method, 'none'), round(extract(epoch FROM noted - started)::numeric, 1);
+      END IF;
+      IF method = 'auto' AND bound IS NULL AND cand <> 'residual' THEN
+        BEGIN
+          bound := dpm_internal.workload_bound(wl);
+        EXCEPTION WHEN program_limit_exceeded THEN
+          NULL;   -- W past dpm.max_matrix_mb: each candidate meets the limit itself, and says so
+        END;
+      END IF;
       BEGIN
-        c := dpm_internal.strategy_build(wl.id, cand, noise, options);
+        c := dpm_internal.strategy_build(wl.id, cand, noise, options, bound);
       EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded OR feature_not_supported THEN
         IF method <> 'auto' THEN
           RAISE;
@@ -259,6 +300,15 @@ BEGIN
       st := c;
       best_err := err;
       found_one := true;
+    END IF;
+    -- at the SVD bound (ratio_to_bound, in the norm of the noise), or at gaussian_optimal's dual
+    -- bound, no strategy at all is lower (README, "How far from the best possible")
+    IF cand = 'gaussian_optimal' THEN
+      certified := c.lower_bound;
+    END IF;
+    IF method = 'auto' AND (st.ratio_to_bound <= 1 + 1e-5
+                            OR best_err <= certified * dpm_internal.noise_variance(noise, 1, 1, 1, NULL, 1) * (1 + 1e-5)) THEN
+      EXIT;
     END IF;
     -- the candidates go to the worker in one value: past 64 MB (large domains) only the best is
     -- kept, and the others are built again when asked for
@@ -294,7 +344,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.optimize(text, text, float8, float8, jsonb, float8) IS
-  'choose (method auto: the lowest expected error among identity, hierarchical, wavelet, workload, eigen, eigen_design, gaussian_optimal, min_sensitivity, lrm where rank(W) is low, and hdmm and residual for workloads given as a spec (residual alone on a wide domain); an error says why each was ruled out when none applies) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
+  'choose (method auto: the lowest expected error among residual and hdmm for workloads given as a spec (residual alone on a wide domain), identity, hierarchical, wavelet, workload, eigen, eigen_design, lrm where rank(W) is low, and gaussian_optimal under Gaussian noise, cheapest first, stopping at a strategy no other can beat; an error says why each was ruled out when none applies) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
 
 CREATE OR REPLACE FUNCTION dpm.compare_strategies(workload text, epsilon float8 DEFAULT 1, delta float8 DEFAULT 0,
                                        rho float8 DEFAULT NULL)

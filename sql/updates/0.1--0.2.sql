@@ -39,6 +39,8 @@ DROP FUNCTION dpm_internal.check_privacy_args(float8, float8, float8);
 -- queries (a wide domain's workload keeps no labels to count)
 DROP FUNCTION dpm_internal.noise_kind(text, float8, float8);
 DROP FUNCTION dpm_internal.store_workload(text, dpm.domains, text, float8[], text[], float8[], int[]);
+-- and the SVD bound, which method auto computes once for all its candidates
+DROP FUNCTION dpm_internal.strategy_build(int, text, text, jsonb);
 
 -- the functions of a workload spec take their domain as one value (a dpm.domains row) instead of
 -- five arrays: their new forms are created by the parts that follow

@@ -107,7 +107,11 @@ static const char *const loss_choices[] = {"sum", "max", NULL};
 #define MAX_ITER_OPTION {"max_iter", OPTION_INT, 10000, 1, 10000000, OPT(max_iter)}
 
 /*
- * In the order method auto tries them.  Peak memory: measured as the
+ * In the order method auto tries them: the cheapest first (at 1024 cells
+ * residual and identity take milliseconds, the structured ones and eigen
+ * tenths of a second, lrm, gaussian_optimal and hdmm seconds), so that its
+ * stop at a certified optimum skips the dearest (sql/16_optimize.sql,
+ * choose_strategy; bench/auto.sql).  Peak memory: measured as the
  * backend's peak resident set over dpm.strategy on AllRange's n x n Gram
  * root at n = 1024 and 2048 (bench/memory.sh), rounded up; lrm at rank n
  * (its default rank is at most 1.2 rank(W)), and min_sensitivity from its
@@ -115,34 +119,6 @@ static const char *const loss_choices[] = {"sum", "max", NULL};
  * README "Memory" gives the same table.
  */
 static const StrategyMethod methods[] = {
-	{"identity", build_identity, false, 4, METHOD_ALWAYS, AUGMENT_NONE, {{NULL}}},
-	{"hierarchical", build_hierarchical, false, 6, METHOD_ALWAYS, AUGMENT_NONE,
-		{{"branching", OPTION_INT, 2, 2, 1 << 20, OPT(branching)}, {NULL}}},
-	{"wavelet", build_wavelet, false, 4, METHOD_ALWAYS, AUGMENT_NONE, {{NULL}}},
-	{"workload", build_workload, false, 4, METHOD_ALWAYS, AUGMENT_NONE, {{NULL}}},
-	{"eigen", build_eigen, true, 8, METHOD_ALWAYS, AUGMENT_NONE, {{NULL}}},
-	/* completed in the norm of the noise, as its design assumes (matrix-mechanism section 5.3) */
-	{"eigen_design", build_eigen_design, true, 12, METHOD_ALWAYS, AUGMENT_BY_NOISE,
-		{TOL_OPTION, MAX_ITER_OPTION, {NULL}}},
-	{"gaussian_optimal", build_gaussian_optimal, true, 10, METHOD_ALWAYS, AUGMENT_NONE,
-		{TOL_OPTION, MAX_ITER_OPTION, {NULL}}},
-	{"min_sensitivity", build_min_sensitivity, false, 12, METHOD_ALWAYS, AUGMENT_NONE,
-		{{"base", OPTION_METHOD, 0, 0, 0, OPT(base), "hierarchical"},
-		 {"branching", OPTION_INT, 2, 2, 1 << 20, OPT(branching)},
-		 {"max_sweeps", OPTION_INT, 50, 1, 100000, OPT(max_sweeps)}, {NULL}}},
-	/*
-	 * Only where it factors W through fewer rows than cells: that is the
-	 * low-rank case the mechanism is for, and elsewhere its iterations cost
-	 * far more than the other methods'.
-	 */
-	{"lrm", build_lrm, true, 24, METHOD_IF_LOW_RANK, AUGMENT_NONE,
-		{{"rank", OPTION_INT, 0, 0, 1000000, OPT(rank)},
-		 {"gamma", OPTION_FLOAT, 1e-4, 1e-12, 1.0, OPT(gamma)},
-		 {"max_iter", OPTION_INT, 1000, 1, 10000000, OPT(max_iter)}, {NULL}}},
-	/* a dense workload is better served by the others; a spec is kept implicit (hdmm/) */
-	{"hdmm", build_hdmm, true, 18, METHOD_IF_SPEC, AUGMENT_NONE,
-		{{"p", OPTION_INT, -1, 0, 100000, OPT(p)},
-		 {"max_iter", OPTION_INT, 200, 1, 10000000, OPT(max_iter)}, {NULL}}},
 	/*
 	 * ResidualPlanner (residual/): Gaussian noise on the residuals of a
 	 * marginal workload, optimal for the sum or the largest of the variances
@@ -154,6 +130,39 @@ static const StrategyMethod methods[] = {
 		{{"loss", OPTION_CHOICE, 0, 0, 0, OPT(loss), NULL, loss_choices},
 		 {"targets", OPTION_NUMBERS},
 		 TOL_OPTION, MAX_ITER_OPTION, {NULL}}},
+	{"identity", build_identity, false, 4, METHOD_ALWAYS, AUGMENT_NONE, {{NULL}}},
+	{"hierarchical", build_hierarchical, false, 6, METHOD_ALWAYS, AUGMENT_NONE,
+		{{"branching", OPTION_INT, 2, 2, 1 << 20, OPT(branching)}, {NULL}}},
+	{"wavelet", build_wavelet, false, 4, METHOD_ALWAYS, AUGMENT_NONE, {{NULL}}},
+	{"workload", build_workload, false, 4, METHOD_ALWAYS, AUGMENT_NONE, {{NULL}}},
+	{"eigen", build_eigen, true, 8, METHOD_ALWAYS, AUGMENT_NONE, {{NULL}}},
+	/* completed in the norm of the noise, as its design assumes (matrix-mechanism section 5.3) */
+	{"eigen_design", build_eigen_design, true, 12, METHOD_ALWAYS, AUGMENT_BY_NOISE,
+		{TOL_OPTION, MAX_ITER_OPTION, {NULL}}},
+	/*
+	 * Only where it factors W through fewer rows than cells: that is the
+	 * low-rank case the mechanism is for, and elsewhere its iterations cost
+	 * far more than the other methods'.
+	 */
+	{"lrm", build_lrm, true, 24, METHOD_IF_LOW_RANK, AUGMENT_NONE,
+		{{"rank", OPTION_INT, 0, 0, 1000000, OPT(rank)},
+		 {"gamma", OPTION_FLOAT, 1e-4, 1e-12, 1.0, OPT(gamma)},
+		 {"max_iter", OPTION_INT, 1000, 1, 10000000, OPT(max_iter)}, {NULL}}},
+	{"gaussian_optimal", build_gaussian_optimal, true, 10, METHOD_ALWAYS, AUGMENT_NONE,
+		{TOL_OPTION, MAX_ITER_OPTION, {NULL}}},
+	/* a dense workload is better served by the others; a spec is kept implicit (hdmm/) */
+	{"hdmm", build_hdmm, true, 18, METHOD_IF_SPEC, AUGMENT_NONE,
+		{{"p", OPTION_INT, -1, 0, 100000, OPT(p)},
+		 {"max_iter", OPTION_INT, 200, 1, 10000000, OPT(max_iter)}, {NULL}}},
+	/*
+	 * On request only: its rotation sweeps take seconds from 64 cells up
+	 * (O(n^3) each), and on every family of bench/methods.sql it ends at its
+	 * base's error, never below the best of the others (bench/RESULTS.md).
+	 */
+	{"min_sensitivity", build_min_sensitivity, false, 12, METHOD_ON_REQUEST, AUGMENT_NONE,
+		{{"base", OPTION_METHOD, 0, 0, 0, OPT(base), "hierarchical"},
+		 {"branching", OPTION_INT, 2, 2, 1 << 20, OPT(branching)},
+		 {"max_sweeps", OPTION_INT, 50, 1, 100000, OPT(max_sweeps)}, {NULL}}},
 	/* built by fitness/ from the workload's per-query targets, which are its options */
 	{"fitness", NULL, false, 20, METHOD_ON_REQUEST, AUGMENT_NONE, {{NULL}}},
 	{NULL}

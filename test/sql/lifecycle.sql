@@ -129,7 +129,7 @@ RESET ROLE;
 SET ROLE regress_lc_analyst;
 SELECT dpm.rename_workload('lc_w2', 'lc_w3');
 SELECT dpm.rename_workload('lc_w3', '');
-SELECT count(*) AS answers FROM dpm.answer('lc_w3', epsilon => 1);
+SELECT count(*) AS answers FROM dpm.answer('lc_w3', epsilon => 1, method => 'identity');
 SELECT s.id AS used_st FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id
  WHERE w.name = 'lc_w3' AND s.method = 'identity' \gset
 SELECT dpm.optimize('lc_w3', 'hierarchical') AS unused_st \gset

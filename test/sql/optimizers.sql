@@ -181,6 +181,22 @@ SELECT c.method, abs(c.total_error - sq.total) < 1e-6 * sq.total AS total_as_com
 -- auto picks the lowest expected error among them
 SELECT (SELECT method FROM dpm.strategies WHERE id = dpm.optimize('opt_low'))
        = (SELECT method FROM dpm.compare_strategies('opt_low') ORDER BY total_error LIMIT 1) AS auto_is_best;
+-- auto tries the cheapest first and stops at a strategy no other can beat, building nothing
+-- after it: on a marginal workload under Gaussian noise, residual (the first) is at the SVD bound;
+-- on Prefix under Gaussian noise, gaussian_optimal closes its duality gap, so hdmm (the last) is
+-- not built; under Laplace noise gaussian_optimal is not tried, and auto still picks the lowest
+SELECT dpm.create_workload('opt_auto_marg', 'opt_k', 'Identity(k) + Total(k)') > 0 AS marg,
+       dpm.create_workload('opt_auto_gauss', 'opt_k', 'Prefix(k)') > 0 AS gauss,
+       dpm.create_workload('opt_auto_lap', 'opt_k', 'Prefix(k)') > 0 AS lap;
+SELECT dpm.optimize('opt_auto_marg', delta => 1e-6) AS marg_st, dpm.optimize('opt_auto_gauss', delta => 1e-6) AS gauss_st,
+       dpm.optimize('opt_auto_lap') AS lap_st \gset
+SELECT w.name, a.method AS picked, a.ratio_to_bound < 1 + 1e-5 AS at_bound,
+       string_agg(s.method, ', ' ORDER BY s.id) AS built
+  FROM dpm.workloads w JOIN dpm.strategies s ON s.workload_id = w.id
+  JOIN dpm.strategies a ON a.id IN (:marg_st, :gauss_st, :lap_st) AND a.workload_id = w.id
+ GROUP BY w.name, a.method, a.ratio_to_bound ORDER BY w.name;
+SELECT (SELECT method FROM dpm.strategies WHERE id = :lap_st)
+       = (SELECT method FROM dpm.compare_strategies('opt_auto_lap') ORDER BY total_error LIMIT 1) AS laplace_auto_is_best;
 RESET ROLE;
 DROP ROLE regress_opt_analyst;
 
