@@ -77,6 +77,7 @@ DECLARE
   maxp float8;
 BEGIN
   SELECT * INTO wl FROM dpm.workloads w WHERE w.id = workload_id;
+  SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   st.workload_id := wl.id;
   st.method := method;
   st.options := options;
@@ -87,7 +88,6 @@ BEGIN
   -- fits dpm.max_matrix_mb
   IF wl.matrix IS NULL AND wl.spec IS NOT NULL AND wl.n IS NOT NULL AND method NOT IN ('residual', 'hdmm', 'identity')
      AND wl.m::float8 * wl.n * 8 <= dpm_internal.max_matrix_bytes() THEN
-    SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
     wl.matrix := (dpm_internal.workload_matrix(wl.spec, dom, true, false)).matrix;
   END IF;
   IF method = 'residual' THEN
@@ -96,7 +96,6 @@ BEGIN
       RAISE EXCEPTION 'method residual needs a workload given as a spec, not an explicit matrix'
         USING ERRCODE = 'feature_not_supported';
     END IF;
-    SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
     rb := dpm_internal.residual_build(wl.spec, dom, options || jsonb_build_object('noise', noise));
     st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
     st.hdmm := ROW('residual', rb.subsets, rb.variances, NULL)::dpm.hdmm_strategy;
@@ -112,7 +111,6 @@ BEGIN
     st.lower_bound := bound;
   ELSIF method = 'hdmm' AND wl.spec IS NOT NULL THEN
     -- implicit: optimized and evaluated from the spec's blocks, never a matrix over the cells
-    SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
     hd := dpm_internal.hdmm(wl.spec, dom,
                     options || jsonb_build_object('noise', noise));
     st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
@@ -130,7 +128,6 @@ BEGIN
   ELSIF method = 'identity' AND wl.spec IS NOT NULL AND (wl.matrix IS NULL OR wl.n > 4096) THEN
     -- the identity over many cells, kept as a Kronecker product of identities (HDMM's p-Identity
     -- with p = 0 on every attribute): never an n x n matrix
-    SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
     st.hdmm := ROW('kronecker', array_fill(0, ARRAY[cardinality(dom.attr_sizes)]), '{}'::float8[], NULL)::dpm.hdmm_strategy;
     st.sensitivity_l1 := 1;
     st.sensitivity_l2 := 1;
