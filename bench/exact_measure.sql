@@ -3,7 +3,7 @@
 -- (dpm_internal.matvec: dgemv, after copying the array) against the exact one (dpm_internal.exact_matvec: the
 -- quantized product in 128-bit integers plus its L1 and L2 column sums, rounded to a grid and
 -- printed as numeric; absent before the exact mechanism), and the whole mechanism with the stored
--- cache (dpm_internal.mechanism_cached, Laplace, no intervals), hierarchical (2047 x 1024) and eigen
+-- cache (dpm_internal.dense_measure and dense_infer, Laplace, no intervals), hierarchical (2047 x 1024) and eigen
 -- (1024 x 1024).  HDMM: dpm_internal.hdmm_mechanism on 16^4 and 16^5 cells (every 2-way marginal and
 -- all ranges of each attribute, Kronecker; the 2-way marginals alone, marginals), on counts near
 -- 10^9.  Medians in one backend; run it before and after a change to compare (bench/RESULTS.md).
@@ -53,8 +53,8 @@ BEGIN
          'SELECT dpm_internal.matvec(a, x) FROM dense WHERE method = %L', m), 21)),
       (m, 'exact product (_exact_matvec)', CASE WHEN exact THEN pg_temp.median_ms(format(
          'SELECT dpm_internal.exact_matvec(a, x, -30) FROM dense WHERE method = %L', m), 21) END),
-      (m, 'mechanism (_mechanism_cached)', pg_temp.median_ms(format(
-         'SELECT count(*) FROM dense, dpm_internal.mechanism_cached(w, a, pinv, profile, x, 1, confidence => NULL) WHERE method = %L', m), 21));
+      (m, 'mechanism (dense_measure + dense_infer)', pg_temp.median_ms(format(
+         'SELECT count(*) FROM dense, dpm_internal.dense_infer(w, a, pinv, profile, dpm_internal.dense_measure(a, x, 1), confidence => NULL) WHERE method = %L', m), 21));
   END LOOP;
 END $$;
 

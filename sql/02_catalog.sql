@@ -176,6 +176,21 @@ CREATE TABLE dpm.release_answers (
 );
 COMMENT ON TABLE dpm.release_answers IS 'the noisy answers of each release, replayable at no cost (dpm.release)';
 
+-- What a release measured: the strategy's noisy answers and the law of their noise, from which
+-- dpm.release(id, inference => ...) derives answers again at no cost.  A dense or HDMM strategy
+-- has one part (its rows, in order); a residual plan one per measured residual (its estimate,
+-- Gaussian) or marginal table (Laplace), in the plan's order.
+CREATE TABLE dpm.release_measurements (
+  release_id        bigint PRIMARY KEY REFERENCES dpm.releases ON DELETE CASCADE,
+  y                 float8[] NOT NULL,   -- the values, part after part
+  part_sizes        int[] NOT NULL,      -- values per part
+  variance          float8[] NOT NULL,   -- the noise variance of each value, per part
+  -- Laplace noise only: part i's noise is 2^laplace_grid_exp[i] DiscreteLaplace(laplace_t[i])
+  laplace_t         float8[],
+  laplace_grid_exp  int[]
+);
+COMMENT ON TABLE dpm.release_measurements IS 'the noisy measurements of each release and their noise (dpm.release re-derives answers from them at no cost)';
+
 -- Append-only record of every charge: epsilon and delta for 'pure' and 'approx' sources, rho
 -- (and the epsilon of a Laplace release) for 'zcdp' sources.
 CREATE TABLE dpm.ledger (
@@ -233,6 +248,7 @@ SELECT pg_catalog.pg_extension_config_dump('dpm.workloads', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.strategies', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.releases', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.release_answers', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.release_measurements', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.ledger', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.publications', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.query_spans', '');
@@ -248,12 +264,15 @@ SELECT pg_catalog.pg_extension_config_dump('dpm.ledger_id_seq', '');
 -- functions run as the table owner, which row-level security does not restrict.
 ALTER TABLE dpm.releases ENABLE ROW LEVEL SECURITY;
 ALTER TABLE dpm.release_answers ENABLE ROW LEVEL SECURITY;
+ALTER TABLE dpm.release_measurements ENABLE ROW LEVEL SECURITY;
 ALTER TABLE dpm.ledger ENABLE ROW LEVEL SECURITY;
 CREATE POLICY own_releases ON dpm.releases FOR SELECT
   USING (pg_catalog.pg_has_role(current_user, released_by, 'USAGE')
          OR pg_catalog.pg_has_role(current_user, 'dpm_admin', 'USAGE'));
 CREATE POLICY own_answers ON dpm.release_answers FOR SELECT
   USING (EXISTS (SELECT 1 FROM dpm.releases r WHERE r.id = release_answers.release_id));
+CREATE POLICY own_measurements ON dpm.release_measurements FOR SELECT
+  USING (EXISTS (SELECT 1 FROM dpm.releases r WHERE r.id = release_measurements.release_id));
 CREATE POLICY own_charges ON dpm.ledger FOR SELECT
   USING (pg_catalog.pg_has_role(current_user, charged_by, 'USAGE')
          OR pg_catalog.pg_has_role(current_user, 'dpm_admin', 'USAGE'));

@@ -97,13 +97,20 @@ CREATE OR REPLACE FUNCTION dpm.mechanism(w float8[], a float8[], x float8[], eps
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 AS 'MODULE_PATHNAME', 'dpm_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
 
--- The same with a stored strategy's cache (dpm_internal.strategy_cache): no factorization per release.
-CREATE OR REPLACE FUNCTION dpm_internal.mechanism_cached(w float8[], a float8[], pinv float8[], profile float8[], x float8[],
-                                      epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
-                                      sensitivity_scale float8 DEFAULT 1, rho float8 DEFAULT NULL,
-                                      inference text DEFAULT 'ls', confidence float8 DEFAULT 0.95)
+-- The same in two steps, as a release runs it: its noisy measurements through strategy a (kept
+-- in dpm.release_measurements), then the answers of w from them, with the strategy's cache
+-- (dpm_internal.strategy_cache) as stored (pinv NULL: computed), by any inference, at no cost.
+CREATE OR REPLACE FUNCTION dpm_internal.dense_measure(a float8[], x float8[], epsilon float8 DEFAULT NULL,
+                                   delta float8 DEFAULT 0, sensitivity_scale float8 DEFAULT 1,
+                                   rho float8 DEFAULT NULL)
+RETURNS dpm.release_measurements
+AS 'MODULE_PATHNAME', 'dpm_dense_measure' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+CREATE OR REPLACE FUNCTION dpm_internal.dense_infer(w float8[], a float8[], pinv float8[], profile float8[],
+                                 measurements dpm.release_measurements, inference text DEFAULT 'ls',
+                                 confidence float8 DEFAULT 0.95)
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
-AS 'MODULE_PATHNAME', 'dpm_mechanism_cached' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
+AS 'MODULE_PATHNAME', 'dpm_dense_infer' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
 
 -- Internal, for tests (src/mechanism/exact.c): what the mechanism measures before any noise.
 CREATE OR REPLACE FUNCTION dpm_internal.exact_matvec(a float8[], x float8[], grid_exp int,
@@ -236,14 +243,21 @@ CREATE OR REPLACE FUNCTION dpm_internal.residual_plan_sets(st dpm.strategies) RE
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT CASE WHEN st.noise = 'laplace' THEN (st.hdmm).p END $$;
 
--- One release of a stored plan from those tables, at rho-zCDP (rho given), (epsilon, delta)-DP or
--- epsilon-DP (a Laplace plan) for scale records per privacy unit, estimated by least squares (ls)
--- or non-negative least squares (nnls); tables NULL: only the samplers' checks, drawing nothing.
-CREATE OR REPLACE FUNCTION dpm_internal.residual_release(spec text, dom dpm.domains, subsets int[], variances float8[],
+-- One release of a stored plan from those tables, in two steps: its noisy measurements, at
+-- rho-zCDP (rho given), (epsilon, delta)-DP or epsilon-DP (a Laplace plan) for scale records per
+-- privacy unit (tables NULL: only the samplers' checks, drawing nothing, and NULL back); then
+-- the answers from them, by least squares (ls) or non-negative least squares (nnls).
+CREATE OR REPLACE FUNCTION dpm_internal.residual_measure(spec text, dom dpm.domains, subsets int[], plan float8[],
                                       cost2 float8, tables float8[], epsilon float8, delta float8,
-                                      scale float8, rho float8, confidence float8, inference text DEFAULT 'ls')
+                                      scale float8, rho float8, confidence float8)
+RETURNS dpm.release_measurements
+AS 'MODULE_PATHNAME', 'dpm_residual_measure' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+CREATE OR REPLACE FUNCTION dpm_internal.residual_infer(spec text, dom dpm.domains, subsets int[], plan float8[],
+                                    measurements dpm.release_measurements, inference text DEFAULT 'ls',
+                                    confidence float8 DEFAULT 0.95)
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
-AS 'MODULE_PATHNAME', 'dpm_residual_release' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+AS 'MODULE_PATHNAME', 'dpm_residual_infer' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 -- The spec's true answers from the same tables.
 CREATE OR REPLACE FUNCTION dpm_internal.residual_exact(spec text, dom dpm.domains, tables float8[])
@@ -277,6 +291,20 @@ CREATE OR REPLACE FUNCTION dpm_internal.hdmm_mechanism(spec text, dom dpm.domain
                                     confidence float8 DEFAULT 0.95)
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 AS 'MODULE_PATHNAME', 'dpm_hdmm_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
+
+-- hdmm_mechanism in two steps (dense_measure, dense_infer)
+CREATE OR REPLACE FUNCTION dpm_internal.hdmm_measure(spec text, dom dpm.domains, kind text, p int[], theta float8[],
+                                  weights float8[], x float8[], epsilon float8 DEFAULT NULL,
+                                  delta float8 DEFAULT 0, sensitivity_scale float8 DEFAULT 1,
+                                  rho float8 DEFAULT NULL)
+RETURNS dpm.release_measurements
+AS 'MODULE_PATHNAME', 'dpm_hdmm_measure' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+CREATE OR REPLACE FUNCTION dpm_internal.hdmm_infer(spec text, dom dpm.domains, kind text, p int[], theta float8[],
+                                weights float8[], measurements dpm.release_measurements,
+                                inference text DEFAULT 'ls', confidence float8 DEFAULT 0.95)
+RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
+AS 'MODULE_PATHNAME', 'dpm_hdmm_infer' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
 
 CREATE OR REPLACE FUNCTION dpm_internal.spec_term_rows(spec text, dom dpm.domains) RETURNS int[]
 AS 'MODULE_PATHNAME', 'dpm_spec_term_rows' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -147,7 +147,7 @@ BEGIN
     END IF;
     -- the tables it will read fit dpm.max_cells (a Laplace plan may add tables of its own)
     PERFORM dpm_internal.residual_table_sets(wl.spec, dom, dpm_internal.residual_plan_sets(st));
-    PERFORM dpm_internal.residual_release(wl.spec, dom, (st.hdmm).p, (st.hdmm).theta, st.sensitivity_l2 ^ 2, NULL,
+    PERFORM dpm_internal.residual_measure(wl.spec, dom, (st.hdmm).p, (st.hdmm).theta, st.sensitivity_l2 ^ 2, NULL,
                                           np.epsilon, np.delta, src.max_contributions, np.rho, confidence);
   ELSE
     PERFORM dpm_internal.check_noise(st.rows, src.max_contributions * st.sensitivity_l1,
@@ -238,58 +238,82 @@ BEGIN
 END
 $$;
 
--- The mechanism a release r runs, on the data vector x: its strategy (dense or HDMM), noise
--- calibrated for parameters strictly below the charge (dpm_internal.noise_params), inference and intervals.
-CREATE OR REPLACE FUNCTION dpm_internal.release_mechanism(r dpm.releases, x float8[])
-RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
+-- The form of release r's strategy, as the mechanism reads it: a dense matrix with its cache
+-- (cached) or without (dense), a residual plan, or an HDMM strategy (hdmm).
+CREATE OR REPLACE FUNCTION dpm_internal.release_form(r dpm.releases) RETURNS text
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN s.pinv IS NOT NULL THEN 'cached' WHEN s.matrix IS NOT NULL THEN 'dense'
+              WHEN (s.hdmm).kind = 'residual' THEN 'residual' ELSE 'hdmm' END
+    FROM dpm.strategies s WHERE s.id = r.strategy_id
+$$;
+
+-- What release r measures on the data vector x (for a residual strategy, its marginal tables:
+-- dpm_internal.release_data): the strategy's answers plus noise calibrated for parameters
+-- strictly below the charge (dpm_internal.noise_params).  The matrices go straight from the
+-- catalog to the mechanism: a PL/pgSQL row variable would detoast megabytes of them once more.
+CREATE OR REPLACE FUNCTION dpm_internal.release_measure(r dpm.releases, x float8[]) RETURNS dpm.release_measurements
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  form text;
   scale int := (SELECT s.max_contributions FROM dpm.sources s WHERE s.id = r.source_id);
   np record := dpm_internal.noise_params(r.noise, r.epsilon, r.delta, r.rho);
-  eps float8 := np.epsilon;
-  del float8 := np.delta;
-  rh float8 := np.rho;
+  m dpm.release_measurements;
 BEGIN
-  -- the matrices go straight from the catalog to the mechanism: a PL/pgSQL row variable would
-  -- detoast megabytes of them once more
-  SELECT CASE WHEN s.pinv IS NOT NULL THEN 'cached' WHEN s.matrix IS NOT NULL THEN 'dense'
-              WHEN (s.hdmm).kind = 'residual' THEN 'residual' ELSE 'hdmm' END
-    INTO form FROM dpm.strategies s WHERE s.id = r.strategy_id;
-  IF r.ci_draws IS NOT NULL THEN
-    PERFORM set_config('dpm.ci_draws', r.ci_draws::text, true);
-  END IF;
-  IF form = 'cached' THEN
-    RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
-                        LATERAL dpm_internal.mechanism_cached(
-                                  coalesce(w.matrix, (dpm_internal.workload_matrix(w.spec, d, true, false)).matrix),
-                                  s.matrix, s.pinv, s.profile, x, eps, del, scale, rh,
-                                  r.inference, r.confidence) m
-                  WHERE w.id = r.workload_id AND s.id = r.strategy_id AND d.id = w.domain_id;
-  ELSIF form = 'dense' THEN
-    -- W from the spec when the workload keeps none (sql/15_workloads.sql)
-    RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
-                        LATERAL dpm.mechanism(coalesce(w.matrix, (dpm_internal.workload_matrix(w.spec, d, true, false)).matrix),
-                                              s.matrix, x, eps, del, scale, rh, r.inference, r.confidence) m
-                  WHERE w.id = r.workload_id AND s.id = r.strategy_id AND d.id = w.domain_id;
-  ELSIF form = 'residual' THEN
-    -- x holds the marginal tables (dpm_internal.release_data)
-    RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
-                        LATERAL dpm_internal.residual_release(w.spec, d, (s.hdmm).p, (s.hdmm).theta, s.sensitivity_l2 ^ 2,
-                                                              x, eps, del, scale, rh, r.confidence, r.inference) m
-                  WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
+  CASE dpm_internal.release_form(r)
+  WHEN 'cached', 'dense' THEN
+    SELECT (dpm_internal.dense_measure(s.matrix, x, np.epsilon, np.delta, scale, np.rho)).* INTO m
+      FROM dpm.strategies s WHERE s.id = r.strategy_id;
+  WHEN 'residual' THEN
+    SELECT (dpm_internal.residual_measure(w.spec, d, (s.hdmm).p, (s.hdmm).theta, s.sensitivity_l2 ^ 2, x, np.epsilon,
+                                          np.delta, scale, np.rho, r.confidence)).* INTO m
+      FROM dpm.workloads w, dpm.domains d, dpm.strategies s
+     WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
   ELSE
-    RETURN QUERY SELECT m.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
-                        LATERAL dpm_internal.hdmm_mechanism(w.spec, d,
-                                                    (s.hdmm).kind, (s.hdmm).p, (s.hdmm).theta, (s.hdmm).weights, x,
-                                                    eps, del, scale, rh, r.inference, r.confidence) m
-                  WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
-  END IF;
+    SELECT (dpm_internal.hdmm_measure(w.spec, d, (s.hdmm).kind, (s.hdmm).p, (s.hdmm).theta, (s.hdmm).weights, x,
+                                      np.epsilon, np.delta, scale, np.rho)).* INTO m
+      FROM dpm.workloads w, dpm.domains d, dpm.strategies s
+     WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
+  END CASE;
+  m.release_id := r.id;
+  RETURN m;
 END
 $$;
 
--- Step 2, in the worker's second transaction: scan the source, add the noise, store the answers.
+-- The answers of release r's workload from its measurements m, by this inference, with
+-- intervals at this confidence (NULL: none): post-processing, at no cost.  W is made from the
+-- spec when the workload keeps none (sql/15_workloads.sql).
+CREATE OR REPLACE FUNCTION dpm_internal.release_infer(r dpm.releases, m dpm.release_measurements, inference text,
+                                   confidence float8)
+RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  CASE dpm_internal.release_form(r)
+  WHEN 'cached', 'dense' THEN
+    RETURN QUERY SELECT i.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
+                        LATERAL dpm_internal.dense_infer(
+                                  coalesce(w.matrix, (dpm_internal.workload_matrix(w.spec, d, true, false)).matrix),
+                                  s.matrix, s.pinv, s.profile, release_infer.m, release_infer.inference,
+                                  release_infer.confidence) i
+                  WHERE w.id = r.workload_id AND s.id = r.strategy_id AND d.id = w.domain_id;
+  WHEN 'residual' THEN
+    RETURN QUERY SELECT i.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
+                        LATERAL dpm_internal.residual_infer(w.spec, d, (s.hdmm).p, (s.hdmm).theta, release_infer.m,
+                                                            release_infer.inference, release_infer.confidence) i
+                  WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
+  ELSE
+    RETURN QUERY SELECT i.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
+                        LATERAL dpm_internal.hdmm_infer(w.spec, d, (s.hdmm).kind, (s.hdmm).p, (s.hdmm).theta,
+                                                        (s.hdmm).weights, release_infer.m, release_infer.inference,
+                                                        release_infer.confidence) i
+                  WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
+  END CASE;
+END
+$$;
+
+-- Step 2, in the worker's second transaction: scan the source, measure, keep the measurements,
+-- store the answers.
 CREATE OR REPLACE FUNCTION dpm_internal.release_fill(rel_id bigint) RETURNS bigint
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -299,6 +323,7 @@ DECLARE
   spec text;
   dom dpm.domains;
   src dpm.sources;
+  m dpm.release_measurements;
   draws int;
 BEGIN
   SELECT * INTO r FROM dpm.releases x WHERE x.id = rel_id AND x.status = 'charged' FOR UPDATE;
@@ -309,13 +334,19 @@ BEGIN
   SELECT d.* INTO dom FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id WHERE w.id = r.workload_id;
   SELECT w.labels, w.spec INTO labels, spec FROM dpm.workloads w WHERE w.id = r.workload_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = r.source_id;
+  -- the caller's dpm.ci_draws, which this worker does not see
+  IF r.ci_draws IS NOT NULL THEN
+    PERFORM set_config('dpm.ci_draws', r.ci_draws::text, true);
+  END IF;
+  m := dpm_internal.release_measure(r, dpm_internal.release_data(r, src, dom));
+  INSERT INTO dpm.release_measurements SELECT m.*;
   -- the answers come in query order, zipped with the labels (labels[query] costs O(query) a row)
-  WITH m AS MATERIALIZED (
-         SELECT * FROM ROWS FROM (dpm_internal.release_mechanism(r, dpm_internal.release_data(r, src, dom)),
-                                  dpm_internal.workload_labels(labels, spec, dom)) AS m(query, answer, stderr, ci_low, ci_high, ci_draws, label)),
+  WITH a AS MATERIALIZED (
+         SELECT * FROM ROWS FROM (dpm_internal.release_infer(r, m, r.inference, r.confidence),
+                                  dpm_internal.workload_labels(labels, spec, dom)) AS a(query, answer, stderr, ci_low, ci_high, ci_draws, label)),
        ins AS (INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr, ci_low, ci_high)
-               SELECT rel_id, m.query, m.label, m.answer, m.stderr, m.ci_low, m.ci_high FROM m)
-  SELECT max(m.ci_draws) INTO draws FROM m;
+               SELECT rel_id, a.query, a.label, a.answer, a.stderr, a.ci_low, a.ci_high FROM a)
+  SELECT max(a.ci_draws) INTO draws FROM a;
   -- an HDMM simulation may stop early (dpm.ci_max_seconds): record the draws it used
   UPDATE dpm.releases x SET status = 'released', ci_draws = CASE WHEN x.ci_draws IS NOT NULL THEN draws END
    WHERE x.id = rel_id;
@@ -323,11 +354,75 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION dpm.release(release_id bigint)
+-- As the session's role sees them (row-level security), by the latest snapshot (src/release/replay.c):
+-- a release's stored answers, and the check that it is visible and has answers.
+CREATE OR REPLACE FUNCTION dpm_internal.stored_answers(release_id bigint)
 RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8)
-AS 'MODULE_PATHNAME', 'dpm_release' LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION dpm.release(bigint) IS
-  'replay a release: its stored noisy answers, at no cost (your own releases; custodians see all)';
+AS 'MODULE_PATHNAME', 'dpm_stored_answers' LANGUAGE C VOLATILE STRICT;
+
+CREATE OR REPLACE FUNCTION dpm_internal.check_release(release_id bigint) RETURNS void
+AS 'MODULE_PATHNAME', 'dpm_check_release' LANGUAGE C VOLATILE STRICT;
+
+-- A release's answers: as stored, or derived again from its measurements by another inference or
+-- at another confidence.  Post-processing of what was released: no charge, whatever is asked.
+-- SECURITY DEFINER for the derivation's internal functions; who may see which release is decided
+-- for the session's role (dpm_internal.check_release).
+CREATE OR REPLACE FUNCTION dpm.release(release_id bigint, inference text DEFAULT NULL, confidence float8 DEFAULT NULL)
+RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  r dpm.releases;
+  m dpm.release_measurements;
+  as_released boolean;
+BEGIN
+  IF release.inference NOT IN ('ls', 'nnls', 'nnls_integer') THEN
+    RAISE EXCEPTION 'unknown inference "%"', release.inference
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Valid: ls (least squares), nnls (non-negative least squares), nnls_integer (the same, rounded to integers).';
+  END IF;
+  IF NOT (release.confidence > 0 AND release.confidence < 1) THEN
+    RAISE EXCEPTION 'confidence must be between 0 and 1 (exclusive), got %', release.confidence
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for the release''s own.';
+  END IF;
+  IF release.release_id IS NULL THEN
+    RAISE EXCEPTION 'release_id must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF release.inference IS NULL AND release.confidence IS NULL THEN
+    RETURN QUERY SELECT * FROM dpm_internal.stored_answers(release.release_id);
+    RETURN;
+  END IF;
+
+  PERFORM dpm_internal.check_release(release.release_id);
+  SELECT * INTO r FROM dpm.releases x WHERE x.id = release.release_id;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'release % was made after this transaction''s snapshot', release.release_id
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            HINT = 'Derive its answers in a new transaction, or replay them as released: dpm.release(' || release.release_id || ').';
+  END IF;
+  SELECT * INTO m FROM dpm.release_measurements x WHERE x.release_id = r.id;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'release % keeps no measurements to derive answers from', r.id
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'It was made before dpmatrix 0.2, which kept only the answers.',
+            HINT = 'Replay its answers as released: dpm.release(' || r.id || ').';
+  END IF;
+  -- at the release's confidence, its intervals' half-widths as stored: they do not depend on the
+  -- inference (nnls reports least squares' as a reference), and a Laplace simulation is not redone
+  as_released := coalesce(release.confidence = r.confidence, release.confidence IS NULL);
+  RETURN QUERY
+    SELECT i.query, a.label, i.answer, i.stderr,
+           CASE WHEN as_released THEN i.answer - (a.ci_high - a.ci_low) / 2 ELSE i.ci_low END,
+           CASE WHEN as_released THEN i.answer + (a.ci_high - a.ci_low) / 2 ELSE i.ci_high END
+      FROM dpm_internal.release_infer(r, m, coalesce(release.inference, r.inference),
+                                      CASE WHEN NOT as_released THEN release.confidence END) i
+      JOIN dpm.release_answers a ON a.release_id = r.id AND a.query = i.query
+     ORDER BY i.query;
+END
+$$;
+COMMENT ON FUNCTION dpm.release(bigint, text, float8) IS
+  'a release''s answers at no cost (your own releases; custodians see all): as released, or derived again from its stored measurements by another inference (ls, nnls, nnls_integer) or with intervals at another confidence';
 
 -- The request of a release (dpm.answer) or of its dry run (dpm.explain), as dpm_internal.release_plan
 -- reads it; it carries the caller's dpm.ci_draws, which the worker does not see.
@@ -373,7 +468,7 @@ BEGIN
   END IF;
   IF prior IS NOT NULL THEN
     RAISE NOTICE 'release % answers workload "%" again with fresh noise, and was charged again', rel_id, answer.workload
-      USING DETAIL = format('Release %s already answered it; dpm.release(%s) replays it at no cost.', prior, prior);
+      USING DETAIL = format('Release %s already answered it: dpm.release(%s) replays it at no cost, and derives other estimates from it (inference => ...), also at no cost.', prior, prior);
   END IF;
   RETURN QUERY SELECT * FROM dpm.release(rel_id);
 END

@@ -36,7 +36,8 @@ BEGIN
   -- zipped with the labels, as in dpm_internal.release_fill
   RETURN QUERY
     SELECT rel, m.query, m.label, m.stderr, (m.ci_high - m.ci_low) / 2
-      FROM ROWS FROM (dpm_internal.release_mechanism(rel, zeros), dpm_internal.workload_labels((p.wl).labels, (p.wl).spec, p.dom))
+      FROM ROWS FROM (dpm_internal.release_infer(rel, dpm_internal.release_measure(rel, zeros), 'ls', rel.confidence),
+                      dpm_internal.workload_labels((p.wl).labels, (p.wl).spec, p.dom))
            AS m(query, answer, stderr, ci_low, ci_high, ci_draws, label);
 END
 $$;

@@ -31,13 +31,13 @@ GRANT EXECUTE ON FUNCTION
   dpm.histogram(int, int)
   TO PUBLIC;
 GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.releases,
-                dpm.release_answers, dpm.ledger, dpm.publications, dpm.progress TO dpm_analyst;
+                dpm.release_answers, dpm.release_measurements, dpm.ledger, dpm.publications, dpm.progress TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[], float8[]),
   dpm.optimize(text, text, float8, float8, jsonb, float8),
   dpm.compare_strategies(text, float8, float8, float8),
   dpm.fitness_privacy(int, float8, float8, float8), dpm.privacy_profile(int),
-  dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8), dpm.release(bigint),
+  dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8), dpm.release(bigint, text, float8),
   dpm.budget(regclass, float8),
   dpm.explain(text, float8, float8, float8, int, text, jsonb, float8),
   dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8),

@@ -151,6 +151,9 @@ check "every catalog row, the budgets and the published view are unchanged" "$(t
 [ "$before" = "$after" ] || diff <(echo "$before") <(echo "$after") | sed 's/^/    /'
 check "an old release replays the same answers" \
 	"$(tf test "$(q -c "SELECT string_agg(answer::text, ',' ORDER BY query) FROM dpm.release(1)")" = "$replay_before")"
+derive_out=$(q -c "SELECT count(*) FROM dpm.release(1, inference => 'nnls')" 2>&1)
+check "an old release kept no measurements: deriving it again says so" \
+	"$(tf grep -q 'release 1 keeps no measurements' <<<"$derive_out")"
 
 # the budget is still enforced: people has 2 - 1.5 = 0.5 left
 as_analyst() { q -c "SET ROLE regress_upg_analyst" -c "$1" 2>&1; }

@@ -93,3 +93,27 @@ ALTER TABLE dpm.workloads DROP CONSTRAINT workloads_name_key, ADD COLUMN dropped
 CREATE UNIQUE INDEX workloads_name_key ON dpm.workloads (name) WHERE dropped_at IS NULL;
 ALTER TABLE dpm.strategies DROP CONSTRAINT strategies_cache_key, ADD COLUMN dropped_at timestamptz;
 CREATE UNIQUE INDEX strategies_cache_key ON dpm.strategies (workload_id, method, options, noise) WHERE dropped_at IS NULL;
+
+-- What a release measured: the strategy's noisy answers and the law of their noise, from which
+-- dpm.release(id, inference => ...) derives answers again at no cost.  A dense or HDMM strategy
+-- has one part (its rows, in order); a residual plan one per measured residual (its estimate,
+-- Gaussian) or marginal table (Laplace), in the plan's order.
+CREATE TABLE dpm.release_measurements (
+  release_id        bigint PRIMARY KEY REFERENCES dpm.releases ON DELETE CASCADE,
+  y                 float8[] NOT NULL,   -- the values, part after part
+  part_sizes        int[] NOT NULL,      -- values per part
+  variance          float8[] NOT NULL,   -- the noise variance of each value, per part
+  -- Laplace noise only: part i's noise is 2^laplace_grid_exp[i] DiscreteLaplace(laplace_t[i])
+  laplace_t         float8[],
+  laplace_grid_exp  int[]
+);
+COMMENT ON TABLE dpm.release_measurements IS 'the noisy measurements of each release and their noise (dpm.release re-derives answers from them at no cost)';
+SELECT pg_catalog.pg_extension_config_dump('dpm.release_measurements', '');
+ALTER TABLE dpm.release_measurements ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_measurements ON dpm.release_measurements FOR SELECT
+  USING (EXISTS (SELECT 1 FROM dpm.releases r WHERE r.id = release_measurements.release_id));
+-- releases are measured and inferred in two steps now (dpm_internal.*_measure, *_infer), and
+-- dpm.release takes an inference and a confidence
+DROP FUNCTION dpm_internal.mechanism_cached(float8[], float8[], float8[], float8[], float8[], float8, float8, float8, float8, text, float8);
+DROP FUNCTION dpm.release(bigint);
+DROP FUNCTION dpm_internal.release_mechanism(dpm.releases, float8[]);

@@ -23,6 +23,7 @@
 #include "utils/builtins.h"
 
 #include "api/array.h"
+#include "api/measurements.h"
 #include "api/pure_api.h"
 #include "api/options.h"
 #include "api/workload_api.h"
@@ -460,6 +461,51 @@ dpm_hdmm_mechanism(PG_FUNCTION_ARGS)
 	rel = hdmm_mechanism_run(s, w.kg, w.blocks, w.m, x, epsilon, delta, rho, scale, api_inference_arg(fcinfo, SPEC_ARGS + 9),
 							 api_confidence_arg(fcinfo, SPEC_ARGS + 10));
 	return api_release_rows(fcinfo, rel);
+}
+
+/*
+ * dpm_internal.hdmm_measure(spec, domain, strategy, x, epsilon, delta,
+ * sensitivity_scale, rho) and dpm_internal.hdmm_infer(spec, domain,
+ * strategy, measurements, inference, confidence): dpm_internal.hdmm_mechanism in
+ * two steps, a release's noisy measurements and the answers from them.
+ */
+PG_FUNCTION_INFO_V1(dpm_hdmm_measure);
+Datum
+dpm_hdmm_measure(PG_FUNCTION_ARGS)
+{
+	ImplicitWorkload w;
+	HdmmStrategy *s;
+	double	   *x;
+	int			n;
+	double		epsilon,
+				delta,
+				scale,
+				rho;
+
+	if (PG_ARGISNULL(SPEC_ARGS + 4))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("x must not be NULL")));
+	api_privacy_args(fcinfo, SPEC_ARGS + 5, &epsilon, &delta, &scale, &rho);
+	workload_from_args(fcinfo, &w);
+	s = strategy_from_args(fcinfo, SPEC_ARGS, w.kg->sizes, w.kg->nattrs);
+	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(SPEC_ARGS + 4), "x", &n);
+	check_cells(n, w.kg->sizes, w.kg->nattrs);
+	return api_measurements_datum(fcinfo, hdmm_mechanism_measure(s, x, epsilon, delta, rho, scale));
+}
+
+PG_FUNCTION_INFO_V1(dpm_hdmm_infer);
+Datum
+dpm_hdmm_infer(PG_FUNCTION_ARGS)
+{
+	ImplicitWorkload w;
+	HdmmStrategy *s;
+
+	workload_from_args(fcinfo, &w);
+	s = strategy_from_args(fcinfo, SPEC_ARGS, w.kg->sizes, w.kg->nattrs);
+	return api_release_rows(fcinfo, hdmm_mechanism_infer(s, w.kg, w.blocks, w.m, api_measurements_arg(fcinfo, SPEC_ARGS + 4),
+														 api_inference_arg(fcinfo, SPEC_ARGS + 5),
+														 api_confidence_arg(fcinfo, SPEC_ARGS + 6)));
 }
 
 /*

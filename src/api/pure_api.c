@@ -14,6 +14,7 @@
 #include "utils/builtins.h"
 
 #include "api/array.h"
+#include "api/measurements.h"
 #include "api/pure_api.h"
 #include "privacy/args.h"
 #include "mechanism/calibrate.h"
@@ -238,48 +239,107 @@ dpm_reconstruct(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(array_from_vec(x, a->cols));
 }
 
-/*
- * dpm.mechanism(w, a, x, epsilon, delta, sensitivity_scale, rho, inference,
- * confidence) and dpm_internal.mechanism_cached(w, a, pinv, profile, x, ...): the
- * same, the second with the strategy's cache (mechanism_strategy_cache) as stored.
- */
-static Datum
-mechanism_call(FunctionCallInfo fcinfo, bool cached)
+/* w and a (given as A^T) must be over the same cells */
+static void
+check_strategy_cells(const Mat *w, const Mat *at)
 {
-	int			xarg = cached ? 4 : 2,
-				n;
-	const Mat  *w,
-			   *at;
-	StrategyCache cache,
-			   *c = NULL;
-	double	   *x;
-	double		epsilon,
-				delta,
-				scale,
-				rho;
-	Release    *rel;
-
-	/* not STRICT: either epsilon (and delta) or rho is given */
-	for (int i = 0; i <= xarg; i++)
-		if (PG_ARGISNULL(i))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("only epsilon or rho may be NULL")));
-	api_privacy_args(fcinfo, xarg + 1, &epsilon, &delta, &scale, &rho);
-	w = api_stored_matrix(PG_GETARG_DATUM(0), false, "w");
-	/* A's row-major array is A^T column-major: read in place */
-	at = api_stored_matrix(PG_GETARG_DATUM(1), true, "a");
-	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(xarg), "x", &n);
 	if (w->cols != at->rows)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("workload has %d columns but strategy has %d", w->cols, at->rows),
 				 errhint("Both matrices need one column per cell of the same domain.")));
+}
+
+/* dpm.mechanism(w, a, x, epsilon, delta, sensitivity_scale, rho, inference, confidence) */
+PG_FUNCTION_INFO_V1(dpm_mechanism);
+Datum
+dpm_mechanism(PG_FUNCTION_ARGS)
+{
+	const Mat  *w,
+			   *at;
+	double	   *x;
+	int			n;
+	double		epsilon,
+				delta,
+				scale,
+				rho;
+
+	/* not STRICT: either epsilon (and delta) or rho is given */
+	for (int i = 0; i <= 2; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("only epsilon or rho may be NULL")));
+	api_privacy_args(fcinfo, 3, &epsilon, &delta, &scale, &rho);
+	w = api_stored_matrix(PG_GETARG_DATUM(0), false, "w");
+	/* A's row-major array is A^T column-major: read in place */
+	at = api_stored_matrix(PG_GETARG_DATUM(1), true, "a");
+	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(2), "x", &n);
+	check_strategy_cells(w, at);
 	if (n != at->rows)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("x has %d values but the matrices have %d columns", n, at->rows)));
-	if (cached)
+	return api_release_rows(fcinfo, mechanism_run_dense(w, at, NULL, x, epsilon, delta, rho, scale,
+														api_inference_arg(fcinfo, 7),
+														api_confidence_arg(fcinfo, 8)));
+}
+
+/*
+ * dpm_internal.dense_measure(a, x, epsilon, delta, sensitivity_scale, rho):
+ * a release's noisy measurements through dense strategy a.
+ */
+PG_FUNCTION_INFO_V1(dpm_dense_measure);
+Datum
+dpm_dense_measure(PG_FUNCTION_ARGS)
+{
+	const Mat  *at;
+	double	   *x;
+	int			n;
+	double		epsilon,
+				delta,
+				scale,
+				rho;
+
+	for (int i = 0; i <= 1; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("only epsilon or rho may be NULL")));
+	api_privacy_args(fcinfo, 2, &epsilon, &delta, &scale, &rho);
+	at = api_stored_matrix(PG_GETARG_DATUM(0), true, "a");
+	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(1), "x", &n);
+	if (n != at->rows)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("x has %d values but the strategy has %d columns", n, at->rows)));
+	return api_measurements_datum(fcinfo, mechanism_measure_dense(at, x, epsilon, delta, rho, scale));
+}
+
+/*
+ * dpm_internal.dense_infer(w, a, pinv, profile, measurements, inference,
+ * confidence): the answers of workload w from measurements through dense
+ * strategy a, with the strategy's cache (dpm_internal.strategy_cache) as
+ * stored, or computed here when pinv is NULL.
+ */
+PG_FUNCTION_INFO_V1(dpm_dense_infer);
+Datum
+dpm_dense_infer(PG_FUNCTION_ARGS)
+{
+	const Mat  *w,
+			   *at;
+	StrategyCache cache,
+			   *c = NULL;
+
+	for (int i = 0; i <= 1; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("the workload and the strategy must not be NULL")));
+	w = api_stored_matrix(PG_GETARG_DATUM(0), false, "w");
+	at = api_stored_matrix(PG_GETARG_DATUM(1), true, "a");
+	check_strategy_cells(w, at);
+	if (!PG_ARGISNULL(2) && !PG_ARGISNULL(3))
 	{
 		int			p;
 
@@ -291,23 +351,9 @@ mechanism_call(FunctionCallInfo fcinfo, bool cached)
 					 errmsg("the cache does not fit the strategy and workload")));
 		c = &cache;
 	}
-	rel = mechanism_run_dense(w, at, c, x, epsilon, delta, rho, scale, api_inference_arg(fcinfo, xarg + 5),
-						api_confidence_arg(fcinfo, xarg + 6));
-	return api_release_rows(fcinfo, rel);
-}
-
-PG_FUNCTION_INFO_V1(dpm_mechanism);
-Datum
-dpm_mechanism(PG_FUNCTION_ARGS)
-{
-	return mechanism_call(fcinfo, false);
-}
-
-PG_FUNCTION_INFO_V1(dpm_mechanism_cached);
-Datum
-dpm_mechanism_cached(PG_FUNCTION_ARGS)
-{
-	return mechanism_call(fcinfo, true);
+	return api_release_rows(fcinfo, mechanism_infer_dense(w, at, c, api_measurements_arg(fcinfo, 4),
+														  api_inference_arg(fcinfo, 5),
+														  api_confidence_arg(fcinfo, 6)));
 }
 
 /* dpm_internal.strategy_cache(w, a): what a stored strategy keeps to answer without factoring A */

@@ -319,8 +319,10 @@ dpm_residual_mechanism(PG_FUNCTION_ARGS)
 	t = residual_tables(w, NULL, 0);
 	answers = palloc0(sizeof(double *) * Max(m, 1));
 	stderrs = palloc0(sizeof(double *) * Max(m, 1));
-	residual_release(w, t, sizes, variance, 1.0 / sqrt(2.0 * rho), 1.0, residual_tables_of_vector(t, sizes, d, x),
-					 false, answers, stderrs);
+	residual_gaussian_infer(w, sizes, variance,
+							residual_gaussian_measure(w, t, sizes, variance, 1.0 / sqrt(2.0 * rho), 1.0,
+													  residual_tables_of_vector(t, sizes, d, x)),
+							RESIDUAL_LS, answers, stderrs);
 
 	InitMaterializedSRF(fcinfo, 0);
 	for (int j = 0; j < m; j++)

@@ -20,6 +20,7 @@
 #include "utils/jsonb.h"
 
 #include "api/array.h"
+#include "api/measurements.h"
 #include "api/options.h"
 #include "api/workload_api.h"
 #include "histogram/histogram.h"
@@ -441,7 +442,7 @@ tables_arg(FunctionCallInfo fcinfo, int i, const ResidualTables *t)
  */
 static void
 put_answers(FunctionCallInfo fcinfo, const SpecMarginals *sm, double **answers, double **stderrs,
-			double confidence, double **halves)
+			double confidence, double **halves, int ci_draws)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int			query = 0;
@@ -459,11 +460,12 @@ put_answers(FunctionCallInfo fcinfo, const SpecMarginals *sm, double **answers, 
 		for (int c = 0; c < queries; c++)
 		{
 			Datum		values[6];
-			bool		nulls[6] = {false, false, false, true, true, true};
+			bool		nulls[6] = {false, false, false, true, true, ci_draws == 0};
 
 			values[0] = Int32GetDatum(++query);
 			values[1] = Float8GetDatum(answers[j][c]);
 			values[2] = Float8GetDatum(stderrs ? stderrs[j][c] : 0.0);
+			values[5] = Int32GetDatum(ci_draws);
 			if (half)
 			{
 				values[3] = Float8GetDatum(answers[j][c] - half[c]);
@@ -475,96 +477,136 @@ put_answers(FunctionCallInfo fcinfo, const SpecMarginals *sm, double **answers, 
 	}
 }
 
-/*
- * dpm_internal.residual_release(spec, dom, subsets, variances, cost2,
- * tables, epsilon, delta, scale, rho, confidence, inference): one release of a stored
- * plan for `scale` records per privacy unit.  The plan's variances are for
- * squared L2 sensitivity cost2 against noise 1, so the residuals together
- * are one Gaussian mechanism of sensitivity scale sqrt(cost2) over the
- * common factor sigma of their noise (measure.c): sigma is calibrated for
- * rho-zCDP (rho given) or (epsilon, delta)-DP like any Gaussian release.
- * tables NULL: the sampler's checks only.
- */
-PG_FUNCTION_INFO_V1(dpm_residual_release);
-Datum
-dpm_residual_release(PG_FUNCTION_ARGS)
+/* argument i: the inference by name (NULL: least squares) */
+static ResidualInference
+inference_arg(FunctionCallInfo fcinfo, int i)
 {
-	SpecMarginals sm;
-	ResidualTables *t;
-	double	   *variance,
-				cost2,
-				epsilon,
-				delta,
-				scale,
-				rho,
-				sens,
-				sigma,
-				confidence;
-	double	  **answers,
-			  **stderrs;
-	ResidualInference inference = RESIDUAL_LS;
+	char	   *name;
 
-	for (int i = 0; i < 5; i++)
+	if (PG_ARGISNULL(i))
+		return RESIDUAL_LS;
+	name = text_to_cstring(PG_GETARG_TEXT_PP(i));
+	if (strcmp(name, "nnls") == 0)
+		return RESIDUAL_NNLS;
+	if (strcmp(name, "nnls_integer") == 0)
+		return RESIDUAL_INTEGER;
+	if (strcmp(name, "ls") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("inference must be ls, nnls or nnls_integer, not \"%s\"", name)));
+	return RESIDUAL_LS;
+}
+
+static void
+check_plan_args(FunctionCallInfo fcinfo, int count)
+{
+	for (int i = 0; i < count; i++)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("the arguments of a residual release must not be NULL")));
+}
+
+/*
+ * dpm_internal.residual_measure(spec, dom, subsets, values, cost2, tables,
+ * epsilon, delta, scale, rho, confidence): the noisy measurements of one
+ * release of a stored plan for `scale` records per privacy unit.  Pure
+ * epsilon: the plan's weighted tables (values) under Laplace noise
+ * (laplace.c).  Otherwise the plan's variances (values) are for squared L2
+ * sensitivity cost2 against noise 1, so the residuals together are one
+ * Gaussian mechanism of sensitivity scale sqrt(cost2) over the common factor
+ * sigma of their noise (measure.c): sigma is calibrated for rho-zCDP (rho
+ * given) or (epsilon, delta)-DP like any Gaussian release.  tables NULL: the
+ * samplers' checks only (and those of intervals at confidence), NULL back.
+ */
+PG_FUNCTION_INFO_V1(dpm_residual_measure);
+Datum
+dpm_residual_measure(PG_FUNCTION_ARGS)
+{
+	SpecMarginals sm;
+	ResidualTables *t;
+	double		cost2,
+				epsilon,
+				delta,
+				scale,
+				rho,
+				sigma;
+	double		confidence = api_confidence_arg(fcinfo, 10);
+	Measurements *m;
+
+	check_plan_args(fcinfo, 5);
 	api_privacy_args(fcinfo, 6, &epsilon, &delta, &scale, &rho);
 	spec_marginals(fcinfo, &sm);
-	confidence = api_confidence_arg(fcinfo, 10);
-	if (!PG_ARGISNULL(11))
-	{
-		char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(11));
-
-		if (strcmp(name, "nnls") == 0)
-			inference = RESIDUAL_NNLS;
-		else if (strcmp(name, "nnls_integer") == 0)
-			inference = RESIDUAL_INTEGER;
-		else if (strcmp(name, "ls") != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("inference must be ls, nnls or nnls_integer, not \"%s\"", name)));
-	}
-	answers = palloc0(sizeof(double *) * Max(sm.m, 1));
-	stderrs = palloc0(sizeof(double *) * Max(sm.m, 1));
 	if (rho == 0.0 && delta == 0.0)
 	{
-		/* pure epsilon: the plan's weighted tables under Laplace noise (laplace.c) */
-		double	   *theta,
-				  **half = palloc0(sizeof(double *) * Max(sm.m, 1));
+		double	   *theta;
 		int			count;
 		int		   *sets = plan_tables(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3), &theta, &count);
 
 		t = residual_tables(sm.w, sets, count);
-
-		residual_laplace_release(sm.w, t, sm.sizes, sets, theta, count, epsilon, scale,
-								 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), inference, confidence, answers,
-								 stderrs, half);
-		if (PG_ARGISNULL(5))
-		{
-			InitMaterializedSRF(fcinfo, 0);
-			return (Datum) 0;
-		}
-		put_answers(fcinfo, &sm, answers, stderrs, confidence, half);
-		return (Datum) 0;
+		m = residual_laplace_measure(sm.w, t, sm.sizes, sets, theta, count, epsilon, scale,
+									 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), confidence);
 	}
-	t = residual_tables(sm.w, NULL, 0);
-	variance = plan_variances(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3));
-	cost2 = PG_GETARG_FLOAT8(4);
-	if (!(cost2 > 0.0 && isfinite(cost2)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cost2 must be positive and finite, got %g", cost2)));
-	sens = scale * sqrt(cost2);
-	sigma = rho > 0.0 ? calibrate_zcdp_sigma(rho, sens) : calibrate_gaussian_sigma(epsilon, delta, sens);
-	residual_release(sm.w, t, sm.sizes, variance, sigma, scale,
-					 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), inference, answers, stderrs);
-	if (PG_ARGISNULL(5))
+	else
 	{
-		InitMaterializedSRF(fcinfo, 0);
-		return (Datum) 0;
+		double	   *variance = plan_variances(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3));
+
+		t = residual_tables(sm.w, NULL, 0);
+		cost2 = PG_GETARG_FLOAT8(4);
+		if (!(cost2 > 0.0 && isfinite(cost2)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cost2 must be positive and finite, got %g", cost2)));
+		sigma = rho > 0.0 ? calibrate_zcdp_sigma(rho, scale * sqrt(cost2))
+			: calibrate_gaussian_sigma(epsilon, delta, scale * sqrt(cost2));
+		m = residual_gaussian_measure(sm.w, t, sm.sizes, variance, sigma, scale,
+									  PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t));
 	}
-	put_answers(fcinfo, &sm, answers, stderrs, confidence, NULL);
+	if (m == NULL)
+		PG_RETURN_NULL();
+	return api_measurements_datum(fcinfo, m);
+}
+
+/*
+ * dpm_internal.residual_infer(spec, dom, subsets, values, measurements,
+ * inference, confidence): the workload's answers from residual_measure's
+ * measurements, estimated by least squares (ls) or non-negative least
+ * squares (nnls, nnls_integer); a Laplace plan's when they carry Laplace
+ * noise.
+ */
+PG_FUNCTION_INFO_V1(dpm_residual_infer);
+Datum
+dpm_residual_infer(PG_FUNCTION_ARGS)
+{
+	SpecMarginals sm;
+	Measurements *m;
+	ResidualInference inference = inference_arg(fcinfo, 5);
+	double		confidence = api_confidence_arg(fcinfo, 6);
+	double	  **answers,
+			  **stderrs;
+
+	check_plan_args(fcinfo, 4);
+	spec_marginals(fcinfo, &sm);
+	m = api_measurements_arg(fcinfo, 4);
+	answers = palloc0(sizeof(double *) * Max(sm.m, 1));
+	stderrs = palloc0(sizeof(double *) * Max(sm.m, 1));
+	if (m->parts > 0 && m->laws[0].t > 0.0)
+	{
+		double	   *theta,
+				  **half = palloc0(sizeof(double *) * Max(sm.m, 1));
+		int			count,
+					draws;
+		int		   *sets = plan_tables(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3), &theta, &count);
+
+		draws = residual_laplace_infer(sm.w, sm.sizes, sets, count, m, inference, confidence, answers, stderrs, half);
+		put_answers(fcinfo, &sm, answers, stderrs, confidence, half, draws);
+	}
+	else
+	{
+		residual_gaussian_infer(sm.w, sm.sizes, plan_variances(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3)),
+								m, inference, answers, stderrs);
+		put_answers(fcinfo, &sm, answers, stderrs, confidence, NULL, 0);
+	}
 	return (Datum) 0;
 }
 
@@ -581,6 +623,6 @@ dpm_residual_exact(PG_FUNCTION_ARGS)
 	t = residual_tables(sm.w, NULL, 0);
 	answers = palloc0(sizeof(double *) * Max(sm.m, 1));
 	residual_exact(sm.w, t, sm.sizes, tables_arg(fcinfo, 2, t), answers);
-	put_answers(fcinfo, &sm, answers, NULL, NO_INTERVALS, NULL);
+	put_answers(fcinfo, &sm, answers, NULL, NO_INTERVALS, NULL, 0);
 	return (Datum) 0;
 }

@@ -102,4 +102,11 @@ extern struct Release *hdmm_mechanism_run(const HdmmStrategy *s, const KronGram 
 										  double rho, double sens_scale, Inference inference,
 										  double confidence);
 
+/* the same in two steps (mechanism_measure_dense, mechanism_infer_dense) */
+extern struct Measurements *hdmm_mechanism_measure(const HdmmStrategy *s, const double *x, double epsilon,
+												   double delta, double rho, double sens_scale);
+extern struct Release *hdmm_mechanism_infer(const HdmmStrategy *s, const KronGram *kg, Block ***blocks,
+											double m, const struct Measurements *meas, Inference inference,
+											double confidence);
+
 #endif

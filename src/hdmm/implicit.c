@@ -408,41 +408,90 @@ hdmm_op_block_doubles(const StrategyOp *op, int draws)
 	return hdmm_error_block_doubles(st->kg, st->blocks, draws);
 }
 
+/*
+ * The operator of an HDMM strategy; with the workload (kg not NULL) it can
+ * also answer, every query checked answerable (its profile) here.
+ */
+static void
+hdmm_op(StrategyOp *op, HdmmOpState *st, const HdmmStrategy *s, const KronGram *kg, Block ***blocks, double m)
+{
+	double		rows = hdmm_rows(s);
+
+	mat_check_size(rows, 1, "strategy answers");
+	*st = (HdmmOpState) {s, NULL, kg, blocks, m};
+	*op = (StrategyOp) {0};
+	op->rows = (size_t) rows;
+	op->cells = (size_t) cells(s);
+	op->batched = false;		/* no matrix over the cells to batch the draws through */
+	op->measure = hdmm_op_measure;
+	op->state = st;
+	if (kg == NULL)
+		return;
+	/* the factors' pseudo-inverses once, for the profile, the answers and every simulated draw */
+	st->inv = hdmm_inverse(s);
+	op->queries = (size_t) m;
+	op->profile = hdmm_profile(st->inv, kg, blocks, m);
+	op->solve = hdmm_op_solve;
+	op->answer = hdmm_op_answer;
+	op->linop = hdmm_op_linop;
+	op->half_from_cells = hdmm_op_half_from_cells;
+	op->block_doubles = hdmm_op_block_doubles;
+}
+
+static void
+hdmm_op_free(StrategyOp *op, HdmmOpState *st)
+{
+	if (st->inv == NULL)
+		return;
+	pfree((double *) op->profile);
+	hdmm_inverse_free(st->inv);
+}
+
 Release *
 hdmm_mechanism_run(const HdmmStrategy *s, const KronGram *kg, Block ***blocks, double m,
 				   const double *x, double epsilon, double delta, double rho, double sens_scale,
 				   Inference inference, double confidence)
 {
-	HdmmOpState st = {s, NULL, kg, blocks, m};
-	StrategyOp	op = {0};
-	double		rows = hdmm_rows(s);
-	double	   *profile;
-	int64	   *counts;
+	HdmmOpState st;
+	StrategyOp	op;
+	int64	   *counts = exact_counts(x, (int) cells(s));
 	Release    *rel;
 
-	mat_check_size(rows, 1, "strategy answers");
-	counts = exact_counts(x, (int) cells(s));
 	interval_check(confidence, MECHANISM_LAPLACE(delta, rho), (size_t) m, false);
-	/* the factors' pseudo-inverses once, for the profile, the answers and every simulated draw */
-	st.inv = hdmm_inverse(s);
 	/* every query answerable, before any noise exists */
-	profile = hdmm_profile(st.inv, kg, blocks, m);
-
-	op.rows = (size_t) rows;
-	op.cells = (size_t) cells(s);
-	op.queries = (size_t) m;
-	op.profile = profile;
-	op.batched = false;			/* no matrix over the cells to batch the draws through */
-	op.measure = hdmm_op_measure;
-	op.solve = hdmm_op_solve;
-	op.answer = hdmm_op_answer;
-	op.linop = hdmm_op_linop;
-	op.half_from_cells = hdmm_op_half_from_cells;
-	op.block_doubles = hdmm_op_block_doubles;
-	op.state = &st;
+	hdmm_op(&op, &st, s, kg, blocks, m);
 	rel = mechanism_run(&op, counts, epsilon, delta, rho, sens_scale, inference, confidence);
 	pfree(counts);
-	pfree(profile);
-	hdmm_inverse_free(st.inv);
+	hdmm_op_free(&op, &st);
+	return rel;
+}
+
+Measurements *
+hdmm_mechanism_measure(const HdmmStrategy *s, const double *x, double epsilon, double delta, double rho,
+					   double sens_scale)
+{
+	HdmmOpState st;
+	StrategyOp	op;
+	int64	   *counts = exact_counts(x, (int) cells(s));
+	Measurements *meas;
+
+	hdmm_op(&op, &st, s, NULL, NULL, 0);
+	meas = mechanism_measure(&op, counts, epsilon, delta, rho, sens_scale);
+	pfree(counts);
+	return meas;
+}
+
+Release *
+hdmm_mechanism_infer(const HdmmStrategy *s, const KronGram *kg, Block ***blocks, double m,
+					 const Measurements *meas, Inference inference, double confidence)
+{
+	HdmmOpState st;
+	StrategyOp	op;
+	Release    *rel;
+
+	interval_check(confidence, meas->parts == 1 && meas->laws[0].t > 0.0, (size_t) m, false);
+	hdmm_op(&op, &st, s, kg, blocks, m);
+	rel = mechanism_infer(&op, meas, inference, confidence);
+	hdmm_op_free(&op, &st);
 	return rel;
 }

@@ -76,29 +76,98 @@ mechanism_strategy_cache(const Mat *w, const Mat *a)
 	return c;
 }
 
-Release *
-mechanism_run(const StrategyOp *op, const int64 *counts, double epsilon, double delta, double rho,
-			  double sens_scale, Inference inference, double confidence)
+Measurements *
+measurements_new(int parts, const int *sizes)
 {
-	Release    *rel = palloc0(sizeof(Release));
-	LaplaceLaw	law;
+	Measurements *m = palloc0(sizeof(Measurements));
+
+	m->parts = parts;
+	m->sizes = palloc(sizeof(int) * Max(parts, 1));
+	m->variance = palloc0(sizeof(double) * Max(parts, 1));
+	m->laws = palloc0(sizeof(LaplaceLaw) * Max(parts, 1));
+	for (int i = 0; i < parts; i++)
+	{
+		m->sizes[i] = sizes[i];
+		m->total += (size_t) sizes[i];
+	}
+	m->y = palloc_extended(sizeof(double) * Max(m->total, 1), MCXT_ALLOC_HUGE);
+	return m;
+}
+
+double *
+measurements_part(const Measurements *m, int i)
+{
+	size_t		first = 0;
+
+	for (int k = 0; k < i; k++)
+		first += (size_t) m->sizes[k];
+	return m->y + first;
+}
+
+void
+measurements_check(const Measurements *m, int parts, const int *sizes)
+{
+	size_t		total = 0;
+
+	if (m->parts != parts)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the measurements have %d parts, the strategy measures %d", m->parts, parts)));
+	for (int i = 0; i < parts; i++)
+	{
+		if (m->sizes[i] < 0 || (sizes != NULL && m->sizes[i] != sizes[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("part %d of the measurements has %d values, the strategy measures %d there",
+							i + 1, m->sizes[i], sizes ? sizes[i] : 0)));
+		if (!(m->variance[i] > 0.0 && isfinite(m->variance[i])) ||
+			!(m->laws[i].t >= 0.0 && isfinite(m->laws[i].t)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("part %d of the measurements has no valid noise law", i + 1)));
+		total += (size_t) m->sizes[i];
+	}
+	if (total != m->total)
+		elog(ERROR, "measurements_check: %zu values in parts of %zu", m->total, total);
+	for (size_t k = 0; k < m->total; k++)
+		if (!isfinite(m->y[k]))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("measurement %zu is not a finite number", k + 1)));
+}
+
+Measurements *
+mechanism_measure(const StrategyOp *op, const int64 *counts, double epsilon, double delta, double rho,
+				  double sens_scale)
+{
+	int			rows = (int) op->rows;
+	Measurements *m = measurements_new(1, &rows);
 	ExactAnswers *exact;
 	double		sens;
-	double	   *y,
-			   *xhat;
-	Mat			yv;
-	Mat		   *xt;
 
 	/* y = A x exactly, plus noise for the sensitivity of the A measured */
 	exact = op->measure(op, counts, MECHANISM_LAPLACE(delta, rho) ? 1 : 2, &sens);
-	y = palloc_extended(sizeof(double) * Max(op->rows, 1), MCXT_ALLOC_HUGE);
-	rel->noise_var = mechanism_noise(exact, y, mechanism_scaled_sensitivity(sens, sens_scale), epsilon, delta,
-									 rho, &law);
+	m->variance[0] = mechanism_noise(exact, m->y, mechanism_scaled_sensitivity(sens, sens_scale), epsilon,
+									 delta, rho, &m->laws[0]);
 	pfree(exact->data);
 	pfree(exact);
+	return m;
+}
+
+Release *
+mechanism_infer(const StrategyOp *op, const Measurements *m, Inference inference, double confidence)
+{
+	Release    *rel = palloc0(sizeof(Release));
+	double	   *xhat;
+	Mat			yv;
+	Mat		   *xt;
+	int			rows = (int) op->rows;
+
+	measurements_check(m, 1, &rows);
+	rel->noise_var = m->variance[0];
 
 	/* x_hat = A^+ y, the minimum-norm least-squares solution */
-	yv = (Mat) {(int) op->rows, 1, y};
+	yv = (Mat) {rows, 1, m->y};
 	xt = op->solve(op, &yv);
 	xhat = xt->data;
 	if (inference != INFERENCE_LS)
@@ -106,9 +175,8 @@ mechanism_run(const StrategyOp *op, const int64 *counts, double epsilon, double 
 		LinOp		lin;
 
 		op->linop(op, &lin);
-		inference_apply(inference, &lin, y, xhat);
+		inference_apply(inference, &lin, m->y, xhat);
 	}
-	pfree(y);
 
 	rel->p = (int) op->queries;
 	rel->answers = op->answer(op, xhat);
@@ -118,10 +186,21 @@ mechanism_run(const StrategyOp *op, const int64 *counts, double epsilon, double 
 		rel->stderrs[i] = sqrt(rel->noise_var * op->profile[i]);
 	if (confidence == NO_INTERVALS)
 		rel->half = NULL;
-	else if (law.t > 0.0)
-		rel->half = interval_laplace(op, &law, confidence, &rel->ci_draws);
+	else if (m->laws[0].t > 0.0)
+		rel->half = interval_laplace(op, &m->laws[0], confidence, &rel->ci_draws);
 	else
 		rel->half = interval_gaussian(rel->stderrs, rel->p, confidence);
+	return rel;
+}
+
+Release *
+mechanism_run(const StrategyOp *op, const int64 *counts, double epsilon, double delta, double rho,
+			  double sens_scale, Inference inference, double confidence)
+{
+	Measurements *m = mechanism_measure(op, counts, epsilon, delta, rho, sens_scale);
+	Release    *rel = mechanism_infer(op, m, inference, confidence);
+
+	pfree(m->y);
 	return rel;
 }
 
@@ -186,46 +265,88 @@ dense_half_from_cells(const StrategyOp *op, const double *xd, int draws, int k, 
 	interval_half_dense(st->w, xd, draws, k, half);
 }
 
+/*
+ * The operator of a dense strategy.  With the workload w (NULL: measuring
+ * only) it can also answer, through the cache (NULL: computed from A
+ * quantized as it is measured; exact.h).
+ */
+static void
+dense_op(StrategyOp *op, DenseState *st, const Mat *w, const Mat *at, const StrategyCache *cache)
+{
+	int			m = at->cols,
+				n = at->rows;
+
+	*st = (DenseState) {w, at, cache, NULL};
+	*op = (StrategyOp) {0};
+	op->rows = m;
+	op->cells = n;
+	op->batched = true;
+	op->measure = dense_measure;
+	op->state = st;
+	if (w == NULL)
+		return;
+	if (w->cols != n)
+		elog(ERROR, "dense_op: workload has %d cells, strategy %d", w->cols, n);
+	if (cache == NULL)
+	{
+		/* reconstruct through the matrix that is measured: the quantized one */
+		st->a = mat_transpose(at);
+		exact_quantize(st->a->data, (size_t) st->a->rows * st->a->cols);
+		st->cache = mechanism_strategy_cache(w, st->a);
+	}
+	else if (cache->pinv->rows != n || cache->pinv->cols != m)
+		elog(ERROR, "dense_op: the cached pseudo-inverse is %d x %d, the strategy %d x %d",
+			 cache->pinv->rows, cache->pinv->cols, m, n);
+	op->queries = w->rows;
+	op->profile = st->cache->profile;
+	op->solve = dense_solve;
+	op->answer = dense_answer;
+	op->linop = dense_linop;
+	op->half_from_cells = dense_half_from_cells;
+}
+
 Release *
 mechanism_run_dense(const Mat *w, const Mat *at, const StrategyCache *cache, const double *x,
 			  double epsilon, double delta, double rho, double sens_scale, Inference inference,
 			  double confidence)
 {
-	int			m = at->cols,
-				n = at->rows;
-	DenseState	st = {w, at, cache, NULL};
-	StrategyOp	op = {0};
-	int64	   *counts;
+	DenseState	st;
+	StrategyOp	op;
+	int64	   *counts = exact_counts(x, at->rows);
 	Release    *rel;
 
-	if (w->cols != n)
-		elog(ERROR, "mechanism_run_dense: workload has %d cells, strategy %d", w->cols, n);
-	counts = exact_counts(x, n);
-	if (cache == NULL)
-	{
-		/* reconstruct through the matrix that is measured: the quantized one */
-		st.a = mat_transpose(at);
-		exact_quantize(st.a->data, (size_t) st.a->rows * st.a->cols);
-		st.cache = mechanism_strategy_cache(w, st.a);
-	}
-	else if (cache->pinv->rows != n || cache->pinv->cols != m)
-		elog(ERROR, "mechanism_run_dense: the cached pseudo-inverse is %d x %d, the strategy %d x %d",
-			 cache->pinv->rows, cache->pinv->cols, m, n);
+	dense_op(&op, &st, w, at, cache);
 	interval_check(confidence, MECHANISM_LAPLACE(delta, rho), w->rows, true);
 	CHECK_FOR_INTERRUPTS();
-
-	op.rows = m;
-	op.cells = n;
-	op.queries = w->rows;
-	op.profile = st.cache->profile;
-	op.batched = true;
-	op.measure = dense_measure;
-	op.solve = dense_solve;
-	op.answer = dense_answer;
-	op.linop = dense_linop;
-	op.half_from_cells = dense_half_from_cells;
-	op.state = &st;
 	rel = mechanism_run(&op, counts, epsilon, delta, rho, sens_scale, inference, confidence);
 	pfree(counts);
 	return rel;
+}
+
+Measurements *
+mechanism_measure_dense(const Mat *at, const double *x, double epsilon, double delta, double rho,
+						double sens_scale)
+{
+	DenseState	st;
+	StrategyOp	op;
+	int64	   *counts = exact_counts(x, at->rows);
+	Measurements *m;
+
+	dense_op(&op, &st, NULL, at, NULL);
+	m = mechanism_measure(&op, counts, epsilon, delta, rho, sens_scale);
+	pfree(counts);
+	return m;
+}
+
+Release *
+mechanism_infer_dense(const Mat *w, const Mat *at, const StrategyCache *cache, const Measurements *m,
+					  Inference inference, double confidence)
+{
+	DenseState	st;
+	StrategyOp	op;
+
+	dense_op(&op, &st, w, at, cache);
+	interval_check(confidence, m->parts == 1 && m->laws[0].t > 0.0, w->rows, true);
+	CHECK_FOR_INTERRUPTS();
+	return mechanism_infer(&op, m, inference, confidence);
 }

@@ -21,6 +21,37 @@ typedef struct Release
 	int			ci_draws;		/* simulated draws behind them; 0 when exact */
 } Release;
 
+/*
+ * The noisy measurements of a release: what inference needs besides the
+ * strategy and the workload, kept with the release so that answers can be
+ * derived from them again at no privacy cost (dpm.release_measurements).
+ * One part for a dense or implicit strategy; one per measured residual or
+ * marginal table for method residual (src/residual).
+ */
+typedef struct Measurements
+{
+	int			parts;
+	int		   *sizes;			/* values of each part */
+	double	   *variance;		/* the noise variance of each value of each part */
+	LaplaceLaw *laws;			/* each part's Laplace law; t = 0: Gaussian noise */
+	double	   *y;				/* the values, part after part */
+	size_t		total;			/* their number */
+} Measurements;
+
+/* room for parts of these sizes, laws zero (Gaussian) */
+extern Measurements *measurements_new(int parts, const int *sizes);
+
+/* part i's first value */
+extern double *measurements_part(const Measurements *m, int i);
+
+/*
+ * Refuses (as invalid parameters) measurements that are not `parts` parts
+ * of these sizes (NULL: any), or hold non-finite values or variances that
+ * are not positive and finite: they reach inference from the catalog or a
+ * caller.
+ */
+extern void measurements_check(const Measurements *m, int parts, const int *sizes);
+
 typedef struct StrategyCache
 {
 	const Mat  *pinv;		/* n x m, A^+ */
@@ -57,6 +88,22 @@ extern Release *mechanism_run_dense(const Mat *w, const Mat *at, const StrategyC
 extern Release *mechanism_run(const StrategyOp *op, const int64 *counts, double epsilon,
 							  double delta, double rho, double sens_scale, Inference inference,
 							  double confidence);
+
+/* mechanism_run in two steps: the noisy measurements, then the answers from them */
+extern Measurements *mechanism_measure(const StrategyOp *op, const int64 *counts, double epsilon,
+									   double delta, double rho, double sens_scale);
+extern Release *mechanism_infer(const StrategyOp *op, const Measurements *m, Inference inference,
+								double confidence);
+
+/*
+ * mechanism_run_dense in the same two steps.  Measuring needs only A;
+ * inference needs W, A and the cache (NULL: computed here as
+ * mechanism_run_dense does), and refuses measurements of another shape.
+ */
+extern Measurements *mechanism_measure_dense(const Mat *at, const double *x, double epsilon, double delta,
+											 double rho, double sens_scale);
+extern Release *mechanism_infer_dense(const Mat *w, const Mat *at, const StrategyCache *cache,
+									  const Measurements *m, Inference inference, double confidence);
 
 /*
  * What answering through a dense strategy A needs besides A, computed once

@@ -1,10 +1,11 @@
 /*
- * replay.c -- dpm.release(id): the stored answers of a release, at no cost.
+ * replay.c -- the stored answers of a release (dpm.release), at no cost.
  *
  * Read with the latest snapshot rather than the caller's: dpm.answer reads
  * here what its worker has just committed, which a REPEATABLE READ or
- * SERIALIZABLE caller's transaction snapshot cannot see.  Runs as the caller,
- * so row-level security decides whose releases are visible.
+ * SERIALIZABLE caller's transaction snapshot cannot see.  Whether the
+ * release is visible is asked as the session's role, so that row-level
+ * security decides as for that role, inside SECURITY DEFINER functions too.
  */
 #include "postgres.h"
 
@@ -12,9 +13,11 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/snapmgr.h"
 
+#include "api/access.h"
 #include "release/release.h"
 
 static SPITupleTable *
@@ -33,18 +36,21 @@ latest(const char *sql, int64 id)
 	return SPI_tuptable;
 }
 
-PG_FUNCTION_INFO_V1(dpm_release);
-Datum
-dpm_release(PG_FUNCTION_ARGS)
+/*
+ * Refuses a release the session's role may not see (row-level security
+ * decides, as for that role: dpm.release runs as the extension's owner) or
+ * that has no answers.
+ */
+static void
+check_release(int64 id)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int64		id = PG_GETARG_INT64(0);
 	SPITupleTable *tt;
 	char	   *status;
+	AsRole		saved;
 
-	InitMaterializedSRF(fcinfo, 0);
-	SPI_connect();
+	api_as_role_begin(&saved, GetOuterUserId());
 	tt = latest("SELECT status FROM dpm.releases WHERE id = $1", id);
+	api_as_role_end(&saved);
 	if (SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -67,7 +73,31 @@ dpm_release(PG_FUNCTION_ARGS)
 				 strcmp(status, "charged") == 0 ?
 				 errhint("Replay it once it is computed.") :
 				 errhint("The custodian can find the cause in the server log.")));
+}
 
+/* dpm_internal.check_release(id): check_release, for dpm.release's derivations */
+PG_FUNCTION_INFO_V1(dpm_check_release);
+Datum
+dpm_check_release(PG_FUNCTION_ARGS)
+{
+	SPI_connect();
+	check_release(PG_GETARG_INT64(0));
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/* dpm_internal.stored_answers(id): a release's answers as stored */
+PG_FUNCTION_INFO_V1(dpm_stored_answers);
+Datum
+dpm_stored_answers(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int64		id = PG_GETARG_INT64(0);
+	SPITupleTable *tt;
+
+	InitMaterializedSRF(fcinfo, 0);
+	SPI_connect();
+	check_release(id);
 	tt = latest("SELECT query, label, answer, stderr, ci_low, ci_high FROM dpm.release_answers "
 				"WHERE release_id = $1 ORDER BY query", id);
 	for (uint64 i = 0; i < SPI_processed; i++)

@@ -37,6 +37,7 @@
 #include "linalg/lbfgsb.h"
 #include "linalg/linalg.h"
 #include "mechanism/exact.h"
+#include "mechanism/mechanism.h"
 #include "mechanism/interval.h"
 #include "mechanism/sampler.h"
 #include "progress/progress.h"
@@ -337,7 +338,7 @@ needed_maps(const ResidualWorkload *w, const int *sizes, const int *sets, int co
  * many as dpm.max_matrix_mb holds the errors of, and no longer than
  * dpm.ci_max_seconds once there are enough).
  */
-static void
+static int
 half_widths(const ResidualWorkload *w, const int *sizes, const int *sets, int count, const SubsetMaps *maps,
 			const LaplaceLaw *laws, const double *var, double confidence, double **half)
 {
@@ -414,20 +415,14 @@ half_widths(const ResidualWorkload *w, const int *sizes, const int *sets, int co
 	}
 	mat_free(e);
 	pfree(flat);
+	return j;
 }
 
-void
-residual_laplace_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes, const int *sets,
-						 const double *theta, int count, double epsilon, double contributions,
-						 const int64 *tables, ResidualInference inference, double confidence, double **answers,
-						 double **stderrs, double **half)
+/* the samplers' checks of every table and of the intervals' simulation */
+static void
+laplace_checks(const ResidualWorkload *w, const int *sizes, const int *sets, const double *theta, int count,
+			   double epsilon, double contributions, double confidence)
 {
-	double	  **est = palloc0(sizeof(double *) * Max(w->count, 1));
-	double	   *vres = palloc0(sizeof(double) * Max(w->count, 1));
-	double	  **y = palloc(sizeof(double *) * Max(count, 1));
-	double	   *var = palloc(sizeof(double) * Max(count, 1));
-	LaplaceLaw *laws = palloc(sizeof(LaplaceLaw) * Max(count, 1));
-	SubsetMaps *maps;
 	double		sum = 0.0,
 				queries = 0.0;
 
@@ -435,36 +430,86 @@ residual_laplace_release(const ResidualWorkload *w, const ResidualTables *t, con
 		sum += theta[i];
 	for (int j = 0; j < w->m; j++)
 		queries += residual_term_queries(w, j, sizes);
-	/* the checks of every table's sampler and of the intervals' simulation, before anything is drawn */
 	for (int i = 0; i < count; i++)
 		dpm_laplace_check((int) w->residuals[sets[i]].cells, contributions, epsilon * theta[i] / sum);
 	interval_check(confidence, true, (size_t) queries, false);
-	if (tables == NULL)
-		return;
+}
 
+Measurements *
+residual_laplace_measure(const ResidualWorkload *w, const ResidualTables *t, const int *sizes, const int *sets,
+						 const double *theta, int count, double epsilon, double contributions,
+						 const int64 *tables, double confidence)
+{
+	int		   *cells = palloc(sizeof(int) * Max(count, 1));
+	Measurements *m;
+	double		sum = 0.0;
+
+	/* before anything is drawn */
+	laplace_checks(w, sizes, sets, theta, count, epsilon, contributions, confidence);
+	if (tables == NULL)
+		return NULL;
+	for (int i = 0; i < count; i++)
+	{
+		cells[i] = (int) w->residuals[sets[i]].cells;
+		sum += theta[i];
+	}
+	m = measurements_new(count, cells);
 	for (int i = 0; i < count; i++)
 	{
 		const Residual *s = &w->residuals[sets[i]];
-		int			cells = (int) s->cells;
-		int64	   *table = palloc(sizeof(int64) * cells);
-		int128	   *wide = palloc(sizeof(int128) * cells);
+		int64	   *table = palloc(sizeof(int64) * cells[i]);
+		int128	   *wide = palloc(sizeof(int128) * cells[i]);
 		ExactAnswers v;
 
 		residual_sum_out(t->sets[t->source[sets[i]]], residual_table_of(t, sets[i], tables), s, sizes, table);
-		for (int c = 0; c < cells; c++)
+		for (int c = 0; c < cells[i]; c++)
 			wide[c] = table[c];
-		residual_exact_answers(wide, cells, &v);
-		y[i] = palloc(sizeof(double) * cells);
-		var[i] = dpm_laplace_mechanism(&v, contributions, epsilon * theta[i] / sum, &laws[i], y[i]);
+		residual_exact_answers(wide, cells[i], &v);
+		m->variance[i] = dpm_laplace_mechanism(&v, contributions, epsilon * theta[i] / sum, &m->laws[i],
+											   measurements_part(m, i));
 		pfree(table);
 		pfree(wide);
 		pfree(v.data);
 	}
+	return m;
+}
+
+int
+residual_laplace_infer(const ResidualWorkload *w, const int *sizes, const int *sets, int count,
+					   const Measurements *m, ResidualInference inference, double confidence,
+					   double **answers, double **stderrs, double **half)
+{
+	double	  **est = palloc0(sizeof(double *) * Max(w->count, 1));
+	double	   *vres = palloc0(sizeof(double) * Max(w->count, 1));
+	double	  **y = palloc(sizeof(double *) * Max(count, 1));
+	int		   *cells = palloc(sizeof(int) * Max(count, 1));
+	SubsetMaps *maps;
+
+	for (int i = 0; i < count; i++)
+		cells[i] = (int) w->residuals[sets[i]].cells;
+	measurements_check(m, count, cells);
+	for (int i = 0; i < count; i++)
+	{
+		if (!(m->laws[i].t > 0.0))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the measurements of a Laplace plan need the law of their Laplace noise")));
+		y[i] = measurements_part(m, i);
+	}
+	if (confidence != NO_INTERVALS)
+	{
+		double		queries = 0.0;
+
+		for (int j = 0; j < w->m; j++)
+			queries += residual_term_queries(w, j, sizes);
+		interval_check(confidence, true, (size_t) queries, false);
+	}
 	maps = needed_maps(w, sizes, sets, count);
-	estimate(w, sizes, sets, count, maps, y, var, est, vres);
+	estimate(w, sizes, sets, count, maps, y, m->variance, est, vres);
 	residual_answers(w, sizes, est, vres, answers, stderrs);
 	if (inference != RESIDUAL_LS)
 		residual_nonneg(w, sizes, est, vres, inference == RESIDUAL_INTEGER, answers);
-	if (confidence != NO_INTERVALS)
-		half_widths(w, sizes, sets, count, maps, laws, var, confidence, half);
+	if (confidence == NO_INTERVALS)
+		return 0;
+	return half_widths(w, sizes, sets, count, maps, m->laws, m->variance, confidence, half);
 }

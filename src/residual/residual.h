@@ -219,17 +219,22 @@ extern void residual_exact(const ResidualWorkload *w, const ResidualTables *t, c
 						   const int64 *tables, double **answers);
 
 /*
- * One release: every residual with variance[i] > 0 (at unit L2
- * sensitivity; indexes as w's) measured from its table with noise of
+ * One release, in two steps.  Measuring: every residual with variance[i] >
+ * 0 (at unit L2 sensitivity; indexes as w's) from its table with noise of
  * standard deviation sigma * sqrt(variance[i]) per cell before the
- * projection, for `contributions` records per privacy unit; answers[j]
- * gets term j's answers (non-negative or integer ones: residual_nonneg)
- * and stderrs[j] their least-squares standard errors.  With tables NULL,
- * only the sampler's checks run.
+ * projection, for `contributions` records per privacy unit; one part per
+ * measured residual, in w's order, holding its estimate of Pi_A x_A and its
+ * V_A.  With tables NULL, only the sampler's checks run (returns NULL).
+ * Inference: answers[j] gets term j's answers (non-negative or integer
+ * ones: residual_nonneg) and stderrs[j] their least-squares standard errors.
  */
-extern void residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
-							 const double *variance, double sigma, double contributions,
-							 const int64 *tables, ResidualInference inference, double **answers, double **stderrs);
+struct Measurements;
+extern struct Measurements *residual_gaussian_measure(const ResidualWorkload *w, const ResidualTables *t,
+													  const int *sizes, const double *variance, double sigma,
+													  double contributions, const int64 *tables);
+extern void residual_gaussian_infer(const ResidualWorkload *w, const int *sizes, const double *variance,
+									const struct Measurements *m, ResidualInference inference,
+									double **answers, double **stderrs);
 
 /*
  * Every term's answers and standard errors (stderrs NULL: not wanted) from
@@ -289,14 +294,19 @@ extern void residual_laplace_variances(const ResidualWorkload *w, const int *set
 									   double *variance);
 /*
  * One release of the tables at epsilon-DP for `contributions` records per
- * privacy unit: table sets[i] gets epsilon theta_i / sum theta; answers and
- * stderrs as residual_release's, half[j] the half-widths of term j's
- * intervals at this confidence (NO_INTERVALS: none) by simulating the
- * noise.  With tables NULL, only the samplers' checks run.
+ * privacy unit, in two steps.  Measuring: table sets[i] gets epsilon
+ * theta_i / sum theta, one part per table; with tables NULL, only the
+ * samplers' checks (and those of intervals at confidence) run.  Inference:
+ * answers and stderrs as residual_gaussian_infer's, half[j] the half-widths
+ * of term j's intervals at this confidence (NO_INTERVALS: none) by
+ * simulating the noise; returns the simulated draws behind them (0: none).
  */
-extern void residual_laplace_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
-									 const int *sets, const double *theta, int count, double epsilon,
-									 double contributions, const int64 *tables, ResidualInference inference, double confidence,
-									 double **answers, double **stderrs, double **half);
+extern struct Measurements *residual_laplace_measure(const ResidualWorkload *w, const ResidualTables *t,
+													 const int *sizes, const int *sets, const double *theta,
+													 int count, double epsilon, double contributions,
+													 const int64 *tables, double confidence);
+extern int	residual_laplace_infer(const ResidualWorkload *w, const int *sizes, const int *sets, int count,
+								   const struct Measurements *m, ResidualInference inference, double confidence,
+								   double **answers, double **stderrs, double **half);
 
 #endif

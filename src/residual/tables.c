@@ -10,6 +10,7 @@
 #include "miscadmin.h"
 
 #include "mechanism/exact.h"
+#include "mechanism/mechanism.h"
 #include "mechanism/sampler.h"
 #include "residual/residual.h"
 
@@ -206,14 +207,14 @@ residual_exact(const ResidualWorkload *w, const ResidualTables *t, const int *si
 	}
 }
 
-void
-residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
-				 const double *variance, double sigma, double contributions,
-				 const int64 *tables, ResidualInference inference, double **answers, double **stderrs)
+Measurements *
+residual_gaussian_measure(const ResidualWorkload *w, const ResidualTables *t, const int *sizes,
+						  const double *variance, double sigma, double contributions, const int64 *tables)
 {
-	double	  **est = palloc0(sizeof(double *) * Max(w->count, 1));
-	double	   *actual = palloc0(sizeof(double) * Max(w->count, 1));
+	int		   *cells = palloc(sizeof(int) * Max(w->count, 1));
+	int			parts = 0;
 	GaussianJoint joint = {0.0, 0.0};
+	Measurements *m;
 
 	/* the residuals are parts of one Gaussian mechanism: its answers and sensitivity over noise */
 	for (int i = 0; i < w->count; i++)
@@ -224,29 +225,66 @@ residual_release(const ResidualWorkload *w, const ResidualTables *t, const int *
 
 			joint.m += r->cells;
 			joint.tau += ratio * ratio;
+			cells[parts++] = (int) r->cells;
 		}
 	joint.tau = sqrt(joint.tau);
 
+	/* the checks residual_measure's sampler makes, before anything is drawn */
+	for (int i = 0; i < w->count; i++)
+		if (variance[i] > 0.0)
+		{
+			const Residual *r = &w->residuals[i];
+
+			dpm_gaussian_check_part((int) r->cells, residual_l2(r, contributions),
+									sigma * sqrt(variance[i]) * r->cells, &joint);
+		}
+	if (tables == NULL)
+		return NULL;
+
+	m = measurements_new(parts, cells);
+	parts = 0;
 	for (int i = 0; i < w->count; i++)
 	{
 		const Residual *r = &w->residuals[i];
-		double		sd = sigma * sqrt(variance[i]);
 		int64	   *table;
 
 		if (variance[i] <= 0.0)
 			continue;
-		/* the checks residual_measure's sampler makes, before anything is drawn */
-		dpm_gaussian_check_part((int) r->cells, residual_l2(r, contributions), sd * r->cells, &joint);
-		if (tables == NULL)
-			continue;
 		table = palloc(sizeof(int64) * (size_t) r->cells);
 		residual_sum_out(t->sets[t->source[i]], residual_table_of(t, i, tables), r, sizes, table);
-		est[i] = palloc(sizeof(double) * (size_t) r->cells);
-		actual[i] = residual_measure(r, sizes, table, sd, contributions, &joint, est[i]);
+		m->variance[parts] = residual_measure(r, sizes, table, sigma * sqrt(variance[i]), contributions, &joint,
+											  measurements_part(m, parts));
+		parts++;
 		pfree(table);
 	}
-	if (tables == NULL)
-		return;
+	return m;
+}
+
+void
+residual_gaussian_infer(const ResidualWorkload *w, const int *sizes, const double *variance,
+						const Measurements *m, ResidualInference inference, double **answers, double **stderrs)
+{
+	double	  **est = palloc0(sizeof(double *) * Max(w->count, 1));
+	double	   *actual = palloc0(sizeof(double) * Max(w->count, 1));
+	int		   *cells = palloc(sizeof(int) * Max(w->count, 1));
+	int			parts = 0;
+
+	for (int i = 0; i < w->count; i++)
+		if (variance[i] > 0.0)
+			cells[parts++] = (int) w->residuals[i].cells;
+	measurements_check(m, parts, cells);
+	parts = 0;
+	for (int i = 0; i < w->count; i++)
+		if (variance[i] > 0.0)
+		{
+			if (m->laws[parts].t != 0.0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("the measurements of a Gaussian plan cannot have Laplace noise")));
+			est[i] = measurements_part(m, parts);
+			actual[i] = m->variance[parts];
+			parts++;
+		}
 	residual_answers(w, sizes, est, actual, answers, stderrs);
 	if (inference != RESIDUAL_LS)
 		residual_nonneg(w, sizes, est, actual, inference == RESIDUAL_INTEGER, answers);

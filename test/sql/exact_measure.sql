@@ -101,8 +101,9 @@ CREATE TEMP TABLE draws AS
   SELECT n.noise, m.query, m.answer::numeric - t.truth AS err, m.stderr
     FROM (VALUES ('laplace', 1.0::float8, NULL::float8), ('gaussian', NULL, 0.5)) n(noise, eps, rho),
          generate_series(1, 300) d, cache c,
-         LATERAL dpm_internal.mechanism_cached(:'w', :'a', c.pinv, c.profile, :'x', n.eps + 0 * d, rho => n.rho + 0 * d,
-                                       confidence => NULL) m
+         LATERAL dpm_internal.dense_infer(:'w', :'a', c.pinv, c.profile,
+                                          dpm_internal.dense_measure(:'a', :'x', n.eps + 0 * d, rho => n.rho + 0 * d),
+                                          confidence => NULL) m
     JOIN wtruth t USING (query);
 SELECT noise, count(*) AS queries, min(n) AS releases, bool_and(unbiased) AS unbiased
   FROM (SELECT noise, query, count(*) AS n,

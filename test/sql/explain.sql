@@ -111,6 +111,6 @@ SELECT (SELECT max(abs(u - v)) FROM unnest(ARRAY(SELECT sum((:'pinv'::float8[])[
           FROM dpm.expected_error(:'w', :'a', 1) e JOIN unnest(:'profile'::float8[]) WITH ORDINALITY t(p, q) ON q = e.query)
          AS profile_is_closed_form;
 SELECT bool_and(abs(c.stderr - m.stderr) < 1e-12 * m.stderr) AS cached_same_stderr
-  FROM dpm_internal.mechanism_cached(:'w', :'a', :'pinv', :'profile', '{1,2,3,4,5}', 1, 1e-6) c
+  FROM dpm_internal.dense_infer(:'w', :'a', :'pinv', :'profile', dpm_internal.dense_measure(:'a', '{1,2,3,4,5}', 1, 1e-6)) c
   JOIN dpm.mechanism(:'w', :'a', '{1,2,3,4,5}', 1, 1e-6) m USING (query);
-SELECT count(*) FROM dpm_internal.mechanism_cached(:'w', :'a', :'w', :'profile', '{1,2,3,4,5}', 1);
+SELECT count(*) FROM dpm_internal.dense_infer(:'w', :'a', :'w', :'profile', dpm_internal.dense_measure(:'a', '{1,2,3,4,5}', 1));

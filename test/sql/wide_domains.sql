@@ -288,8 +288,8 @@ SELECT dpm_internal.residual_table_sets('Marginals(1)', d, '{{1,1}}') FROM dpm.d
 SELECT dpm_internal.residual_table_sets('Marginals(1)', d, '{{31}}') FROM dpm.domains d WHERE name = 'w30';
 SELECT dpm_internal.residual_table_sets('Marginals(1)', d, '{1,2}') FROM dpm.domains d WHERE name = 'w30';
 SELECT dpm_internal.residual_table_sets('Marginals(1)', NULL, '{{1}}');
-SELECT dpm_internal.residual_release('Marginals(1)', d, '{{1}}', '{1}', 1, NULL, 1, 0, 1, NULL, NULL)
+SELECT dpm_internal.residual_measure('Marginals(1)', d, '{{1}}', '{1}', 1, NULL, 1, 0, 1, NULL, NULL)
   FROM dpm.domains d WHERE name = 'w30';
-SELECT dpm_internal.residual_release('Marginals(1)', d, '{{1}}', '{-1}', 1, NULL, NULL, 0, 1, 1, NULL)
+SELECT dpm_internal.residual_measure('Marginals(1)', d, '{{1}}', '{-1}', 1, NULL, NULL, 0, 1, 1, NULL)
   FROM dpm.domains d WHERE name = 'w30';
 SELECT (dpm.budget('wide30')).rho_spent;
