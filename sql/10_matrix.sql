@@ -131,6 +131,10 @@ AS 'MODULE_PATHNAME', 'dpm_strategy_memory_mb' LANGUAGE C IMMUTABLE STRICT PARAL
 
 CREATE OR REPLACE FUNCTION dpm_internal.strategy_cache(w float8[], a float8[], OUT pinv float8[], OUT profile float8[])
 AS 'MODULE_PATHNAME', 'dpm_strategy_cache' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- Its profile alone, by a Cholesky factor of A^T A where A allows (a fraction of the SVD's work):
+-- how method auto ranks candidates, of which only the one chosen needs the pseudo-inverse.
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_profile(w float8[], a float8[]) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_strategy_profile' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8, text, float8) IS
   'answers workload w on the caller''s own vector x through strategy a with fresh noise: Laplace (epsilon, delta = 0), Gaussian ((epsilon, delta > 0)-DP) or Gaussian (rho-zCDP); ci_low and ci_high bound each answer''s noise at the given confidence (NULL: none), exactly for Gaussian noise and from ci_draws simulated draws of the noise for Laplace';
 

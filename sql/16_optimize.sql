@@ -71,7 +71,6 @@ DECLARE
   rep record;
   bound float8;
   wopt float8[];
-  pinv float8[];
   profile float8[];
   trace float8;
   maxp float8;
@@ -154,9 +153,9 @@ BEGIN
     st.sensitivity_l1 := dpm.sensitivity(rep.matrix, 'l1');
     st.sensitivity_l2 := dpm.sensitivity(rep.matrix, 'l2');
     -- Laplace error at epsilon = 1 is 2 Delta_1^2 times the profile; the trace weighs each query
-    -- by its weight^2, as the optimizers do, the largest term is in the query's own units
-    SELECT c.pinv, c.profile INTO pinv, profile FROM dpm_internal.strategy_cache(wl.matrix, rep.matrix) c;
-    st.pinv := pinv;
+    -- by its weight^2, as the optimizers do, the largest term is in the query's own units.  The
+    -- pseudo-inverse waits until the strategy is chosen (dpm_internal.cache_strategy).
+    profile := dpm_internal.strategy_profile(wl.matrix, rep.matrix);
     st.profile := profile;
     SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
       FROM unnest(profile) WITH ORDINALITY t(v, i);
@@ -198,6 +197,29 @@ BEGIN
 END
 $$;
 
+-- What a release through a dense strategy needs besides its profile: the pseudo-inverse (by the
+-- SVD, robust at any conditioning), computed for the strategy chosen, not for every candidate
+-- ranked, and kept.  A row that another transaction holds is left to it (SKIP LOCKED): the
+-- mechanism then computes what it needs itself (dpm_internal.dense_infer with pinv NULL).
+CREATE OR REPLACE FUNCTION dpm_internal.cache_strategy(sid int) RETURNS void
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM 1 FROM dpm.strategies s WHERE s.id = sid AND s.matrix IS NOT NULL AND s.pinv IS NULL FOR UPDATE SKIP LOCKED;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+  UPDATE dpm.strategies s
+     SET (pinv, profile) = (SELECT c.pinv, c.profile
+                              FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id,
+                                   LATERAL dpm_internal.strategy_cache(
+                                             coalesce(w.matrix, (dpm_internal.workload_matrix(w.spec, d, true, false)).matrix),
+                                             s.matrix) c
+                             WHERE w.id = s.workload_id)
+   WHERE s.id = sid;
+END
+$$;
+
 -- The strategy for a workload: the cached one with this method, options and noise, or a new one
 -- built now; for method auto, the lowest expected error of the candidates (every one is data
 -- independent, so choosing by expected error spends no budget; the total error is
@@ -210,8 +232,11 @@ $$;
 -- store: cache what is built at once (dpm.optimize, dpm.explain).  Otherwise (dpm.answer) this
 -- transaction writes nothing: the new strategies come back in built, st among them with a NULL
 -- id, for the release worker to cache in a transaction of its own, which could not see them
--- here.  A cached strategy that this transaction made cannot be used so either.
+-- here.  A cached strategy that this transaction made cannot be used so either.  cache_pick:
+-- the pick, built and stored here, gets its pseudo-inverse (not for dpm.compare_strategies, which
+-- only ranks).
 CREATE OR REPLACE FUNCTION dpm_internal.choose_strategy(wl dpm.workloads, method text, noise text, options jsonb, store boolean,
+                                     cache_pick boolean DEFAULT true,
                                      OUT st dpm.strategies, OUT built dpm.strategies[])
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -222,6 +247,8 @@ DECLARE
   sid int;
   mine boolean;
   found_one boolean := false;
+  built_here boolean;
+  pick_built boolean := false;
   err float8;
   best_err float8;
   eigen_rows int;
@@ -258,7 +285,9 @@ BEGIN
                 HINT = 'dpm.answer charges in a transaction of its own, which cannot see what this transaction has not committed: commit first.';
       END IF;
       c := dpm_internal.strategy_head(sid);
+      built_here := false;
     ELSE
+      built_here := true;
       IF every > '0' AND clock_timestamp() - noted >= every THEN
         noted := clock_timestamp();
         RAISE NOTICE 'auto: trying %, candidate % of %; best so far %, % s', cand, k, cardinality(cands),
@@ -297,6 +326,7 @@ BEGIN
       st := c;
       best_err := err;
       found_one := true;
+      pick_built := built_here;
     END IF;
     -- at the SVD bound (ratio_to_bound, in the norm of the noise), or at gaussian_optimal's dual
     -- bound, no strategy at all is lower (README, "How far from the best possible")
@@ -319,6 +349,12 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             DETAIL = 'Method auto ruled out ' || array_to_string(why, '; ') || '.',
             HINT = 'Try the methods one by one with dpm.optimize to see their errors, or change the workload.';
+  END IF;
+  -- the pick, stored here, is what a release will read (a pick built for dpm.answer is cached by
+  -- its release worker; one already stored and committed is left as it is, so that this
+  -- transaction does not take it over)
+  IF store AND cache_pick AND pick_built THEN
+    PERFORM dpm_internal.cache_strategy(st.id);
   END IF;
   st.matrix := NULL; st.pinv := NULL; st.profile := NULL;   -- the plan reads the matrices by id
 END
@@ -363,7 +399,7 @@ BEGIN
                OR dpm_internal.spec_only_rules_out(m, wl) IS NOT NULL;
     BEGIN
       st := (dpm_internal.choose_strategy(wl, m, dpm_internal.noise_kind(m, compare_strategies.delta, compare_strategies.rho),
-                                  '{}', true)).st;
+                                  '{}', true, false)).st;
     EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded OR feature_not_supported THEN
       CONTINUE;
     END;

@@ -338,6 +338,8 @@ BEGIN
   IF r.ci_draws IS NOT NULL THEN
     PERFORM set_config('dpm.ci_draws', r.ci_draws::text, true);
   END IF;
+  -- a dense strategy chosen for dpm.answer gets its pseudo-inverse here, once
+  PERFORM dpm_internal.cache_strategy(r.strategy_id);
   m := dpm_internal.release_measure(r, dpm_internal.release_data(r, src, dom));
   INSERT INTO dpm.release_measurements SELECT m.*;
   -- the answers come in query order, zipped with the labels (labels[query] costs O(query) a row)

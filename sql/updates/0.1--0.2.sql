@@ -41,6 +41,8 @@ DROP FUNCTION dpm_internal.noise_kind(text, float8, float8);
 DROP FUNCTION dpm_internal.store_workload(text, dpm.domains, text, float8[], text[], float8[], int[]);
 -- and the SVD bound, which method auto computes once for all its candidates
 DROP FUNCTION dpm_internal.strategy_build(int, text, text, jsonb);
+-- and whether the strategy chosen gets its pseudo-inverse now (not for compare_strategies)
+DROP FUNCTION dpm_internal.choose_strategy(dpm.workloads, text, text, jsonb, boolean);
 
 -- the functions of a workload spec take their domain as one value (a dpm.domains row) instead of
 -- five arrays: their new forms are created by the parts that follow

@@ -377,6 +377,18 @@ dpm_strategy_cache(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }
 
+/* dpm_internal.strategy_profile(w, a): each query's profile term, without the pseudo-inverse */
+PG_FUNCTION_INFO_V1(dpm_strategy_profile);
+Datum
+dpm_strategy_profile(PG_FUNCTION_ARGS)
+{
+	Mat		   *w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
+	Mat		   *a = array_to_mat(PG_GETARG_ARRAYTYPE_P(1), "a");
+
+	check_same_cells(w, a);
+	PG_RETURN_ARRAYTYPE_P(array_from_vec(mechanism_profile(w, a), w->rows));
+}
+
 PG_FUNCTION_INFO_V1(dpm_matvec);
 Datum
 dpm_matvec(PG_FUNCTION_ARGS)

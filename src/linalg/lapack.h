@@ -24,6 +24,8 @@ extern void dtrsm_(const char *side, const char *uplo, const char *ta, const cha
 				   const int *m, const int *n, const double *alpha, const double *a, const int *lda,
 				   double *b, const int *ldb, size_t, size_t, size_t, size_t);
 extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t);
+extern void dpocon_(const char *uplo, const int *n, const double *a, const int *lda, const double *anorm,
+					double *rcond, double *work, int *iwork, int *info, size_t);
 extern void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda,
 					double *w, double *work, const int *lwork, int *iwork, const int *liwork,
 					int *info, size_t, size_t);

@@ -256,6 +256,37 @@ mat_solve_right_chol(Mat *b, const Mat *l)
 		   1, 1, 1, 1);
 }
 
+void
+mat_solve_right_lower_t(Mat *b, const Mat *l)
+{
+	double		one = 1.0;
+
+	Assert(l->rows == l->cols && b->cols == l->rows);
+	if (b->rows == 0 || b->cols == 0)
+		return;
+	dtrsm_("R", "L", "T", "N", &b->rows, &b->cols, &one, l->data, &l->rows, b->data, &b->rows,
+		   1, 1, 1, 1);
+}
+
+double
+mat_cholesky_rcond(const Mat *l, double norm1)
+{
+	int			n = l->rows,
+				info;
+	double		rcond;
+	double	   *work = palloc(sizeof(double) * 3 * Max(n, 1));
+	int		   *iwork = palloc(sizeof(int) * Max(n, 1));
+
+	if (n == 0)
+		return 1.0;
+	dpocon_("L", &n, l->data, &n, &norm1, &rcond, work, iwork, &info, 1);
+	if (info != 0)
+		elog(ERROR, "dpocon: illegal argument %d", -info);
+	pfree(work);
+	pfree(iwork);
+	return rcond;
+}
+
 /* LAPACK's optimal workspace from a size query, at least min */
 static int
 query_lwork(double wq, int min)

@@ -56,6 +56,13 @@ extern bool mat_cholesky(Mat *a);
 extern void mat_solve_lower(const Mat *l, Mat *b, bool trans);
 /* b := b X^-1 for X = L L^T, given the factor L from mat_cholesky (two dtrsm) */
 extern void mat_solve_right_chol(Mat *b, const Mat *l);
+/* b := b L^-T for a lower triangular L (dtrsm) */
+extern void mat_solve_right_lower_t(Mat *b, const Mat *l);
+/*
+ * The reciprocal condition number (1-norm, LAPACK's estimate, dpocon) of
+ * X = L L^T, given its factor L from mat_cholesky and ||X||_1.
+ */
+extern double mat_cholesky_rcond(const Mat *l, double norm1);
 
 /* symmetric eigendecomposition: eigenvalues ascending in w, eigenvectors replace a (dsyevd) */
 extern void mat_sym_eig(Mat *a, double *w);

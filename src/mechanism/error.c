@@ -17,6 +17,12 @@
 /* a query counts as supported when at most this fraction of its norm lies outside A's row space */
 #define SUPPORT_TOL 1e-8
 
+/*
+ * The Cholesky route squares A's condition number: taken only where A^T A's
+ * is below 1e6, so that the terms keep about ten digits.
+ */
+#define PROFILE_MIN_RCOND 1e-6
+
 double *
 mechanism_profile_terms(const Mat *w, const Svd *a_svd)
 {
@@ -63,4 +69,58 @@ mechanism_noise_variance(const Mat *a, double epsilon, double delta, double sens
 {
 	return calibrate_variance(delta == 0.0, sens_scale * mat_max_col_norm(a, 1),
 							   sens_scale * mat_max_col_norm(a, 2), epsilon, delta, 0.0);
+}
+
+/*
+ * A of full column rank: (A^T A)^+ = (L L^T)^-1, so the term of w is
+ * ||L^-1 w^T||^2, the squared norm of row w of W L^-T.  One dsyrk, one
+ * dpotrf and one dtrsm: several times less work than A's SVD.  NULL when
+ * A^T A is singular or too ill-conditioned for it.
+ */
+static double *
+profile_cholesky(const Mat *w, const Mat *a)
+{
+	Mat		   *g = mat_gram(a);
+	Mat		   *x;
+	double	   *out;
+	double		norm1 = 0.0;
+
+	for (int j = 0; j < g->cols; j++)
+	{
+		double		col = 0.0;
+
+		for (int i = 0; i < g->rows; i++)
+			col += fabs(MAT(g, i, j));
+		norm1 = Max(norm1, col);
+	}
+	CHECK_FOR_INTERRUPTS();
+	if (!mat_cholesky(g) || !(mat_cholesky_rcond(g, norm1) >= PROFILE_MIN_RCOND))
+	{
+		mat_free(g);
+		return NULL;
+	}
+	x = mat_copy(w);
+	mat_solve_right_lower_t(x, g);
+	mat_free(g);
+	out = palloc0(sizeof(double) * Max(w->rows, 1));
+	for (int j = 0; j < x->cols; j++)
+		for (int i = 0; i < x->rows; i++)
+			out[i] += MAT(x, i, j) * MAT(x, i, j);
+	mat_free(x);
+	return out;
+}
+
+double *
+mechanism_profile(const Mat *w, const Mat *a)
+{
+	double	   *out;
+	Svd		   *svd;
+
+	if (w->cols != a->cols)
+		elog(ERROR, "mechanism_profile: workload has %d cells, strategy %d", w->cols, a->cols);
+	if (a->rows >= a->cols && (out = profile_cholesky(w, a)) != NULL)
+		return out;
+	CHECK_FOR_INTERRUPTS();
+	svd = mat_svd(a, false);
+	return mechanism_profile_terms(w, svd);
 }

@@ -17,6 +17,13 @@
  */
 extern double *mechanism_profile_terms(const Mat *w, const Svd *a_svd);
 
+/*
+ * The same terms without the SVD where a Cholesky factor of A^T A serves
+ * (full column rank, well conditioned): what ranking strategies needs, at a
+ * fraction of the cost of the pseudo-inverse a release needs.
+ */
+extern double *mechanism_profile(const Mat *w, const Mat *a);
+
 /* per-coordinate noise variance for sensitivity-calibrated Laplace (delta = 0) or Gaussian noise */
 extern double mechanism_noise_variance(const Mat *a, double epsilon, double delta, double sens_scale);
 

@@ -96,6 +96,21 @@ SELECT m, n, rank,
        LATERAL pg_temp.mat(m, n, rank) a,
        LATERAL (SELECT pg_temp.tr(pinv) AS p FROM dpm_internal.strategy_cache(a[1:1], a)) c
  ORDER BY m, n;
+-- the profile alone, as method auto ranks its candidates (dpm_internal.strategy_profile): by a
+-- Cholesky factor of A^T A where A has full column rank and A^T A a condition number below 1e6,
+-- by the SVD otherwise; the same terms as the cache's either way, on the matrices above (W = A)
+-- and on A = diag(1, 1e-4, 1) (A^T A's condition number 1e8), whose second term is 1e8
+SELECT m, n, rank,
+       (SELECT max(abs(x - y) / y) FROM unnest(dpm_internal.strategy_profile(a, a), (dpm_internal.strategy_cache(a, a)).profile) u(x, y))
+         < 1e-9 AS same_profile
+  FROM (VALUES (40, 12, 12), (20, 12, 12), (9, 30, 9), (30, 12, 4)) v(m, n, rank),
+       LATERAL pg_temp.mat(m, n, rank) a
+ ORDER BY m, n;
+SELECT (SELECT max(abs(x - y) / y) FROM unnest(dpm_internal.strategy_profile(w, a), (dpm_internal.strategy_cache(w, a)).profile) u(x, y))
+         < 1e-9 AS ill_conditioned_same_profile,
+       abs((dpm_internal.strategy_profile(w, a))[2] - 1e8) < 1e-1 AS tiny_row_term
+  FROM (VALUES ('{{1,1,1},{0,1,0}}'::float8[], '{{1,0,0},{0,1e-4,0},{0,0,1}}'::float8[])) v(w, a);
+SELECT dpm_internal.strategy_profile('{{1,0}}', '{{1,1}}');
 
 -- options are checked
 SELECT dpm.strategy('{{1,1}}', 'hierarchical', '{"branching": 1}');
