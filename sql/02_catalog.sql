@@ -191,6 +191,18 @@ CREATE TABLE dpm.release_measurements (
 );
 COMMENT ON TABLE dpm.release_measurements IS 'the noisy measurements of each release and their noise (dpm.release re-derives answers from them at no cost)';
 
+-- The half-widths of the Laplace intervals of a strategy's workload at unit noise scale, from one
+-- simulation of dpm.ci_draws draws: dpm.explain scales them to the noise of each request rather
+-- than simulating again (a release always simulates afresh).  A cache: not dumped.
+CREATE TABLE dpm.interval_widths (
+  strategy_id  int NOT NULL REFERENCES dpm.strategies ON DELETE CASCADE,
+  confidence   float8 NOT NULL,
+  draws        int NOT NULL,             -- dpm.ci_draws asked for
+  unit_half    float8[] NOT NULL,        -- per query, at Laplace scale 1 (variance 2)
+  PRIMARY KEY (strategy_id, confidence, draws)
+);
+COMMENT ON TABLE dpm.interval_widths IS 'Laplace interval half-widths per strategy at unit noise, simulated once for dpm.explain';
+
 -- Append-only record of every charge: epsilon and delta for 'pure' and 'approx' sources, rho
 -- (and the epsilon of a Laplace release) for 'zcdp' sources.
 CREATE TABLE dpm.ledger (

@@ -2,9 +2,11 @@
 
 -- The dry run.  The release dpm.answer would make with these arguments is planned (strategy,
 -- noise, charge) and its mechanism run on a vector of zeros: no row of the source is read and
--- nothing is charged, and the standard errors and intervals are exactly those the release
--- would report, since the noise does not depend on the data.  SECURITY DEFINER to sum every
--- charge of the source, as dpm.budget does.
+-- nothing is charged, and the standard errors and Gaussian intervals are exactly those the
+-- release would report, since the noise does not depend on the data; Laplace intervals come from
+-- one simulation per strategy and confidence, scaled to the noise (dpm.interval_widths), where
+-- the release simulates its own.  SECURITY DEFINER to sum every charge of the source, as
+-- dpm.budget does, and to keep those widths.
 CREATE OR REPLACE FUNCTION dpm_internal.dry_run(args jsonb)
 RETURNS TABLE(r dpm.releases, query int, label text, stderr float8, ci_half_width float8)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -14,6 +16,9 @@ DECLARE
   p record := dpm_internal.release_plan(args, true);
   rel dpm.releases;
   zeros float8[];
+  meas dpm.release_measurements;
+  scale float8;
+  unit float8[];
 BEGIN
   rel.source_id := (p.src).id;
   rel.workload_id := (p.wl).id;
@@ -33,10 +38,29 @@ BEGIN
   ELSE
     zeros := array_fill(0::float8, ARRAY[(p.wl).n]);
   END IF;
+  meas := dpm_internal.release_measure(rel, zeros);
+  IF rel.noise = 'laplace' AND rel.confidence IS NOT NULL THEN
+    -- Laplace widths scale with the noise: simulated once per strategy, confidence and draws, at
+    -- unit scale (a residual plan's tables have scales in the fixed ratio of its weights)
+    scale := sqrt(meas.variance[1] / 2);
+    SELECT c.unit_half INTO unit FROM dpm.interval_widths c
+     WHERE c.strategy_id = rel.strategy_id AND c.confidence = rel.confidence AND c.draws = rel.ci_draws;
+    IF NOT FOUND THEN
+      SELECT array_agg((i.ci_high - i.ci_low) / 2 / scale ORDER BY i.query) INTO unit
+        FROM dpm_internal.release_infer(rel, meas, 'ls', rel.confidence) i;
+      INSERT INTO dpm.interval_widths VALUES (rel.strategy_id, rel.confidence, rel.ci_draws, unit) ON CONFLICT DO NOTHING;
+    END IF;
+    RETURN QUERY
+      SELECT rel, m.query, m.label, m.stderr, m.unit_half * scale
+        FROM ROWS FROM (dpm_internal.release_infer(rel, meas, 'ls', NULL),
+                        dpm_internal.workload_labels((p.wl).labels, (p.wl).spec, p.dom), unnest(unit))
+             AS m(query, answer, stderr, ci_low, ci_high, ci_draws, label, unit_half);
+    RETURN;
+  END IF;
   -- zipped with the labels, as in dpm_internal.release_fill
   RETURN QUERY
     SELECT rel, m.query, m.label, m.stderr, (m.ci_high - m.ci_low) / 2
-      FROM ROWS FROM (dpm_internal.release_infer(rel, dpm_internal.release_measure(rel, zeros), 'ls', rel.confidence),
+      FROM ROWS FROM (dpm_internal.release_infer(rel, meas, 'ls', rel.confidence),
                       dpm_internal.workload_labels((p.wl).labels, (p.wl).spec, p.dom))
            AS m(query, answer, stderr, ci_low, ci_high, ci_draws, label);
 END

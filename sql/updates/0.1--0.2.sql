@@ -119,3 +119,15 @@ CREATE POLICY own_measurements ON dpm.release_measurements FOR SELECT
 DROP FUNCTION dpm_internal.mechanism_cached(float8[], float8[], float8[], float8[], float8[], float8, float8, float8, float8, text, float8);
 DROP FUNCTION dpm.release(bigint);
 DROP FUNCTION dpm_internal.release_mechanism(dpm.releases, float8[]);
+
+-- The half-widths of the Laplace intervals of a strategy's workload at unit noise scale, from one
+-- simulation of dpm.ci_draws draws: dpm.explain scales them to the noise of each request rather
+-- than simulating again (a release always simulates afresh).  A cache: not dumped.
+CREATE TABLE dpm.interval_widths (
+  strategy_id  int NOT NULL REFERENCES dpm.strategies ON DELETE CASCADE,
+  confidence   float8 NOT NULL,
+  draws        int NOT NULL,             -- dpm.ci_draws asked for
+  unit_half    float8[] NOT NULL,        -- per query, at Laplace scale 1 (variance 2)
+  PRIMARY KEY (strategy_id, confidence, draws)
+);
+COMMENT ON TABLE dpm.interval_widths IS 'Laplace interval half-widths per strategy at unit noise, simulated once for dpm.explain';

@@ -39,6 +39,19 @@ SELECT s.epsilon_remaining = b.epsilon_remaining AS remaining_as_announced,
        s.ratio_to_bound = st.ratio_to_bound AS ratio_from_catalog
   FROM ex_sum s, dpm.budget('ex_people') b, dpm.strategies st WHERE st.id = s.strategy_id;
 
+-- Laplace intervals are simulated once per strategy and confidence (dpm.interval_widths) and scaled
+-- to the noise: asking again gives the same widths, and half the epsilon twice the widths (the
+-- discrete noise's variance follows its scale to far better than 1e-6)
+CREATE TEMP TABLE ex_lap1 AS SELECT * FROM dpm.explain_queries('ex_w', epsilon => 1, method => 'wavelet');
+CREATE TEMP TABLE ex_lap2 AS SELECT * FROM dpm.explain_queries('ex_w', epsilon => 1, method => 'wavelet');
+CREATE TEMP TABLE ex_lap3 AS SELECT * FROM dpm.explain_queries('ex_w', epsilon => 0.5, method => 'wavelet');
+SELECT count(*) AS queries, bool_and(a.ci_half_width = b.ci_half_width) AS same_widths_again,
+       bool_and(abs(c.ci_half_width / a.ci_half_width - 2) < 1e-6) AS twice_at_half_epsilon,
+       bool_and(a.ci_half_width > a.stderr) AS wider_than_stderr,
+       (SELECT count(*) FROM dpm.interval_widths i JOIN dpm.strategies st ON st.id = i.strategy_id
+         WHERE st.method = 'wavelet' AND st.workload_id = (SELECT id FROM dpm.workloads WHERE name = 'ex_w')) AS simulations
+  FROM ex_lap1 a JOIN ex_lap2 b USING (query) JOIN ex_lap3 c USING (query);
+
 -- Gaussian: exact normal half-widths; intervals off with confidence => NULL
 SELECT bool_and(abs(ci_half_width / stderr - 1.959963984540054) < 1e-9) AS normal_half_widths
   FROM dpm.explain_queries('ex_w', epsilon => 0.5, delta => 1e-6, method => 'identity');
