@@ -1,5 +1,5 @@
 # Long work reports progress (src/progress/progress.h): NOTICE lines every dpm.progress_interval
-# seconds (none with 0) from the optimizers and from a caller waiting for its release; and, once
+# seconds (none with 0) from the optimizers, method auto and a caller waiting for its release; and, once
 # dpmatrix is in shared_preload_libraries (a restart), the view dpm.progress shows another
 # session's optimization until its transaction ends, and shows each analyst only her own work.
 #
@@ -78,6 +78,26 @@ my $said = bg_wait_for($bg, qr/^NOTICE:  release \d+ is charged and its answers 
 $hold->quit;
 ($ret, $out, $err) = bg_finish($bg);
 ok($said && $ret == 0 && $out eq '4', "a waiting dpm.answer reports its release's progress") or diag $err;
+
+# method auto says which candidate it is on, before each one once dpm.progress_interval has passed:
+# Prefix over 2048 cells under Laplace noise builds six dense candidates, eigen's among them
+# (seconds here, and more than one on any machine this runs on), before hdmm, which then runs for
+# tens of seconds; the test waits for a line, then cancels the optimization
+sql(q{
+SET client_min_messages = warning;
+CREATE TABLE pa AS SELECT g % 2048 AS k FROM generate_series(1, 4096) g;
+SELECT dpm.register_source('pa', epsilon => 5);
+SELECT dpm.create_domain('pa_d', 'pa', '[{"name": "k", "bins": {"min": 0, "max": 2048, "width": 1}}]');
+SELECT dpm.create_workload('pa_w', 'pa_d', 'Prefix(k)');
+});
+$bg = bg_psql($node, $db, "SELECT dpm.optimize('pa_w')", name => 'auto_progress',
+	options => '-c dpm.progress_interval=1');
+$said = bg_wait_for($bg, qr/^NOTICE:  auto: trying \w+, candidate \d+ of \d+; best so far \w+, [0-9.]+ s$/m);
+sql("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'auto_progress'");
+($ret, $out, $err) = bg_finish($bg);
+ok($said && $ret != 0 && $err =~ /canceling statement due to user request/,
+	'method auto says which candidate it is on, and can be cancelled')
+  or diag $err;
 
 # --- without the preload ------------------------------------------------------------------------------
 # a session keeps an optimization's activity until its transaction ends
