@@ -48,3 +48,20 @@ CREATE OR REPLACE AGGREGATE dpm_internal.marginal_counts(bins int[], sizes int[]
   PARALLEL = SAFE
 );
 COMMENT ON FUNCTION dpm_internal.marginal_counts_transfn(internal, int[], int[], int[]) IS 'support function of the aggregate dpm_internal.marginal_counts: adds one row to every table';
+
+-- The sum of a measure per cell (src/histogram): each row's value clamped to [lo, hi] and rounded
+-- to integer units of 2^grid_exp, NULL and NaN values adding nothing; the same state, combine and
+-- serialization as the counts.
+CREATE OR REPLACE FUNCTION dpm_internal.histogram_sum_transfn(internal, int, int, float8, float8, float8, int) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpm_histogram_sum_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE AGGREGATE dpm_internal.histogram_sum(cell int, n int, value float8, lo float8, hi float8, grid_exp int) (
+  SFUNC = dpm_internal.histogram_sum_transfn,
+  STYPE = internal,
+  COMBINEFUNC = dpm_internal.histogram_combinefn,
+  SERIALFUNC = dpm_internal.histogram_serialfn,
+  DESERIALFUNC = dpm_internal.histogram_deserialfn,
+  FINALFUNC = dpm_internal.histogram_finalfn,
+  PARALLEL = SAFE
+);
+COMMENT ON FUNCTION dpm_internal.histogram_sum_transfn(internal, int, int, float8, float8, float8, int) IS 'support function of the aggregate dpm_internal.histogram_sum: adds one row''s clamped value';

@@ -31,7 +31,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.histogram(int, int)
   TO PUBLIC;
 GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.releases,
-                dpm.release_answers, dpm.release_measurements, dpm.ledger, dpm.publications, dpm.progress TO dpm_analyst;
+                dpm.release_answers, dpm.release_measurements, dpm.measures, dpm.ledger, dpm.publications, dpm.progress TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[], float8[]),
   dpm.optimize(text, text, float8, float8, jsonb, float8),
@@ -49,8 +49,11 @@ GRANT EXECUTE ON FUNCTION
   dpm.set_budget(regclass, float8, float8, float8),
   dpm.create_domain(text, regclass, jsonb), dpm.domain_coverage(text), dpm.exact_answers(text),
   dpm.publish(bigint, text, regrole), dpm.unpublish(text),
-  dpm_internal.random_key(), dpm_internal.marginal_counts(int[], int[], int[])
+  dpm.create_measure(regclass, text, text, float8, float8, text), dpm.drop_measure(regclass, text),
+  dpm_internal.random_key(), dpm_internal.marginal_counts(int[], int[], int[]),
+  dpm_internal.histogram_sum(int, int, float8, float8, float8, int), dpm_internal.numeric_measure(numeric, float8, float8)
   TO dpm_admin;
 -- a release's scan runs as the domain's creator, a custodian: random_key picks each privacy
--- unit's rows in it, and marginal_counts counts them for method residual
+-- unit's rows in it, marginal_counts counts them for method residual, and histogram_sum sums a
+-- measure over them
 GRANT USAGE ON SCHEMA dpm_internal TO dpm_admin;

@@ -131,3 +131,26 @@ CREATE TABLE dpm.interval_widths (
   PRIMARY KEY (strategy_id, confidence, draws)
 );
 COMMENT ON TABLE dpm.interval_widths IS 'Laplace interval half-widths per strategy at unit noise, simulated once for dpm.explain';
+
+-- Numeric measures of a source that releases sum per cell (dpm.create_measure): a custodian's
+-- expression over the source's rows, clamped to the public bounds [lo, hi] and summed in integer
+-- units of 2^grid_exp (src/histogram), NULLs counting as 0 ('zero') or leaving their row out of
+-- the counts an average divides by ('drop').  Dropped measures stay: releases refer to them.
+CREATE TABLE dpm.measures (
+  id          serial PRIMARY KEY,
+  source_id   int NOT NULL REFERENCES dpm.sources ON DELETE CASCADE,
+  name        text NOT NULL CHECK (name <> ''),
+  expression  text NOT NULL,
+  lo          float8 NOT NULL,
+  hi          float8 NOT NULL,
+  nulls       text NOT NULL CHECK (nulls IN ('zero', 'drop')),
+  grid_exp    int NOT NULL,
+  created_by  regrole NOT NULL DEFAULT dpm_internal.invoker(),
+  created_at  timestamptz NOT NULL DEFAULT now(),
+  dropped_at  timestamptz,
+  CHECK (lo <= hi AND lo > '-Infinity' AND hi < 'Infinity' AND (lo <> 0 OR hi <> 0))
+);
+CREATE UNIQUE INDEX measures_name_key ON dpm.measures (source_id, name) WHERE dropped_at IS NULL;
+COMMENT ON TABLE dpm.measures IS 'numeric measures of a source, clamped to public bounds, that releases sum per cell';
+SELECT pg_catalog.pg_extension_config_dump('dpm.measures', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.measures_id_seq', '');

@@ -275,9 +275,12 @@ unsafe_walker(Node *node, SafeCheck *check)
 	return expression_tree_walker(node, unsafe_walker, check);
 }
 
-/* the query "SELECT e1, e2, ... FROM relation", analyzed and rewritten as the current role */
+/*
+ * The query "SELECT (e1)cast, (e2)cast, ... FROM relation", analyzed and
+ * rewritten as the current role.
+ */
 static Query *
-analyzed(const char *relation, ArrayType *exprs, int n)
+analyzed(const char *relation, ArrayType *exprs, int n, const char *cast)
 {
 	StringInfoData sql;
 	Datum	   *values;
@@ -293,7 +296,7 @@ analyzed(const char *relation, ArrayType *exprs, int n)
 	{
 		if (nulls[i])
 			elog(ERROR, "dpm_internal.check_cells: a NULL expression");
-		appendStringInfo(&sql, "%s(%s)::int4", i > 0 ? ", " : "", TextDatumGetCString(values[i]));
+		appendStringInfo(&sql, "%s(%s)%s", i > 0 ? ", " : "", TextDatumGetCString(values[i]), cast);
 	}
 	appendStringInfo(&sql, " FROM %s", relation);
 	raw = raw_parser(sql.data, RAW_PARSE_DEFAULT);
@@ -303,6 +306,24 @@ analyzed(const char *relation, ArrayType *exprs, int n)
 	if (list_length(rewritten) != 1 || linitial_node(Query, rewritten)->commandType != CMD_SELECT)
 		elog(ERROR, "dpm_internal.check_cells: not one query");
 	return linitial_node(Query, rewritten);
+}
+
+/* the relation as the scanning role sees it (view queries, security policies) must be safe too */
+static void
+check_source_definition(Query *query, Oid relation, Oid run_as)
+{
+	SafeCheck	check = {NULL};
+
+	query->targetList = NIL;
+	if (unsafe_walker((Node *) query, &check))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the definition of source %s could fail on some rows: %s",
+						quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
+												   get_rel_name(relation)), check.why),
+				 errdetail("A view's query and the row-level security policies that apply to the scanning role %s are evaluated on every row a release reads, after its charge.",
+						   GetUserNameFromId(run_as, false)),
+				 errhint("Register a table, or a view whose expressions cannot fail (the same rules as domain conditions).")));
 }
 
 /*
@@ -335,7 +356,7 @@ dpm_check_cells(PG_FUNCTION_ARGS)
 	api_as_role_begin(&saved, run_as);
 	query = analyzed(quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
 												get_rel_name(relation)),
-					 exprs, n);
+					 exprs, n, "::int4");
 	foreach(lc, query->targetList)
 	{
 		TargetEntry *te = lfirst_node(TargetEntry, lc);
@@ -350,17 +371,53 @@ dpm_check_cells(PG_FUNCTION_ARGS)
 					 errhint("Conditions may use columns, constants, comparisons, AND, OR, NOT, IN lists, CASE, COALESCE, IS NULL, LIKE with a constant pattern and functions marked LEAKPROOF (see \"What a condition may contain\" in the README).")));
 		i++;
 	}
-	/* the rest: the relation as the scanning role sees it (view queries, security policies) */
-	query->targetList = NIL;
-	if (unsafe_walker((Node *) query, &check))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the definition of source %s could fail on some rows: %s",
-						quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
-												   get_rel_name(relation)), check.why),
-				 errdetail("A view's query and the row-level security policies that apply to the scanning role %s are evaluated on every row a release reads, after its charge.",
-						   GetUserNameFromId(run_as, false)),
-				 errhint("Register a table, or a view whose expressions cannot fail (the same rules as domain conditions).")));
+	check_source_definition(query, relation, run_as);
 	api_as_role_end(&saved);
 	PG_RETURN_VOID();
+}
+
+/*
+ * dpm_internal.check_measure(run_as, relation, measure_name, expr): the type of
+ * a measure's expression over the relation, after the checks of check_cells:
+ * one expression, safe on every row for run_as, of a numeric type.
+ */
+PG_FUNCTION_INFO_V1(dpm_check_measure);
+Datum
+dpm_check_measure(PG_FUNCTION_ARGS)
+{
+	Oid			run_as = PG_GETARG_OID(0);
+	Oid			relation = PG_GETARG_OID(1);
+	char	   *measure = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	Datum		expr = PG_GETARG_DATUM(3);
+	AsRole		saved;
+	Query	   *query;
+	TargetEntry *te;
+	Oid			type;
+	SafeCheck	check = {NULL};
+
+	api_as_role_begin(&saved, run_as);
+	query = analyzed(quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
+												get_rel_name(relation)),
+					 construct_array(&expr, 1, TEXTOID, -1, false, TYPALIGN_INT), 1, "");
+	if (list_length(query->targetList) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("measure \"%s\" must be one expression", measure)));
+	te = linitial_node(TargetEntry, query->targetList);
+	type = exprType((Node *) te->expr);
+	if (type != INT2OID && type != INT4OID && type != INT8OID && type != FLOAT4OID && type != FLOAT8OID &&
+		type != NUMERICOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("measure \"%s\" is of type %s, not a number", measure, format_type_be(type)),
+				 errhint("A measure is a smallint, integer, bigint, real, double precision or numeric expression.")));
+	if (unsafe_walker(eval_const_expressions(NULL, (Node *) te->expr), &check))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("measure \"%s\" could fail on some rows: %s", measure, check.why),
+				 errdetail("A release reads its source after it is charged: an expression that can raise an error on some value would make whether it answers depend on the rows."),
+				 errhint("A measure may use columns, constants, CASE, COALESCE, GREATEST, LEAST and functions marked LEAKPROOF, but no arithmetic, which can overflow: for price * quantity, measure a stored generated column (ALTER TABLE ... ADD COLUMN amount numeric GENERATED ALWAYS AS (price * quantity) STORED), where an error falls at insert time.")));
+	check_source_definition(query, relation, run_as);
+	api_as_role_end(&saved);
+	PG_RETURN_OID(type);
 }

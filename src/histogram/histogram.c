@@ -1,22 +1,48 @@
 /*
- * histogram.c -- the frequency-vector aggregate dpm.histogram(cell, n).
+ * histogram.c -- the frequency-vector aggregate dpm.histogram(cell, n), and
+ * the same for the sum of a measure per cell, dpm_internal.histogram_sum.
  *
  * The transition state is one int64 counter per cell, allocated once in the
  * aggregate context (memory independent of the number of rows).  Combine,
  * serialize and deserialize let PostgreSQL run it in parallel workers and
- * merge the partial vectors.
+ * merge the partial vectors.  A sum is kept in integer units of its
+ * measure's grid, so that the mechanism measures it exactly as it does
+ * counts (src/mechanism/exact.h); sums that would pass the largest value the
+ * mechanism takes, 2^53 units, are held there (saturation moves a sum no
+ * farther from a neighbour's, so the sensitivity stands).
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "catalog/pg_type.h"
+#include "common/int.h"
 #include "fmgr.h"
 #include "libpq/pqformat.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/numeric.h"
 
 #include "histogram/histogram.h"
 
 int			dpm_max_cells = 10000000;
+
+/* the largest sum the mechanism measures exactly (EXACT_COUNT_MAX in src/mechanism/exact.h) */
+#define HIST_MAX	((int64) 1 << 53)
+/* a measure's value is at most 2^MEASURE_UNIT_BITS units of its grid */
+#define MEASURE_UNIT_BITS	24
+
+/* a + b, held at the int64 limits */
+static inline int64
+add_saturating(int64 a, int64 b)
+{
+	int64		r;
+
+	if (pg_add_s64_overflow(a, b, &r))
+		return b > 0 ? PG_INT64_MAX : PG_INT64_MIN;
+	return r;
+}
 
 typedef struct HistState
 {
@@ -83,6 +109,110 @@ dpm_histogram_transfn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st);
 }
 
+/*
+ * dpm_internal.histogram_sum(cell, n, value, lo, hi, grid_exp): per cell, the
+ * sum of the rows' values clamped to [lo, hi] and rounded (half to even) to
+ * integer units of 2^grid_exp.  A NULL or NaN value adds nothing.
+ */
+PG_FUNCTION_INFO_V1(dpm_histogram_sum_transfn);
+Datum
+dpm_histogram_sum_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = agg_context(fcinfo, "dpm_histogram_sum_transfn");
+	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
+	int32		cell,
+				n;
+	double		v,
+				lo,
+				hi,
+				u;
+	int32		grid_exp;
+
+	for (int i = 2; i <= 6; i++)
+		if (i != 3 && PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("the size, bounds and grid of a sum must not be NULL")));
+	n = PG_GETARG_INT32(2);
+	lo = PG_GETARG_FLOAT8(4);
+	hi = PG_GETARG_FLOAT8(5);
+	grid_exp = PG_GETARG_INT32(6);
+	if (!(isfinite(lo) && isfinite(hi) && lo <= hi))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the bounds of a sum must be finite with lo <= hi, got [%g, %g]", lo, hi)));
+	if (st == NULL)
+		st = hist_new(cxt, n);
+	else if (st->n != n)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("histogram size changed from %d to %d within one aggregate", st->n, n)));
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(3))
+		PG_RETURN_POINTER(st);
+	cell = PG_GETARG_INT32(1);
+	if (cell < 0 || cell >= n)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cell index %d is outside 0 .. %d", cell, n - 1)));
+	v = PG_GETARG_FLOAT8(3);
+	if (isnan(v))
+		PG_RETURN_POINTER(st);
+	/* clamp, then scale by a power of two (exact) and round */
+	u = rint(ldexp(Min(Max(v, lo), hi), -grid_exp));
+	u = Max(Min(u, (double) HIST_MAX), (double) -HIST_MAX);
+	st->counts[cell] = add_saturating(st->counts[cell], (int64) u);
+	PG_RETURN_POINTER(st);
+}
+
+/*
+ * dpm_internal.numeric_measure(v, lo, hi): a numeric value clamped to [lo, hi]
+ * in its own type, then as float8 (which numeric beyond float8's range could
+ * not become without an error); NaN stays NaN, which histogram_sum skips.
+ * STRICT: a NULL stays NULL (GREATEST and LEAST would have made it a bound).
+ */
+PG_FUNCTION_INFO_V1(dpm_numeric_measure);
+Datum
+dpm_numeric_measure(PG_FUNCTION_ARGS)
+{
+	Numeric		v = PG_GETARG_NUMERIC(0);
+	double		lo = PG_GETARG_FLOAT8(1),
+				hi = PG_GETARG_FLOAT8(2);
+
+	if (numeric_is_nan(v))
+		PG_RETURN_FLOAT8(get_float8_nan());
+	if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, NumericGetDatum(v),
+										  DirectFunctionCall1(float8_numeric, Float8GetDatum(lo)))) < 0)
+		PG_RETURN_FLOAT8(lo);
+	if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, NumericGetDatum(v),
+										  DirectFunctionCall1(float8_numeric, Float8GetDatum(hi)))) > 0)
+		PG_RETURN_FLOAT8(hi);
+	return DirectFunctionCall1(numeric_float8, NumericGetDatum(v));
+}
+
+/*
+ * dpm_internal.measure_grid(lo, hi): the exponent g of a measure's grid, with
+ * max(|lo|, |hi|) / 2^g in [2^23, 2^24): a value is then at most 2^24 units,
+ * so sums of up to 2^29 values per cell are measured exactly, and a value
+ * moves by at most 2^-25 of the bound when rounded.
+ */
+PG_FUNCTION_INFO_V1(dpm_measure_grid);
+Datum
+dpm_measure_grid(PG_FUNCTION_ARGS)
+{
+	double		lo = PG_GETARG_FLOAT8(0),
+				hi = PG_GETARG_FLOAT8(1),
+				b = Max(fabs(lo), fabs(hi));
+	int			e;
+
+	if (!(isfinite(b) && b > 0.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a measure needs finite bounds, not both zero, got [%g, %g]", lo, hi)));
+	/* b = f 2^e with f in [0.5, 1): b / 2^(e - 24) = f 2^24 is in [2^23, 2^24) */
+	(void) frexp(b, &e);
+	PG_RETURN_INT32(e - MEASURE_UNIT_BITS);
+}
+
 PG_FUNCTION_INFO_V1(dpm_histogram_combinefn);
 Datum
 dpm_histogram_combinefn(PG_FUNCTION_ARGS)
@@ -105,7 +235,7 @@ dpm_histogram_combinefn(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot combine histograms of sizes %d and %d", a->n, b->n)));
 	for (int32 i = 0; i < a->n; i++)
-		a->counts[i] += b->counts[i];
+		a->counts[i] = add_saturating(a->counts[i], b->counts[i]);
 	PG_RETURN_POINTER(a);
 }
 
@@ -156,7 +286,7 @@ dpm_histogram_finalfn(PG_FUNCTION_ARGS)
 	/* the counts straight into float8 Datums: no vector of doubles in between */
 	elems = palloc_extended(sizeof(Datum) * st->n, MCXT_ALLOC_HUGE);
 	for (int32 i = 0; i < st->n; i++)
-		elems[i] = Float8GetDatum((double) st->counts[i]);
+		elems[i] = Float8GetDatum((double) Max(Min(st->counts[i], HIST_MAX), -HIST_MAX));
 	PG_RETURN_ARRAYTYPE_P(construct_array(elems, st->n, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
 										  TYPALIGN_DOUBLE));
 }

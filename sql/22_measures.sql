@@ -1,0 +1,128 @@
+-- Measures: numeric expressions over a source's rows that releases sum per cell (dpm.measures).
+
+CREATE OR REPLACE FUNCTION dpm_internal.measure_grid(lo float8, hi float8) RETURNS int
+AS 'MODULE_PATHNAME', 'dpm_measure_grid' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- The type of a measure's expression over the relation, once it is known to be one numeric
+-- expression that cannot fail on any row for run_as, who scans the source (src/api/safe_expr.c).
+CREATE OR REPLACE FUNCTION dpm_internal.check_measure(run_as regrole, relation regclass, name text, expr text)
+RETURNS regtype
+AS 'MODULE_PATHNAME', 'dpm_check_measure' LANGUAGE C VOLATILE STRICT;
+
+-- The largest value of a row in units of the measure's grid: with max_contributions, what one
+-- privacy unit adds to one cell's sum at most (the sensitivity of the sums, in grid units).
+CREATE OR REPLACE FUNCTION dpm_internal.measure_units(m dpm.measures) RETURNS float8
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT round(greatest(abs(m.lo), abs(m.hi)) * 2::float8 ^ (-m.grid_exp)) $$;
+
+-- A live measure of a source by name, or its error.
+CREATE OR REPLACE FUNCTION dpm_internal.measure(src dpm.sources, name text) RETURNS dpm.measures
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  m dpm.measures;
+BEGIN
+  SELECT * INTO m FROM dpm.measures x WHERE x.source_id = src.id AND x.name = measure.name AND x.dropped_at IS NULL;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'source "%" has no measure "%"', src.relation, name
+      USING ERRCODE = 'undefined_object', HINT = 'Measures are listed in dpm.measures; a custodian declares them with dpm.create_measure.';
+  END IF;
+  RETURN m;
+END
+$$;
+
+-- A custodian who may read the table declares a measure: a numeric expression over its rows (a
+-- column, or arithmetic that cannot fail), clamped to the public bounds [lo, hi].  The bounds
+-- must not be chosen by looking at the data: they are part of what is released.  Returns the
+-- sensitivity of a sum per privacy unit, max_contributions * max(|lo|, |hi|).
+CREATE OR REPLACE FUNCTION dpm.create_measure(source regclass, name text, expression text, lo float8, hi float8,
+                                   nulls text DEFAULT 'zero')
+RETURNS float8
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  src dpm.sources;
+  m dpm.measures;
+BEGIN
+  IF source IS NULL OR name IS NULL OR expression IS NULL OR lo IS NULL OR hi IS NULL OR nulls IS NULL THEN
+    RAISE EXCEPTION 'the arguments of dpm.create_measure must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  src := dpm_internal.source(source);
+  PERFORM dpm_internal.check_can_read(source);
+  IF name = '' THEN
+    RAISE EXCEPTION 'a measure needs a name' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF NOT (lo > '-Infinity' AND hi < 'Infinity' AND lo <= hi) OR lo = 'NaN' OR hi = 'NaN' THEN
+    RAISE EXCEPTION 'the bounds of measure "%" must be finite numbers with lo <= hi, got [%, %]', name, lo, hi
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Values outside [lo, hi] are clamped to it; choose the bounds from what the column can hold, not from the data.';
+  END IF;
+  IF lo = 0 AND hi = 0 THEN
+    RAISE EXCEPTION 'measure "%" has bounds [0, 0]: every value would be clamped to 0', name
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF nulls NOT IN ('zero', 'drop') THEN
+    RAISE EXCEPTION 'unknown nulls rule "%"', nulls
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'zero: a NULL value counts as 0; drop: its row is left out of sums and of the counts an average divides by.';
+  END IF;
+  -- parsed, planned and checked with the custodian's own rights, reading no row
+  PERFORM dpm_internal.check_measure(dpm_internal.invoker(), source, name, expression);
+  BEGIN
+    INSERT INTO dpm.measures (source_id, name, expression, lo, hi, nulls, grid_exp)
+    VALUES (src.id, name, expression, lo, hi, nulls, dpm_internal.measure_grid(lo, hi))
+    RETURNING * INTO m;
+  EXCEPTION WHEN unique_violation THEN
+    RAISE EXCEPTION 'source "%" already has a measure "%"', source, name USING ERRCODE = 'duplicate_object';
+  END;
+  RETURN src.max_contributions * greatest(abs(lo), abs(hi));
+END
+$$;
+COMMENT ON FUNCTION dpm.create_measure(regclass, text, text, float8, float8, text) IS
+  'custodian: declare a numeric measure of a source (a column or an expression that cannot fail), clamped to public bounds [lo, hi] that must not be chosen from the data, NULLs counting as 0 (zero) or leaving their row out (drop); returns the sensitivity of its sums per privacy unit, max_contributions * max(|lo|, |hi|)';
+
+CREATE OR REPLACE FUNCTION dpm.drop_measure(source regclass, name text) RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  m dpm.measures := dpm_internal.measure(dpm_internal.source(source), name);
+BEGIN
+  PERFORM dpm_internal.check_can_read(source);
+  UPDATE dpm.measures x SET dropped_at = now() WHERE x.id = m.id;
+END
+$$;
+COMMENT ON FUNCTION dpm.drop_measure(regclass, text) IS
+  'custodian: drop a measure; the releases that summed it are kept';
+
+CREATE OR REPLACE FUNCTION dpm_internal.numeric_measure(v numeric, lo float8, hi float8) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_numeric_measure' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- The SQL of a measure's value on a row, as float8 for dpm_internal.histogram_sum, which clamps and
+-- rounds it: a numeric expression is clamped first in its own type (numeric to float8 can fail
+-- beyond float8's range; the clamped value cannot), the others convert exactly or to the nearest
+-- double.  'drop' and 'zero' sum the same: a NULL adds nothing.
+CREATE OR REPLACE FUNCTION dpm_internal.measure_value(m dpm.measures, type regtype) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN type = 'numeric'::regtype
+              THEN format('dpm_internal.numeric_measure((%s), %s, %s)', m.expression, m.lo, m.hi)
+              ELSE format('(%s)::float8', m.expression) END
+$$;
+
+-- A source's sums of a measure per cell of a domain, in units of the measure's grid, scanned as
+-- frequency_vector scans (run_as's rights, max_contributions rows per privacy unit when capped).
+-- The measure is checked again for run_as first: the table may have changed since it was declared.
+CREATE OR REPLACE FUNCTION dpm_internal.measure_vector(src dpm.sources, dom dpm.domains, m dpm.measures, run_as regrole,
+                                    capped boolean)
+RETURNS float8[]
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  type regtype := dpm_internal.check_measure(run_as, dpm_internal.source_table(src, dom.name), m.name, m.expression);
+BEGIN
+  RETURN coalesce(dpm_internal.exec_as(run_as, format('SELECT dpm_internal.histogram_sum((%s)::int4, %s, %s, %s, %s, %s) FROM %s',
+                                                      dom.cell_expr, dom.n, dpm_internal.measure_value(m, type),
+                                                      m.lo, m.hi, m.grid_exp, dpm_internal.source_rows(src, capped))),
+                  array_fill(0::float8, ARRAY[dom.n]));
+END
+$$;
