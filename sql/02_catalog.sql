@@ -160,7 +160,9 @@ CREATE TABLE dpm.releases (
   -- the answers' confidence intervals: their confidence (NULL: none) and, for Laplace noise, the
   -- simulated draws of the noise behind them (coverage sd about sqrt(c (1 - c) / ci_draws))
   confidence      float8 CHECK (confidence > 0 AND confidence < 1),
-  ci_draws        int
+  ci_draws        int,
+  -- the measure summed per cell (dpm.measures), or NULL: counts
+  measure_id      int
 );
 COMMENT ON TABLE dpm.releases IS 'one row per run of a mechanism on a source; an analyst sees the releases of the roles it belongs to';
 
@@ -222,6 +224,7 @@ CREATE TABLE dpm.measures (
   CHECK (lo <= hi AND lo > '-Infinity' AND hi < 'Infinity' AND (lo <> 0 OR hi <> 0))
 );
 CREATE UNIQUE INDEX measures_name_key ON dpm.measures (source_id, name) WHERE dropped_at IS NULL;
+ALTER TABLE dpm.releases ADD FOREIGN KEY (measure_id) REFERENCES dpm.measures;
 COMMENT ON TABLE dpm.measures IS 'numeric measures of a source, clamped to public bounds, that releases sum per cell';
 
 -- Append-only record of every charge: epsilon and delta for 'pure' and 'approx' sources, rho

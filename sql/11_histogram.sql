@@ -65,3 +65,21 @@ CREATE OR REPLACE AGGREGATE dpm_internal.histogram_sum(cell int, n int, value fl
   PARALLEL = SAFE
 );
 COMMENT ON FUNCTION dpm_internal.histogram_sum_transfn(internal, int, int, float8, float8, float8, int) IS 'support function of the aggregate dpm_internal.histogram_sum: adds one row''s clamped value';
+
+-- The marginal tables of sums of a measure (src/histogram): marginal_counts with each row adding
+-- its value as histogram_sum takes it.
+CREATE OR REPLACE FUNCTION dpm_internal.marginal_sums_transfn(internal, int[], int[], int[], float8, float8, float8, int)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'dpm_marginal_sums_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE AGGREGATE dpm_internal.marginal_sums(bins int[], sizes int[], sets int[], value float8, lo float8,
+                                                       hi float8, grid_exp int) (
+  SFUNC = dpm_internal.marginal_sums_transfn,
+  STYPE = internal,
+  COMBINEFUNC = dpm_internal.histogram_combinefn,
+  SERIALFUNC = dpm_internal.histogram_serialfn,
+  DESERIALFUNC = dpm_internal.histogram_deserialfn,
+  FINALFUNC = dpm_internal.histogram_finalfn,
+  PARALLEL = SAFE
+);
+COMMENT ON FUNCTION dpm_internal.marginal_sums_transfn(internal, int[], int[], int[], float8, float8, float8, int) IS 'support function of the aggregate dpm_internal.marginal_sums: adds one row''s value to every table';

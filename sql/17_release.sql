@@ -31,7 +31,7 @@ AS 'MODULE_PATHNAME', 'dpm_check_noise' LANGUAGE C VOLATILE;
 CREATE OR REPLACE FUNCTION dpm_internal.release_plan(args jsonb, store boolean, OUT wl dpm.workloads, OUT dom dpm.domains,
                                   OUT src dpm.sources, OUT st dpm.strategies, OUT built dpm.strategies[],
                                   OUT noise text, OUT c_epsilon numeric, OUT c_delta numeric, OUT c_rho numeric,
-                                  OUT ci_draws int)
+                                  OUT ci_draws int, OUT measure dpm.measures)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -49,7 +49,7 @@ DECLARE
 BEGIN
   FOR k IN SELECT jsonb_object_keys(args) LOOP
     IF k NOT IN ('workload', 'epsilon', 'delta', 'rho', 'strategy', 'method', 'options', 'inference',
-                 'confidence', 'ci_draws') THEN
+                 'confidence', 'ci_draws', 'measure') THEN
       RAISE EXCEPTION 'unknown release argument "%"', k USING ERRCODE = 'invalid_parameter_value';
     END IF;
   END LOOP;
@@ -82,6 +82,21 @@ BEGIN
     INTO wl FROM dpm.workloads w WHERE w.id = wl.id;
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
+  IF args->>'measure' IS NOT NULL THEN
+    -- a sum per cell: the release scans the measure as the domain's creator, who must be able to
+    -- evaluate it on every row
+    measure := dpm_internal.measure(src, args->>'measure');
+    PERFORM dpm_internal.check_measure(dom.created_by, dpm_internal.source_table(src, dom.name), measure.name,
+                                       measure.expression);
+    IF coalesce(args->>'inference', 'ls') = 'nnls_integer' THEN
+      RAISE EXCEPTION 'inference nnls_integer rounds counts; a sum of measure "%" is not one', measure.name
+        USING ERRCODE = 'invalid_parameter_value', HINT = 'Use ls, or nnls if the measure''s values are never negative.';
+    END IF;
+    IF args->>'inference' = 'nnls' AND measure.lo < 0 THEN
+      RAISE EXCEPTION 'inference nnls makes every cell''s sum non-negative, but measure "%" can be negative (lo = %)', measure.name, measure.lo
+        USING ERRCODE = 'invalid_parameter_value', HINT = 'Use inference ls.';
+    END IF;
+  END IF;
   -- neither epsilon nor rho, with a strategy built for variance targets: they decide the charge
   accuracy_first := args->>'epsilon' IS NULL AND args->>'rho' IS NULL
                     AND (coalesce(dpm_internal.has_targets(method, args->'options'), false) OR sid IS NOT NULL);
@@ -113,6 +128,10 @@ BEGIN
   IF st.workload_id <> wl.id THEN
     RAISE EXCEPTION 'strategy % was built for another workload', sid
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Use dpm.optimize on this workload to get a strategy for it.';
+  END IF;
+  IF accuracy_first AND measure.id IS NOT NULL THEN
+    RAISE EXCEPTION 'variance targets are in counts: a sum of a measure needs epsilon or rho'
+      USING ERRCODE = 'feature_not_supported';
   END IF;
   IF accuracy_first THEN
     IF NOT dpm_internal.has_targets(st.method, st.options) THEN
@@ -148,10 +167,10 @@ BEGIN
     -- the tables it will read fit dpm.max_cells (a Laplace plan may add tables of its own)
     PERFORM dpm_internal.residual_table_sets(wl.spec, dom, dpm_internal.residual_plan_sets(st));
     PERFORM dpm_internal.residual_measure(wl.spec, dom, (st.hdmm).p, (st.hdmm).theta, st.sensitivity_l2 ^ 2, NULL,
-                                          np.epsilon, np.delta, src.max_contributions, np.rho, confidence);
+                                          np.epsilon, np.delta, dpm_internal.unit_scale(src, measure), np.rho, confidence);
   ELSE
-    PERFORM dpm_internal.check_noise(st.rows, src.max_contributions * st.sensitivity_l1,
-                             src.max_contributions * st.sensitivity_l2, np.epsilon, np.delta, np.rho);
+    PERFORM dpm_internal.check_noise(st.rows, dpm_internal.unit_scale(src, measure) * st.sensitivity_l1,
+                             dpm_internal.unit_scale(src, measure) * st.sensitivity_l2, np.epsilon, np.delta, np.rho);
   END IF;
   PERFORM dpm_internal.check_domain(dom, src);
 END
@@ -213,9 +232,9 @@ BEGIN
       USING ERRCODE = 'Y1001', DETAIL = detail, HINT = 'Ask for less, or ask the custodian for more budget.';
   END IF;
   INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
-                            confidence, ci_draws)
+                            confidence, ci_draws, measure_id)
   VALUES (src.id, wl_id, sid, req->>'noise', c_epsilon, c_delta, c_rho, caller, req->>'inference',
-          (req->>'confidence')::float8, (req->>'ci_draws')::int)
+          (req->>'confidence')::float8, (req->>'ci_draws')::int, (req->>'measure_id')::int)
   RETURNING id INTO rel_id;
   INSERT INTO dpm.ledger (source_id, release_id, epsilon, delta, rho, charged_by)
   VALUES (src.id, rel_id, c_epsilon, c_delta, c_rho, caller);
@@ -228,15 +247,38 @@ $$;
 CREATE OR REPLACE FUNCTION dpm_internal.release_data(r dpm.releases, src dpm.sources, dom dpm.domains) RETURNS float8[]
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+  m dpm.measures;
+  sets int[];
 BEGIN
+  SELECT * INTO m FROM dpm.measures x WHERE x.id = r.measure_id;
   IF EXISTS (SELECT 1 FROM dpm.strategies s WHERE s.id = r.strategy_id AND (s.hdmm).kind = 'residual') THEN
-    RETURN dpm_internal.marginal_tables(src, dom, dom.created_by, true,
-             dpm_internal.residual_table_sets((SELECT w.spec FROM dpm.workloads w WHERE w.id = r.workload_id), dom,
-                                              dpm_internal.residual_plan_sets(dpm_internal.strategy_head(r.strategy_id))));
+    sets := dpm_internal.residual_table_sets((SELECT w.spec FROM dpm.workloads w WHERE w.id = r.workload_id), dom,
+                                             dpm_internal.residual_plan_sets(dpm_internal.strategy_head(r.strategy_id)));
+    IF m.id IS NOT NULL THEN
+      RETURN dpm_internal.measure_tables(src, dom, m, dom.created_by, true, sets);
+    END IF;
+    RETURN dpm_internal.marginal_tables(src, dom, dom.created_by, true, sets);
+  END IF;
+  IF m.id IS NOT NULL THEN
+    RETURN dpm_internal.measure_vector(src, dom, m, dom.created_by, true);
   END IF;
   RETURN dpm_internal.frequency_vector(src, dom, dom.created_by, true);
 END
 $$;
+
+-- What one privacy unit adds to one cell of what a release measures: max_contributions rows of
+-- one count, or of at most dpm_internal.measure_units grid units of a measure.  The mechanism
+-- scales the strategy's sensitivity by it.
+CREATE OR REPLACE FUNCTION dpm_internal.unit_scale(src dpm.sources, m dpm.measures) RETURNS float8
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT src.max_contributions * CASE WHEN m.id IS NULL THEN 1 ELSE dpm_internal.measure_units(m) END $$;
+
+-- The unit of what release r measures in the unit of its answers: 1 for counts, the grid of its
+-- measure for sums (a power of two: the scaling is exact).
+CREATE OR REPLACE FUNCTION dpm_internal.release_unit(r dpm.releases) RETURNS float8
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT coalesce((SELECT 2::float8 ^ m.grid_exp FROM dpm.measures m WHERE m.id = r.measure_id), 1) $$;
 
 -- The form of release r's strategy, as the mechanism reads it: a dense matrix with its cache
 -- (cached) or without (dense), a residual plan, or an HDMM strategy (hdmm).
@@ -256,7 +298,8 @@ CREATE OR REPLACE FUNCTION dpm_internal.release_measure(r dpm.releases, x float8
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  scale int := (SELECT s.max_contributions FROM dpm.sources s WHERE s.id = r.source_id);
+  scale float8 := (SELECT dpm_internal.unit_scale(s, m) FROM dpm.sources s LEFT JOIN dpm.measures m ON m.id = r.measure_id
+                     WHERE s.id = r.source_id);
   np record := dpm_internal.noise_params(r.noise, r.epsilon, r.delta, r.rho);
   m dpm.release_measurements;
 BEGIN
@@ -281,29 +324,32 @@ END
 $$;
 
 -- The answers of release r's workload from its measurements m, by this inference, with
--- intervals at this confidence (NULL: none): post-processing, at no cost.  W is made from the
+-- intervals at this confidence (NULL: none), in the units of what it counts or sums:
+-- post-processing, at no cost.  W is made from the
 -- spec when the workload keeps none (sql/15_workloads.sql).
 CREATE OR REPLACE FUNCTION dpm_internal.release_infer(r dpm.releases, m dpm.release_measurements, inference text,
                                    confidence float8)
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+  u float8 := dpm_internal.release_unit(r);   -- a sum's grid: answers in the measure's units
 BEGIN
   CASE dpm_internal.release_form(r)
   WHEN 'cached', 'dense' THEN
-    RETURN QUERY SELECT i.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
+    RETURN QUERY SELECT i.query, i.answer * u, i.stderr * u, i.ci_low * u, i.ci_high * u, i.ci_draws FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
                         LATERAL dpm_internal.dense_infer(
                                   coalesce(w.matrix, (dpm_internal.workload_matrix(w.spec, d, true, false)).matrix),
                                   s.matrix, s.pinv, s.profile, release_infer.m, release_infer.inference,
                                   release_infer.confidence) i
                   WHERE w.id = r.workload_id AND s.id = r.strategy_id AND d.id = w.domain_id;
   WHEN 'residual' THEN
-    RETURN QUERY SELECT i.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
+    RETURN QUERY SELECT i.query, i.answer * u, i.stderr * u, i.ci_low * u, i.ci_high * u, i.ci_draws FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
                         LATERAL dpm_internal.residual_infer(w.spec, d, (s.hdmm).p, (s.hdmm).theta, release_infer.m,
                                                             release_infer.inference, release_infer.confidence) i
                   WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
   ELSE
-    RETURN QUERY SELECT i.* FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
+    RETURN QUERY SELECT i.query, i.answer * u, i.stderr * u, i.ci_low * u, i.ci_high * u, i.ci_draws FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
                         LATERAL dpm_internal.hdmm_infer(w.spec, d, (s.hdmm).kind, (s.hdmm).p, (s.hdmm).theta,
                                                         (s.hdmm).weights, release_infer.m, release_infer.inference,
                                                         release_infer.confidence) i
@@ -429,12 +475,13 @@ COMMENT ON FUNCTION dpm.release(bigint, text, float8) IS
 -- The request of a release (dpm.answer) or of its dry run (dpm.explain), as dpm_internal.release_plan
 -- reads it; it carries the caller's dpm.ci_draws, which the worker does not see.
 CREATE OR REPLACE FUNCTION dpm_internal.release_request(workload text, epsilon float8, delta float8, rho float8, strategy int,
-                                     method text, options jsonb, inference text, confidence float8)
+                                     method text, options jsonb, inference text, confidence float8, measure text)
 RETURNS jsonb LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT jsonb_build_object('workload', workload, 'epsilon', epsilon, 'delta', delta, 'rho', rho,
                             'strategy', strategy, 'method', method, 'options', options, 'inference', inference,
-                            'confidence', confidence, 'ci_draws', current_setting('dpm.ci_draws', true))
+                            'confidence', confidence, 'ci_draws', current_setting('dpm.ci_draws', true),
+                            'measure', measure)
 $$;
 
 -- The release is planned here, in the caller's backend (strategy optimization included, under
@@ -444,25 +491,27 @@ $$;
 CREATE OR REPLACE FUNCTION dpm.answer(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
                            rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
                            options jsonb DEFAULT NULL, inference text DEFAULT 'ls',
-                           confidence float8 DEFAULT 0.95)
+                           confidence float8 DEFAULT 0.95, measure text DEFAULT NULL)
 RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   p record := dpm_internal.release_plan(dpm_internal.release_request(answer.workload, answer.epsilon, answer.delta, answer.rho,
                                                      answer.strategy, answer.method, answer.options,
-                                                     answer.inference, answer.confidence), false);
+                                                     answer.inference, answer.confidence, answer.measure), false);
   prior bigint;
   rel_id bigint;
 BEGIN
   SELECT max(r.id) INTO prior FROM dpm.releases r
-   WHERE r.workload_id = (p.wl).id AND r.status = 'released' AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
+   WHERE r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.status = 'released'
+     AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
   rel_id := dpm_internal.run_release(
     jsonb_build_object('source_id', (p.src).id, 'workload_id', (p.wl).id, 'strategy_id', (p.st).id, 'method', (p.st).method,
                        'options', (p.st).options, 'strategy_noise', (p.st).noise, 'noise', p.noise,
                        'epsilon', p.c_epsilon, 'delta', p.c_delta, 'rho', p.c_rho,
                        'inference', coalesce(answer.inference, 'ls'), 'confidence', answer.confidence,
-                       'ci_draws', CASE WHEN p.noise = 'laplace' AND answer.confidence IS NOT NULL THEN p.ci_draws END),
+                       'ci_draws', CASE WHEN p.noise = 'laplace' AND answer.confidence IS NOT NULL THEN p.ci_draws END,
+                       'measure_id', (p.measure).id),
     p.built);
   IF coalesce(answer.inference, 'ls') <> 'ls' THEN
     RAISE NOTICE 'release % estimates by non-negative least squares: stderr and the interval''s width are least squares'', a reference', rel_id
@@ -475,5 +524,5 @@ BEGIN
   RETURN QUERY SELECT * FROM dpm.release(rel_id);
 END
 $$;
-COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8) IS
-  'answer a workload on its source with the matrix mechanism and charge the source''s budget: epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); ci_low and ci_high at the given confidence (NULL: none), exact for Gaussian noise and simulated from dpm.ci_draws draws of the noise for Laplace; the charge is committed before any noise is drawn and survives rollback';
+COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text) IS
+  'answer a workload on its source with the matrix mechanism and charge the source''s budget (with measure, each query sums that measure of dpm.measures over its cells instead of counting rows): epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); ci_low and ci_high at the given confidence (NULL: none), exact for Gaussian noise and simulated from dpm.ci_draws draws of the noise for Laplace; the charge is committed before any noise is drawn and survives rollback';

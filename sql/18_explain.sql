@@ -30,6 +30,7 @@ BEGIN
   rel.inference := 'ls';
   rel.confidence := (args->>'confidence')::float8;
   rel.ci_draws := CASE WHEN p.noise = 'laplace' AND rel.confidence IS NOT NULL THEN p.ci_draws END;
+  rel.measure_id := (p.measure).id;
   -- the data a release reads, all zeros: the frequency vector or a residual strategy's tables
   IF ((p.st).hdmm).kind = 'residual' THEN
     zeros := array_fill(0::float8, ARRAY[dpm_internal.table_cells((p.dom).attr_sizes,
@@ -41,8 +42,9 @@ BEGIN
   meas := dpm_internal.release_measure(rel, zeros);
   IF rel.noise = 'laplace' AND rel.confidence IS NOT NULL THEN
     -- Laplace widths scale with the noise: simulated once per strategy, confidence and draws, at
-    -- unit scale (a residual plan's tables have scales in the fixed ratio of its weights)
-    scale := sqrt(meas.variance[1] / 2);
+    -- unit scale (a residual plan's tables have scales in the fixed ratio of its weights; a sum's
+    -- noise, in its grid's units, is the same shape)
+    scale := sqrt(meas.variance[1] / 2) * dpm_internal.release_unit(rel);   -- in the answers' units
     SELECT c.unit_half INTO unit FROM dpm.interval_widths c
      WHERE c.strategy_id = rel.strategy_id AND c.confidence = rel.confidence AND c.draws = rel.ci_draws;
     IF NOT FOUND THEN
@@ -68,7 +70,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION dpm.explain(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
                             rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
-                            options jsonb DEFAULT NULL, confidence float8 DEFAULT 0.95)
+                            options jsonb DEFAULT NULL, confidence float8 DEFAULT 0.95, measure text DEFAULT NULL)
 RETURNS TABLE(strategy_id int, strategy_method text, noise text, measurements int, sensitivity float8,
               charge_epsilon numeric, charge_delta numeric, charge_rho numeric,
               queries int, total_variance float8, rms_error float8, max_stderr float8,
@@ -79,7 +81,7 @@ AS $$
 #variable_conflict use_column
 DECLARE
   args jsonb := dpm_internal.release_request(explain.workload, explain.epsilon, explain.delta, explain.rho, explain.strategy,
-                                     explain.method, explain.options, 'ls', explain.confidence);
+                                     explain.method, explain.options, 'ls', explain.confidence, explain.measure);
   agg record;
   rel dpm.releases;
   st dpm.strategies;
@@ -97,7 +99,9 @@ BEGIN
   strategy_method := st.method;
   noise := rel.noise;
   measurements := st.rows;
-  sensitivity := src.max_contributions * CASE rel.noise WHEN 'laplace' THEN st.sensitivity_l1 ELSE st.sensitivity_l2 END;
+  -- in the answers' units: counts, or the measure's (its grid times its units a row)
+  sensitivity := (SELECT dpm_internal.unit_scale(src, m) FROM (SELECT NULL::int) x LEFT JOIN dpm.measures m ON m.id = rel.measure_id)
+                 * dpm_internal.release_unit(rel) * CASE rel.noise WHEN 'laplace' THEN st.sensitivity_l1 ELSE st.sensitivity_l2 END;
   charge_epsilon := CASE WHEN src.model <> 'zcdp' OR rel.noise = 'laplace' THEN rel.epsilon END;
   charge_delta := CASE WHEN src.model = 'approx' THEN rel.delta END;
   charge_rho := rel.rho;
@@ -119,19 +123,19 @@ BEGIN
   RETURN NEXT;
 END
 $$;
-COMMENT ON FUNCTION dpm.explain(text, float8, float8, float8, int, text, jsonb, float8) IS
+COMMENT ON FUNCTION dpm.explain(text, float8, float8, float8, int, text, jsonb, float8, text) IS
   'dry run of dpm.answer with the same arguments: reads no data and spends nothing; the strategy that would be used, its sensitivity, the charge in the source''s privacy model, the expected error (total variance, RMS, largest standard error, confidence interval half-widths), the ratio to the SVD lower bound and the budget that would remain';
 
 CREATE OR REPLACE FUNCTION dpm.explain_queries(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
                                     rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
-                                    options jsonb DEFAULT NULL, confidence float8 DEFAULT 0.95)
+                                    options jsonb DEFAULT NULL, confidence float8 DEFAULT 0.95, measure text DEFAULT NULL)
 RETURNS TABLE(query int, label text, stderr float8, ci_half_width float8)
 LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT e.query, e.label, e.stderr, e.ci_half_width
     FROM dpm_internal.dry_run(dpm_internal.release_request(workload, epsilon, delta, rho, strategy, method, options, 'ls',
-                                           confidence)) e
+                                           confidence, measure)) e
    ORDER BY e.query
 $$;
-COMMENT ON FUNCTION dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8) IS
+COMMENT ON FUNCTION dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8, text) IS
   'dry run of dpm.answer, query by query: the standard error and confidence interval half-width each answer would have; reads no data and spends nothing';

@@ -126,3 +126,21 @@ BEGIN
                   array_fill(0::float8, ARRAY[dom.n]));
 END
 $$;
+
+-- The same as marginal tables of these attribute sets (dpm_internal.marginal_tables), for method
+-- residual.
+CREATE OR REPLACE FUNCTION dpm_internal.measure_tables(src dpm.sources, dom dpm.domains, m dpm.measures, run_as regrole,
+                                    capped boolean, sets int[])
+RETURNS float8[]
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  type regtype := dpm_internal.check_measure(run_as, dpm_internal.source_table(src, dom.name), m.name, m.expression);
+BEGIN
+  RETURN coalesce(dpm_internal.exec_as(run_as, format('SELECT dpm_internal.marginal_sums(%s, %L::int4[], %L::int4[], %s, %s, %s, %s) FROM %s',
+                                                      dpm_internal.bins_expr(dom.attr_exprs), dom.attr_sizes, sets,
+                                                      dpm_internal.measure_value(m, type), m.lo, m.hi, m.grid_exp,
+                                                      dpm_internal.source_rows(src, capped))),
+                  array_fill(0::float8, ARRAY[dpm_internal.table_cells(dom.attr_sizes, sets)]));
+END
+$$;

@@ -37,10 +37,10 @@ GRANT EXECUTE ON FUNCTION
   dpm.optimize(text, text, float8, float8, jsonb, float8),
   dpm.compare_strategies(text, float8, float8, float8),
   dpm.fitness_privacy(int, float8, float8, float8), dpm.privacy_profile(int),
-  dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8), dpm.release(bigint, text, float8),
+  dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text), dpm.release(bigint, text, float8),
   dpm.budget(regclass, float8),
-  dpm.explain(text, float8, float8, float8, int, text, jsonb, float8),
-  dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8),
+  dpm.explain(text, float8, float8, float8, int, text, jsonb, float8, text),
+  dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8, text),
   dpm.progress_rows(), dpm.drop_workload(text), dpm.rename_workload(text, text), dpm.drop_strategy(int)
   TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
@@ -51,9 +51,10 @@ GRANT EXECUTE ON FUNCTION
   dpm.publish(bigint, text, regrole), dpm.unpublish(text),
   dpm.create_measure(regclass, text, text, float8, float8, text), dpm.drop_measure(regclass, text),
   dpm_internal.random_key(), dpm_internal.marginal_counts(int[], int[], int[]),
-  dpm_internal.histogram_sum(int, int, float8, float8, float8, int), dpm_internal.numeric_measure(numeric, float8, float8)
+  dpm_internal.histogram_sum(int, int, float8, float8, float8, int), dpm_internal.numeric_measure(numeric, float8, float8),
+  dpm_internal.marginal_sums(int[], int[], int[], float8, float8, float8, int)
   TO dpm_admin;
 -- a release's scan runs as the domain's creator, a custodian: random_key picks each privacy
--- unit's rows in it, marginal_counts counts them for method residual, and histogram_sum sums a
--- measure over them
+-- unit's rows in it, marginal_counts counts them for method residual, and histogram_sum and
+-- marginal_sums sum a measure over them
 GRANT USAGE ON SCHEMA dpm_internal TO dpm_admin;

@@ -154,3 +154,10 @@ CREATE UNIQUE INDEX measures_name_key ON dpm.measures (source_id, name) WHERE dr
 COMMENT ON TABLE dpm.measures IS 'numeric measures of a source, clamped to public bounds, that releases sum per cell';
 SELECT pg_catalog.pg_extension_config_dump('dpm.measures', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.measures_id_seq', '');
+ALTER TABLE dpm.releases ADD COLUMN measure_id int REFERENCES dpm.measures;
+-- releases sum measures: dpm.answer and the dry runs take one, the plan returns it
+DROP FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8);
+DROP FUNCTION dpm.explain(text, float8, float8, float8, int, text, jsonb, float8);
+DROP FUNCTION dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8);
+DROP FUNCTION dpm_internal.release_request(text, float8, float8, float8, int, text, jsonb, text, float8);
+DROP FUNCTION dpm_internal.release_plan(jsonb, boolean);

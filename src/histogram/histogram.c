@@ -114,6 +114,40 @@ dpm_histogram_transfn(PG_FUNCTION_ARGS)
  * sum of the rows' values clamped to [lo, hi] and rounded (half to even) to
  * integer units of 2^grid_exp.  A NULL or NaN value adds nothing.
  */
+/*
+ * The bounds and grid of a sum at arguments first .. first + 2, checked; and
+ * a value's units on that grid: clamped, scaled by a power of two (exact)
+ * and rounded half to even, within +-2^53.  false for NaN (adds nothing).
+ */
+static void
+sum_args(FunctionCallInfo fcinfo, int first, double *lo, double *hi, int32 *grid_exp)
+{
+	for (int i = first; i < first + 3; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("the bounds and grid of a sum must not be NULL")));
+	*lo = PG_GETARG_FLOAT8(first);
+	*hi = PG_GETARG_FLOAT8(first + 1);
+	*grid_exp = PG_GETARG_INT32(first + 2);
+	if (!(isfinite(*lo) && isfinite(*hi) && *lo <= *hi))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the bounds of a sum must be finite with lo <= hi, got [%g, %g]", *lo, *hi)));
+}
+
+static bool
+value_units(double v, double lo, double hi, int32 grid_exp, int64 *units)
+{
+	double		u;
+
+	if (isnan(v))
+		return false;
+	u = rint(ldexp(Min(Max(v, lo), hi), -grid_exp));
+	*units = (int64) Max(Min(u, (double) HIST_MAX), (double) -HIST_MAX);
+	return true;
+}
+
 PG_FUNCTION_INFO_V1(dpm_histogram_sum_transfn);
 Datum
 dpm_histogram_sum_transfn(PG_FUNCTION_ARGS)
@@ -121,26 +155,18 @@ dpm_histogram_sum_transfn(PG_FUNCTION_ARGS)
 	MemoryContext cxt = agg_context(fcinfo, "dpm_histogram_sum_transfn");
 	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
 	int32		cell,
-				n;
-	double		v,
-				lo,
-				hi,
-				u;
-	int32		grid_exp;
+				n,
+				grid_exp;
+	double		lo,
+				hi;
+	int64		units;
 
-	for (int i = 2; i <= 6; i++)
-		if (i != 3 && PG_ARGISNULL(i))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("the size, bounds and grid of a sum must not be NULL")));
-	n = PG_GETARG_INT32(2);
-	lo = PG_GETARG_FLOAT8(4);
-	hi = PG_GETARG_FLOAT8(5);
-	grid_exp = PG_GETARG_INT32(6);
-	if (!(isfinite(lo) && isfinite(hi) && lo <= hi))
+	if (PG_ARGISNULL(2))
 		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the bounds of a sum must be finite with lo <= hi, got [%g, %g]", lo, hi)));
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("histogram size must not be NULL")));
+	n = PG_GETARG_INT32(2);
+	sum_args(fcinfo, 4, &lo, &hi, &grid_exp);
 	if (st == NULL)
 		st = hist_new(cxt, n);
 	else if (st->n != n)
@@ -154,13 +180,8 @@ dpm_histogram_sum_transfn(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cell index %d is outside 0 .. %d", cell, n - 1)));
-	v = PG_GETARG_FLOAT8(3);
-	if (isnan(v))
-		PG_RETURN_POINTER(st);
-	/* clamp, then scale by a power of two (exact) and round */
-	u = rint(ldexp(Min(Max(v, lo), hi), -grid_exp));
-	u = Max(Min(u, (double) HIST_MAX), (double) -HIST_MAX);
-	st->counts[cell] = add_saturating(st->counts[cell], (int64) u);
+	if (value_units(PG_GETARG_FLOAT8(3), lo, hi, grid_exp, &units))
+		st->counts[cell] = add_saturating(st->counts[cell], units);
 	PG_RETURN_POINTER(st);
 }
 
@@ -373,27 +394,22 @@ marginal_layout(FunctionCallInfo fcinfo)
 	return l;
 }
 
-PG_FUNCTION_INFO_V1(dpm_marginal_counts_transfn);
-Datum
-dpm_marginal_counts_transfn(PG_FUNCTION_ARGS)
+/* adds amount to the cell of every table that the row with bins argument 1 falls in */
+static HistState *
+marginal_add(FunctionCallInfo fcinfo, HistState *st, const MarginalLayout *l, int64 amount)
 {
-	MemoryContext cxt = agg_context(fcinfo, "dpm_marginal_counts_transfn");
-	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
-	MarginalLayout *l = marginal_layout(fcinfo);
 	ArrayType  *bins;
 	const int32 *b;
 
-	if (st == NULL)
-		st = hist_new(cxt, (int32) Max(l->cells, 1));
 	if (PG_ARGISNULL(1))
-		PG_RETURN_POINTER(st);
+		return st;
 	bins = PG_GETARG_ARRAYTYPE_P(1);
 	if (ARR_NDIM(bins) != 1 || ARR_DIMS(bins)[0] != l->d)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("bins must have one value per attribute (%d)", l->d)));
 	if (ARR_HASNULL(bins))
-		PG_RETURN_POINTER(st);
+		return st;
 	b = (const int32 *) ARR_DATA_PTR(bins);
 	for (int a = 0; a < l->d; a++)
 		if (b[a] < 0 || b[a] >= l->sizes[a])
@@ -411,9 +427,47 @@ dpm_marginal_counts_transfn(PG_FUNCTION_ARGS)
 			if (a >= 0)
 				cell += b[a] * l->stride[t * l->width + c];
 		}
-		st->counts[cell]++;
+		st->counts[cell] = add_saturating(st->counts[cell], amount);
 	}
-	PG_RETURN_POINTER(st);
+	return st;
+}
+
+PG_FUNCTION_INFO_V1(dpm_marginal_counts_transfn);
+Datum
+dpm_marginal_counts_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = agg_context(fcinfo, "dpm_marginal_counts_transfn");
+	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
+	MarginalLayout *l = marginal_layout(fcinfo);
+
+	if (st == NULL)
+		st = hist_new(cxt, (int32) Max(l->cells, 1));
+	PG_RETURN_POINTER(marginal_add(fcinfo, st, l, 1));
+}
+
+/*
+ * dpm_internal.marginal_sums(bins, sizes, sets, value, lo, hi, grid_exp): the
+ * same tables holding sums of a measure, each row's value as histogram_sum
+ * takes it.
+ */
+PG_FUNCTION_INFO_V1(dpm_marginal_sums_transfn);
+Datum
+dpm_marginal_sums_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = agg_context(fcinfo, "dpm_marginal_sums_transfn");
+	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
+	MarginalLayout *l = marginal_layout(fcinfo);
+	double		lo,
+				hi;
+	int32		grid_exp;
+	int64		units;
+
+	sum_args(fcinfo, 5, &lo, &hi, &grid_exp);
+	if (st == NULL)
+		st = hist_new(cxt, (int32) Max(l->cells, 1));
+	if (PG_ARGISNULL(4) || !value_units(PG_GETARG_FLOAT8(4), lo, hi, grid_exp, &units))
+		PG_RETURN_POINTER(st);
+	PG_RETURN_POINTER(marginal_add(fcinfo, st, l, units));
 }
 
 /* dpm.max_cells for the SQL side; calling it also loads the module, which defines the GUC */
