@@ -78,9 +78,30 @@ SELECT * FROM dpm.answer('sm_w', epsilon => 1, measure => 'v');
 SELECT sum(epsilon) = :spent AS nothing_charged FROM dpm.ledger
  WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'sm_people'::regclass);
 
+-- the release scans as the domain's creator: once that custodian may no longer read the table, a
+-- sum over the domain is refused before any charge, as counts are; an analyst cannot declare a
+-- measure of her own
+CREATE ROLE regress_sm_custodian IN ROLE dpm_admin;
+CREATE ROLE regress_sm_analyst IN ROLE dpm_analyst;
+GRANT SELECT ON sm_people TO regress_sm_custodian;
+SET ROLE regress_sm_custodian;
+SELECT dpm.create_domain('sm_kind2', 'sm_people', '[{"name": "kind", "values": [0, 1, 2, 3]}]');
+RESET ROLE;
+SET ROLE regress_sm_analyst;
+SELECT dpm.create_workload('sm_w2', 'sm_kind2', 'Identity(kind)');
+RESET ROLE;
+REVOKE SELECT ON sm_people FROM regress_sm_custodian;
+SET ROLE regress_sm_analyst;
+SELECT * FROM dpm.answer('sm_w2', epsilon => 1, measure => 'amount');
+SELECT dpm.create_measure('sm_people', 'mine', 'amount', 0, 1);
+RESET ROLE;
+SELECT sum(epsilon) = :spent AS still_nothing_charged FROM dpm.ledger
+ WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'sm_people'::regclass);
+
 SELECT id AS sm_source FROM dpm.sources WHERE relation = 'sm_people'::regclass \gset
 DELETE FROM dpm.ledger WHERE source_id = :sm_source;
 DELETE FROM dpm.releases WHERE source_id = :sm_source;
 DELETE FROM dpm.domains WHERE source_id = :sm_source;
 DELETE FROM dpm.sources WHERE relation IN ('sm_people'::regclass, 'sm_other'::regclass);
 DROP TABLE sm_people, sm_other;
+DROP ROLE regress_sm_custodian, regress_sm_analyst;
