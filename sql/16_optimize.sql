@@ -380,7 +380,7 @@ COMMENT ON FUNCTION dpm.optimize(text, text, float8, float8, jsonb, float8) IS
   'choose (method auto: the lowest expected error among residual and hdmm for workloads given as a spec (residual alone on a wide domain), identity, hierarchical, wavelet, workload, eigen, eigen_design, lrm where rank(W) is low, and gaussian_optimal under Gaussian noise, cheapest first, stopping at a strategy no other can beat; an error says why each was ruled out when none applies) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
 
 CREATE OR REPLACE FUNCTION dpm.compare_strategies(workload text, epsilon float8 DEFAULT 1, delta float8 DEFAULT 0,
-                                       rho float8 DEFAULT NULL)
+                                       rho float8 DEFAULT NULL, measure text DEFAULT NULL)
 RETURNS TABLE(method text, strategy int, rows int, sensitivity float8, total_error float8, max_error float8,
               rms_error float8, ratio_to_bound float8, iterations int, optimize_ms float8)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -392,8 +392,14 @@ DECLARE
   st dpm.strategies;
   eigen_rows int;
   var float8;
+  unit float8 := 1;   -- a row's largest value: 1 for counts, a measure's bound (in its grid) for sums
 BEGIN
   PERFORM dpm_internal.check_privacy_args(compare_strategies.epsilon, compare_strategies.delta, compare_strategies.rho);
+  IF compare_strategies.measure IS NOT NULL THEN
+    SELECT dpm_internal.measure_units(x) * 2::float8 ^ x.grid_exp INTO unit
+      FROM dpm_internal.measure((SELECT s FROM dpm.sources s JOIN dpm.domains d ON d.source_id = s.id WHERE d.id = wl.domain_id),
+                                compare_strategies.measure) x;
+  END IF;
   FOREACH m IN ARRAY dpm_internal.auto_methods() LOOP
     CONTINUE WHEN dpm_internal.method_ruled_out(m, coalesce(wl.n, 0), wl.spec IS NOT NULL, eigen_rows) IS NOT NULL
                OR dpm_internal.spec_only_rules_out(m, wl) IS NOT NULL;
@@ -407,10 +413,10 @@ BEGIN
       eigen_rows := st.rows;
     END IF;
     -- the noise variance on each strategy answer
-    var := dpm_internal.noise_variance(st.noise, st.sensitivity_l1, st.sensitivity_l2, compare_strategies.epsilon,
+    var := dpm_internal.noise_variance(st.noise, unit * st.sensitivity_l1, unit * st.sensitivity_l2, compare_strategies.epsilon,
                                        compare_strategies.delta, compare_strategies.rho);
     method := m; strategy := st.id; rows := st.rows;
-    sensitivity := CASE st.noise WHEN 'laplace' THEN st.sensitivity_l1 ELSE st.sensitivity_l2 END;
+    sensitivity := unit * CASE st.noise WHEN 'laplace' THEN st.sensitivity_l1 ELSE st.sensitivity_l2 END;
     total_error := var * st.profile_trace;
     max_error := var * st.max_profile;
     rms_error := sqrt(total_error / wl.m);
@@ -421,8 +427,8 @@ BEGIN
   END LOOP;
 END
 $$;
-COMMENT ON FUNCTION dpm.compare_strategies(text, float8, float8, float8) IS
-  'one row per strategy method for a workload: sensitivity, expected total, max and root-mean-square error at the given privacy, ratio to the SVD bound, optimization effort; reads no data, spends no budget';
+COMMENT ON FUNCTION dpm.compare_strategies(text, float8, float8, float8, text) IS
+  'one row per strategy method for a workload (with measure, for sums of it): sensitivity, expected total, max and root-mean-square error at the given privacy, ratio to the SVD bound, optimization effort; reads no data, spends no budget';
 
 -- The privacy a strategy for variance targets (fitness, or residual with targets) needs to meet
 -- them (prioritizing accuracy): unit noise on its rows meets them, so ask for the largest sigma <= 1

@@ -35,7 +35,7 @@ GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.rel
 GRANT EXECUTE ON FUNCTION
   dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[], float8[]),
   dpm.optimize(text, text, float8, float8, jsonb, float8),
-  dpm.compare_strategies(text, float8, float8, float8),
+  dpm.compare_strategies(text, float8, float8, float8, text),
   dpm.fitness_privacy(int, float8, float8, float8), dpm.privacy_profile(int),
   dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text), dpm.release(bigint, text, float8),
   dpm.budget(regclass, float8),

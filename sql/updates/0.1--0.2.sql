@@ -161,3 +161,4 @@ DROP FUNCTION dpm.explain(text, float8, float8, float8, int, text, jsonb, float8
 DROP FUNCTION dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8);
 DROP FUNCTION dpm_internal.release_request(text, float8, float8, float8, int, text, jsonb, text, float8);
 DROP FUNCTION dpm_internal.release_plan(jsonb, boolean);
+DROP FUNCTION dpm.compare_strategies(text, float8, float8, float8);

@@ -25,6 +25,14 @@ SELECT strategy_method, sensitivity, abs(max_stderr / (sqrt(2) * 1000 * 2) - 1) 
        abs(total_variance / (4 * 2e6 + 4 * 2e6) - 1) < 1e-3 AS total_variance
   FROM dpm.explain('sm_w', epsilon => 1, method => 'identity', measure => 'amount');
 
+-- compare_strategies ranks the same strategies for sums, each error max(|lo|, |hi|)^2 = 250000 times
+-- a count's
+SELECT bool_and(abs(s.total_error / c.total_error - 250000) < 1e-6 * 250000) AS errors_scaled,
+       bool_and(s.strategy = c.strategy) AS same_strategies, count(*) > 3 AS methods
+  FROM dpm.compare_strategies('sm_w', epsilon => 1, measure => 'amount') s
+  JOIN dpm.compare_strategies('sm_w', epsilon => 1) c USING (method);
+SELECT count(*) FROM dpm.compare_strategies('sm_w', epsilon => 1, measure => 'nothing');
+
 -- repeated releases are unbiased with the stated standard error: over 200 Laplace releases,
 -- each query's mean z-score within 5 / sqrt(200) of 0 and its mean square within 1 +- 5 sqrt(5 /
 -- 200) (a Laplace z has fourth moment 6); by the central limit theorem each check fails by chance
