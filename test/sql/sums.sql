@@ -71,6 +71,11 @@ SELECT count(*) AS releases, bool_and(measure_id = (SELECT id FROM dpm.measures 
   FROM dpm.releases WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'sm_people'::regclass);
 SELECT max(id) AS last_sum FROM dpm.releases \gset
 SELECT bool_and(answer >= 0) AS non_negative FROM dpm.release(:last_sum, inference => 'nnls');
+-- published, a sum says what it sums
+SELECT dpm.publish(:last_sum, 'sm_published') AS view;
+SELECT p.measure, count(*) AS rows, bool_and(p.answer = r.answer) AS answers
+  FROM sm_published p JOIN dpm.release(:last_sum) r USING (query) GROUP BY p.measure;
+SELECT dpm.unpublish('sm_published');
 
 -- refused before any charge: an unknown measure, integer rounding of a sum, non-negative
 -- estimates of a measure that can be negative, a measure of another source
