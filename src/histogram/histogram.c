@@ -76,14 +76,17 @@ agg_context(FunctionCallInfo fcinfo, const char *fname)
 	return cxt;
 }
 
-PG_FUNCTION_INFO_V1(dpm_histogram_transfn);
-Datum
-dpm_histogram_transfn(PG_FUNCTION_ARGS)
+/*
+ * The state of a histogram aggregate of the size at argument 2 (made at the
+ * first row), and in *cell the row's 0-based cell at argument 1, checked
+ * against it: -1 for a row that falls in no cell (a NULL cell).
+ */
+static HistState *
+hist_row(FunctionCallInfo fcinfo, const char *fname, int32 *cell)
 {
-	MemoryContext cxt = agg_context(fcinfo, "dpm_histogram_transfn");
+	MemoryContext cxt = agg_context(fcinfo, fname);
 	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
-	int32		cell,
-				n;
+	int32		n;
 
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
@@ -96,24 +99,26 @@ dpm_histogram_transfn(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("histogram size changed from %d to %d within one aggregate", st->n, n)));
-
-	/* rows that fall in no cell carry a NULL cell and are not counted */
-	if (PG_ARGISNULL(1))
-		PG_RETURN_POINTER(st);
-	cell = PG_GETARG_INT32(1);
-	if (cell < 0 || cell >= n)
+	*cell = PG_ARGISNULL(1) ? -1 : PG_GETARG_INT32(1);
+	if (!PG_ARGISNULL(1) && (*cell < 0 || *cell >= n))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cell index %d is outside 0 .. %d", cell, n - 1)));
-	st->counts[cell]++;
+				 errmsg("cell index %d is outside 0 .. %d", *cell, n - 1)));
+	return st;
+}
+
+PG_FUNCTION_INFO_V1(dpm_histogram_transfn);
+Datum
+dpm_histogram_transfn(PG_FUNCTION_ARGS)
+{
+	int32		cell;
+	HistState  *st = hist_row(fcinfo, "dpm_histogram_transfn", &cell);
+
+	if (cell >= 0)
+		st->counts[cell]++;
 	PG_RETURN_POINTER(st);
 }
 
-/*
- * dpm_internal.histogram_sum(cell, n, value, lo, hi, grid_exp): per cell, the
- * sum of the rows' values clamped to [lo, hi] and rounded (half to even) to
- * integer units of 2^grid_exp.  A NULL or NaN value adds nothing.
- */
 /*
  * The bounds and grid of a sum at arguments first .. first + 2, checked; and
  * a value's units on that grid: clamped, scaled by a power of two (exact)
@@ -148,39 +153,25 @@ value_units(double v, double lo, double hi, int32 grid_exp, int64 *units)
 	return true;
 }
 
+/*
+ * dpm_internal.histogram_sum(cell, n, value, lo, hi, grid_exp): per cell, the
+ * sum of the rows' values clamped to [lo, hi] and rounded (half to even) to
+ * integer units of 2^grid_exp.  A NULL or NaN value adds nothing.
+ */
 PG_FUNCTION_INFO_V1(dpm_histogram_sum_transfn);
 Datum
 dpm_histogram_sum_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext cxt = agg_context(fcinfo, "dpm_histogram_sum_transfn");
-	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
 	int32		cell,
-				n,
 				grid_exp;
 	double		lo,
 				hi;
 	int64		units;
+	HistState  *st;
 
-	if (PG_ARGISNULL(2))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("histogram size must not be NULL")));
-	n = PG_GETARG_INT32(2);
 	sum_args(fcinfo, 4, &lo, &hi, &grid_exp);
-	if (st == NULL)
-		st = hist_new(cxt, n);
-	else if (st->n != n)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("histogram size changed from %d to %d within one aggregate", st->n, n)));
-	if (PG_ARGISNULL(1) || PG_ARGISNULL(3))
-		PG_RETURN_POINTER(st);
-	cell = PG_GETARG_INT32(1);
-	if (cell < 0 || cell >= n)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cell index %d is outside 0 .. %d", cell, n - 1)));
-	if (value_units(PG_GETARG_FLOAT8(3), lo, hi, grid_exp, &units))
+	st = hist_row(fcinfo, "dpm_histogram_sum_transfn", &cell);
+	if (cell >= 0 && !PG_ARGISNULL(3) && value_units(PG_GETARG_FLOAT8(3), lo, hi, grid_exp, &units))
 		st->counts[cell] = add_saturating(st->counts[cell], units);
 	PG_RETURN_POINTER(st);
 }
