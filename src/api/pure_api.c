@@ -251,6 +251,34 @@ check_strategy_cells(const Mat *w, const Mat *at)
 }
 
 /* dpm.mechanism(w, a, x, epsilon, delta, sensitivity_scale, rho, inference, confidence) */
+/*
+ * Arguments first (A, its row-major array read in place as A^T column-major)
+ * and first + 1 (the data vector x) of the mechanism functions, with the
+ * privacy arguments after them: no NULL up to x, nor after but epsilon or
+ * rho; one value of x per column of A.
+ */
+static const Mat *
+strategy_data_args(FunctionCallInfo fcinfo, int first, double **x, double *epsilon, double *delta,
+				   double *scale, double *rho)
+{
+	const Mat  *at;
+	int			n;
+
+	for (int i = 0; i <= first + 1; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("only epsilon or rho may be NULL")));
+	api_privacy_args(fcinfo, first + 2, epsilon, delta, scale, rho);
+	at = api_stored_matrix(PG_GETARG_DATUM(first), true, "a");
+	*x = array_to_vec(PG_GETARG_ARRAYTYPE_P(first + 1), "x", &n);
+	if (n != at->rows)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("x has %d values but the strategy has %d columns", n, at->rows)));
+	return at;
+}
+
 PG_FUNCTION_INFO_V1(dpm_mechanism);
 Datum
 dpm_mechanism(PG_FUNCTION_ARGS)
@@ -258,28 +286,14 @@ dpm_mechanism(PG_FUNCTION_ARGS)
 	const Mat  *w,
 			   *at;
 	double	   *x;
-	int			n;
 	double		epsilon,
 				delta,
 				scale,
 				rho;
 
-	/* not STRICT: either epsilon (and delta) or rho is given */
-	for (int i = 0; i <= 2; i++)
-		if (PG_ARGISNULL(i))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("only epsilon or rho may be NULL")));
-	api_privacy_args(fcinfo, 3, &epsilon, &delta, &scale, &rho);
+	at = strategy_data_args(fcinfo, 1, &x, &epsilon, &delta, &scale, &rho);	/* and w not NULL */
 	w = api_stored_matrix(PG_GETARG_DATUM(0), false, "w");
-	/* A's row-major array is A^T column-major: read in place */
-	at = api_stored_matrix(PG_GETARG_DATUM(1), true, "a");
-	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(2), "x", &n);
 	check_strategy_cells(w, at);
-	if (n != at->rows)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("x has %d values but the matrices have %d columns", n, at->rows)));
 	return api_release_rows(fcinfo, mechanism_run_dense(w, at, NULL, x, epsilon, delta, rho, scale,
 														api_inference_arg(fcinfo, 7),
 														api_confidence_arg(fcinfo, 8)));
@@ -295,24 +309,12 @@ dpm_dense_measure(PG_FUNCTION_ARGS)
 {
 	const Mat  *at;
 	double	   *x;
-	int			n;
 	double		epsilon,
 				delta,
 				scale,
 				rho;
 
-	for (int i = 0; i <= 1; i++)
-		if (PG_ARGISNULL(i))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("only epsilon or rho may be NULL")));
-	api_privacy_args(fcinfo, 2, &epsilon, &delta, &scale, &rho);
-	at = api_stored_matrix(PG_GETARG_DATUM(0), true, "a");
-	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(1), "x", &n);
-	if (n != at->rows)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("x has %d values but the strategy has %d columns", n, at->rows)));
+	at = strategy_data_args(fcinfo, 0, &x, &epsilon, &delta, &scale, &rho);
 	return api_measurements_datum(fcinfo, mechanism_measure_dense(at, x, epsilon, delta, rho, scale));
 }
 
