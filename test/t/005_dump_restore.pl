@@ -26,6 +26,8 @@ SELECT dpm.create_workload('ranges', 'age_sex', 'AllRange(age) * Identity(sex)')
 SELECT dpm.create_workload('cells', 'age_sex', ARRAY[[1,0,0,0,0,0,0,0,0,0], [0,1,0,0,0,0,0,0,0,0]]::float8[]);
 SELECT count(*) FROM dpm.answer('ranges', epsilon => 1, method => 'hierarchical');
 SELECT count(*) FROM dpm.answer('cells', epsilon => 0.5, method => 'identity');
+SELECT dpm.create_measure('people', 'age', 'age', 0, 60);
+SELECT count(*) FROM dpm.answer('cells', epsilon => 0.5, method => 'identity', measure => 'age');
 CREATE SCHEMA reporting;
 SELECT dpm.publish(1, 'reporting.ranges');
 });
@@ -39,6 +41,9 @@ my @snapshot = (
 	"SELECT 'releases', count(*), md5(string_agg(format('%s %s %s %s %s', id, status, epsilon, released_by, confidence), ';' ORDER BY id)) FROM dpm.releases",
 	"SELECT 'answers', count(*), md5(string_agg(format('%s %s %s %s %s', release_id, query, answer, stderr, ci_low), ';' ORDER BY release_id, query)) FROM dpm.release_answers",
 	"SELECT 'ledger', count(*), md5(string_agg(format('%s %s %s', release_id, epsilon, charged_by), ';' ORDER BY id)) FROM dpm.ledger",
+	"SELECT 'measures', count(*), md5(string_agg(format('%s %s %s %s %s', id, name, lo, hi, grid_exp), ';' ORDER BY id)) FROM dpm.measures",
+	"SELECT 'measurements', count(*), md5(string_agg(format('%s %s %s', release_id, y, variance), ';' ORDER BY release_id)) FROM dpm.release_measurements",
+	"SELECT 'derived', count(*), md5(string_agg(format('%s %s', query, answer), ';' ORDER BY query)) FROM dpm.release(1, inference => 'nnls')",
 	"SELECT 'budget', epsilon_spent, epsilon_remaining FROM dpm.budget('people')",
 	"SELECT 'publications', count(*), md5(string_agg(format('%s %s', view_name, release_id), ';')) FROM dpm.publications",
 	"SELECT 'view', count(*), md5(string_agg(format('%s %s %s %s', query, age_from, sex, answer), ';' ORDER BY query)) FROM reporting.ranges",
@@ -66,10 +71,10 @@ foreach my $i (0 .. $#snapshot)
 }
 
 $new->safe_psql($db, "SELECT count(*) FROM dpm.answer('cells', epsilon => 0.5, method => 'identity')");
-is($new->safe_psql($db, "SELECT max(id) || ' of ' || count(*) FROM dpm.releases"), '3 of 3',
-	'a new release continues the sequences (release 3 of 3)');
-is($new->safe_psql($db, "SELECT epsilon_spent FROM dpm.budget('people')"), '2.0',
-	'the restored ledger counts toward the budget (2 of 4 spent)');
+is($new->safe_psql($db, "SELECT max(id) || ' of ' || count(*) FROM dpm.releases"), '4 of 4',
+	'a new release continues the sequences (release 4 of 4)');
+is($new->safe_psql($db, "SELECT epsilon_spent FROM dpm.budget('people')"), '2.5',
+	'the restored ledger counts toward the budget (2.5 of 4 spent)');
 my ($ret, $out, $err) = $new->psql($db, "SELECT count(*) FROM dpm.answer('ranges', epsilon => 10)");
 like($err, qr/source "public.people" cannot pay for this release/, 'the restored budget still refuses overspending');
 
