@@ -325,8 +325,8 @@ $$;
 
 -- The answers of release r's workload from its measurements m, by this inference, with
 -- intervals at this confidence (NULL: none), in the units of what it counts or sums:
--- post-processing, at no cost.  W is made from the
--- spec when the workload keeps none (sql/15_workloads.sql).
+-- post-processing, at no cost.  W is made from the spec when the workload keeps none
+-- (sql/15_workloads.sql).
 CREATE OR REPLACE FUNCTION dpm_internal.release_infer(r dpm.releases, m dpm.release_measurements, inference text,
                                    confidence float8)
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
@@ -337,19 +337,22 @@ DECLARE
 BEGIN
   CASE dpm_internal.release_form(r)
   WHEN 'cached', 'dense' THEN
-    RETURN QUERY SELECT i.query, i.answer * u, i.stderr * u, i.ci_low * u, i.ci_high * u, i.ci_draws FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
+    RETURN QUERY SELECT i.query, i.answer * u, i.stderr * u, i.ci_low * u, i.ci_high * u, i.ci_draws
+                   FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
                         LATERAL dpm_internal.dense_infer(
                                   coalesce(w.matrix, (dpm_internal.workload_matrix(w.spec, d, true, false)).matrix),
                                   s.matrix, s.pinv, s.profile, release_infer.m, release_infer.inference,
                                   release_infer.confidence) i
                   WHERE w.id = r.workload_id AND s.id = r.strategy_id AND d.id = w.domain_id;
   WHEN 'residual' THEN
-    RETURN QUERY SELECT i.query, i.answer * u, i.stderr * u, i.ci_low * u, i.ci_high * u, i.ci_draws FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
+    RETURN QUERY SELECT i.query, i.answer * u, i.stderr * u, i.ci_low * u, i.ci_high * u, i.ci_draws
+                   FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
                         LATERAL dpm_internal.residual_infer(w.spec, d, (s.hdmm).p, (s.hdmm).theta, release_infer.m,
                                                             release_infer.inference, release_infer.confidence) i
                   WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
   ELSE
-    RETURN QUERY SELECT i.query, i.answer * u, i.stderr * u, i.ci_low * u, i.ci_high * u, i.ci_draws FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
+    RETURN QUERY SELECT i.query, i.answer * u, i.stderr * u, i.ci_low * u, i.ci_high * u, i.ci_draws
+                   FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
                         LATERAL dpm_internal.hdmm_infer(w.spec, d, (s.hdmm).kind, (s.hdmm).p, (s.hdmm).theta,
                                                         (s.hdmm).weights, release_infer.m, release_infer.inference,
                                                         release_infer.confidence) i
