@@ -16,6 +16,7 @@
 #include "api/array.h"
 #include "api/measurements.h"
 #include "api/pure_api.h"
+#include "inference/isotonic.h"
 #include "privacy/args.h"
 #include "mechanism/calibrate.h"
 #include "mechanism/error.h"
@@ -389,6 +390,36 @@ dpm_strategy_profile(PG_FUNCTION_ARGS)
 
 	check_same_cells(w, a);
 	PG_RETURN_ARRAYTYPE_P(array_from_vec(mechanism_profile(w, a), w->rows));
+}
+
+/* dpm_internal.isotonic(v, w): the non-decreasing sequence nearest v, weights w (NULL: equal) */
+PG_FUNCTION_INFO_V1(dpm_isotonic);
+Datum
+dpm_isotonic(PG_FUNCTION_ARGS)
+{
+	int			n,
+				nw;
+	double	   *v,
+			   *w = NULL;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	v = array_to_vec(PG_GETARG_ARRAYTYPE_P(0), "v", &n);
+	if (!PG_ARGISNULL(1))
+	{
+		w = array_to_vec(PG_GETARG_ARRAYTYPE_P(1), "w", &nw);
+		if (nw != n)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("w has %d values but v has %d", nw, n)));
+		for (int i = 0; i < n; i++)
+			if (!(w[i] > 0.0))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("weight %d is not positive", i + 1)));
+	}
+	isotonic_regression(v, w, (size_t) n);
+	PG_RETURN_ARRAYTYPE_P(array_from_vec(v, n));
 }
 
 PG_FUNCTION_INFO_V1(dpm_matvec);
