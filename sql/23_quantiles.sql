@@ -27,7 +27,10 @@ BEGIN
       USING ERRCODE = 'datatype_mismatch',
             HINT = 'Quantiles need bins of increasing numeric ranges ({"bins": {"min": ..., "max": ..., "width": ...}}), the finer the better.';
   END IF;
-  IF group_by IS NULL OR attr = ANY (group_by) THEN
+  IF group_by IS NULL THEN
+    RAISE EXCEPTION 'group_by must not be NULL' USING ERRCODE = 'null_value_not_allowed', HINT = 'Pass ''{}'' for no groups.';
+  END IF;
+  IF attr = ANY (group_by) THEN
     RAISE EXCEPTION 'group by attributes other than "%"', attr USING ERRCODE = 'invalid_parameter_value';
   END IF;
   FOR i IN 1 .. coalesce(cardinality(group_by), 0) LOOP
@@ -46,6 +49,9 @@ RETURNS int
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+  IF name IS NULL OR domain IS NULL OR attribute IS NULL THEN
+    RAISE EXCEPTION 'name, domain and attribute must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
   RETURN dpm.create_workload(name, domain, dpm_internal.quantile_spec(dpm_internal.domain(domain), attribute, group_by));
 END
 $$;
@@ -92,6 +98,9 @@ DECLARE
   band float8;
   draws text;
 BEGIN
+  IF release_id IS NULL OR attribute IS NULL THEN
+    RAISE EXCEPTION 'release_id and attribute must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
   IF probabilities IS NULL OR cardinality(probabilities) = 0
      OR EXISTS (SELECT 1 FROM unnest(probabilities) x WHERE x IS NULL OR NOT (x > 0 AND x < 1)) THEN
     RAISE EXCEPTION 'probabilities must be between 0 and 1 (exclusive), got %', probabilities

@@ -70,6 +70,10 @@ SELECT * FROM dpm.quantiles(:qt_release, 'income', '{0, 0.5}');
 SELECT * FROM dpm.quantiles(:qt_release, 'income', '{}');
 SELECT * FROM dpm.quantiles(:qt_release, 'income', '{0.5}', confidence => 1);
 SELECT * FROM dpm.quantiles(-1, 'income', '{0.5}');
+SELECT * FROM dpm.quantiles(NULL, 'income', '{0.5}');
+SELECT * FROM dpm.quantiles(:qt_release, NULL, '{0.5}');
+SELECT dpm.quantile_workload('qt_bad', 'qt_d', NULL);
+SELECT dpm.quantile_workload('qt_bad', 'qt_d', 'income', NULL);
 
 SELECT id AS qt_source FROM dpm.sources WHERE relation = 'qt_people'::regclass \gset
 DELETE FROM dpm.ledger WHERE source_id = :qt_source;
