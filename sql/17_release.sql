@@ -298,8 +298,8 @@ CREATE OR REPLACE FUNCTION dpm_internal.release_measure(r dpm.releases, x float8
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  scale float8 := (SELECT dpm_internal.unit_scale(s, m) FROM dpm.sources s LEFT JOIN dpm.measures m ON m.id = r.measure_id
-                     WHERE s.id = r.source_id);
+  scale float8 := dpm_internal.unit_scale((SELECT s FROM dpm.sources s WHERE s.id = r.source_id),
+                                          (SELECT m FROM dpm.measures m WHERE m.id = r.measure_id));
   np record := dpm_internal.noise_params(r.noise, r.epsilon, r.delta, r.rho);
   m dpm.release_measurements;
 BEGIN

@@ -100,7 +100,7 @@ BEGIN
   noise := rel.noise;
   measurements := st.rows;
   -- in the answers' units: counts, or the measure's (its grid times its units a row)
-  sensitivity := (SELECT dpm_internal.unit_scale(src, m) FROM (SELECT NULL::int) x LEFT JOIN dpm.measures m ON m.id = rel.measure_id)
+  sensitivity := dpm_internal.unit_scale(src, (SELECT m FROM dpm.measures m WHERE m.id = rel.measure_id))
                  * dpm_internal.release_unit(rel) * CASE rel.noise WHEN 'laplace' THEN st.sensitivity_l1 ELSE st.sensitivity_l2 END;
   charge_epsilon := CASE WHEN src.model <> 'zcdp' OR rel.noise = 'laplace' THEN rel.epsilon END;
   charge_delta := CASE WHEN src.model = 'approx' THEN rel.delta END;

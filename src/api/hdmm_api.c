@@ -432,6 +432,30 @@ dpm_hdmm_reconstruct(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The arguments of hdmm_mechanism and hdmm_measure: workload spec and domain,
+ * strategy, the data vector x (one count per cell) at SPEC_ARGS + 4, and the
+ * privacy arguments after it.
+ */
+static HdmmStrategy *
+mechanism_args(FunctionCallInfo fcinfo, ImplicitWorkload *w, double **x, double *epsilon, double *delta,
+			   double *scale, double *rho)
+{
+	HdmmStrategy *s;
+	int			n;
+
+	if (PG_ARGISNULL(SPEC_ARGS + 4))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("x must not be NULL")));
+	api_privacy_args(fcinfo, SPEC_ARGS + 5, epsilon, delta, scale, rho);
+	workload_from_args(fcinfo, w);
+	s = strategy_from_args(fcinfo, SPEC_ARGS, w->kg->sizes, w->kg->nattrs);
+	*x = array_to_vec(PG_GETARG_ARRAYTYPE_P(SPEC_ARGS + 4), "x", &n);
+	check_cells(n, w->kg->sizes, w->kg->nattrs);
+	return s;
+}
+
+/*
  * dpm_internal.hdmm_mechanism(spec, domain, strategy, x, epsilon, delta,
  * sensitivity_scale, rho): dpm.mechanism with an HDMM strategy.
  */
@@ -442,22 +466,13 @@ dpm_hdmm_mechanism(PG_FUNCTION_ARGS)
 	ImplicitWorkload w;
 	HdmmStrategy *s;
 	double	   *x;
-	int			n;
 	double		epsilon,
 				delta,
 				scale,
 				rho;
 	Release    *rel;
 
-	if (PG_ARGISNULL(SPEC_ARGS + 4))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("x must not be NULL")));
-	api_privacy_args(fcinfo, SPEC_ARGS + 5, &epsilon, &delta, &scale, &rho);
-	workload_from_args(fcinfo, &w);
-	s = strategy_from_args(fcinfo, SPEC_ARGS, w.kg->sizes, w.kg->nattrs);
-	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(SPEC_ARGS + 4), "x", &n);
-	check_cells(n, w.kg->sizes, w.kg->nattrs);
+	s = mechanism_args(fcinfo, &w, &x, &epsilon, &delta, &scale, &rho);
 	rel = hdmm_mechanism_run(s, w.kg, w.blocks, w.m, x, epsilon, delta, rho, scale, api_inference_arg(fcinfo, SPEC_ARGS + 9),
 							 api_confidence_arg(fcinfo, SPEC_ARGS + 10));
 	return api_release_rows(fcinfo, rel);
@@ -476,21 +491,12 @@ dpm_hdmm_measure(PG_FUNCTION_ARGS)
 	ImplicitWorkload w;
 	HdmmStrategy *s;
 	double	   *x;
-	int			n;
 	double		epsilon,
 				delta,
 				scale,
 				rho;
 
-	if (PG_ARGISNULL(SPEC_ARGS + 4))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("x must not be NULL")));
-	api_privacy_args(fcinfo, SPEC_ARGS + 5, &epsilon, &delta, &scale, &rho);
-	workload_from_args(fcinfo, &w);
-	s = strategy_from_args(fcinfo, SPEC_ARGS, w.kg->sizes, w.kg->nattrs);
-	x = array_to_vec(PG_GETARG_ARRAYTYPE_P(SPEC_ARGS + 4), "x", &n);
-	check_cells(n, w.kg->sizes, w.kg->nattrs);
+	s = mechanism_args(fcinfo, &w, &x, &epsilon, &delta, &scale, &rho);
 	return api_measurements_datum(fcinfo, hdmm_mechanism_measure(s, x, epsilon, delta, rho, scale));
 }
 
