@@ -162,7 +162,11 @@ CREATE TABLE dpm.releases (
   confidence      float8 CHECK (confidence > 0 AND confidence < 1),
   ci_draws        int,
   -- the measure summed per cell (dpm.measures), or NULL: counts
-  measure_id      int
+  measure_id      int,
+  -- an average of the measure: the share of the charge its sums were measured with, the rest
+  -- going to the counts it is divided by (NULL: not an average)
+  sum_share       float8 CHECK (sum_share > 0 AND sum_share < 1),
+  CHECK (sum_share IS NULL OR measure_id IS NOT NULL)
 );
 COMMENT ON TABLE dpm.releases IS 'one row per run of a mechanism on a source; an analyst sees the releases of the roles it belongs to';
 
@@ -170,8 +174,8 @@ CREATE TABLE dpm.release_answers (
   release_id  bigint NOT NULL REFERENCES dpm.releases ON DELETE CASCADE,
   query       int NOT NULL,
   label       text NOT NULL,
-  answer      float8 NOT NULL,
-  stderr      float8 NOT NULL,
+  answer      float8,                    -- NULL: an average whose noisy count is not positive
+  stderr      float8,
   ci_low      float8,
   ci_high     float8,
   PRIMARY KEY (release_id, query)
@@ -181,15 +185,18 @@ COMMENT ON TABLE dpm.release_answers IS 'the noisy answers of each release, repl
 -- What a release measured: the strategy's noisy answers and the law of their noise, from which
 -- dpm.release(id, inference => ...) derives answers again at no cost.  A dense or HDMM strategy
 -- has one part (its rows, in order); a residual plan one per measured residual (its estimate,
--- Gaussian) or marginal table (Laplace), in the plan's order.
+-- Gaussian) or marginal table (Laplace), in the plan's order.  An average measures twice: the
+-- sums of its measure and the counts it divides them by.
 CREATE TABLE dpm.release_measurements (
-  release_id        bigint PRIMARY KEY REFERENCES dpm.releases ON DELETE CASCADE,
+  release_id        bigint NOT NULL REFERENCES dpm.releases ON DELETE CASCADE,
   y                 float8[] NOT NULL,   -- the values, part after part
   part_sizes        int[] NOT NULL,      -- values per part
   variance          float8[] NOT NULL,   -- the noise variance of each value, per part
   -- Laplace noise only: part i's noise is 2^laplace_grid_exp[i] DiscreteLaplace(laplace_t[i])
   laplace_t         float8[],
-  laplace_grid_exp  int[]
+  laplace_grid_exp  int[],
+  quantity          text NOT NULL CHECK (quantity IN ('counts', 'sums')),
+  PRIMARY KEY (release_id, quantity)
 );
 COMMENT ON TABLE dpm.release_measurements IS 'the noisy measurements of each release and their noise (dpm.release re-derives answers from them at no cost)';
 

@@ -83,3 +83,39 @@ CREATE OR REPLACE AGGREGATE dpm_internal.marginal_sums(bins int[], sizes int[], 
   PARALLEL = SAFE
 );
 COMMENT ON FUNCTION dpm_internal.marginal_sums_transfn(internal, int[], int[], int[], float8, float8, float8, int) IS 'support function of the aggregate dpm_internal.marginal_sums: adds one row''s value to every table';
+
+-- What an average divides, in one scan (src/histogram): histogram_sum's sums per cell, then each
+-- cell's count of rows, without the rows whose value is NULL or NaN when drop.  2n values.
+CREATE OR REPLACE FUNCTION dpm_internal.histogram_avg_transfn(internal, int, int, float8, float8, float8, int, boolean)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'dpm_histogram_avg_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE AGGREGATE dpm_internal.histogram_avg(cell int, n int, value float8, lo float8, hi float8, grid_exp int,
+                                                       drop boolean) (
+  SFUNC = dpm_internal.histogram_avg_transfn,
+  STYPE = internal,
+  COMBINEFUNC = dpm_internal.histogram_combinefn,
+  SERIALFUNC = dpm_internal.histogram_serialfn,
+  DESERIALFUNC = dpm_internal.histogram_deserialfn,
+  FINALFUNC = dpm_internal.histogram_finalfn,
+  PARALLEL = SAFE
+);
+COMMENT ON FUNCTION dpm_internal.histogram_avg_transfn(internal, int, int, float8, float8, float8, int, boolean) IS 'support function of the aggregate dpm_internal.histogram_avg: adds one row''s clamped value and counts its row';
+
+-- The same as marginal tables: marginal_sums' tables, then marginal_counts' (without the rows
+-- whose value is NULL or NaN when drop).
+CREATE OR REPLACE FUNCTION dpm_internal.marginal_avg_transfn(internal, int[], int[], int[], float8, float8, float8, int, boolean)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'dpm_marginal_avg_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE AGGREGATE dpm_internal.marginal_avg(bins int[], sizes int[], sets int[], value float8, lo float8,
+                                                      hi float8, grid_exp int, drop boolean) (
+  SFUNC = dpm_internal.marginal_avg_transfn,
+  STYPE = internal,
+  COMBINEFUNC = dpm_internal.histogram_combinefn,
+  SERIALFUNC = dpm_internal.histogram_serialfn,
+  DESERIALFUNC = dpm_internal.histogram_deserialfn,
+  FINALFUNC = dpm_internal.histogram_finalfn,
+  PARALLEL = SAFE
+);
+COMMENT ON FUNCTION dpm_internal.marginal_avg_transfn(internal, int[], int[], int[], float8, float8, float8, int, boolean) IS 'support function of the aggregate dpm_internal.marginal_avg: adds one row''s value and its count to every table';

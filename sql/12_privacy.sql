@@ -94,13 +94,18 @@ END
 $$;
 
 -- The parameters a release's noise is calibrated for, from its charge: strictly below it
--- (dpm_internal.below), so the privacy spent never exceeds what is charged.
+-- (dpm_internal.below), so the privacy spent never exceeds what is charged.  share < 1: one part
+-- of a release measured twice (an average), whose parts' shares add up to 1; each part gets that
+-- share of every parameter (basic composition for (epsilon, delta), exact for epsilon and for
+-- rho), a little less to cover rounding.
 CREATE OR REPLACE FUNCTION dpm_internal.noise_params(noise text, c_epsilon numeric, c_delta numeric, c_rho numeric,
+                                  share float8 DEFAULT 1,
                                   OUT epsilon float8, OUT delta float8, OUT rho float8)
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE WHEN NOT zcdp_gauss THEN dpm_internal.below(c_epsilon) END,
-         CASE WHEN noise = 'gaussian' AND NOT zcdp_gauss THEN dpm_internal.below(c_delta) ELSE 0 END,
-         CASE WHEN zcdp_gauss THEN dpm_internal.below(c_rho) END
-    FROM (SELECT noise = 'gaussian' AND c_rho IS NOT NULL AS zcdp_gauss) z
+  SELECT CASE WHEN NOT zcdp_gauss THEN dpm_internal.below(c_epsilon) * f END,
+         CASE WHEN noise = 'gaussian' AND NOT zcdp_gauss THEN dpm_internal.below(c_delta) * f ELSE 0 END,
+         CASE WHEN zcdp_gauss THEN dpm_internal.below(c_rho) * f END
+    FROM (SELECT noise = 'gaussian' AND c_rho IS NOT NULL AS zcdp_gauss,
+                 CASE WHEN share = 1 THEN 1 ELSE share * (1 - 1e-12) END AS f) z
 $$;

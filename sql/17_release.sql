@@ -22,6 +22,19 @@ CREATE OR REPLACE FUNCTION dpm_internal.check_noise(rows int, l1 float8, l2 floa
 RETURNS void
 AS 'MODULE_PATHNAME', 'dpm_check_noise' LANGUAGE C VOLATILE;
 
+-- What a release measures, one row per part: counts, or sums of a measure; an average (sum_share
+-- given) both, its sums with that share of the charge and its counts with the rest.  scale: what
+-- one privacy unit adds to one cell of the part (dpm_internal.unit_scale).
+CREATE OR REPLACE FUNCTION dpm_internal.release_parts(src dpm.sources, m dpm.measures, sum_share float8,
+                                                      OUT quantity text, OUT scale float8, OUT share float8)
+RETURNS SETOF record
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN m.id IS NULL THEN 'counts' ELSE 'sums' END, dpm_internal.unit_scale(src, m), coalesce(sum_share, 1)
+  UNION ALL
+  SELECT 'counts', dpm_internal.unit_scale(src, NULL), 1 - sum_share WHERE sum_share IS NOT NULL
+$$;
+
 -- What a release would be, from its request: workload, strategy, noise and charge in the
 -- source's model, with every check that needs neither data nor a lock, the sampler's own among
 -- them.  Shared by dpm.answer and the dry run (dpm.explain), so that both refuse the same
@@ -31,7 +44,7 @@ AS 'MODULE_PATHNAME', 'dpm_check_noise' LANGUAGE C VOLATILE;
 CREATE OR REPLACE FUNCTION dpm_internal.release_plan(args jsonb, store boolean, OUT wl dpm.workloads, OUT dom dpm.domains,
                                   OUT src dpm.sources, OUT st dpm.strategies, OUT built dpm.strategies[],
                                   OUT noise text, OUT c_epsilon numeric, OUT c_delta numeric, OUT c_rho numeric,
-                                  OUT ci_draws int, OUT measure dpm.measures)
+                                  OUT ci_draws int, OUT measure dpm.measures, OUT sum_share float8)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -46,10 +59,12 @@ DECLARE
   chosen record;
   mine boolean;
   np record;
+  aggregate text := args->>'aggregate';
+  part record;
 BEGIN
   FOR k IN SELECT jsonb_object_keys(args) LOOP
     IF k NOT IN ('workload', 'epsilon', 'delta', 'rho', 'strategy', 'method', 'options', 'inference',
-                 'confidence', 'ci_draws', 'measure') THEN
+                 'confidence', 'ci_draws', 'measure', 'aggregate', 'sum_share') THEN
       RAISE EXCEPTION 'unknown release argument "%"', k USING ERRCODE = 'invalid_parameter_value';
     END IF;
   END LOOP;
@@ -66,6 +81,25 @@ BEGIN
   IF ci_draws NOT BETWEEN 100 AND 100000 THEN
     RAISE EXCEPTION 'ci_draws must be between 100 and 100000, got %', ci_draws
       USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  aggregate := coalesce(aggregate, CASE WHEN args->>'measure' IS NULL THEN 'count' ELSE 'sum' END);
+  IF aggregate NOT IN ('count', 'sum', 'avg') THEN
+    RAISE EXCEPTION 'unknown aggregate "%"', aggregate
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid: count, sum (of a measure), avg (of a measure).';
+  END IF;
+  IF (aggregate = 'count') <> (args->>'measure' IS NULL) THEN
+    RAISE EXCEPTION '%', CASE aggregate WHEN 'count' THEN 'aggregate count counts rows: it takes no measure'
+                                        ELSE format('aggregate %s needs a measure', aggregate) END
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Measures are listed in dpm.measures.';
+  END IF;
+  IF args->>'sum_share' IS NOT NULL AND aggregate <> 'avg' THEN
+    RAISE EXCEPTION 'sum_share splits the charge of an average: it needs aggregate avg'
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  sum_share := (args->>'sum_share')::float8;
+  IF NOT (sum_share > 0 AND sum_share < 1) THEN
+    RAISE EXCEPTION 'sum_share must be between 0 and 1 (exclusive), got %', sum_share
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for the share that minimizes the error of a typical average.';
   END IF;
   SELECT w.id, dpm_internal.in_this_transaction(w.xmin) INTO wl.id, mine FROM dpm.workloads w
    WHERE w.name = args->>'workload' AND w.dropped_at IS NULL;
@@ -144,8 +178,13 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'Give delta > 0 or rho, or neither epsilon nor rho to be charged what the targets need.';
   END IF;
-  -- Laplace intervals take ceil(c (N + 1)) <= N simulated draws (src/mechanism/interval.h)
-  IF cost.noise = 'laplace' AND confidence IS NOT NULL AND ceil(confidence * (ci_draws + 1)) > ci_draws THEN
+  IF aggregate = 'avg' THEN
+    sum_share := coalesce(sum_share, dpm_internal.avg_sum_share(cost.noise, cost.c_epsilon, cost.c_delta, cost.c_rho));
+  END IF;
+  -- Laplace intervals take ceil(c (N + 1)) <= N simulated draws (src/mechanism/interval.h); an
+  -- average's take those of its sum and count at 1 - (1 - c) / 2
+  IF cost.noise = 'laplace' AND confidence IS NOT NULL
+     AND ceil(dpm_internal.part_confidence(confidence, aggregate = 'avg') * (ci_draws + 1)) > ci_draws THEN
     RAISE EXCEPTION 'confidence % needs more than dpm.ci_draws = % simulated draws of the noise', confidence, ci_draws
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Raise dpm.ci_draws, or ask for a lower confidence.';
   END IF;
@@ -154,7 +193,8 @@ BEGIN
   c_delta := cost.c_delta;
   c_rho := cost.c_rho;
   -- the sampler's own checks (its grid must fit these parameters), by the code the release runs
-  np := dpm_internal.noise_params(noise, c_epsilon, c_delta, c_rho);
+  FOR part IN SELECT * FROM dpm_internal.release_parts(src, measure, sum_share) LOOP
+  np := dpm_internal.noise_params(noise, c_epsilon, c_delta, c_rho, part.share);
   IF (st.hdmm).kind = 'residual' THEN
     -- Gaussian: one exact Gaussian mechanism per residual, parts of one (src/residual/measure.c);
     -- Laplace: weighted marginal tables (src/residual/laplace.c).  The plan is for one of them.
@@ -167,11 +207,12 @@ BEGIN
     -- the tables it will read fit dpm.max_cells (a Laplace plan may add tables of its own)
     PERFORM dpm_internal.residual_table_sets(wl.spec, dom, dpm_internal.residual_plan_sets(st));
     PERFORM dpm_internal.residual_measure(wl.spec, dom, (st.hdmm).p, (st.hdmm).theta, st.sensitivity_l2 ^ 2, NULL,
-                                          np.epsilon, np.delta, dpm_internal.unit_scale(src, measure), np.rho, confidence);
+                                          np.epsilon, np.delta, part.scale, np.rho, confidence);
   ELSE
-    PERFORM dpm_internal.check_noise(st.rows, dpm_internal.unit_scale(src, measure) * st.sensitivity_l1,
-                             dpm_internal.unit_scale(src, measure) * st.sensitivity_l2, np.epsilon, np.delta, np.rho);
+    PERFORM dpm_internal.check_noise(st.rows, part.scale * st.sensitivity_l1, part.scale * st.sensitivity_l2,
+                                     np.epsilon, np.delta, np.rho);
   END IF;
+  END LOOP;
   PERFORM dpm_internal.check_domain(dom, src);
 END
 $$;
@@ -232,9 +273,9 @@ BEGIN
       USING ERRCODE = 'Y1001', DETAIL = detail, HINT = 'Ask for less, or ask the custodian for more budget.';
   END IF;
   INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
-                            confidence, ci_draws, measure_id)
+                            confidence, ci_draws, measure_id, sum_share)
   VALUES (src.id, wl_id, sid, req->>'noise', c_epsilon, c_delta, c_rho, caller, req->>'inference',
-          (req->>'confidence')::float8, (req->>'ci_draws')::int, (req->>'measure_id')::int)
+          (req->>'confidence')::float8, (req->>'ci_draws')::int, (req->>'measure_id')::int, (req->>'sum_share')::float8)
   RETURNING id INTO rel_id;
   INSERT INTO dpm.ledger (source_id, release_id, epsilon, delta, rho, charged_by)
   VALUES (src.id, rel_id, c_epsilon, c_delta, c_rho, caller);
@@ -243,7 +284,8 @@ END
 $$;
 
 -- What a release reads from its source: the frequency vector, or for a residual strategy the
--- marginal tables it measures (never the vector: memory grows with the tables).
+-- marginal tables it measures (never the vector: memory grows with the tables); for a sum, the
+-- same of its measure; for an average, the sums followed by the counts, from one scan.
 CREATE OR REPLACE FUNCTION dpm_internal.release_data(r dpm.releases, src dpm.sources, dom dpm.domains) RETURNS float8[]
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -256,12 +298,12 @@ BEGIN
     sets := dpm_internal.residual_table_sets((SELECT w.spec FROM dpm.workloads w WHERE w.id = r.workload_id), dom,
                                              dpm_internal.residual_plan_sets(dpm_internal.strategy_head(r.strategy_id)));
     IF m.id IS NOT NULL THEN
-      RETURN dpm_internal.measure_tables(src, dom, m, dom.created_by, true, sets);
+      RETURN dpm_internal.measure_tables(src, dom, m, dom.created_by, true, sets, r.sum_share IS NOT NULL);
     END IF;
     RETURN dpm_internal.marginal_tables(src, dom, dom.created_by, true, sets);
   END IF;
   IF m.id IS NOT NULL THEN
-    RETURN dpm_internal.measure_vector(src, dom, m, dom.created_by, true);
+    RETURN dpm_internal.measure_vector(src, dom, m, dom.created_by, true, r.sum_share IS NOT NULL);
   END IF;
   RETURN dpm_internal.frequency_vector(src, dom, dom.created_by, true);
 END
@@ -292,15 +334,19 @@ $$;
 
 -- What release r measures on the data vector x (for a residual strategy, its marginal tables:
 -- dpm_internal.release_data): the strategy's answers plus noise calibrated for parameters
--- strictly below the charge (dpm_internal.noise_params).  The matrices go straight from the
--- catalog to the mechanism: a PL/pgSQL row variable would detoast megabytes of them once more.
-CREATE OR REPLACE FUNCTION dpm_internal.release_measure(r dpm.releases, x float8[]) RETURNS dpm.release_measurements
+-- strictly below the charge (dpm_internal.noise_params), or below this share of it for one part
+-- of an average (dpm_internal.release_parts).  The matrices go straight from the catalog to the
+-- mechanism: a PL/pgSQL row variable would detoast megabytes of them once more.
+CREATE OR REPLACE FUNCTION dpm_internal.release_measure(r dpm.releases, x float8[], quantity text DEFAULT NULL,
+                                                        share float8 DEFAULT 1)
+RETURNS dpm.release_measurements
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  scale float8 := dpm_internal.unit_scale((SELECT s FROM dpm.sources s WHERE s.id = r.source_id),
-                                          (SELECT m FROM dpm.measures m WHERE m.id = r.measure_id));
-  np record := dpm_internal.noise_params(r.noise, r.epsilon, r.delta, r.rho);
+  src dpm.sources := (SELECT s FROM dpm.sources s WHERE s.id = r.source_id);
+  scale float8 := dpm_internal.unit_scale(src, CASE WHEN quantity IS DISTINCT FROM 'counts' THEN
+                                                 (SELECT m FROM dpm.measures m WHERE m.id = r.measure_id) END);
+  np record := dpm_internal.noise_params(r.noise, r.epsilon, r.delta, r.rho, share);
   m dpm.release_measurements;
 BEGIN
   CASE dpm_internal.release_form(r)
@@ -319,6 +365,7 @@ BEGIN
      WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
   END CASE;
   m.release_id := r.id;
+  m.quantity := coalesce(quantity, CASE WHEN r.measure_id IS NULL THEN 'counts' ELSE 'sums' END);
   RETURN m;
 END
 $$;
@@ -333,7 +380,8 @@ RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high fl
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  u float8 := dpm_internal.release_unit(r);   -- a sum's grid: answers in the measure's units
+  -- a sum's grid: answers in the measure's units
+  u float8 := CASE WHEN m.quantity = 'counts' THEN 1 ELSE dpm_internal.release_unit(r) END;
 BEGIN
   CASE dpm_internal.release_form(r)
   WHEN 'cached', 'dense' THEN
@@ -361,6 +409,22 @@ BEGIN
 END
 $$;
 
+-- The answers of release r by this inference and confidence: from its measurements m, or for an
+-- average from the sums and counts it keeps in dpm.release_measurements (m unused).
+CREATE OR REPLACE FUNCTION dpm_internal.release_derive(r dpm.releases, m dpm.release_measurements, inference text,
+                                    confidence float8)
+RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF r.sum_share IS NULL THEN
+    RETURN QUERY SELECT * FROM dpm_internal.release_infer(r, m, release_derive.inference, release_derive.confidence);
+  ELSE
+    RETURN QUERY SELECT * FROM dpm_internal.release_avg(r, release_derive.inference, release_derive.confidence);
+  END IF;
+END
+$$;
+
 -- Step 2, in the worker's second transaction: scan the source, measure, keep the measurements,
 -- store the answers.
 CREATE OR REPLACE FUNCTION dpm_internal.release_fill(rel_id bigint) RETURNS bigint
@@ -374,6 +438,8 @@ DECLARE
   src dpm.sources;
   m dpm.release_measurements;
   draws int;
+  x float8[];
+  k int;
 BEGIN
   SELECT * INTO r FROM dpm.releases x WHERE x.id = rel_id AND x.status = 'charged' FOR UPDATE;
   IF NOT FOUND THEN
@@ -389,11 +455,19 @@ BEGIN
   END IF;
   -- a dense strategy chosen for dpm.answer gets its pseudo-inverse here, once
   PERFORM dpm_internal.cache_strategy(r.strategy_id);
-  m := dpm_internal.release_measure(r, dpm_internal.release_data(r, src, dom));
-  INSERT INTO dpm.release_measurements SELECT m.*;
+  IF r.sum_share IS NULL THEN
+    m := dpm_internal.release_measure(r, dpm_internal.release_data(r, src, dom));
+    INSERT INTO dpm.release_measurements SELECT m.*;
+  ELSE
+    -- an average: its sums and its counts from one scan, measured with their shares of the charge
+    x := dpm_internal.release_data(r, src, dom);
+    k := cardinality(x) / 2;
+    INSERT INTO dpm.release_measurements SELECT (dpm_internal.release_measure(r, x[1:k], 'sums', r.sum_share)).*;
+    INSERT INTO dpm.release_measurements SELECT (dpm_internal.release_measure(r, x[k + 1:], 'counts', 1 - r.sum_share)).*;
+  END IF;
   -- the answers come in query order, zipped with the labels (labels[query] costs O(query) a row)
   WITH a AS MATERIALIZED (
-         SELECT * FROM ROWS FROM (dpm_internal.release_infer(r, m, r.inference, r.confidence),
+         SELECT * FROM ROWS FROM (dpm_internal.release_derive(r, m, r.inference, r.confidence),
                                   dpm_internal.workload_labels(labels, spec, dom)) AS a(query, answer, stderr, ci_low, ci_high, ci_draws, label)),
        ins AS (INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr, ci_low, ci_high)
                SELECT rel_id, a.query, a.label, a.answer, a.stderr, a.ci_low, a.ci_high FROM a)
@@ -452,7 +526,7 @@ BEGIN
       USING ERRCODE = 'object_not_in_prerequisite_state',
             HINT = 'Derive its answers in a new transaction, or replay them as released: dpm.release(' || release.release_id || ').';
   END IF;
-  SELECT * INTO m FROM dpm.release_measurements x WHERE x.release_id = r.id;
+  SELECT * INTO m FROM dpm.release_measurements x WHERE x.release_id = r.id ORDER BY x.quantity LIMIT 1;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'release % keeps no measurements to derive answers from', r.id
       USING ERRCODE = 'object_not_in_prerequisite_state',
@@ -460,14 +534,15 @@ BEGIN
             HINT = 'Replay its answers as released: dpm.release(' || r.id || ').';
   END IF;
   -- at the release's confidence, its intervals' half-widths as stored: they do not depend on the
-  -- inference (nnls reports least squares' as a reference), and a Laplace simulation is not redone
-  as_released := coalesce(release.confidence = r.confidence, release.confidence IS NULL);
+  -- inference (nnls reports least squares' as a reference), and a Laplace simulation is not redone.
+  -- An average's intervals are not symmetric and depend on the estimates: derived afresh.
+  as_released := coalesce(release.confidence = r.confidence, release.confidence IS NULL) AND r.sum_share IS NULL;
   RETURN QUERY
     SELECT i.query, a.label, i.answer, i.stderr,
            CASE WHEN as_released THEN i.answer - (a.ci_high - a.ci_low) / 2 ELSE i.ci_low END,
            CASE WHEN as_released THEN i.answer + (a.ci_high - a.ci_low) / 2 ELSE i.ci_high END
-      FROM dpm_internal.release_infer(r, m, coalesce(release.inference, r.inference),
-                                      CASE WHEN NOT as_released THEN release.confidence END) i
+      FROM dpm_internal.release_derive(r, m, coalesce(release.inference, r.inference),
+                                       CASE WHEN NOT as_released THEN coalesce(release.confidence, r.confidence) END) i
       JOIN dpm.release_answers a ON a.release_id = r.id AND a.query = i.query
      ORDER BY i.query;
 END
@@ -478,13 +553,14 @@ COMMENT ON FUNCTION dpm.release(bigint, text, float8) IS
 -- The request of a release (dpm.answer) or of its dry run (dpm.explain), as dpm_internal.release_plan
 -- reads it; it carries the caller's dpm.ci_draws, which the worker does not see.
 CREATE OR REPLACE FUNCTION dpm_internal.release_request(workload text, epsilon float8, delta float8, rho float8, strategy int,
-                                     method text, options jsonb, inference text, confidence float8, measure text)
+                                     method text, options jsonb, inference text, confidence float8, measure text,
+                                     aggregate text DEFAULT NULL, sum_share float8 DEFAULT NULL)
 RETURNS jsonb LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT jsonb_build_object('workload', workload, 'epsilon', epsilon, 'delta', delta, 'rho', rho,
                             'strategy', strategy, 'method', method, 'options', options, 'inference', inference,
                             'confidence', confidence, 'ci_draws', current_setting('dpm.ci_draws', true),
-                            'measure', measure)
+                            'measure', measure, 'aggregate', aggregate, 'sum_share', sum_share)
 $$;
 
 -- The release is planned here, in the caller's backend (strategy optimization included, under
@@ -494,19 +570,22 @@ $$;
 CREATE OR REPLACE FUNCTION dpm.answer(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
                            rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
                            options jsonb DEFAULT NULL, inference text DEFAULT 'ls',
-                           confidence float8 DEFAULT 0.95, measure text DEFAULT NULL)
+                           confidence float8 DEFAULT 0.95, measure text DEFAULT NULL, aggregate text DEFAULT NULL,
+                           sum_share float8 DEFAULT NULL)
 RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   p record := dpm_internal.release_plan(dpm_internal.release_request(answer.workload, answer.epsilon, answer.delta, answer.rho,
                                                      answer.strategy, answer.method, answer.options,
-                                                     answer.inference, answer.confidence, answer.measure), false);
+                                                     answer.inference, answer.confidence, answer.measure,
+                                                     answer.aggregate, answer.sum_share), false);
   prior bigint;
   rel_id bigint;
 BEGIN
   SELECT max(r.id) INTO prior FROM dpm.releases r
-   WHERE r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.status = 'released'
+   WHERE r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id
+     AND (r.sum_share IS NULL) = (p.sum_share IS NULL) AND r.status = 'released'
      AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
   rel_id := dpm_internal.run_release(
     jsonb_build_object('source_id', (p.src).id, 'workload_id', (p.wl).id, 'strategy_id', (p.st).id, 'method', (p.st).method,
@@ -514,7 +593,7 @@ BEGIN
                        'epsilon', p.c_epsilon, 'delta', p.c_delta, 'rho', p.c_rho,
                        'inference', coalesce(answer.inference, 'ls'), 'confidence', answer.confidence,
                        'ci_draws', CASE WHEN p.noise = 'laplace' AND answer.confidence IS NOT NULL THEN p.ci_draws END,
-                       'measure_id', (p.measure).id),
+                       'measure_id', (p.measure).id, 'sum_share', p.sum_share),
     p.built);
   IF coalesce(answer.inference, 'ls') <> 'ls' THEN
     RAISE NOTICE 'release % estimates by non-negative least squares: stderr and the interval''s width are least squares'', a reference', rel_id
@@ -527,5 +606,5 @@ BEGIN
   RETURN QUERY SELECT * FROM dpm.release(rel_id);
 END
 $$;
-COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text) IS
-  'answer a workload on its source with the matrix mechanism and charge the source''s budget (with measure, each query sums that measure of dpm.measures over its cells instead of counting rows): epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); ci_low and ci_high at the given confidence (NULL: none), exact for Gaussian noise and simulated from dpm.ci_draws draws of the noise for Laplace; the charge is committed before any noise is drawn and survives rollback';
+COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8) IS
+  'answer a workload on its source with the matrix mechanism and charge the source''s budget (with measure, each query sums that measure of dpm.measures over its cells instead of counting rows, or with aggregate avg averages it: a noisy sum over a noisy count from one release, sum_share of the charge going to the sums, default chosen for the least error of a typical average; its interval is exact, its stderr first-order, its answer NULL when the noisy count is not positive): epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); ci_low and ci_high at the given confidence (NULL: none), exact for Gaussian noise and simulated from dpm.ci_draws draws of the noise for Laplace; the charge is committed before any noise is drawn and survives rollback';

@@ -128,7 +128,7 @@ BEGIN
     -- NULL when the query puts no condition on it (or is an explicit matrix's row)
     FOR k IN 1 .. cardinality(dom.attr_names) LOOP
       a := dom.attr_names[k];
-      IF a IN ('release_id', 'released_at', 'query', 'label', 'term', 'term_spec', 'measure', 'answer', 'stderr', 'ci_low',
+      IF a IN ('release_id', 'released_at', 'query', 'label', 'term', 'term_spec', 'aggregate', 'measure', 'answer', 'stderr', 'ci_low',
                'ci_high', 'confidence') THEN
         RAISE EXCEPTION 'attribute "%" would clash with a column of the view', a USING ERRCODE = 'duplicate_column';
       END IF;
@@ -142,7 +142,8 @@ $f$, 2 * k - 1, 2 * k, off, a, a || '_from', a || '_to');
     INSERT INTO dpm.publications (view_name, domain_id, release_id) VALUES (qualified, dom.id, r.id);
     EXECUTE format($v$CREATE VIEW %s WITH (security_barrier) AS
 SELECT ra.release_id, r.released_at, ra.query, ra.label, t.term, t.spec AS term_spec,
-%s       m.name AS measure, ra.answer, ra.stderr, ra.ci_low, ra.ci_high, r.confidence
+%s       CASE WHEN r.sum_share IS NOT NULL THEN 'avg' WHEN r.measure_id IS NOT NULL THEN 'sum' ELSE 'count' END AS aggregate,
+       m.name AS measure, ra.answer, ra.stderr, ra.ci_low, ra.ci_high, r.confidence
   FROM dpm.publications p
   JOIN dpm.release_answers ra ON ra.release_id = p.release_id
   JOIN dpm.releases r ON r.id = ra.release_id
@@ -161,7 +162,7 @@ SELECT ra.release_id, r.released_at, ra.query, ra.label, t.term, t.spec AS term_
 END
 $$;
 COMMENT ON FUNCTION dpm.publish(bigint, text, regrole) IS
-  'publish a release as a plain view (one row per query; the term of the workload''s spec it comes from, its number and text; per attribute of the domain a column with the bin, and _from and _to columns for a run of bins; the measure summed (NULL: a count); answer, stderr, ci_low, ci_high, release id and time) and grant SELECT on it to a reporting role that needs no other right; publishing again under the same name switches the view to the new release';
+  'publish a release as a plain view (one row per query; the term of the workload''s spec it comes from, its number and text; per attribute of the domain a column with the bin, and _from and _to columns for a run of bins; the aggregate (count, sum or avg) and its measure (NULL: a count); answer, stderr, ci_low, ci_high, release id and time) and grant SELECT on it to a reporting role that needs no other right; publishing again under the same name switches the view to the new release';
 
 CREATE OR REPLACE FUNCTION dpm.unpublish(view_name text) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp

@@ -37,7 +37,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.optimize(text, text, float8, float8, jsonb, float8),
   dpm.compare_strategies(text, float8, float8, float8, text),
   dpm.fitness_privacy(int, float8, float8, float8), dpm.privacy_profile(int),
-  dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text), dpm.release(bigint, text, float8),
+  dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8), dpm.release(bigint, text, float8),
   dpm.budget(regclass, float8),
   dpm.explain(text, float8, float8, float8, int, text, jsonb, float8, text),
   dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8, text),
@@ -53,9 +53,11 @@ GRANT EXECUTE ON FUNCTION
   dpm.create_measure(regclass, text, text, float8, float8, text), dpm.drop_measure(regclass, text),
   dpm_internal.random_key(), dpm_internal.marginal_counts(int[], int[], int[]),
   dpm_internal.histogram_sum(int, int, float8, float8, float8, int), dpm_internal.numeric_measure(numeric, float8, float8),
-  dpm_internal.marginal_sums(int[], int[], int[], float8, float8, float8, int)
+  dpm_internal.marginal_sums(int[], int[], int[], float8, float8, float8, int),
+  dpm_internal.histogram_avg(int, int, float8, float8, float8, int, boolean),
+  dpm_internal.marginal_avg(int[], int[], int[], float8, float8, float8, int, boolean)
   TO dpm_admin;
 -- a release's scan runs as the domain's creator, a custodian: random_key picks each privacy
--- unit's rows in it, marginal_counts counts them for method residual, and histogram_sum and
--- marginal_sums sum a measure over them
+-- unit's rows in it, marginal_counts counts them for method residual, histogram_sum and
+-- marginal_sums sum a measure over them, histogram_avg and marginal_avg sum and count it
 GRANT USAGE ON SCHEMA dpm_internal TO dpm_admin;

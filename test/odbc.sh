@@ -51,7 +51,7 @@ check("SQLTables lists the published view", ("reporting", "population", "VIEW") 
 
 cols = {c.column_name: (c.data_type, c.type_name) for c in cur.columns(table="population", schema="reporting")}
 expected = ["release_id", "released_at", "query", "label", "term", "term_spec", "age_band", "age_band_from", "age_band_to",
-            "sex", "sex_from", "sex_to", "measure", "answer", "stderr", "ci_low", "ci_high", "confidence"]
+            "sex", "sex_from", "sex_to", "aggregate", "measure", "answer", "stderr", "ci_low", "ci_high", "confidence"]
 check("SQLColumns gives one column per attribute", list(cols) == expected, list(cols))
 check("answers are SQL_DOUBLE", all(cols[c][0] in (pyodbc.SQL_DOUBLE, pyodbc.SQL_FLOAT)
                                     for c in ("answer", "stderr", "ci_low", "ci_high")), cols)

@@ -99,15 +99,18 @@ CREATE UNIQUE INDEX strategies_cache_key ON dpm.strategies (workload_id, method,
 -- What a release measured: the strategy's noisy answers and the law of their noise, from which
 -- dpm.release(id, inference => ...) derives answers again at no cost.  A dense or HDMM strategy
 -- has one part (its rows, in order); a residual plan one per measured residual (its estimate,
--- Gaussian) or marginal table (Laplace), in the plan's order.
+-- Gaussian) or marginal table (Laplace), in the plan's order.  An average measures twice: the
+-- sums of its measure and the counts it divides them by.
 CREATE TABLE dpm.release_measurements (
-  release_id        bigint PRIMARY KEY REFERENCES dpm.releases ON DELETE CASCADE,
+  release_id        bigint NOT NULL REFERENCES dpm.releases ON DELETE CASCADE,
   y                 float8[] NOT NULL,   -- the values, part after part
   part_sizes        int[] NOT NULL,      -- values per part
   variance          float8[] NOT NULL,   -- the noise variance of each value, per part
   -- Laplace noise only: part i's noise is 2^laplace_grid_exp[i] DiscreteLaplace(laplace_t[i])
   laplace_t         float8[],
-  laplace_grid_exp  int[]
+  laplace_grid_exp  int[],
+  quantity          text NOT NULL CHECK (quantity IN ('counts', 'sums')),
+  PRIMARY KEY (release_id, quantity)
 );
 COMMENT ON TABLE dpm.release_measurements IS 'the noisy measurements of each release and their noise (dpm.release re-derives answers from them at no cost)';
 SELECT pg_catalog.pg_extension_config_dump('dpm.release_measurements', '');
@@ -154,11 +157,19 @@ CREATE UNIQUE INDEX measures_name_key ON dpm.measures (source_id, name) WHERE dr
 COMMENT ON TABLE dpm.measures IS 'numeric measures of a source, clamped to public bounds, that releases sum per cell';
 SELECT pg_catalog.pg_extension_config_dump('dpm.measures', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.measures_id_seq', '');
-ALTER TABLE dpm.releases ADD COLUMN measure_id int REFERENCES dpm.measures;
+ALTER TABLE dpm.releases ADD COLUMN measure_id int REFERENCES dpm.measures,
+  -- an average of the measure: the share of the charge its sums were measured with, the rest
+  -- going to the counts it is divided by (NULL: not an average)
+  ADD COLUMN sum_share float8 CHECK (sum_share > 0 AND sum_share < 1),
+  ADD CHECK (sum_share IS NULL OR measure_id IS NOT NULL);
+-- an average whose noisy count is not positive has no answer
+ALTER TABLE dpm.release_answers ALTER COLUMN answer DROP NOT NULL, ALTER COLUMN stderr DROP NOT NULL;
 -- releases sum measures: dpm.answer and the dry runs take one, the plan returns it
 DROP FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8);
 DROP FUNCTION dpm.explain(text, float8, float8, float8, int, text, jsonb, float8);
 DROP FUNCTION dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8);
 DROP FUNCTION dpm_internal.release_request(text, float8, float8, float8, int, text, jsonb, text, float8);
 DROP FUNCTION dpm_internal.release_plan(jsonb, boolean);
+-- a release may be measured in two parts (an average), each with a share of the charge
+DROP FUNCTION IF EXISTS dpm_internal.noise_params(text, numeric, numeric, numeric);
 DROP FUNCTION dpm.compare_strategies(text, float8, float8, float8);

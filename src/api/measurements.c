@@ -28,13 +28,13 @@ Datum
 api_measurements_datum(FunctionCallInfo fcinfo, const Measurements *m)
 {
 	TupleDesc	tupdesc;
-	Datum		values[6];
-	bool		nulls[6] = {true, false, false, false, true, true};
+	Datum		values[7];
+	bool		nulls[7] = {true, false, false, false, true, true, true};
 	bool		laplace = m->parts > 0 && m->laws[0].t > 0.0;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE || tupdesc->natts != 6)
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE || tupdesc->natts != 7)
 		elog(ERROR, "the measurements' row type is not dpm.release_measurements");
-	values[0] = (Datum) 0;
+	values[0] = values[6] = (Datum) 0;
 	values[1] = PointerGetDatum(array_from_vec(m->y, (int) m->total));
 	values[2] = PointerGetDatum(int_array(m->sizes, m->parts));
 	values[3] = PointerGetDatum(array_from_vec(m->variance, m->parts));

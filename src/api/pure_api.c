@@ -17,6 +17,7 @@
 #include "api/measurements.h"
 #include "api/pure_api.h"
 #include "inference/isotonic.h"
+#include "inference/ratio.h"
 #include "privacy/args.h"
 #include "mechanism/calibrate.h"
 #include "mechanism/error.h"
@@ -420,6 +421,60 @@ dpm_isotonic(PG_FUNCTION_ARGS)
 	}
 	isotonic_regression(v, w, (size_t) n);
 	PG_RETURN_ARRAYTYPE_P(array_from_vec(v, n));
+}
+
+/* a float8 argument, NaN for NULL */
+static double
+float8_or_nan(FunctionCallInfo fcinfo, int i)
+{
+	return PG_ARGISNULL(i) ? NAN : PG_GETARG_FLOAT8(i);
+}
+
+/*
+ * dpm_internal.ratio_estimate(s, s_sd, s_half, c, c_sd, c_half, lo, hi,
+ * joint): an average from a noisy sum and count (inference/ratio.h): answer,
+ * first-order stderr and interval, NULL where there is none.
+ */
+PG_FUNCTION_INFO_V1(dpm_ratio_estimate);
+Datum
+dpm_ratio_estimate(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[4];
+	bool		nulls[4];
+	RatioEstimate e;
+	double		lo,
+				hi;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE || tupdesc->natts != 4)
+		elog(ERROR, "ratio_estimate must return (answer, stderr, ci_low, ci_high)");
+	for (int i = 6; i < 9; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("the bounds of an average and its noise kind must not be NULL")));
+	lo = PG_GETARG_FLOAT8(6);
+	hi = PG_GETARG_FLOAT8(7);
+	if (!(isfinite(lo) && isfinite(hi) && lo <= hi))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the bounds of an average must be finite with lo <= hi, got [%g, %g]", lo, hi)));
+	for (int i = 0; i < 6; i++)
+		if (!PG_ARGISNULL(i) && !(isfinite(PG_GETARG_FLOAT8(i)) && (i == 0 || i == 3 || PG_GETARG_FLOAT8(i) >= 0.0)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("argument %d of ratio_estimate must be finite%s", i + 1,
+							i == 0 || i == 3 ? "" : " and not negative")));
+	e = ratio_estimate(float8_or_nan(fcinfo, 0), float8_or_nan(fcinfo, 1), float8_or_nan(fcinfo, 2),
+					   float8_or_nan(fcinfo, 3), float8_or_nan(fcinfo, 4), float8_or_nan(fcinfo, 5),
+					   lo, hi, PG_GETARG_BOOL(8));
+	values[0] = Float8GetDatum(e.answer);
+	values[1] = Float8GetDatum(e.stderr_);
+	values[2] = Float8GetDatum(e.ci_low);
+	values[3] = Float8GetDatum(e.ci_high);
+	for (int i = 0; i < 4; i++)
+		nulls[i] = isnan(DatumGetFloat8(values[i]));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }
 
 PG_FUNCTION_INFO_V1(dpm_matvec);

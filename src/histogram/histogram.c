@@ -1,6 +1,7 @@
 /*
- * histogram.c -- the frequency-vector aggregate dpm.histogram(cell, n), and
- * the same for the sum of a measure per cell, dpm_internal.histogram_sum.
+ * histogram.c -- the frequency-vector aggregate dpm.histogram(cell, n), the
+ * same for the sum of a measure per cell (dpm_internal.histogram_sum), and
+ * both at once for an average (dpm_internal.histogram_avg: sums, then counts).
  *
  * The transition state is one int64 counter per cell, allocated once in the
  * aggregate context (memory independent of the number of rows).  Combine,
@@ -50,20 +51,31 @@ typedef struct HistState
 	int64		counts[FLEXIBLE_ARRAY_MEMBER];
 } HistState;
 
+/* a zeroed state of n counters */
 static HistState *
-hist_new(MemoryContext cxt, int32 n)
+hist_alloc(MemoryContext cxt, int32 n)
 {
-	HistState  *st;
+	HistState  *st = MemoryContextAllocExtended(cxt, offsetof(HistState, counts) + sizeof(int64) * (size_t) n,
+												MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 
+	st->n = n;
+	return st;
+}
+
+/* the state of `copies` vectors of n cells each (an average keeps its sums and its counts) */
+static HistState *
+hist_new(MemoryContext cxt, int32 n, int copies)
+{
 	if (n < 1 || n > dpm_max_cells)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("histogram size %d is outside 1 .. %d", n, dpm_max_cells),
 				 errhint("Use fewer cells, or raise dpm.max_cells.")));
-	st = MemoryContextAllocExtended(cxt, offsetof(HistState, counts) + sizeof(int64) * (size_t) n,
-									MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	st->n = n;
-	return st;
+	if ((int64) n * copies > PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("an average over %d cells needs more than %d counters", n, PG_INT32_MAX)));
+	return hist_alloc(cxt, n * copies);
 }
 
 static MemoryContext
@@ -78,11 +90,12 @@ agg_context(FunctionCallInfo fcinfo, const char *fname)
 
 /*
  * The state of a histogram aggregate of the size at argument 2 (made at the
- * first row), and in *cell the row's 0-based cell at argument 1, checked
- * against it: -1 for a row that falls in no cell (a NULL cell).
+ * first row, `copies` vectors of it), and in *cell the row's 0-based cell at
+ * argument 1, checked against it: -1 for a row that falls in no cell (a NULL
+ * cell).
  */
 static HistState *
-hist_row(FunctionCallInfo fcinfo, const char *fname, int32 *cell)
+hist_row(FunctionCallInfo fcinfo, const char *fname, int copies, int32 *cell)
 {
 	MemoryContext cxt = agg_context(fcinfo, fname);
 	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
@@ -94,11 +107,11 @@ hist_row(FunctionCallInfo fcinfo, const char *fname, int32 *cell)
 				 errmsg("histogram size must not be NULL")));
 	n = PG_GETARG_INT32(2);
 	if (st == NULL)
-		st = hist_new(cxt, n);
-	else if (st->n != n)
+		st = hist_new(cxt, n, copies);
+	else if (st->n != n * copies)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("histogram size changed from %d to %d within one aggregate", st->n, n)));
+				 errmsg("histogram size changed from %d to %d within one aggregate", st->n / copies, n)));
 	*cell = PG_ARGISNULL(1) ? -1 : PG_GETARG_INT32(1);
 	if (!PG_ARGISNULL(1) && (*cell < 0 || *cell >= n))
 		ereport(ERROR,
@@ -112,7 +125,7 @@ Datum
 dpm_histogram_transfn(PG_FUNCTION_ARGS)
 {
 	int32		cell;
-	HistState  *st = hist_row(fcinfo, "dpm_histogram_transfn", &cell);
+	HistState  *st = hist_row(fcinfo, "dpm_histogram_transfn", 1, &cell);
 
 	if (cell >= 0)
 		st->counts[cell]++;
@@ -153,6 +166,17 @@ value_units(double v, double lo, double hi, int32 grid_exp, int64 *units)
 	return true;
 }
 
+/* an average's rule for NULL values at argument i: true to leave their rows out of the counts */
+static bool
+avg_drop_arg(FunctionCallInfo fcinfo, int i)
+{
+	if (PG_ARGISNULL(i))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the NULL rule of an average must not be NULL")));
+	return PG_GETARG_BOOL(i);
+}
+
 /*
  * dpm_internal.histogram_sum(cell, n, value, lo, hi, grid_exp): per cell, the
  * sum of the rows' values clamped to [lo, hi] and rounded (half to even) to
@@ -170,9 +194,41 @@ dpm_histogram_sum_transfn(PG_FUNCTION_ARGS)
 	HistState  *st;
 
 	sum_args(fcinfo, 4, &lo, &hi, &grid_exp);
-	st = hist_row(fcinfo, "dpm_histogram_sum_transfn", &cell);
+	st = hist_row(fcinfo, "dpm_histogram_sum_transfn", 1, &cell);
 	if (cell >= 0 && !PG_ARGISNULL(3) && value_units(PG_GETARG_FLOAT8(3), lo, hi, grid_exp, &units))
 		st->counts[cell] = add_saturating(st->counts[cell], units);
+	PG_RETURN_POINTER(st);
+}
+
+/*
+ * dpm_internal.histogram_avg(cell, n, value, lo, hi, grid_exp, drop): what an
+ * average divides, in one scan: the sums of histogram_sum in cells 0 .. n-1,
+ * then each cell's count of rows, leaving out rows whose value is NULL or NaN
+ * when drop (they add nothing to the sum either).
+ */
+PG_FUNCTION_INFO_V1(dpm_histogram_avg_transfn);
+Datum
+dpm_histogram_avg_transfn(PG_FUNCTION_ARGS)
+{
+	int32		cell,
+				grid_exp;
+	double		lo,
+				hi;
+	int64		units;
+	HistState  *st;
+	bool		drop = avg_drop_arg(fcinfo, 7);
+
+	sum_args(fcinfo, 4, &lo, &hi, &grid_exp);
+	st = hist_row(fcinfo, "dpm_histogram_avg_transfn", 2, &cell);
+	if (cell >= 0)
+	{
+		bool		valued = !PG_ARGISNULL(3) && value_units(PG_GETARG_FLOAT8(3), lo, hi, grid_exp, &units);
+
+		if (valued)
+			st->counts[cell] = add_saturating(st->counts[cell], units);
+		if (valued || !drop)
+			st->counts[st->n / 2 + cell]++;
+	}
 	PG_RETURN_POINTER(st);
 }
 
@@ -238,7 +294,7 @@ dpm_histogram_combinefn(PG_FUNCTION_ARGS)
 	if (a == NULL)
 	{
 		/* the result must live in the aggregate context, not in b's */
-		a = hist_new(cxt, b->n);
+		a = hist_alloc(cxt, b->n);
 		memcpy(a->counts, b->counts, sizeof(int64) * (size_t) b->n);
 		PG_RETURN_POINTER(a);
 	}
@@ -273,12 +329,16 @@ dpm_histogram_deserialfn(PG_FUNCTION_ARGS)
 	bytea	   *raw = PG_GETARG_BYTEA_PP(0);
 	StringInfoData buf;
 	HistState  *st;
+	int32		n;
 
 	buf.data = VARDATA_ANY(raw);
 	buf.len = VARSIZE_ANY_EXHDR(raw);
 	buf.maxlen = buf.len;
 	buf.cursor = 0;
-	st = hist_new(cxt, pq_getmsgint(&buf, 4));
+	n = pq_getmsgint(&buf, 4);
+	if (n < 1 || n > (buf.len - 4) / 8)
+		elog(ERROR, "invalid histogram state of %d counters in %d bytes", n, buf.len);
+	st = hist_alloc(cxt, n);
 	for (int32 i = 0; i < st->n; i++)
 		st->counts[i] = pq_getmsgint64(&buf);
 	pq_getmsgend(&buf);
@@ -385,9 +445,12 @@ marginal_layout(FunctionCallInfo fcinfo)
 	return l;
 }
 
-/* adds amount to the cell of every table that the row with bins argument 1 falls in */
+/*
+ * Adds amount to the cell of every table that the row with bins argument 1
+ * falls in, the tables starting at counter base.
+ */
 static HistState *
-marginal_add(FunctionCallInfo fcinfo, HistState *st, const MarginalLayout *l, int64 amount)
+marginal_add(FunctionCallInfo fcinfo, HistState *st, const MarginalLayout *l, int64 base, int64 amount)
 {
 	ArrayType  *bins;
 	const int32 *b;
@@ -409,7 +472,7 @@ marginal_add(FunctionCallInfo fcinfo, HistState *st, const MarginalLayout *l, in
 					 errmsg("bin %d of attribute %d is outside 0 .. %d", b[a], a + 1, l->sizes[a] - 1)));
 	for (int t = 0; t < l->nsets; t++)
 	{
-		int64		cell = l->offset[t];
+		int64		cell = base + l->offset[t];
 
 		for (int c = 0; c < l->width; c++)
 		{
@@ -432,8 +495,8 @@ dpm_marginal_counts_transfn(PG_FUNCTION_ARGS)
 	MarginalLayout *l = marginal_layout(fcinfo);
 
 	if (st == NULL)
-		st = hist_new(cxt, (int32) Max(l->cells, 1));
-	PG_RETURN_POINTER(marginal_add(fcinfo, st, l, 1));
+		st = hist_new(cxt, (int32) Max(l->cells, 1), 1);
+	PG_RETURN_POINTER(marginal_add(fcinfo, st, l, 0, 1));
 }
 
 /*
@@ -455,10 +518,40 @@ dpm_marginal_sums_transfn(PG_FUNCTION_ARGS)
 
 	sum_args(fcinfo, 5, &lo, &hi, &grid_exp);
 	if (st == NULL)
-		st = hist_new(cxt, (int32) Max(l->cells, 1));
+		st = hist_new(cxt, (int32) Max(l->cells, 1), 1);
 	if (PG_ARGISNULL(4) || !value_units(PG_GETARG_FLOAT8(4), lo, hi, grid_exp, &units))
 		PG_RETURN_POINTER(st);
-	PG_RETURN_POINTER(marginal_add(fcinfo, st, l, units));
+	PG_RETURN_POINTER(marginal_add(fcinfo, st, l, 0, units));
+}
+
+/*
+ * dpm_internal.marginal_avg(bins, sizes, sets, value, lo, hi, grid_exp, drop):
+ * the tables of marginal_sums, then the same tables of counts, as
+ * histogram_avg keeps them.
+ */
+PG_FUNCTION_INFO_V1(dpm_marginal_avg_transfn);
+Datum
+dpm_marginal_avg_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = agg_context(fcinfo, "dpm_marginal_avg_transfn");
+	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
+	MarginalLayout *l = marginal_layout(fcinfo);
+	double		lo,
+				hi;
+	int32		grid_exp;
+	int64		units;
+	bool		drop = avg_drop_arg(fcinfo, 8);
+	bool		valued;
+
+	sum_args(fcinfo, 5, &lo, &hi, &grid_exp);
+	if (st == NULL)
+		st = hist_new(cxt, (int32) Max(l->cells, 1), 2);
+	valued = !PG_ARGISNULL(4) && value_units(PG_GETARG_FLOAT8(4), lo, hi, grid_exp, &units);
+	if (valued)
+		st = marginal_add(fcinfo, st, l, 0, units);
+	if (valued || !drop)
+		st = marginal_add(fcinfo, st, l, st->n / 2, 1);
+	PG_RETURN_POINTER(st);
 }
 
 /* dpm.max_cells for the SQL side; calling it also loads the module, which defines the GUC */

@@ -106,17 +106,17 @@ SELECT * FROM dpm.release(-1, inference => 'ls');
 SELECT count(*) FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id JOIN dpm.workloads w ON w.id = r.workload_id
   JOIN dpm.release_measurements m ON m.release_id = r.id,
        LATERAL dpm_internal.dense_infer(w.matrix, s.matrix, s.pinv, s.profile,
-                                        ROW(NULL, m.y[2:], ARRAY[cardinality(m.y) - 1], m.variance, m.laplace_t, m.laplace_grid_exp)::dpm.release_measurements)
+                                        ROW(NULL, m.y[2:], ARRAY[cardinality(m.y) - 1], m.variance, m.laplace_t, m.laplace_grid_exp, m.quantity)::dpm.release_measurements)
  WHERE r.id = :nnls_id;
 SELECT count(*) FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id JOIN dpm.workloads w ON w.id = r.workload_id
   JOIN dpm.release_measurements m ON m.release_id = r.id,
        LATERAL dpm_internal.dense_infer(w.matrix, s.matrix, s.pinv, s.profile,
-                                        ROW(NULL, m.y, m.part_sizes, ARRAY[-1]::float8[], m.laplace_t, m.laplace_grid_exp)::dpm.release_measurements)
+                                        ROW(NULL, m.y, m.part_sizes, ARRAY[-1]::float8[], m.laplace_t, m.laplace_grid_exp, m.quantity)::dpm.release_measurements)
  WHERE r.id = :nnls_id;
 SELECT count(*) FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id JOIN dpm.workloads w ON w.id = r.workload_id
   JOIN dpm.release_measurements m ON m.release_id = r.id,
        LATERAL dpm_internal.dense_infer(w.matrix, s.matrix, s.pinv, s.profile,
-                                        ROW(NULL, m.y, m.part_sizes, m.variance, m.laplace_t, NULL)::dpm.release_measurements)
+                                        ROW(NULL, m.y, m.part_sizes, m.variance, m.laplace_t, NULL, m.quantity)::dpm.release_measurements)
  WHERE r.id = :nnls_id;
 -- a release without measurements (made before 0.2) replays, and says why it cannot be derived
 DELETE FROM dpm.release_measurements WHERE release_id = :nnls_id;

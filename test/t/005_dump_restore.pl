@@ -19,7 +19,7 @@ my $old = dpm_node('dumped', db => $db);
 $old->safe_psql($db, q{
 CREATE TABLE people AS
   SELECT g AS id, g % 50 AS age, CASE WHEN g % 3 = 0 THEN 'F' ELSE 'M' END AS sex FROM generate_series(1, 2000) g;
-SELECT dpm.register_source('people', epsilon => 4);
+SELECT dpm.register_source('people', epsilon => 4.5);
 SELECT dpm.create_domain('age_sex', 'people',
   '[{"name": "age", "bins": {"min": 0, "max": 50, "width": 10}}, {"name": "sex", "values": ["F", "M"]}]');
 SELECT dpm.create_workload('ranges', 'age_sex', 'AllRange(age) * Identity(sex)');
@@ -28,6 +28,7 @@ SELECT count(*) FROM dpm.answer('ranges', epsilon => 1, method => 'hierarchical'
 SELECT count(*) FROM dpm.answer('cells', epsilon => 0.5, method => 'identity');
 SELECT dpm.create_measure('people', 'age', 'age', 0, 60);
 SELECT count(*) FROM dpm.answer('cells', epsilon => 0.5, method => 'identity', measure => 'age');
+SELECT count(*) FROM dpm.answer('cells', epsilon => 0.5, method => 'identity', measure => 'age', aggregate => 'avg');
 CREATE SCHEMA reporting;
 SELECT dpm.publish(1, 'reporting.ranges');
 });
@@ -38,12 +39,13 @@ my @snapshot = (
 	"SELECT 'domains', count(*), md5(string_agg(format('%s %s %s', name, cell_expr, bin_labels), ';' ORDER BY id)) FROM dpm.domains",
 	"SELECT 'workloads', count(*), md5(string_agg(format('%s %s %s %s', name, spec, matrix, spans), ';' ORDER BY id)) FROM dpm.workloads",
 	"SELECT 'strategies', count(*), md5(string_agg(format('%s %s %s', method, matrix, profile_trace), ';' ORDER BY id)) FROM dpm.strategies",
-	"SELECT 'releases', count(*), md5(string_agg(format('%s %s %s %s %s', id, status, epsilon, released_by, confidence), ';' ORDER BY id)) FROM dpm.releases",
+	"SELECT 'releases', count(*), md5(string_agg(format('%s %s %s %s %s %s', id, status, epsilon, released_by, confidence, sum_share), ';' ORDER BY id)) FROM dpm.releases",
 	"SELECT 'answers', count(*), md5(string_agg(format('%s %s %s %s %s', release_id, query, answer, stderr, ci_low), ';' ORDER BY release_id, query)) FROM dpm.release_answers",
 	"SELECT 'ledger', count(*), md5(string_agg(format('%s %s %s', release_id, epsilon, charged_by), ';' ORDER BY id)) FROM dpm.ledger",
 	"SELECT 'measures', count(*), md5(string_agg(format('%s %s %s %s %s', id, name, lo, hi, grid_exp), ';' ORDER BY id)) FROM dpm.measures",
-	"SELECT 'measurements', count(*), md5(string_agg(format('%s %s %s', release_id, y, variance), ';' ORDER BY release_id)) FROM dpm.release_measurements",
+	"SELECT 'measurements', count(*), md5(string_agg(format('%s %s %s %s', release_id, quantity, y, variance), ';' ORDER BY release_id, quantity)) FROM dpm.release_measurements",
 	"SELECT 'derived', count(*), md5(string_agg(format('%s %s', query, answer), ';' ORDER BY query)) FROM dpm.release(1, inference => 'nnls')",
+	"SELECT 'derived average', count(*), md5(string_agg(format('%s %s', query, answer), ';' ORDER BY query)) FROM dpm.release((SELECT max(id) FROM dpm.releases WHERE sum_share IS NOT NULL), inference => 'ls')",
 	"SELECT 'budget', epsilon_spent, epsilon_remaining FROM dpm.budget('people')",
 	"SELECT 'publications', count(*), md5(string_agg(format('%s %s', view_name, release_id), ';')) FROM dpm.publications",
 	"SELECT 'view', count(*), md5(string_agg(format('%s %s %s %s', query, age_from, sex, answer), ';' ORDER BY query)) FROM reporting.ranges",
@@ -71,10 +73,10 @@ foreach my $i (0 .. $#snapshot)
 }
 
 $new->safe_psql($db, "SELECT count(*) FROM dpm.answer('cells', epsilon => 0.5, method => 'identity')");
-is($new->safe_psql($db, "SELECT max(id) || ' of ' || count(*) FROM dpm.releases"), '4 of 4',
-	'a new release continues the sequences (release 4 of 4)');
-is($new->safe_psql($db, "SELECT epsilon_spent FROM dpm.budget('people')"), '2.5',
-	'the restored ledger counts toward the budget (2.5 of 4 spent)');
+is($new->safe_psql($db, "SELECT max(id) || ' of ' || count(*) FROM dpm.releases"), '5 of 5',
+	'a new release continues the sequences (release 5 of 5)');
+is($new->safe_psql($db, "SELECT epsilon_spent FROM dpm.budget('people')"), '3.0',
+	'the restored ledger counts toward the budget (3 of 4.5 spent)');
 my ($ret, $out, $err) = $new->psql($db, "SELECT count(*) FROM dpm.answer('ranges', epsilon => 10)");
 like($err, qr/source "public.people" cannot pay for this release/, 'the restored budget still refuses overspending');
 
