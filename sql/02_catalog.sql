@@ -145,8 +145,8 @@ END $$;
 CREATE TABLE dpm.releases (
   id              bigserial PRIMARY KEY,
   source_id       int NOT NULL REFERENCES dpm.sources,
-  workload_id     int NOT NULL REFERENCES dpm.workloads,
-  strategy_id     int NOT NULL REFERENCES dpm.strategies,
+  workload_id     int REFERENCES dpm.workloads,
+  strategy_id     int REFERENCES dpm.strategies,
   noise           text NOT NULL CHECK (noise IN ('laplace', 'gaussian')),
   epsilon         numeric,               -- the charge, in the source's model (see dpm.ledger)
   delta           numeric NOT NULL DEFAULT 0,
@@ -166,7 +166,11 @@ CREATE TABLE dpm.releases (
   -- an average of the measure: the share of the charge its sums were measured with, the rest
   -- going to the counts it is divided by (NULL: not an average)
   sum_share       float8 CHECK (sum_share > 0 AND sum_share < 1),
-  CHECK (sum_share IS NULL OR measure_id IS NOT NULL)
+  -- 'answers': a workload's answers; 'keys': the values of a column chosen by partition selection
+  -- (dpm.select_keys), which has no workload or strategy
+  kind            text NOT NULL DEFAULT 'answers' CHECK (kind IN ('answers', 'keys')),
+  CHECK (sum_share IS NULL OR measure_id IS NOT NULL),
+  CHECK (kind = 'keys' OR (workload_id IS NOT NULL AND strategy_id IS NOT NULL))
 );
 COMMENT ON TABLE dpm.releases IS 'one row per run of a mechanism on a source; an analyst sees the releases of the roles it belongs to';
 
@@ -199,6 +203,16 @@ CREATE TABLE dpm.release_measurements (
   PRIMARY KEY (release_id, quantity)
 );
 COMMENT ON TABLE dpm.release_measurements IS 'the noisy measurements of each release and their noise (dpm.release re-derives answers from them at no cost)';
+
+-- What a partition selection (a release of kind 'keys', dpm.select_keys) read and how: the keys
+-- it released are its answers' labels, in order.
+CREATE TABLE dpm.release_keys (
+  release_id   bigint PRIMARY KEY REFERENCES dpm.releases ON DELETE CASCADE,
+  column_name  name NOT NULL,
+  threshold    float8,                   -- a key passed when its noisy count of units reached it
+  noise_scale  float8                    -- of the Laplace noise on each count
+);
+COMMENT ON TABLE dpm.release_keys IS 'partition selections: the column whose values were selected, the threshold and the noise';
 
 -- The half-widths of the Laplace intervals of a strategy's workload at unit noise scale, from one
 -- simulation of dpm.ci_draws draws: dpm.explain scales them to the noise of each request rather
@@ -292,6 +306,7 @@ SELECT pg_catalog.pg_extension_config_dump('dpm.strategies', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.releases', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.release_answers', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.release_measurements', '');
+SELECT pg_catalog.pg_extension_config_dump('dpm.release_keys', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.measures', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.measures_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('dpm.ledger', '');
@@ -318,6 +333,9 @@ CREATE POLICY own_answers ON dpm.release_answers FOR SELECT
   USING (EXISTS (SELECT 1 FROM dpm.releases r WHERE r.id = release_answers.release_id));
 CREATE POLICY own_measurements ON dpm.release_measurements FOR SELECT
   USING (EXISTS (SELECT 1 FROM dpm.releases r WHERE r.id = release_measurements.release_id));
+ALTER TABLE dpm.release_keys ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_keys ON dpm.release_keys FOR SELECT
+  USING (EXISTS (SELECT 1 FROM dpm.releases r WHERE r.id = release_keys.release_id));
 CREATE POLICY own_charges ON dpm.ledger FOR SELECT
   USING (pg_catalog.pg_has_role(current_user, charged_by, 'USAGE')
          OR pg_catalog.pg_has_role(current_user, 'dpm_admin', 'USAGE'));

@@ -90,6 +90,8 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
   FOR attr IN SELECT value FROM jsonb_array_elements(attributes) LOOP
+    -- "values": {"selection": release_id}: the keys that partition selection released
+    attr := dpm_internal.selected_values(src, attr);
     r := dpm_internal.attribute_bins(source, attr);
     IF r.aname = ANY (names) THEN
       RAISE EXCEPTION 'attribute "%" appears twice', r.aname USING ERRCODE = 'invalid_parameter_value';

@@ -218,7 +218,8 @@ END
 $$;
 
 -- Step 1 of a release, in the worker's first transaction (src/release/worker.c): check and record
--- the charge of the request dpm.answer planned.  Commits before any noise exists.
+-- the charge of the request dpm.answer (or dpm.select_keys) planned.  Commits before any noise
+-- exists.
 CREATE OR REPLACE FUNCTION dpm_internal.release_charge(caller regrole, req jsonb) RETURNS bigint
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -233,20 +234,26 @@ DECLARE
   spent record;
   rel_id bigint;
   detail text;
+  keys boolean := coalesce(req->>'kind' = 'keys', false);
 BEGIN
-  IF sid IS NULL THEN    -- built by the caller, cached by this worker just before
-    SELECT s.id INTO sid FROM dpm.strategies s
-     WHERE s.workload_id = wl_id AND s.method = req->>'method' AND s.options = req->'options'
-       AND s.noise = req->>'strategy_noise' AND s.dropped_at IS NULL;
-    IF NOT FOUND THEN
-      RAISE EXCEPTION 'the strategy chosen for this release could not be stored'
-        USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'Retry; nothing was charged.';
+  IF keys THEN          -- a partition selection (sql/25_keys.sql)
+    SELECT * INTO src FROM dpm.sources s WHERE s.id = (req->>'source_id')::int;
+    PERFORM dpm_internal.check_keys_column(src, req->>'column');
+  ELSE
+    IF sid IS NULL THEN    -- built by the caller, cached by this worker just before
+      SELECT s.id INTO sid FROM dpm.strategies s
+       WHERE s.workload_id = wl_id AND s.method = req->>'method' AND s.options = req->'options'
+         AND s.noise = req->>'strategy_noise' AND s.dropped_at IS NULL;
+      IF NOT FOUND THEN
+        RAISE EXCEPTION 'the strategy chosen for this release could not be stored'
+          USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'Retry; nothing was charged.';
+      END IF;
     END IF;
+    SELECT d.* INTO dom FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id WHERE w.id = wl_id;
+    SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
+    -- the catalog may have changed since the plan: refuse now rather than fail after the charge
+    PERFORM dpm_internal.check_domain(dom, src);
   END IF;
-  SELECT d.* INTO dom FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id WHERE w.id = wl_id;
-  SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
-  -- the catalog may have changed since the plan: refuse now rather than fail after the charge
-  PERFORM dpm_internal.check_domain(dom, src);
 
   -- the budget check: one charge at a time per source (row lock), exact numeric sums.  The sum
   -- after the lock must see every charge committed before it, which only READ COMMITTED gives.
@@ -272,11 +279,15 @@ BEGIN
     RAISE EXCEPTION 'source "%" cannot pay for this release: less budget is left than it needs', src.relation
       USING ERRCODE = 'Y1001', DETAIL = detail, HINT = 'Ask for less, or ask the custodian for more budget.';
   END IF;
-  INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
+  INSERT INTO dpm.releases (source_id, kind, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
                             confidence, ci_draws, measure_id, sum_share)
-  VALUES (src.id, wl_id, sid, req->>'noise', c_epsilon, c_delta, c_rho, caller, req->>'inference',
-          (req->>'confidence')::float8, (req->>'ci_draws')::int, (req->>'measure_id')::int, (req->>'sum_share')::float8)
+  VALUES (src.id, CASE WHEN keys THEN 'keys' ELSE 'answers' END, wl_id, sid, req->>'noise', c_epsilon, c_delta, c_rho,
+          caller, coalesce(req->>'inference', 'ls'), (req->>'confidence')::float8, (req->>'ci_draws')::int,
+          (req->>'measure_id')::int, (req->>'sum_share')::float8)
   RETURNING id INTO rel_id;
+  IF keys THEN
+    INSERT INTO dpm.release_keys (release_id, column_name) VALUES (rel_id, req->>'column');
+  END IF;
   INSERT INTO dpm.ledger (source_id, release_id, epsilon, delta, rho, charged_by)
   VALUES (src.id, rel_id, c_epsilon, c_delta, c_rho, caller);
   RETURN rel_id;
@@ -426,7 +437,7 @@ END
 $$;
 
 -- Step 2, in the worker's second transaction: scan the source, measure, keep the measurements,
--- store the answers.
+-- store the answers (for a partition selection, the keys: dpm_internal.keys_fill).
 CREATE OR REPLACE FUNCTION dpm_internal.release_fill(rel_id bigint) RETURNS bigint
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -444,6 +455,10 @@ BEGIN
   SELECT * INTO r FROM dpm.releases x WHERE x.id = rel_id AND x.status = 'charged' FOR UPDATE;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'release % is not waiting for its answers', rel_id;
+  END IF;
+  IF r.kind = 'keys' THEN
+    PERFORM dpm_internal.keys_fill(r);
+    RETURN rel_id;
   END IF;
   -- not the workload's row: its matrix would be detoasted for nothing
   SELECT d.* INTO dom FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id WHERE w.id = r.workload_id;
@@ -525,6 +540,10 @@ BEGIN
     RAISE EXCEPTION 'release % was made after this transaction''s snapshot', release.release_id
       USING ERRCODE = 'object_not_in_prerequisite_state',
             HINT = 'Derive its answers in a new transaction, or replay them as released: dpm.release(' || release.release_id || ').';
+  END IF;
+  IF r.kind = 'keys' THEN
+    RAISE EXCEPTION 'release % selected keys: there is nothing to derive from it', r.id
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Its keys are its answers'' labels: dpm.release(' || r.id || ').';
   END IF;
   SELECT * INTO m FROM dpm.release_measurements x WHERE x.release_id = r.id ORDER BY x.quantity LIMIT 1;
   IF NOT FOUND THEN

@@ -80,6 +80,10 @@ BEGIN
     RAISE EXCEPTION 'release % does not exist or has no answers', publish.release_id
       USING ERRCODE = 'undefined_object', HINT = 'Releases are listed in dpm.releases.';
   END IF;
+  IF r.kind = 'keys' THEN
+    RAISE EXCEPTION 'release % selected keys and answers no workload: there is nothing to publish', r.id
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
   SELECT * INTO wl FROM dpm.workloads w WHERE w.id = r.workload_id;
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT v.schema_name, v.rel_name INTO schema_name, rel_name FROM dpm_internal.view_name(publish.view_name) v;

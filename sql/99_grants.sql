@@ -31,7 +31,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.histogram(int, int)
   TO PUBLIC;
 GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.releases,
-                dpm.release_answers, dpm.release_measurements, dpm.measures, dpm.ledger, dpm.publications, dpm.progress TO dpm_analyst;
+                dpm.release_answers, dpm.release_measurements, dpm.release_keys, dpm.measures, dpm.ledger, dpm.publications, dpm.progress TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[], float8[]),
   dpm.optimize(text, text, float8, float8, jsonb, float8),
@@ -42,7 +42,8 @@ GRANT EXECUTE ON FUNCTION
   dpm.explain(text, float8, float8, float8, int, text, jsonb, float8, text),
   dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8, text),
   dpm.progress_rows(), dpm.quantile_workload(text, text, text, text[]),
-  dpm.quantiles(bigint, text, float8[], text[], float8), dpm.drop_workload(text), dpm.rename_workload(text, text), dpm.drop_strategy(int)
+  dpm.quantiles(bigint, text, float8[], text[], float8), dpm.drop_workload(text), dpm.rename_workload(text, text), dpm.drop_strategy(int),
+  dpm.select_keys(regclass, name, float8, float8)
   TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.register_source(regclass, name, int, float8, float8, float8), dpm.unregister_source(regclass),

@@ -125,7 +125,7 @@ SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
   SELECT 'strategies', (to_jsonb(s) - 'dropped_at')::text || CASE WHEN to_jsonb(s)->>'dropped_at' IS NOT NULL THEN ' dropped' ELSE '' END
     FROM dpm.strategies s UNION ALL
   -- and measure_id, NULL for every 0.1 release (counts)
-  SELECT 'releases', (to_jsonb(r) - 'measure_id' - 'sum_share')::text || CASE WHEN to_jsonb(r)->>'measure_id' IS NOT NULL THEN ' summed' ELSE '' END
+  SELECT 'releases', (to_jsonb(r) - 'measure_id' - 'sum_share' - 'kind')::text || CASE WHEN to_jsonb(r)->>'measure_id' IS NOT NULL THEN ' summed' ELSE '' END
     FROM dpm.releases r UNION ALL
   SELECT 'release_answers', a::text FROM dpm.release_answers a UNION ALL
   SELECT 'ledger', l::text FROM dpm.ledger l UNION ALL

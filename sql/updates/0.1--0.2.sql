@@ -164,6 +164,22 @@ ALTER TABLE dpm.releases ADD COLUMN measure_id int REFERENCES dpm.measures,
   ADD CHECK (sum_share IS NULL OR measure_id IS NOT NULL);
 -- an average whose noisy count is not positive has no answer
 ALTER TABLE dpm.release_answers ALTER COLUMN answer DROP NOT NULL, ALTER COLUMN stderr DROP NOT NULL;
+-- partition selection: releases of keys, without workload or strategy, and what they read
+ALTER TABLE dpm.releases
+  ADD COLUMN kind text NOT NULL DEFAULT 'answers' CHECK (kind IN ('answers', 'keys')),
+  ALTER COLUMN workload_id DROP NOT NULL, ALTER COLUMN strategy_id DROP NOT NULL,
+  ADD CHECK (kind = 'keys' OR (workload_id IS NOT NULL AND strategy_id IS NOT NULL));
+CREATE TABLE dpm.release_keys (
+  release_id   bigint PRIMARY KEY REFERENCES dpm.releases ON DELETE CASCADE,
+  column_name  name NOT NULL,
+  threshold    float8,                   -- a key passed when its noisy count of units reached it
+  noise_scale  float8                    -- of the Laplace noise on each count
+);
+COMMENT ON TABLE dpm.release_keys IS 'partition selections: the column whose values were selected, the threshold and the noise';
+SELECT pg_catalog.pg_extension_config_dump('dpm.release_keys', '');
+ALTER TABLE dpm.release_keys ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_keys ON dpm.release_keys FOR SELECT
+  USING (EXISTS (SELECT 1 FROM dpm.releases r WHERE r.id = release_keys.release_id));
 -- releases sum measures: dpm.answer and the dry runs take one, the plan returns it
 DROP FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8);
 DROP FUNCTION dpm.explain(text, float8, float8, float8, int, text, jsonb, float8);

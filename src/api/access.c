@@ -61,8 +61,8 @@ api_as_role_end(const AsRole *saved)
 
 /*
  * dpm_internal.exec_as(role, sql): the first column of the first row of a query
- * (float8[]), run as role.  Only the extension owner may call it, and only
- * with SQL built from the catalog.
+ * (float8[]; exec_as_text: text[]), run as role.  Only the extension owner may
+ * call it, and only with SQL built from the catalog.
  */
 PG_FUNCTION_INFO_V1(dpm_exec_as);
 Datum
@@ -81,8 +81,9 @@ dpm_exec_as(PG_FUNCTION_ARGS)
 		elog(ERROR, "dpm_internal.exec_as: not a query");
 	if (SPI_processed == 1 && SPI_tuptable->tupdesc->natts >= 1)
 	{
-		if (SPI_gettypeid(SPI_tuptable->tupdesc, 1) != FLOAT8ARRAYOID)
-			elog(ERROR, "dpm_internal.exec_as: the query must return float8[]");
+		if (SPI_gettypeid(SPI_tuptable->tupdesc, 1) != get_fn_expr_rettype(fcinfo->flinfo))
+			elog(ERROR, "dpm_internal.exec_as: the query must return %s",
+				 format_type_be(get_fn_expr_rettype(fcinfo->flinfo)));
 		result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 		if (!isnull)
 			result = SPI_datumTransfer(result, false, -1);

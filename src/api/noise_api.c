@@ -1,16 +1,22 @@
 /*
  * noise_api.c -- dpm.noise(distribution, scale, count): raw draws of the
  * secure noise the mechanisms add (mechanism/sampler.c), for tests and for
- * users who want to inspect it.  Argument checks and conversion only.
+ * users who want to inspect it; and the noisy threshold of partition
+ * selection (mechanism/partition.h).  Argument checks and conversion only.
  */
 #include "postgres.h"
 
 #include <math.h>
 
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "utils/builtins.h"
 
 #include "api/array.h"
+#include "mechanism/exact.h"
+#include "mechanism/partition.h"
 #include "mechanism/sampler.h"
 
 #define NOISE_MAX_COUNT 10000000
@@ -52,4 +58,53 @@ dpm_noise(PG_FUNCTION_ARGS)
 	result = array_from_vec(draws, count);
 	pfree(draws);
 	PG_RETURN_ARRAYTYPE_P(result);
+}
+
+/*
+ * dpm_internal.partition_select(counts, keys_per_unit, epsilon, delta): which
+ * keys pass the noisy threshold (selected, NULL when counts is NULL: the
+ * checks alone), the threshold and the noise's scale.
+ */
+PG_FUNCTION_INFO_V1(dpm_partition_select);
+Datum
+dpm_partition_select(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[3];
+	bool		nulls[3] = {true, false, false};
+	double		threshold,
+				scale;
+	int			k;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE || tupdesc->natts != 3)
+		elog(ERROR, "partition_select must return (selected, threshold, scale)");
+	for (int i = 1; i < 4; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("keys per unit, epsilon and delta must not be NULL")));
+	k = PG_GETARG_INT32(1);
+	if (k < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("keys per unit must be at least 1, got %d", k)));
+	if (PG_ARGISNULL(0))
+		partition_threshold(k, PG_GETARG_FLOAT8(2), PG_GETARG_FLOAT8(3), &threshold, &scale);
+	else
+	{
+		int			n;
+		double	   *x = array_to_vec(PG_GETARG_ARRAYTYPE_P(0), "counts", &n);
+		int64	   *counts = exact_counts(x, n);
+		bool	   *selected = palloc(sizeof(bool) * Max(n, 1));
+		Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+
+		partition_select(counts, n, k, PG_GETARG_FLOAT8(2), PG_GETARG_FLOAT8(3), selected, &threshold, &scale);
+		for (int i = 0; i < n; i++)
+			d[i] = BoolGetDatum(selected[i]);
+		values[0] = PointerGetDatum(construct_array(d, n, BOOLOID, 1, true, TYPALIGN_CHAR));
+		nulls[0] = false;
+	}
+	values[1] = Float8GetDatum(threshold);
+	values[2] = Float8GetDatum(scale);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }

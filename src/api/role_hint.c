@@ -34,7 +34,7 @@ static const FunctionRole function_roles[] = {
 	{"optimize", "dpm_analyst"}, {"privacy_profile", "dpm_analyst"},
 	{"progress_rows", "dpm_analyst"}, {"quantile_workload", "dpm_analyst"},
 	{"quantiles", "dpm_analyst"}, {"release", "dpm_analyst"},
-	{"rename_workload", "dpm_analyst"},
+	{"rename_workload", "dpm_analyst"}, {"select_keys", "dpm_analyst"},
 	{"create_domain", "dpm_admin"}, {"create_measure", "dpm_admin"}, {"domain_coverage", "dpm_admin"},
 	{"drop_domain", "dpm_admin"}, {"drop_measure", "dpm_admin"}, {"exact_answers", "dpm_admin"}, {"publish", "dpm_admin"},
 	{"register_source", "dpm_admin"}, {"rename_domain", "dpm_admin"},

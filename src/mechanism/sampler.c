@@ -513,6 +513,15 @@ dpm_laplace_check(int m, double l1_sens, double epsilon)
 	laplace_grid(m, l1_sens, epsilon, &e, &t);
 }
 
+void
+dpm_laplace_law(int m, double l1_sens, double epsilon, LaplaceLaw *law)
+{
+	uint64		t;
+
+	laplace_grid(m, l1_sens, epsilon, &law->grid_exp, &t);
+	law->t = (double) t;
+}
+
 double
 dpm_laplace_mechanism(const ExactAnswers *v, double l1_sens, double epsilon, LaplaceLaw *law,
 					  double *out)

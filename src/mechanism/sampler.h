@@ -35,6 +35,8 @@ extern double dpm_laplace_mechanism(const ExactAnswers *v, double l1_sens, doubl
  * sampler would refuse is refused before it is charged.
  */
 extern void dpm_laplace_check(int m, double l1_sens, double epsilon);
+/* the law dpm_laplace_mechanism adds to m answers, drawing nothing */
+extern void dpm_laplace_law(int m, double l1_sens, double epsilon, LaplaceLaw *law);
 extern void dpm_gaussian_check(int m, double l2_sens, double sigma);
 
 /*

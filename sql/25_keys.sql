@@ -1,0 +1,166 @@
+-- Group keys from the data: the values of a column chosen by differentially private partition
+-- selection (src/mechanism/partition.h), released as a release of kind 'keys' and charged to the
+-- source's budget, for a domain's value list ("values": {"selection": release_id}).
+
+CREATE OR REPLACE FUNCTION dpm_internal.exec_as_text(role regrole, sql text) RETURNS text[]
+AS 'MODULE_PATHNAME', 'dpm_exec_as' LANGUAGE C VOLATILE STRICT;
+
+-- Which keys pass the noisy threshold (NULL counts: the checks alone), with the threshold and the
+-- noise's scale: each key's count of units plus Laplace noise for keys_per_unit keys per unit.
+CREATE OR REPLACE FUNCTION dpm_internal.partition_select(counts float8[], keys_per_unit int, epsilon float8, delta float8,
+                                      OUT selected boolean[], OUT threshold float8, OUT scale float8)
+AS 'MODULE_PATHNAME', 'dpm_partition_select' LANGUAGE C VOLATILE;
+
+-- A column whose values can be selected: a text or integer column of the source's table, which
+-- the source's registrant (who scans it) can still read.
+CREATE OR REPLACE FUNCTION dpm_internal.check_keys_column(src dpm.sources, column_name text) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  rel regclass := dpm_internal.source_table(src);
+  type regtype;
+BEGIN
+  SELECT a.atttypid INTO type FROM pg_attribute a
+   WHERE a.attrelid = rel AND a.attname = column_name AND a.attnum > 0 AND NOT a.attisdropped;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'source "%" has no column "%"', rel, column_name USING ERRCODE = 'undefined_column';
+  END IF;
+  IF type NOT IN ('text'::regtype, 'character varying'::regtype, 'character'::regtype, 'smallint'::regtype,
+                  'integer'::regtype, 'bigint'::regtype) THEN
+    RAISE EXCEPTION 'column "%" is of type %: keys are selected from text or integer columns', column_name, type
+      USING ERRCODE = 'datatype_mismatch',
+            HINT = 'Bin a numeric or date column with "bins" in dpm.create_domain instead: its range is public.';
+  END IF;
+  IF NOT has_table_privilege(src.registered_by, rel, 'SELECT') THEN
+    RAISE EXCEPTION 'the keys of "%" cannot be selected: the source''s registrant % can no longer read it', rel, src.registered_by
+      USING ERRCODE = 'insufficient_privilege', HINT = 'Ask the custodian to restore the privilege.';
+  END IF;
+END
+$$;
+
+-- Step 2 of a partition selection, in the release worker: count the privacy units holding each
+-- value of the column (max_contributions rows per unit, as releases read them, so a unit holds at
+-- most max_contributions keys), keep the values whose noisy count passes the threshold, in the
+-- column's order, as the release's answers' labels.
+CREATE OR REPLACE FUNCTION dpm_internal.keys_fill(r dpm.releases) RETURNS void
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  src dpm.sources := (SELECT s FROM dpm.sources s WHERE s.id = r.source_id);
+  col name := (SELECT k.column_name FROM dpm.release_keys k WHERE k.release_id = r.id);
+  pairs text[];
+  keys text[];
+  counts float8[];
+  sel record;
+BEGIN
+  PERFORM dpm_internal.check_keys_column(src, col);
+  -- one scan: each value with its count of units, in the column's own order
+  pairs := dpm_internal.exec_as_text(src.registered_by, format(
+    'SELECT array_agg(ARRAY[k::text, n::text] ORDER BY k) FROM (SELECT %I AS k, count(%s) AS n FROM %s GROUP BY 1 HAVING %I IS NOT NULL) x',
+    col, CASE WHEN src.privacy_unit IS NULL THEN '*' ELSE format('DISTINCT %I', src.privacy_unit) END,
+    dpm_internal.source_rows(src, true), col));
+  SELECT coalesce(array_agg(pairs[i][1] ORDER BY i), '{}'), coalesce(array_agg(pairs[i][2]::float8 ORDER BY i), '{}')
+    INTO keys, counts FROM generate_subscripts(pairs, 1) i;
+  -- the charge's epsilon and delta, strictly below it (dpm_internal.below)
+  sel := dpm_internal.partition_select(counts, src.max_contributions, dpm_internal.below(r.epsilon),
+                                       dpm_internal.below(r.delta));
+  INSERT INTO dpm.release_answers (release_id, query, label)
+  SELECT r.id, row_number() OVER (ORDER BY i), keys[i]
+    FROM generate_subscripts(keys, 1) i WHERE sel.selected[i];
+  UPDATE dpm.release_keys k SET threshold = sel.threshold, noise_scale = sel.scale WHERE k.release_id = r.id;
+  UPDATE dpm.releases x SET status = 'released' WHERE x.id = r.id;
+END
+$$;
+
+-- Analysts with budget and custodians: the values of a text or integer column that enough privacy
+-- units hold, chosen by partition selection and charged (epsilon, delta) to the source: each
+-- value's count of units gets Laplace noise of scale max_contributions / epsilon, and passes at
+-- 1 + scale ln(max_contributions / delta), so that a value held by a single unit is released
+-- with probability below delta / max_contributions.  Charged and computed by a release worker,
+-- like dpm.answer; the release (kind 'keys') lists the keys as its answers' labels.
+CREATE OR REPLACE FUNCTION dpm.select_keys(source regclass, column_name name, epsilon float8, delta float8)
+RETURNS text[]
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  src dpm.sources;
+  cost record;
+  rel_id bigint;
+BEGIN
+  IF source IS NULL OR column_name IS NULL THEN
+    RAISE EXCEPTION 'source and column_name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  src := dpm_internal.source(source);
+  IF src.model <> 'approx' THEN
+    RAISE EXCEPTION 'source "%" is registered for %, and selecting keys needs delta > 0', src.relation,
+      CASE src.model WHEN 'pure' THEN 'pure epsilon-differential privacy' ELSE 'zCDP, which keeps no delta budget' END
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'A key held by a single privacy unit can be hidden only up to a probability delta.',
+            HINT = 'Register the source for (epsilon, delta)-differential privacy (epsilon and delta > 0) to select keys, or list the values in dpm.create_domain.';
+  END IF;
+  IF NOT coalesce(delta > 0, false) THEN
+    RAISE EXCEPTION 'selecting keys needs delta > 0, got %', coalesce(delta::text, 'NULL')
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'delta bounds the probability that a key held by a single privacy unit is released.';
+  END IF;
+  cost := dpm_internal.privacy_cost(src, epsilon, delta, NULL);
+  PERFORM dpm_internal.check_keys_column(src, column_name);
+  -- the mechanism's own checks, drawing nothing
+  PERFORM dpm_internal.partition_select(NULL, src.max_contributions, dpm_internal.below(cost.c_epsilon),
+                                        dpm_internal.below(cost.c_delta));
+  rel_id := dpm_internal.run_release(jsonb_build_object('kind', 'keys', 'source_id', src.id, 'column', column_name,
+                                                        'noise', 'laplace', 'epsilon', cost.c_epsilon,
+                                                        'delta', cost.c_delta), '{}');
+  RETURN (SELECT coalesce(array_agg(a.label ORDER BY a.query), '{}') FROM dpm.release_answers a WHERE a.release_id = rel_id);
+END
+$$;
+COMMENT ON FUNCTION dpm.select_keys(regclass, name, float8, float8) IS
+  'the values of a text or integer column held by enough privacy units, chosen by differentially private partition selection and charged (epsilon, delta) to the source ((epsilon, delta) sources only); a value held by one unit is released with probability below delta; use them as a domain''s values with "values": {"selection": release_id}';
+
+-- An attribute definition whose "values" names a selection ({"selection": release_id}) with those
+-- keys in their place: the selection must be of this source and of the attribute's column, and
+-- visible to the caller.  Integer columns get numbers, others strings.
+CREATE OR REPLACE FUNCTION dpm_internal.selected_values(src dpm.sources, attr jsonb) RETURNS jsonb
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  rel_id bigint;
+  k dpm.release_keys;
+  r dpm.releases;
+  col text := coalesce(attr->>'column', attr->>'name');
+  numeric_keys boolean;
+BEGIN
+  IF jsonb_typeof(attr->'values') IS DISTINCT FROM 'object' OR NOT attr->'values' ? 'selection' THEN
+    RETURN attr;     -- a list of values, or a mistake that dpm_internal.attribute_bins names
+  END IF;
+  IF (SELECT count(*) FROM jsonb_object_keys(attr->'values')) <> 1 OR jsonb_typeof(attr->'values'->'selection') IS DISTINCT FROM 'number' THEN
+    RAISE EXCEPTION 'attribute "%": "values" is a list, or {"selection": release_id}', attr->>'name'
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  rel_id := (attr->'values'->>'selection')::bigint;
+  PERFORM dpm_internal.check_release(rel_id);
+  SELECT * INTO r FROM dpm.releases x WHERE x.id = rel_id;
+  SELECT * INTO k FROM dpm.release_keys x WHERE x.release_id = rel_id;
+  IF k.release_id IS NULL OR r.status <> 'released' THEN
+    RAISE EXCEPTION 'release % is not a completed selection of keys', rel_id
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'dpm.select_keys makes one.';
+  END IF;
+  IF r.source_id <> src.id THEN
+    RAISE EXCEPTION 'release % selected the keys of another source, not of "%"', rel_id, src.relation
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF k.column_name <> col THEN
+    RAISE EXCEPTION 'release % selected the keys of column "%", not of "%"', rel_id, k.column_name, col
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  numeric_keys := (SELECT a.atttypid IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype)
+                     FROM pg_attribute a WHERE a.attrelid = dpm_internal.source_table(src) AND a.attname = col);
+  IF NOT EXISTS (SELECT 1 FROM dpm.release_answers a WHERE a.release_id = rel_id) THEN
+    RAISE EXCEPTION 'release % selected no keys: no value of "%" is held by enough privacy units', rel_id, col
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Select again with a larger epsilon, or list the values.';
+  END IF;
+  RETURN jsonb_set(attr, '{values}',
+                   (SELECT jsonb_agg(CASE WHEN numeric_keys THEN to_jsonb(a.label::numeric) ELSE to_jsonb(a.label) END ORDER BY a.query)
+                      FROM dpm.release_answers a WHERE a.release_id = rel_id));
+END
+$$;

@@ -1,0 +1,37 @@
+/*
+ * partition.h -- differentially private partition selection: which of the
+ * keys found in the data may be released, from noisy counts of the privacy
+ * units holding each.
+ *
+ * Each unit holds at most k keys (the rows it may contribute), so removing a
+ * unit lowers at most k counts by 1 each: the Laplace mechanism with L1
+ * sensitivity k makes the counts of the keys both neighbours hold
+ * epsilon-DP.  The keys only one of them holds are held by that unit alone
+ * (count 1); such a key passes the threshold
+ *   tau = 1 + s ln(k / delta),  s the noise's actual scale,
+ * with probability q^K / (1 + q) < e^(-(tau - 1)/s) = delta / k for the
+ * discrete Laplace law of parameter t (q = e^(-1/t), K = (tau - 1)/g in grid
+ * units g, s = g t), so some of the k passes with probability below delta:
+ * the released set of keys is (epsilon, delta)-DP (Korolova et al. 2009;
+ * Wilson et al. 2020, for bounded contributions).
+ *
+ * Each key is measured on its own (one answer per call), so that the law, and
+ * with it tau, does not depend on how many keys the data holds.
+ */
+#ifndef DPM_PARTITION_H
+#define DPM_PARTITION_H
+
+#include "postgres.h"
+
+/*
+ * counts[0 .. n-1]: units per key (integers); k: keys per unit at most.
+ * selected[i]: key i passes; *threshold and *scale: tau and s.  Refuses
+ * (before any draw) parameters whose grid would round the counts.
+ */
+extern void partition_select(const int64 *counts, int n, int k, double epsilon, double delta,
+							 bool *selected, double *threshold, double *scale);
+
+/* the same checks and tau and s, drawing nothing */
+extern void partition_threshold(int k, double epsilon, double delta, double *threshold, double *scale);
+
+#endif
