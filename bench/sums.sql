@@ -1,7 +1,9 @@
--- Sums of a measure per cell on 10^7 rows: the plain SQL baseline (SELECT cell, sum(clamped
--- value) ... GROUP BY cell), the sum aggregate a release runs (dpm_internal.histogram_sum: clamp,
--- round to the measure's grid, exact integer sums), and a whole release (dpm.answer with the
--- identity strategy over the 2,000 cells, Laplace noise, no intervals).  Each row is its own
+-- Sums and averages of a measure per cell on 10^7 rows: the plain SQL baselines (SELECT cell,
+-- sum(clamped value) / avg(clamped value) ... GROUP BY cell), the aggregates a release runs
+-- (dpm_internal.histogram_sum: clamp, round to the measure's grid, exact integer sums;
+-- histogram_avg: the same sums and the counts in one scan), and whole releases (dpm.answer with
+-- the identity strategy over the 2,000 cells, Laplace noise, no intervals; aggregate avg for the
+-- averages).  Each row is its own
 -- privacy unit (no contribution bounding: the baseline has none).  Serial and with the planner's
 -- parallel plan; best of 3 runs each, in this one session.
 \set ON_ERROR_STOP 1
@@ -23,9 +25,11 @@ SELECT dpm.create_measure('bench_sum', 'income', 'income', 0, 100000);
 SELECT dpm.create_workload('bench_sum_cells', 'bench_sum', 'Identity(age) * Identity(region)');
 SELECT dpm.optimize('bench_sum_cells', 'identity');
 SELECT count(*) FROM dpm.answer('bench_sum_cells', epsilon => 1, method => 'identity', measure => 'income', confidence => NULL);
+SELECT count(*) FROM dpm.answer('bench_sum_cells', epsilon => 1, method => 'identity', measure => 'income', aggregate => 'avg',
+                                confidence => NULL);
 \o
 
-CREATE TEMP TABLE sum_results (mode text, what text, run int, seconds float8);
+CREATE TEMP TABLE sum_results (mode text, kind text, what text, run int, seconds float8);
 
 CREATE FUNCTION pg_temp.timed(sql text) RETURNS float8 LANGUAGE plpgsql AS $$
 DECLARE
@@ -43,6 +47,10 @@ DECLARE
   grp text;
   ans text := $q$SELECT count(*) FROM dpm.answer('bench_sum_cells', epsilon => 1, method => 'identity',
                                                 measure => 'income', confidence => NULL)$q$;
+  avg_agg text;
+  avg_grp text;
+  avg_ans text := $q$SELECT count(*) FROM dpm.answer('bench_sum_cells', epsilon => 1, method => 'identity',
+                                                    measure => 'income', aggregate => 'avg', confidence => NULL)$q$;
 BEGIN
   SELECT * INTO d FROM dpm.domains WHERE name = 'bench_sum';
   SELECT * INTO m FROM dpm.measures WHERE name = 'income';
@@ -50,11 +58,19 @@ BEGIN
                 d.cell_expr, d.n, m.lo, m.hi, m.grid_exp);
   grp := format('SELECT cell, sum(least(greatest(income, 0), 100000)) FROM (SELECT (%s)::int4 AS cell, income FROM bench_sum) s GROUP BY cell',
                 d.cell_expr);
+  avg_agg := format('SELECT dpm_internal.histogram_avg((%s)::int4, %s, income::float8, %s, %s, %s, false) FROM bench_sum',
+                    d.cell_expr, d.n, m.lo, m.hi, m.grid_exp);
+  avg_grp := replace(grp, 'sum(', 'avg(');
   FOR r IN 1 .. 3 LOOP
-    INSERT INTO sum_results VALUES (mode, 'group by sum()', r, pg_temp.timed(grp));
-    INSERT INTO sum_results VALUES (mode, 'histogram_sum', r, pg_temp.timed(agg));
+    INSERT INTO sum_results VALUES (mode, 'sum', 'group by sum()', r, pg_temp.timed(grp));
+    INSERT INTO sum_results VALUES (mode, 'sum', 'histogram_sum', r, pg_temp.timed(agg));
     COMMIT;
-    INSERT INTO sum_results VALUES (mode, 'dpm.answer', r, pg_temp.timed(ans));
+    INSERT INTO sum_results VALUES (mode, 'sum', 'dpm.answer', r, pg_temp.timed(ans));
+    COMMIT;
+    INSERT INTO sum_results VALUES (mode, 'avg', 'group by avg()', r, pg_temp.timed(avg_grp));
+    INSERT INTO sum_results VALUES (mode, 'avg', 'histogram_avg', r, pg_temp.timed(avg_agg));
+    COMMIT;
+    INSERT INTO sum_results VALUES (mode, 'avg', 'dpm.answer avg', r, pg_temp.timed(avg_ans));
     COMMIT;
   END LOOP;
 END $$;
@@ -65,11 +81,12 @@ RESET max_parallel_workers_per_gather;
 CALL pg_temp.run('parallel (planner''s choice)');
 
 \echo
-\echo == sums per cell, 10^7 rows, 2,000 cells: best of 3, seconds, and against GROUP BY sum()
-SELECT r.mode, r.what, round(min(r.seconds)::numeric, 3) AS best_s,
-       round((min(r.seconds) / (SELECT min(b.seconds) FROM sum_results b WHERE b.mode = r.mode AND b.what = 'group by sum()'))::numeric, 2)
+\echo == sums and averages per cell, 10^7 rows, 2,000 cells: best of 3, seconds, and against GROUP BY sum() / avg()
+SELECT r.mode, r.kind, r.what, round(min(r.seconds)::numeric, 3) AS best_s,
+       round((min(r.seconds) / (SELECT min(b.seconds) FROM sum_results b
+                                 WHERE b.mode = r.mode AND b.kind = r.kind AND b.what LIKE 'group by%'))::numeric, 2)
          AS vs_group_by
-  FROM sum_results r GROUP BY r.mode, r.what ORDER BY r.mode DESC, best_s;
+  FROM sum_results r GROUP BY r.mode, r.kind, r.what ORDER BY r.mode DESC, r.kind DESC, best_s;
 
 -- the aggregate's sums are the baseline's, in grid units
 SELECT bool_and(s.sum * 2::float8 ^ (-m.grid_exp) = a.v) AS same_sums
