@@ -10,14 +10,16 @@ CREATE TABLE dpm.sources (
   max_contributions int NOT NULL DEFAULT 1 CHECK (max_contributions >= 1),
   -- 'pure': epsilon-DP, Laplace only, sequential composition.
   -- 'approx': (epsilon, delta)-DP by basic composition; Laplace or Gaussian.
-  -- 'zcdp': rho-zCDP, additive; Gaussian (rho) or Laplace (epsilon, charged rho = epsilon^2 / 2).
+  -- 'zcdp': rho-zCDP, additive; Gaussian (rho) or Laplace (epsilon, charged rho = epsilon^2 / 2);
+  --   a delta budget, when given, pays only for partition selection (dpm.select_keys): the source
+  --   is then (rho, delta)-approximately zCDP, both additive.
   model             text NOT NULL CHECK (model IN ('pure', 'approx', 'zcdp')),
   budget_epsilon    numeric CHECK (budget_epsilon > 0),
   budget_delta      numeric NOT NULL DEFAULT 0 CHECK (budget_delta >= 0 AND budget_delta < 1),
   budget_rho        numeric CHECK (budget_rho > 0),
   registered_by     regrole NOT NULL DEFAULT dpm_internal.invoker(),
   registered_at     timestamptz NOT NULL DEFAULT now(),
-  CHECK (CASE model WHEN 'zcdp' THEN budget_rho IS NOT NULL AND budget_epsilon IS NULL AND budget_delta = 0
+  CHECK (CASE model WHEN 'zcdp' THEN budget_rho IS NOT NULL AND budget_epsilon IS NULL
                     WHEN 'pure' THEN budget_epsilon IS NOT NULL AND budget_rho IS NULL AND budget_delta = 0
                     ELSE budget_epsilon IS NOT NULL AND budget_rho IS NULL AND budget_delta > 0 END),
   -- dpm.unregister_source: no release reads it any more; its row, releases and ledger stay as the

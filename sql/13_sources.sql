@@ -148,7 +148,8 @@ $$;
 CREATE OR REPLACE FUNCTION dpm_internal.spent_detail(model text, epsilon numeric, delta numeric, rho numeric) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE model WHEN 'zcdp' THEN format('Spent: rho %s.', rho)
+  SELECT CASE WHEN model = 'zcdp' AND delta > 0 THEN format('Spent: rho %s, delta %s.', rho, delta)
+              WHEN model = 'zcdp' THEN format('Spent: rho %s.', rho)
                     ELSE format('Spent: epsilon %s, delta %s.', epsilon, delta) END
 $$;
 
@@ -184,9 +185,10 @@ BEGIN
   END IF;
   PERFORM dpm_internal.check_can_read(relation);
   PERFORM dpm_internal.check_privacy_args(epsilon, delta, rho, 'budget');
-  IF rho IS NOT NULL AND (epsilon IS NOT NULL OR delta <> 0) THEN
+  IF rho IS NOT NULL AND epsilon IS NOT NULL THEN
     RAISE EXCEPTION 'give a zCDP budget (rho) or an epsilon budget (with delta), not both'
-      USING ERRCODE = 'invalid_parameter_value';
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'A zCDP source takes a delta budget too, which only selecting keys (dpm.select_keys) spends.';
   END IF;
   IF max_contributions IS NULL OR max_contributions < 1 THEN
     RAISE EXCEPTION 'max_contributions must be at least 1' USING ERRCODE = 'invalid_parameter_value';
@@ -216,7 +218,7 @@ BEGIN
     END IF;
     PERFORM dpm_internal.require_read_committed('dpm.register_source');
     SELECT * INTO spent FROM dpm_internal.spent(old.id);
-    IF (old.model <> 'zcdp' AND (spent.epsilon > epsilon OR spent.delta > delta)) OR (old.model = 'zcdp' AND spent.rho > rho) THEN
+    IF (old.model <> 'zcdp' AND spent.epsilon > epsilon) OR spent.delta > delta OR (old.model = 'zcdp' AND spent.rho > rho) THEN
       RAISE EXCEPTION 'the budget given for "%" is below what source % already spent', relation, old.id
         USING ERRCODE = 'invalid_parameter_value',
               DETAIL = dpm_internal.spent_detail(old.model, spent.epsilon, spent.delta, spent.rho);
@@ -242,7 +244,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.register_source(regclass, name, int, float8, float8, float8) IS
-  'custodian: protect a relation the caller can read, with its privacy unit and total budget: epsilon (pure), epsilon and delta > 0 (approximate DP) or rho (zCDP)';
+  'custodian: protect a relation the caller can read, with its privacy unit and total budget: epsilon (pure), epsilon and delta > 0 (approximate DP) or rho (zCDP; with delta > 0, a delta budget that only selecting keys spends)';
 
 -- Budget checks lock the source row, then sum the ledger in a fresh snapshot; under REPEATABLE READ
 -- or SERIALIZABLE the sum would come from the transaction's first snapshot and miss charges that
@@ -274,7 +276,7 @@ BEGIN
   IF epsilon IS NULL AND delta IS NULL AND rho IS NULL THEN
     RAISE EXCEPTION 'give the new epsilon, delta or rho budget' USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  IF (src.model = 'zcdp') <> (rho IS NOT NULL) OR (src.model = 'zcdp' AND (epsilon IS NOT NULL OR delta IS NOT NULL))
+  IF (src.model <> 'zcdp' AND rho IS NOT NULL) OR (src.model = 'zcdp' AND epsilon IS NOT NULL)
      OR (src.model = 'pure' AND delta IS NOT NULL) THEN
     RAISE EXCEPTION 'source "%" has a % budget', source,
       CASE src.model WHEN 'zcdp' THEN 'zCDP (rho)' WHEN 'pure' THEN 'pure epsilon' ELSE 'epsilon and delta' END
@@ -292,7 +294,7 @@ BEGIN
   b.budget_delta := coalesce(dpm_internal.charge(delta), b.budget_delta);
   b.budget_rho := coalesce(dpm_internal.charge(rho), b.budget_rho);
   SELECT * INTO spent FROM dpm_internal.spent(src.id);
-  IF (b.model <> 'zcdp' AND (spent.epsilon > b.budget_epsilon OR spent.delta > b.budget_delta))
+  IF (b.model <> 'zcdp' AND spent.epsilon > b.budget_epsilon) OR spent.delta > b.budget_delta
      OR (b.model = 'zcdp' AND spent.rho > b.budget_rho) THEN
     RAISE EXCEPTION 'the new budget of "%" is below what was already spent', source
       USING ERRCODE = 'invalid_parameter_value',
@@ -321,7 +323,7 @@ BEGIN
   RETURN QUERY
     SELECT src.model,
            src.budget_epsilon, CASE WHEN src.model <> 'zcdp' THEN s.epsilon END, src.budget_epsilon - s.epsilon,
-           src.budget_delta, CASE WHEN src.model <> 'zcdp' THEN s.delta END, src.budget_delta - s.delta,
+           src.budget_delta, s.delta, src.budget_delta - s.delta,
            src.budget_rho, z.rho, src.budget_rho - z.rho,
            CASE WHEN z.rho > 0 THEN dpm_internal.zcdp_epsilon(z.rho, budget.delta) END,
            s.releases
@@ -330,7 +332,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.budget(regclass, float8) IS
-  'privacy budget of a source: total, spent and remaining; for a zCDP source and a given delta, the epsilon its spending implies';
+  'privacy budget of a source: total, spent and remaining; for a zCDP source and a given delta, the epsilon its spending of rho implies (with delta plus the delta_spent of its key selections)';
 
 -- No release reads the source any more and its table may be dropped; the source row, its releases
 -- and its ledger stay (the record of what was spent), and dpm.register_source of the same table

@@ -263,16 +263,18 @@ BEGIN
   UPDATE dpm.releases r SET status = 'interrupted'
    WHERE r.source_id = src.id AND r.status = 'charged' AND NOT dpm_internal.release_in_progress(r.id);
   SELECT * INTO spent FROM dpm_internal.spent(src.id);
-  IF (src.model = 'zcdp' AND spent.rho + c_rho > src.budget_rho)
-     OR (src.model <> 'zcdp' AND (spent.epsilon + c_epsilon > src.budget_epsilon OR spent.delta + c_delta > src.budget_delta)) THEN
-    detail := CASE src.model
-              WHEN 'zcdp' THEN format('Spent rho %s of %s; this release needs rho %s.', spent.rho, src.budget_rho, c_rho)
-              WHEN 'pure' THEN format('Spent epsilon %s of %s; this release needs epsilon %s.', spent.epsilon, src.budget_epsilon, c_epsilon)
+  IF (src.model = 'zcdp' AND spent.rho + c_rho > src.budget_rho) OR spent.delta + c_delta > src.budget_delta
+     OR (src.model <> 'zcdp' AND spent.epsilon + c_epsilon > src.budget_epsilon) THEN
+    detail := CASE WHEN src.model = 'zcdp' AND c_delta > 0
+                THEN format('Spent rho %s of %s and delta %s of %s; this release needs rho %s and delta %s.',
+                            spent.rho, src.budget_rho, spent.delta, src.budget_delta, c_rho, c_delta)
+              WHEN src.model = 'zcdp' THEN format('Spent rho %s of %s; this release needs rho %s.', spent.rho, src.budget_rho, c_rho)
+              WHEN src.model = 'pure' THEN format('Spent epsilon %s of %s; this release needs epsilon %s.', spent.epsilon, src.budget_epsilon, c_epsilon)
               ELSE format('Spent epsilon %s of %s and delta %s of %s; this release needs epsilon %s and delta %s.',
                           spent.epsilon, src.budget_epsilon, spent.delta, src.budget_delta, c_epsilon, c_delta) END;
     -- "exhausted" only when nothing is left: otherwise what is left is too little for this release
-    IF (src.model = 'zcdp' AND spent.rho >= src.budget_rho)
-       OR (src.model <> 'zcdp' AND (spent.epsilon >= src.budget_epsilon OR (c_delta > 0 AND spent.delta >= src.budget_delta))) THEN
+    IF (src.model = 'zcdp' AND spent.rho >= src.budget_rho) OR (c_delta > 0 AND spent.delta >= src.budget_delta)
+       OR (src.model <> 'zcdp' AND spent.epsilon >= src.budget_epsilon) THEN
       RAISE EXCEPTION 'privacy budget of source "%" is exhausted', src.relation
         USING ERRCODE = 'Y1001', DETAIL = detail, HINT = 'Ask the custodian for more budget.';
     END IF;

@@ -6,8 +6,10 @@ CREATE OR REPLACE FUNCTION dpm_internal.exec_as_text(role regrole, sql text) RET
 AS 'MODULE_PATHNAME', 'dpm_exec_as' LANGUAGE C VOLATILE STRICT;
 
 -- Which keys pass the noisy threshold (NULL counts: the checks alone), with the threshold and the
--- noise's scale: each key's count of units plus Laplace noise for keys_per_unit keys per unit.
+-- noise's scale: each key's count of units plus Laplace noise (epsilon) or Gaussian noise (rho) for
+-- keys_per_unit keys per unit.
 CREATE OR REPLACE FUNCTION dpm_internal.partition_select(counts float8[], keys_per_unit int, epsilon float8, delta float8,
+                                      rho float8 DEFAULT NULL,
                                       OUT selected boolean[], OUT threshold float8, OUT scale float8)
 AS 'MODULE_PATHNAME', 'dpm_partition_select' LANGUAGE C VOLATILE;
 
@@ -61,9 +63,11 @@ BEGIN
     dpm_internal.source_rows(src, true), col));
   SELECT coalesce(array_agg(pairs[i][1] ORDER BY i), '{}'), coalesce(array_agg(pairs[i][2]::float8 ORDER BY i), '{}')
     INTO keys, counts FROM generate_subscripts(pairs, 1) i;
-  -- the charge's epsilon and delta, strictly below it (dpm_internal.below)
-  sel := dpm_internal.partition_select(counts, src.max_contributions, dpm_internal.below(r.epsilon),
-                                       dpm_internal.below(r.delta));
+  -- the charge's epsilon or rho, and delta, strictly below it (dpm_internal.below)
+  sel := dpm_internal.partition_select(counts, src.max_contributions,
+                                       CASE WHEN r.noise = 'laplace' THEN dpm_internal.below(r.epsilon) END,
+                                       dpm_internal.below(r.delta),
+                                       CASE WHEN r.noise = 'gaussian' THEN dpm_internal.below(r.rho) END);
   INSERT INTO dpm.release_answers (release_id, query, label)
   SELECT r.id, row_number() OVER (ORDER BY i), keys[i]
     FROM generate_subscripts(keys, 1) i WHERE sel.selected[i];
@@ -73,49 +77,60 @@ END
 $$;
 
 -- Analysts with budget and custodians: the values of a text or integer column that enough privacy
--- units hold, chosen by partition selection and charged (epsilon, delta) to the source: each
--- value's count of units gets Laplace noise of scale max_contributions / epsilon, and passes at
--- 1 + scale ln(max_contributions / delta), so that a value held by a single unit is released
--- with probability below delta / max_contributions.  Charged and computed by a release worker,
--- like dpm.answer; the release (kind 'keys') lists the keys as its answers' labels.
-CREATE OR REPLACE FUNCTION dpm.select_keys(source regclass, column_name name, epsilon float8, delta float8)
+-- units hold, chosen by partition selection and charged to the source: (epsilon, delta) on an
+-- (epsilon, delta) source; rho (Gaussian noise) or epsilon (Laplace, charged rho = epsilon^2 / 2)
+-- with delta on a zCDP source that has a delta budget.  Each value's count of units gets noise
+-- for max_contributions values per unit, and passes a threshold above which a value held by a
+-- single unit lands with probability below delta / max_contributions (src/mechanism/partition.h).
+-- Charged and computed by a release worker, like dpm.answer; the release (kind 'keys') lists the
+-- keys as its answers' labels.
+CREATE OR REPLACE FUNCTION dpm.select_keys(source regclass, column_name name, epsilon float8 DEFAULT NULL,
+                                delta float8 DEFAULT NULL, rho float8 DEFAULT NULL)
 RETURNS text[]
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   src dpm.sources;
   cost record;
+  c_delta numeric;
   rel_id bigint;
 BEGIN
   IF source IS NULL OR column_name IS NULL THEN
     RAISE EXCEPTION 'source and column_name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
   END IF;
   src := dpm_internal.source(source);
-  IF src.model <> 'approx' THEN
+  IF src.model = 'pure' OR (src.model = 'zcdp' AND src.budget_delta = 0) THEN
     RAISE EXCEPTION 'source "%" is registered for %, and selecting keys needs delta > 0', src.relation,
-      CASE src.model WHEN 'pure' THEN 'pure epsilon-differential privacy' ELSE 'zCDP, which keeps no delta budget' END
+      CASE src.model WHEN 'pure' THEN 'pure epsilon-differential privacy' ELSE 'zCDP without a delta budget' END
       USING ERRCODE = 'invalid_parameter_value',
             DETAIL = 'A key held by a single privacy unit can be hidden only up to a probability delta.',
-            HINT = 'Register the source for (epsilon, delta)-differential privacy (epsilon and delta > 0) to select keys, or list the values in dpm.create_domain.';
+            HINT = CASE src.model WHEN 'pure'
+                   THEN 'Register the source with epsilon and delta > 0, or with rho and delta > 0 (zCDP), to select keys; or list the values in dpm.create_domain.'
+                   ELSE 'Give the source a delta budget, which only selecting keys spends: dpm.set_budget(source, delta => ...).' END;
   END IF;
   IF NOT coalesce(delta > 0, false) THEN
     RAISE EXCEPTION 'selecting keys needs delta > 0, got %', coalesce(delta::text, 'NULL')
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'delta bounds the probability that a key held by a single privacy unit is released.';
   END IF;
-  cost := dpm_internal.privacy_cost(src, epsilon, delta, NULL);
+  PERFORM dpm_internal.check_privacy_args(epsilon, delta, rho);
+  -- epsilon or rho in the source's model, as a release's; delta on top
+  cost := dpm_internal.privacy_cost(src, epsilon, CASE WHEN src.model = 'approx' THEN delta ELSE 0 END, rho);
+  c_delta := dpm_internal.charge(delta);
   PERFORM dpm_internal.check_keys_column(src, column_name);
   -- the mechanism's own checks, drawing nothing
-  PERFORM dpm_internal.partition_select(NULL, src.max_contributions, dpm_internal.below(cost.c_epsilon),
-                                        dpm_internal.below(cost.c_delta));
+  PERFORM dpm_internal.partition_select(NULL, src.max_contributions,
+                                        CASE WHEN rho IS NULL THEN dpm_internal.below(cost.c_epsilon) END,
+                                        dpm_internal.below(c_delta),
+                                        CASE WHEN rho IS NOT NULL THEN dpm_internal.below(cost.c_rho) END);
   rel_id := dpm_internal.run_release(jsonb_build_object('kind', 'keys', 'source_id', src.id, 'column', column_name,
-                                                        'noise', 'laplace', 'epsilon', cost.c_epsilon,
-                                                        'delta', cost.c_delta), '{}');
+                                                        'noise', CASE WHEN rho IS NULL THEN 'laplace' ELSE 'gaussian' END,
+                                                        'epsilon', cost.c_epsilon, 'delta', c_delta, 'rho', cost.c_rho), '{}');
   RETURN (SELECT coalesce(array_agg(a.label ORDER BY a.query), '{}') FROM dpm.release_answers a WHERE a.release_id = rel_id);
 END
 $$;
-COMMENT ON FUNCTION dpm.select_keys(regclass, name, float8, float8) IS
-  'the values of a text or integer column held by enough privacy units, chosen by differentially private partition selection and charged (epsilon, delta) to the source ((epsilon, delta) sources only); a value held by one unit is released with probability below delta; use them as a domain''s values with "values": {"selection": release_id}';
+COMMENT ON FUNCTION dpm.select_keys(regclass, name, float8, float8, float8) IS
+  'the values of a text or integer column held by enough privacy units, chosen by differentially private partition selection and charged to the source: epsilon and delta, or on a zCDP source with a delta budget rho (or epsilon) and delta; a value held by one unit is released with probability below delta; use them as a domain''s values with "values": {"selection": release_id}';
 
 -- An attribute definition whose "values" names a selection ({"selection": release_id}) with those
 -- keys in their place: the selection must be of this source and of the attribute's column, and

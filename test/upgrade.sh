@@ -131,7 +131,7 @@ SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
   SELECT 'ledger', l::text FROM dpm.ledger l UNION ALL
   SELECT 'publications', p::text FROM dpm.publications p UNION ALL
   SELECT 'budget people', b::text FROM dpm.budget('people') b UNION ALL
-  SELECT 'budget visits', b::text FROM dpm.budget('visits') b UNION ALL
+  SELECT 'budget visits', (to_jsonb(b) - 'delta_spent')::text FROM dpm.budget('visits') b UNION ALL
   SELECT 'view', v::text FROM reporting.upg_view v) x GROUP BY t ORDER BY t;
 SQL
 }

@@ -164,6 +164,11 @@ ALTER TABLE dpm.releases ADD COLUMN measure_id int REFERENCES dpm.measures,
   ADD CHECK (sum_share IS NULL OR measure_id IS NOT NULL);
 -- an average whose noisy count is not positive has no answer
 ALTER TABLE dpm.release_answers ALTER COLUMN answer DROP NOT NULL, ALTER COLUMN stderr DROP NOT NULL;
+-- a zCDP source may have a delta budget, which only partition selection spends
+ALTER TABLE dpm.sources DROP CONSTRAINT sources_check,
+  ADD CHECK (CASE model WHEN 'zcdp' THEN budget_rho IS NOT NULL AND budget_epsilon IS NULL
+                        WHEN 'pure' THEN budget_epsilon IS NOT NULL AND budget_rho IS NULL AND budget_delta = 0
+                        ELSE budget_epsilon IS NOT NULL AND budget_rho IS NULL AND budget_delta > 0 END);
 -- partition selection: releases of keys, without workload or strategy, and what they read
 ALTER TABLE dpm.releases
   ADD COLUMN kind text NOT NULL DEFAULT 'answers' CHECK (kind IN ('answers', 'keys')),

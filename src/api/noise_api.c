@@ -61,9 +61,10 @@ dpm_noise(PG_FUNCTION_ARGS)
 }
 
 /*
- * dpm_internal.partition_select(counts, keys_per_unit, epsilon, delta): which
- * keys pass the noisy threshold (selected, NULL when counts is NULL: the
- * checks alone), the threshold and the noise's scale.
+ * dpm_internal.partition_select(counts, keys_per_unit, epsilon, delta, rho):
+ * which keys pass the noisy threshold (selected, NULL when counts is NULL:
+ * the checks alone), the threshold and the noise's scale; Gaussian noise when
+ * rho is given.
  */
 PG_FUNCTION_INFO_V1(dpm_partition_select);
 Datum
@@ -73,23 +74,28 @@ dpm_partition_select(PG_FUNCTION_ARGS)
 	Datum		values[3];
 	bool		nulls[3] = {true, false, false};
 	double		threshold,
-				scale;
+				scale,
+				rho = PG_ARGISNULL(4) ? 0.0 : PG_GETARG_FLOAT8(4);
 	int			k;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE || tupdesc->natts != 3)
 		elog(ERROR, "partition_select must return (selected, threshold, scale)");
-	for (int i = 1; i < 4; i++)
-		if (PG_ARGISNULL(i))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("keys per unit, epsilon and delta must not be NULL")));
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(3) || (PG_ARGISNULL(2) && PG_ARGISNULL(4)))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("keys per unit, delta, and epsilon or rho must not be NULL")));
+	if (!PG_ARGISNULL(4) && !(rho > 0.0 && isfinite(rho)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("rho must be a positive finite number, got %g", rho)));
 	k = PG_GETARG_INT32(1);
 	if (k < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("keys per unit must be at least 1, got %d", k)));
 	if (PG_ARGISNULL(0))
-		partition_threshold(k, PG_GETARG_FLOAT8(2), PG_GETARG_FLOAT8(3), &threshold, &scale);
+		partition_threshold(k, PG_ARGISNULL(2) ? 0.0 : PG_GETARG_FLOAT8(2), PG_GETARG_FLOAT8(3), rho,
+							&threshold, &scale);
 	else
 	{
 		int			n;
@@ -98,7 +104,8 @@ dpm_partition_select(PG_FUNCTION_ARGS)
 		bool	   *selected = palloc(sizeof(bool) * Max(n, 1));
 		Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
 
-		partition_select(counts, n, k, PG_GETARG_FLOAT8(2), PG_GETARG_FLOAT8(3), selected, &threshold, &scale);
+		partition_select(counts, n, k, PG_ARGISNULL(2) ? 0.0 : PG_GETARG_FLOAT8(2), PG_GETARG_FLOAT8(3), rho,
+						 selected, &threshold, &scale);
 		for (int i = 0; i < n; i++)
 			d[i] = BoolGetDatum(selected[i]);
 		values[0] = PointerGetDatum(construct_array(d, n, BOOLOID, 1, true, TYPALIGN_CHAR));

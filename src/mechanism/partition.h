@@ -15,8 +15,16 @@
  * the released set of keys is (epsilon, delta)-DP (Korolova et al. 2009;
  * Wilson et al. 2020, for bounded contributions).
  *
+ * Under zCDP the noise is Gaussian instead, of parameter sigma for L2
+ * sensitivity sqrt(k) and rho (a unit moves k counts by 1: k / (2 sigma^2) =
+ * rho), and the threshold tau = 1 + sigma sqrt(2 ln(2k / delta)): the
+ * discrete Gaussian is sigma^2-subgaussian (Canonne, Kamath & Steinke 2020),
+ * so a count of 1 passes with probability below delta / (2k), and the set is
+ * (rho, delta)-approximately zCDP.
+ *
  * Each key is measured on its own (one answer per call), so that the law, and
- * with it tau, does not depend on how many keys the data holds.
+ * with it tau, does not depend on how many keys the data holds; and only on a
+ * grid no coarser than 1, on which the integer counts need no rounding.
  */
 #ifndef DPM_PARTITION_H
 #define DPM_PARTITION_H
@@ -24,14 +32,16 @@
 #include "postgres.h"
 
 /*
- * counts[0 .. n-1]: units per key (integers); k: keys per unit at most.
- * selected[i]: key i passes; *threshold and *scale: tau and s.  Refuses
- * (before any draw) parameters whose grid would round the counts.
+ * counts[0 .. n-1]: units per key (integers); k: keys per unit at most;
+ * Laplace noise for epsilon, or Gaussian for rho > 0.  selected[i]: key i
+ * passes; *threshold and *scale: tau and the noise's scale (s or sigma).
+ * Refuses (before any draw) parameters whose grid would round the counts.
  */
-extern void partition_select(const int64 *counts, int n, int k, double epsilon, double delta,
+extern void partition_select(const int64 *counts, int n, int k, double epsilon, double delta, double rho,
 							 bool *selected, double *threshold, double *scale);
 
-/* the same checks and tau and s, drawing nothing */
-extern void partition_threshold(int k, double epsilon, double delta, double *threshold, double *scale);
+/* the same checks and tau and scale, drawing nothing */
+extern void partition_threshold(int k, double epsilon, double delta, double rho, double *threshold,
+								double *scale);
 
 #endif

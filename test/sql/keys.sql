@@ -48,16 +48,13 @@ CREATE TABLE ky_other AS SELECT 1 AS code;
 SELECT dpm.register_source('ky_other', epsilon => 1, delta => 0.5);
 SELECT dpm.create_domain('ky_bad', 'ky_other', format('[{"name": "code", "values": {"selection": %s}}]', :ky_codes)::jsonb);
 
--- refused before any charge: a source without delta (pure epsilon, zCDP), no delta, an unknown
+-- refused before any charge: a source without delta (pure epsilon), no delta, an unknown
 -- or non-key column, bad epsilon, NULLs
 SELECT sum(epsilon) AS spent, sum(delta) AS spent_delta FROM dpm.ledger
  WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'ky_people'::regclass) \gset
 CREATE TABLE ky_pure AS SELECT 1 AS unit, 'x' AS tag;
 SELECT dpm.register_source('ky_pure', 'unit', epsilon => 1);
 SELECT dpm.select_keys('ky_pure', 'tag', 1, 1e-6);
-CREATE TABLE ky_zcdp AS SELECT 1 AS unit, 'x' AS tag;
-SELECT dpm.register_source('ky_zcdp', 'unit', rho => 1);
-SELECT dpm.select_keys('ky_zcdp', 'tag', 1, 1e-6);
 SELECT dpm.select_keys('ky_people', 'tag', 1, 0);
 SELECT dpm.select_keys('ky_people', 'tag', 1, NULL);
 SELECT dpm.select_keys('ky_people', 'nothing', 1, 1e-6);
@@ -68,6 +65,30 @@ SELECT dpm.select_keys('ky_people', NULL, 1, 1e-6);
 SELECT dpm.select_keys('ky_people', 'tag', 1000, 0.01);   -- more than is left
 SELECT sum(epsilon) = :spent AND sum(delta) = :spent_delta AS nothing_charged FROM dpm.ledger
  WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'ky_people'::regclass);
+
+-- under zCDP: Gaussian noise of sigma sqrt(k / (2 rho)) = 1 for rho 1, threshold 1 + sqrt(2 ln(2k /
+-- delta)); a single unit's key passes with probability Phi(-sqrt(2 ln 20)) = 0.0072, so some key of
+-- a unit with about 0.0143: over 1000 units between 1 and 35 (binomial, 5 sd; false alarm below
+-- 1e-5), never near delta = 0.2.  A zCDP source needs a delta budget for it, which only selecting
+-- keys spends.
+CREATE TABLE ky_zpeople AS SELECT * FROM ky_people;
+SELECT dpm.register_source('ky_zpeople', 'unit', 2, rho => 10);
+SELECT dpm.select_keys('ky_zpeople', 'tag', rho => 1, delta => 0.2);
+SELECT dpm.set_budget('ky_zpeople', delta => 0.5);
+SELECT dpm.select_keys('ky_zpeople', 'tag', rho => 1, delta => 0.2) AS zkeys \gset
+SELECT count(DISTINCT substring(k FROM 'r([0-9]+)')) FILTER (WHERE k LIKE 'r%') BETWEEN 1 AND 35 AS singletons_at_rate,
+       count(*) FILTER (WHERE k LIKE 'common%') AS common_keys
+  FROM unnest(:'zkeys'::text[]) k;
+SELECT r.noise, r.epsilon, r.rho, r.delta, abs(k.threshold - (1 + k.noise_scale * sqrt(2 * ln(2 * 2 / 0.2)))) < 1e-9 AS threshold,
+       abs(k.noise_scale - 1) < 1e-6 AS sigma
+  FROM dpm.releases r JOIN dpm.release_keys k ON k.release_id = r.id WHERE r.id = (SELECT max(id) FROM dpm.releases);
+SELECT model, rho_spent, delta_spent, delta_remaining FROM dpm.budget('ky_zpeople');
+-- Laplace on a zCDP source: charged rho = epsilon^2 / 2 and delta; rho and epsilon together refused
+SELECT cardinality(dpm.select_keys('ky_zpeople', 'code', epsilon => 1, delta => 0.01)) AS codes;
+SELECT noise, epsilon, rho, delta FROM dpm.releases WHERE id = (SELECT max(id) FROM dpm.releases);
+SELECT dpm.select_keys('ky_zpeople', 'code', epsilon => 1, rho => 1, delta => 0.01);
+SELECT dpm.select_keys('ky_zpeople', 'code', rho => 1, delta => 0.4);   -- 0.21 of 0.5 spent
+SELECT dpm.select_keys('ky_people', 'code', rho => 1, delta => 0.01);   -- an (epsilon, delta) source
 
 -- analysts with budget select keys; another analyst sees neither the release nor its keys; the
 -- registrant (who scans) must still be able to read the table
@@ -95,5 +116,5 @@ DELETE FROM dpm.ledger WHERE source_id IN (SELECT id FROM dpm.sources WHERE rela
 DELETE FROM dpm.releases WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'ky_%');
 DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'ky_%');
 DELETE FROM dpm.sources WHERE relation::text LIKE 'ky_%';
-DROP TABLE ky_people, ky_other, ky_pure, ky_zcdp, ky_mine;
+DROP TABLE ky_people, ky_zpeople, ky_other, ky_pure, ky_mine;
 DROP ROLE regress_ky_analyst, regress_ky_other, regress_ky_custodian;

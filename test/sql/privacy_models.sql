@@ -9,8 +9,8 @@ SELECT dpm.register_source('pm_people', rho => 0);
 SELECT dpm.register_source('pm_people', rho => 'NaN');
 SELECT dpm.register_source('pm_people', rho => 'Infinity');
 SELECT dpm.register_source('pm_people', rho => 0.5, epsilon => 1);
+-- a zCDP source may carry a delta budget, which only selecting keys spends (keys.sql)
 SELECT dpm.register_source('pm_people', rho => 0.5, delta => 1e-6);
-SELECT dpm.register_source('pm_people', rho => 0.5);
 SELECT model, budget_epsilon, budget_delta, budget_rho FROM dpm.sources WHERE relation = 'pm_people'::regclass;
 SELECT dpm.create_domain('pm_kind', 'pm_people', '[{"name": "kind", "values": [0, 1, 2, 3]}]');
 SELECT dpm.create_workload('pm_cells', 'pm_kind', 'Identity(kind)');
