@@ -361,7 +361,8 @@ END
 $$;
 
 CREATE OR REPLACE FUNCTION dpm.optimize(workload text, method text DEFAULT 'auto', epsilon float8 DEFAULT NULL,
-                             delta float8 DEFAULT 0, options jsonb DEFAULT '{}', rho float8 DEFAULT NULL)
+                             delta float8 DEFAULT 0, options jsonb DEFAULT '{}', rho float8 DEFAULT NULL,
+                             measure text DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -373,11 +374,21 @@ BEGIN
     RAISE EXCEPTION 'method and options must not be NULL' USING ERRCODE = 'null_value_not_allowed';
   END IF;
   PERFORM dpm_internal.check_privacy_args(epsilon, delta, rho);
+  -- a sum's strategy is its workload's: every error scales by the same factor, so the choice is the
+  -- same; the measure is only checked (it must be one of the workload's source)
+  IF measure IS NOT NULL THEN
+    PERFORM dpm_internal.measure((SELECT s FROM dpm.sources s JOIN dpm.domains d ON d.source_id = s.id WHERE d.id = wl.domain_id),
+                                 measure);
+    IF coalesce(dpm_internal.has_targets(method, options), false) THEN
+      RAISE EXCEPTION 'variance targets are in counts: a strategy for the sums of a measure is optimized without them'
+        USING ERRCODE = 'feature_not_supported';
+    END IF;
+  END IF;
   RETURN (dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, rho, options), options, true)).st.id;
 END
 $$;
-COMMENT ON FUNCTION dpm.optimize(text, text, float8, float8, jsonb, float8) IS
-  'choose (method auto: the lowest expected error among residual and hdmm for workloads given as a spec (residual alone on a wide domain), identity, hierarchical, wavelet, workload, eigen, eigen_design, lrm where rank(W) is low, and gaussian_optimal under Gaussian noise, cheapest first, stopping at a strategy no other can beat; an error says why each was ruled out when none applies) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
+COMMENT ON FUNCTION dpm.optimize(text, text, float8, float8, jsonb, float8, text) IS
+  'choose (method auto: the lowest expected error among residual and hdmm for workloads given as a spec (residual alone on a wide domain), identity, hierarchical, wavelet, workload, eigen, eigen_design, lrm where rank(W) is low, and gaussian_optimal under Gaussian noise, cheapest first, stopping at a strategy no other can beat; an error says why each was ruled out when none applies) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; a measure (sums) gives the workload''s strategy, whose every error scales alike; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
 
 CREATE OR REPLACE FUNCTION dpm.compare_strategies(workload text, epsilon float8 DEFAULT 1, delta float8 DEFAULT 0,
                                        rho float8 DEFAULT NULL, measure text DEFAULT NULL)

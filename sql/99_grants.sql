@@ -34,7 +34,7 @@ GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.rel
                 dpm.release_answers, dpm.release_measurements, dpm.release_keys, dpm.measures, dpm.ledger, dpm.publications, dpm.progress TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[], float8[]),
-  dpm.optimize(text, text, float8, float8, jsonb, float8),
+  dpm.optimize(text, text, float8, float8, jsonb, float8, text),
   dpm.compare_strategies(text, float8, float8, float8, text),
   dpm.fitness_privacy(int, float8, float8, float8), dpm.privacy_profile(int),
   dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8), dpm.release(bigint, text, float8),

@@ -194,3 +194,4 @@ DROP FUNCTION dpm_internal.release_plan(jsonb, boolean);
 -- a release may be measured in two parts (an average), each with a share of the charge
 DROP FUNCTION IF EXISTS dpm_internal.noise_params(text, numeric, numeric, numeric);
 DROP FUNCTION dpm.compare_strategies(text, float8, float8, float8);
+DROP FUNCTION dpm.optimize(text, text, float8, float8, jsonb, float8);

@@ -32,6 +32,11 @@ SELECT bool_and(abs(s.total_error / c.total_error - 250000) < 1e-6 * 250000) AS 
   FROM dpm.compare_strategies('sm_w', epsilon => 1, measure => 'amount') s
   JOIN dpm.compare_strategies('sm_w', epsilon => 1) c USING (method);
 SELECT count(*) FROM dpm.compare_strategies('sm_w', epsilon => 1, measure => 'nothing');
+-- dpm.optimize with a measure gives the workload's own strategy (cached once for counts and sums)
+SELECT dpm.optimize('sm_w', 'hierarchical', epsilon => 1, measure => 'amount') = dpm.optimize('sm_w', 'hierarchical', epsilon => 1)
+       AS same_strategy;
+SELECT dpm.optimize('sm_w', 'hierarchical', epsilon => 1, measure => 'nothing');
+SELECT dpm.optimize('sm_w', 'fitness', delta => 1e-6, options => '{"targets": [1, 1, 1, 1, 1]}', measure => 'amount');
 
 -- repeated releases are unbiased with the stated standard error: over 200 Laplace releases,
 -- each query's mean z-score within 5 / sqrt(200) of 0 and its mean square within 1 +- 5 sqrt(5 /
