@@ -500,6 +500,28 @@ dpm_marginal_counts_transfn(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The state of a marginal aggregate of a measure (`copies` sets of tables),
+ * its layout, and the bounds and grid at arguments 5 .. 7; true with the
+ * row's value in units when it has one (not NULL or NaN).
+ */
+static bool
+marginal_value(FunctionCallInfo fcinfo, const char *fname, int copies, HistState **st,
+			   MarginalLayout **l, int64 *units)
+{
+	MemoryContext cxt = agg_context(fcinfo, fname);
+	double		lo,
+				hi;
+	int32		grid_exp;
+
+	*st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
+	*l = marginal_layout(fcinfo);
+	sum_args(fcinfo, 5, &lo, &hi, &grid_exp);
+	if (*st == NULL)
+		*st = hist_new(cxt, (int32) Max((*l)->cells, 1), copies);
+	return !PG_ARGISNULL(4) && value_units(PG_GETARG_FLOAT8(4), lo, hi, grid_exp, units);
+}
+
+/*
  * dpm_internal.marginal_sums(bins, sizes, sets, value, lo, hi, grid_exp): the
  * same tables holding sums of a measure, each row's value as histogram_sum
  * takes it.
@@ -508,20 +530,13 @@ PG_FUNCTION_INFO_V1(dpm_marginal_sums_transfn);
 Datum
 dpm_marginal_sums_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext cxt = agg_context(fcinfo, "dpm_marginal_sums_transfn");
-	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
-	MarginalLayout *l = marginal_layout(fcinfo);
-	double		lo,
-				hi;
-	int32		grid_exp;
+	HistState  *st;
+	MarginalLayout *l;
 	int64		units;
 
-	sum_args(fcinfo, 5, &lo, &hi, &grid_exp);
-	if (st == NULL)
-		st = hist_new(cxt, (int32) Max(l->cells, 1), 1);
-	if (PG_ARGISNULL(4) || !value_units(PG_GETARG_FLOAT8(4), lo, hi, grid_exp, &units))
-		PG_RETURN_POINTER(st);
-	PG_RETURN_POINTER(marginal_add(fcinfo, st, l, 0, units));
+	if (marginal_value(fcinfo, "dpm_marginal_sums_transfn", 1, &st, &l, &units))
+		st = marginal_add(fcinfo, st, l, 0, units);
+	PG_RETURN_POINTER(st);
 }
 
 /*
@@ -533,20 +548,12 @@ PG_FUNCTION_INFO_V1(dpm_marginal_avg_transfn);
 Datum
 dpm_marginal_avg_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext cxt = agg_context(fcinfo, "dpm_marginal_avg_transfn");
-	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
-	MarginalLayout *l = marginal_layout(fcinfo);
-	double		lo,
-				hi;
-	int32		grid_exp;
+	HistState  *st;
+	MarginalLayout *l;
 	int64		units;
 	bool		drop = avg_drop_arg(fcinfo, 8);
-	bool		valued;
+	bool		valued = marginal_value(fcinfo, "dpm_marginal_avg_transfn", 2, &st, &l, &units);
 
-	sum_args(fcinfo, 5, &lo, &hi, &grid_exp);
-	if (st == NULL)
-		st = hist_new(cxt, (int32) Max(l->cells, 1), 2);
-	valued = !PG_ARGISNULL(4) && value_units(PG_GETARG_FLOAT8(4), lo, hi, grid_exp, &units);
 	if (valued)
 		st = marginal_add(fcinfo, st, l, 0, units);
 	if (valued || !drop)
