@@ -453,6 +453,7 @@ DECLARE
   draws int;
   x float8[];
   k int;
+  part record;
 BEGIN
   SELECT * INTO r FROM dpm.releases x WHERE x.id = rel_id AND x.status = 'charged' FOR UPDATE;
   IF NOT FOUND THEN
@@ -472,16 +473,15 @@ BEGIN
   END IF;
   -- a dense strategy chosen for dpm.answer gets its pseudo-inverse here, once
   PERFORM dpm_internal.cache_strategy(r.strategy_id);
-  IF r.sum_share IS NULL THEN
-    m := dpm_internal.release_measure(r, dpm_internal.release_data(r, src, dom));
+  -- each part (an average has two: sums, then counts, from one scan) with its share of the charge
+  x := dpm_internal.release_data(r, src, dom);
+  k := cardinality(x) / CASE WHEN r.sum_share IS NULL THEN 1 ELSE 2 END;
+  FOR part IN SELECT * FROM dpm_internal.release_parts(src, (SELECT ms FROM dpm.measures ms WHERE ms.id = r.measure_id),
+                                                       r.sum_share) WITH ORDINALITY p(quantity, scale, share, i) LOOP
+    m := dpm_internal.release_measure(r, CASE WHEN k = cardinality(x) THEN x ELSE x[(part.i - 1) * k + 1:part.i * k] END,
+                                      part.quantity, part.share);
     INSERT INTO dpm.release_measurements SELECT m.*;
-  ELSE
-    -- an average: its sums and its counts from one scan, measured with their shares of the charge
-    x := dpm_internal.release_data(r, src, dom);
-    k := cardinality(x) / 2;
-    INSERT INTO dpm.release_measurements SELECT (dpm_internal.release_measure(r, x[1:k], 'sums', r.sum_share)).*;
-    INSERT INTO dpm.release_measurements SELECT (dpm_internal.release_measure(r, x[k + 1:], 'counts', 1 - r.sum_share)).*;
-  END IF;
+  END LOOP;
   -- the answers come in query order, zipped with the labels (labels[query] costs O(query) a row)
   WITH a AS MATERIALIZED (
          SELECT * FROM ROWS FROM (dpm_internal.release_derive(r, m, r.inference, r.confidence),

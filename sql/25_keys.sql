@@ -148,7 +148,7 @@ BEGIN
   IF jsonb_typeof(attr->'values') IS DISTINCT FROM 'object' OR NOT attr->'values' ? 'selection' THEN
     RETURN attr;     -- a list of values, or a mistake that dpm_internal.attribute_bins names
   END IF;
-  IF (SELECT count(*) FROM jsonb_object_keys(attr->'values')) <> 1 OR jsonb_typeof(attr->'values'->'selection') IS DISTINCT FROM 'number' THEN
+  IF (SELECT count(*) FROM jsonb_object_keys(attr->'values')) <> 1 OR attr->'values'->>'selection' !~ '^[0-9]{1,18}$' THEN
     RAISE EXCEPTION 'attribute "%": "values" is a list, or {"selection": release_id}', attr->>'name'
       USING ERRCODE = 'invalid_parameter_value';
   END IF;

@@ -44,6 +44,7 @@ SELECT bin_labels FROM dpm.domains WHERE name = 'ky_code';
 SELECT dpm.create_domain('ky_bad', 'ky_people', format('[{"name": "tag", "values": {"selection": %s}}]', :ky_codes)::jsonb);
 SELECT dpm.create_domain('ky_bad', 'ky_people', '[{"name": "code", "values": {"selection": 999999}}]');
 SELECT dpm.create_domain('ky_bad', 'ky_people', '[{"name": "code", "values": {"selection": 1, "more": 2}}]');
+SELECT dpm.create_domain('ky_bad', 'ky_people', '[{"name": "code", "values": {"selection": 1.5}}]');
 CREATE TABLE ky_other AS SELECT 1 AS code;
 SELECT dpm.register_source('ky_other', epsilon => 1, delta => 0.5);
 SELECT dpm.create_domain('ky_bad', 'ky_other', format('[{"name": "code", "values": {"selection": %s}}]', :ky_codes)::jsonb);
