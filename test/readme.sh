@@ -23,7 +23,7 @@ awk -v dir="$blocks" '
 # pids): only the header and the row count of its result are compared.  Everywhere: psql's file
 # prefix goes, spaces are collapsed and table rules dropped (column widths follow the values), and
 # decimals are compared to 9 significant digits (the last ones depend on the BLAS's kernels).
-NOISY='dpm\.(answer|mechanism|noise|progress|explain|release\(|quantiles)|optimize_ms|reporting\.population'
+NOISY='dpm\.(answer|mechanism|noise|progress|explain|release\(|quantiles|estimate)|optimize_ms|reporting\.population'
 mask() {
 	perl -ne '
 		BEGIN { $noisy = qr/$ENV{NOISY}/ }

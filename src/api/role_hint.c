@@ -29,7 +29,7 @@ typedef struct
 static const FunctionRole function_roles[] = {
 	{"answer", "dpm_analyst"}, {"budget", "dpm_analyst"}, {"compare_strategies", "dpm_analyst"},
 	{"create_workload", "dpm_analyst"}, {"drop_strategy", "dpm_analyst"},
-	{"drop_workload", "dpm_analyst"}, {"explain", "dpm_analyst"},
+	{"drop_workload", "dpm_analyst"}, {"estimate", "dpm_analyst"}, {"explain", "dpm_analyst"},
 	{"explain_queries", "dpm_analyst"}, {"fitness_privacy", "dpm_analyst"},
 	{"optimize", "dpm_analyst"}, {"privacy_profile", "dpm_analyst"},
 	{"progress_rows", "dpm_analyst"}, {"quantile_workload", "dpm_analyst"},

@@ -1,0 +1,103 @@
+-- Estimates from every kept measurement (issue 24, first part): dpm.estimate combines all the
+-- releases of a domain by generalized least squares, at no cost.
+\set SHOW_CONTEXT never
+SET client_min_messages = warning;
+CREATE TABLE es_people AS SELECT u AS unit, u % 4 AS kind, (u % 10)::float8 AS score FROM generate_series(1, 400) u;
+SELECT dpm.register_source('es_people', 'unit', 1, rho => 1000);
+SELECT dpm.create_domain('es_kind', 'es_people', '[{"name": "kind", "values": [0, 1, 2, 3]}]');
+SELECT dpm.create_workload('es_id', 'es_kind', 'Identity(kind)');
+SELECT dpm.create_workload('es_total', 'es_kind', 'Total(kind)');
+SELECT dpm.create_workload('es_prefix', 'es_kind', 'Prefix(kind)');
+SELECT count(*) AS ledger_before FROM dpm.ledger \gset
+
+-- nothing measured yet
+SELECT * FROM dpm.estimate('es_prefix');
+-- the total alone (strategy = the workload): of the prefixes only the last, the total, is
+-- determined, and it is that release's answer
+SELECT * INTO TEMP es_t FROM dpm.answer('es_total', rho => 0.5, method => 'workload');
+SELECT query, label, determined, answer IS NOT NULL AS answered,
+       CASE WHEN determined THEN abs(answer - (SELECT answer FROM es_t)) < 1e-9 * 400
+                                 AND abs(stderr - (SELECT stderr FROM es_t)) < 1e-12 END AS the_release
+  FROM dpm.estimate('es_prefix') ORDER BY query;
+
+-- then every cell (identity): all prefixes are determined; the total combines both releases with
+-- weights 1 / variance: var = 4 s^2 t^2 / (t^2 + 4 s^2) for cell stderr s and total stderr t
+SELECT * INTO TEMP es_i FROM dpm.answer('es_id', rho => 0.5, method => 'identity');
+SELECT bool_and(determined) AS all_determined, count(*) AS queries FROM dpm.estimate('es_prefix');
+SELECT abs(e.stderr ^ 2 - 4 * s ^ 2 * t ^ 2 / (t ^ 2 + 4 * s ^ 2)) < 1e-9 * e.stderr ^ 2 AS combined_variance,
+       abs(e.answer - ((SELECT sum(answer) FROM es_i) / (4 * s ^ 2) + (SELECT answer FROM es_t) / t ^ 2)
+                      / (1 / (4 * s ^ 2) + 1 / t ^ 2)) < 1e-9 * 400 AS combined_answer,
+       abs((e.ci_high - e.ci_low) / 2 - 1.959963984540054 * e.stderr) < 1e-9 * e.stderr AS exact_interval
+  FROM dpm.estimate('es_total') e, (SELECT max(stderr) AS s FROM es_i) a, (SELECT stderr AS t FROM es_t) b;
+-- estimating charged nothing: the two releases did
+SELECT count(*) - :ledger_before AS charges FROM dpm.ledger;
+
+-- a workload with a single release is estimated as that release answered it (hierarchical
+-- strategy over 16 bins, Laplace noise: the interval is simulated)
+CREATE TABLE es_ages AS SELECT u AS unit, u % 16 AS age FROM generate_series(1, 800) u;
+SELECT dpm.register_source('es_ages', 'unit', 1, epsilon => 1000);
+SELECT dpm.create_domain('es_age', 'es_ages', '[{"name": "age", "bins": {"min": 0, "max": 16, "width": 1}}]');
+SELECT dpm.create_workload('es_age_prefix', 'es_age', 'Prefix(age)');
+SELECT * INTO TEMP es_h FROM dpm.answer('es_age_prefix', epsilon => 1, method => 'hierarchical');
+SELECT bool_and(abs(e.answer - h.answer) < 1e-9 * 800) AS same_answers,
+       bool_and(abs(e.stderr - h.stderr) < 1e-9 * h.stderr) AS same_stderr,
+       bool_and(e.ci_low < e.answer AND e.answer < e.ci_high) AS simulated_intervals, count(*) AS queries
+  FROM dpm.estimate('es_age_prefix') e JOIN es_h h USING (query);
+
+-- unbiased, with its stderr and intervals, over 100 domains each measured twice under Laplace
+-- noise (the cells, then the total): for the total, the mean z-score within 5 / sqrt(100) of 0,
+-- the mean square within 1 +- 5 sqrt(5 / 100) (a weighted sum of Laplace variables has kurtosis
+-- at most 6), and the 90% interval covering at least 75 of 100 (each a false alarm below 1e-5)
+CREATE TEMP TABLE es_z (z float8, covered boolean);
+\set ECHO none
+\o /dev/null
+SELECT format($s$SELECT dpm.create_domain('es_rep%s', 'es_ages', '[{"name": "age", "bins": {"min": 0, "max": 4, "width": 1}}]'),
+                        dpm.create_workload('es_rep_cells%s', 'es_rep%s', 'Identity(age)'),
+                        dpm.create_workload('es_rep_total%s', 'es_rep%s', 'Total(age)')$s$, i, i, i, i, i)
+  FROM generate_series(1, 100) i \gexec
+SELECT format($s$SELECT count(*) FROM dpm.answer('es_rep_cells%s', epsilon => 0.5, method => 'identity', confidence => NULL)$s$, i),
+       format($s$SELECT count(*) FROM dpm.answer('es_rep_total%s', epsilon => 0.5, method => 'workload', confidence => NULL)$s$, i)
+  FROM generate_series(1, 100) i \gexec
+\o
+\set ECHO all
+SELECT count(*) AS ledger_mid FROM dpm.ledger \gset
+INSERT INTO es_z SELECT (e.answer - 200) / e.stderr, 200 BETWEEN e.ci_low AND e.ci_high
+  FROM generate_series(1, 100) i, LATERAL dpm.estimate('es_rep_total' || i, confidence => 0.9) e;
+SELECT count(*) = :ledger_mid AS estimates_charge_nothing FROM dpm.ledger;
+SELECT count(*) AS estimates, abs(avg(z)) < 0.5 AS unbiased, abs(avg(z * z) - 1) < 5 * sqrt(5.0 / 100) AS stderr_right,
+       count(*) FILTER (WHERE covered) >= 75 AS covers
+  FROM es_z;
+
+-- sums of a measure: from sum releases only, in the measure's units
+SELECT dpm.create_measure('es_people', 'score', 'score', 0, 10);
+SELECT * INTO TEMP es_s FROM dpm.answer('es_id', rho => 0.5, method => 'identity', measure => 'score');
+SELECT bool_and(abs(e.answer - s.answer) < 1e-9 * 4000) AS sums_as_released, bool_and(abs(e.stderr - s.stderr) < 1e-9 * s.stderr) AS stderr
+  FROM dpm.estimate('es_id', measure => 'score') e JOIN es_s s USING (query);
+
+-- implicit strategies are left out, and said so
+SET client_min_messages = notice;
+SELECT count(*) FROM dpm.answer('es_prefix', rho => 0.5, method => 'hdmm');
+SELECT count(*) FROM dpm.estimate('es_prefix');
+SET client_min_messages = warning;
+
+-- an analyst's estimate uses the releases it may see only
+CREATE ROLE regress_es_analyst IN ROLE dpm_analyst;
+SET ROLE regress_es_analyst;
+SELECT * FROM dpm.estimate('es_prefix');
+SELECT count(*) FROM dpm.answer('es_total', rho => 0.5, method => 'workload');
+SELECT query, determined FROM dpm.estimate('es_prefix') ORDER BY query;
+RESET ROLE;
+
+-- refusals
+SELECT * FROM dpm.estimate('nothing');
+SELECT * FROM dpm.estimate('es_prefix', measure => 'nothing');
+SELECT * FROM dpm.estimate('es_prefix', confidence => 1);
+SELECT * FROM dpm.estimate('es_prefix', confidence => 'NaN');
+SELECT count(*) AS no_intervals FROM dpm.estimate('es_prefix', confidence => NULL) WHERE ci_low IS NULL;
+
+DELETE FROM dpm.ledger WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
+DELETE FROM dpm.releases WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
+DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
+DELETE FROM dpm.sources WHERE relation::text LIKE 'es_%';
+DROP TABLE es_people, es_ages;
+DROP ROLE regress_es_analyst;
