@@ -27,9 +27,10 @@ BEGIN
   FOREACH w IN ARRAY workloads LOOP
     BEGIN
       -- dpm.answer commits its charge on its own before any noise is drawn; the rows it returns
-      -- are replayable at no cost with dpm.release(id) if this step fails later on
+      -- are replayable at no cost with dpm.release(id) if this step fails later on.  Each night
+      -- measures the table as it is (reuse never: earlier releases describe earlier nights).
       CREATE TEMP TABLE step ON COMMIT DROP AS
-        SELECT * FROM dpm.answer(w, epsilon => publish_nightly.epsilon);
+        SELECT * FROM dpm.answer(w, epsilon => publish_nightly.epsilon, reuse => 'never');
       SELECT max(r.id) INTO rel
         FROM dpm.releases r JOIN dpm.workloads wl ON wl.id = r.workload_id
        WHERE wl.name = w AND r.status = 'released' AND r.released_by = current_user::regrole;

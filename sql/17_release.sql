@@ -592,19 +592,54 @@ CREATE OR REPLACE FUNCTION dpm.answer(workload text, epsilon float8 DEFAULT NULL
                            rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
                            options jsonb DEFAULT NULL, inference text DEFAULT 'ls',
                            confidence float8 DEFAULT 0.95, measure text DEFAULT NULL, aggregate text DEFAULT NULL,
-                           sum_share float8 DEFAULT NULL)
+                           sum_share float8 DEFAULT NULL, reuse text DEFAULT NULL)
 RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  p record := dpm_internal.release_plan(dpm_internal.release_request(answer.workload, answer.epsilon, answer.delta, answer.rho,
-                                                     answer.strategy, answer.method, answer.options,
-                                                     answer.inference, answer.confidence, answer.measure,
-                                                     answer.aggregate, answer.sum_share), false);
+  p record;
+  mode text := lower(coalesce(answer.reuse, current_setting('dpm.reuse', true), 'auto'));
+  e record;
+  determined bigint := 0;    -- queries earlier releases determine
   prior bigint;
   rel_id bigint;
 BEGIN
+  IF mode NOT IN ('auto', 'only', 'never') THEN
+    RAISE EXCEPTION 'unknown reuse "%"', mode
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Valid: auto (answer from earlier releases at no cost when they determine every query), only (and refuse otherwise), never.';
+  END IF;
+  IF mode <> 'never' THEN
+    PERFORM dpm_internal.check_privacy_args(answer.epsilon, answer.delta, answer.rho);
+    -- what earlier releases determine, at no cost (sql/26_estimates.sql)
+    SELECT array_agg(x.query ORDER BY x.query) AS q, array_agg(x.label ORDER BY x.query) AS l,
+           array_agg(x.answer ORDER BY x.query) AS a, array_agg(x.stderr ORDER BY x.query) AS se,
+           array_agg(x.ci_low ORDER BY x.query) AS lo, array_agg(x.ci_high ORDER BY x.query) AS hi,
+           count(*) AS queries, count(*) FILTER (WHERE x.determined) AS determined, max(x.releases) AS releases,
+           min(x.oldest) AS oldest, max(x.newest) AS newest
+      INTO e
+      FROM dpm_internal.reuse_answers(answer.workload, answer.measure, answer.aggregate, answer.inference,
+                                      answer.confidence, mode) x;
+    determined := coalesce(e.determined, 0);
+    IF e.queries > 0 AND e.determined = e.queries THEN
+      RAISE NOTICE 'workload "%" answered at no cost from % earlier release(s): nothing was charged and no release was made', answer.workload, e.releases
+        USING DETAIL = format('The answers describe the table as it was at those releases, from %s to %s.', e.oldest, e.newest),
+              HINT = 'dpm.estimate gives the same answers; reuse => ''never'' measures the table as it is now, with fresh noise and a charge.';
+      RETURN QUERY SELECT * FROM unnest(e.q, e.l, e.a, e.se, e.lo, e.hi);
+      RETURN;
+    END IF;
+    IF mode = 'only' THEN
+      RAISE EXCEPTION 'earlier releases determine % of the % queries of workload "%"', coalesce(e.determined, 0), e.queries, answer.workload
+        USING ERRCODE = 'no_data_found', DETAIL = 'Nothing was charged.',
+              HINT = 'reuse => ''auto'' measures the workload (charged); dpm.estimate shows which queries are determined.';
+    END IF;
+  END IF;
+  p := dpm_internal.release_plan(dpm_internal.release_request(answer.workload, answer.epsilon, answer.delta, answer.rho,
+                                                 answer.strategy, answer.method, answer.options,
+                                                 answer.inference, answer.confidence, answer.measure,
+                                                 answer.aggregate, answer.sum_share), false);
   SELECT max(r.id) INTO prior FROM dpm.releases r
+
    WHERE r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id
      AND (r.sum_share IS NULL) = (p.sum_share IS NULL) AND r.status = 'released'
      AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
@@ -623,9 +658,14 @@ BEGIN
   IF prior IS NOT NULL THEN
     RAISE NOTICE 'release % answers workload "%" again with fresh noise, and was charged again', rel_id, answer.workload
       USING DETAIL = format('Release %s already answered it: dpm.release(%s) replays it at no cost, and derives other estimates from it (inference => ...), also at no cost.', prior, prior);
+  ELSIF determined > 0 THEN
+    RAISE NOTICE 'earlier releases determined % of the % queries of workload "%"; release % measured them all, and was charged',
+      determined, e.queries, answer.workload, rel_id
+      USING HINT = 'dpm.estimate combines this release with the earlier ones, at no cost.';
   END IF;
+
   RETURN QUERY SELECT * FROM dpm.release(rel_id);
 END
 $$;
-COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8) IS
-  'answer a workload on its source with the matrix mechanism and charge the source''s budget (with measure, each query sums that measure of dpm.measures over its cells instead of counting rows, or with aggregate avg averages it: a noisy sum over a noisy count from one release, sum_share of the charge going to the sums, default chosen for the least error of a typical average; its interval is exact, its stderr first-order, its answer NULL when the noisy count is not positive): epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); ci_low and ci_high at the given confidence (NULL: none), exact for Gaussian noise and simulated from dpm.ci_draws draws of the noise for Laplace; the charge is committed before any noise is drawn and survives rollback';
+COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text) IS
+  'answer a workload on its source (reuse auto, the default of dpm.reuse: at no cost and without a release when earlier releases you may see determine every query, as dpm.estimate does; only: refuse otherwise; never: always measure) with the matrix mechanism and charge the source''s budget (with measure, each query sums that measure of dpm.measures over its cells instead of counting rows, or with aggregate avg averages it: a noisy sum over a noisy count from one release, sum_share of the charge going to the sums, default chosen for the least error of a typical average; its interval is exact, its stderr first-order, its answer NULL when the noisy count is not positive): epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); ci_low and ci_high at the given confidence (NULL: none), exact for Gaussian noise and simulated from dpm.ci_draws draws of the noise for Laplace; the charge is committed before any noise is drawn and survives rollback';

@@ -83,3 +83,48 @@ END
 $$;
 COMMENT ON FUNCTION dpm.estimate(text, text, float8) IS
   'at no cost, the best estimate of a workload''s queries (counts, or sums of measure) from every release of its domain you may see, combined by generalized least squares weighted by each release''s noise; determined: whether those measurements fix the query (if not, no answer); stderr exact, intervals exact for Gaussian noise and simulated for Laplace; as of the releases'' times';
+
+-- What earlier releases give of a workload at no cost, for dpm.answer's reuse: dpm.estimate's
+-- rows with the number of releases used and their times, or none when nothing can be reused (an average, a
+-- non-negative inference, no release kept); reuse 'only' refuses those cases instead.
+CREATE OR REPLACE FUNCTION dpm_internal.reuse_answers(workload text, measure text, aggregate text, inference text,
+                                       confidence float8, mode text)
+RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8, determined boolean,
+              releases int, oldest timestamptz, newest timestamptz)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  wl dpm.workloads := dpm_internal.workload(reuse_answers.workload);
+  dom dpm.domains := (SELECT d FROM dpm.domains d WHERE d.id = wl.domain_id);
+  src dpm.sources := (SELECT s FROM dpm.sources s WHERE s.id = dom.source_id);
+  meas dpm.measures;
+  ids bigint[];
+  why text := 'check the arguments with reuse => ''never''';
+BEGIN
+  IF reuse_answers.measure IS NOT NULL THEN
+    meas := dpm_internal.measure(src, reuse_answers.measure);
+  END IF;
+  IF coalesce(reuse_answers.aggregate, '') = 'avg' THEN
+    why := 'averages are measured afresh';
+  ELSIF coalesce(reuse_answers.inference, 'ls') <> 'ls' THEN
+    why := 'only least-squares estimates are reused';
+  ELSIF reuse_answers.confidence IS NULL OR (reuse_answers.confidence > 0 AND reuse_answers.confidence < 1) THEN
+    ids := dpm_internal.estimate_releases(dom, meas, dpm_internal.invoker(), true);
+    IF ids IS NULL THEN
+      why := 'no earlier release of its domain that you may see measured it through a dense strategy';
+    END IF;
+  END IF;
+  IF ids IS NULL THEN
+    IF reuse_answers.mode = 'only' THEN
+      RAISE EXCEPTION 'workload "%" cannot be answered from earlier releases: %', wl.name, why
+        USING ERRCODE = 'no_data_found', DETAIL = 'Nothing was charged.';
+    END IF;
+    RETURN;
+  END IF;
+  RETURN QUERY SELECT e.*, cardinality(ids), t.oldest, t.newest
+                 FROM dpm.estimate(wl.name, reuse_answers.measure, reuse_answers.confidence) e,
+                      (SELECT min(r.released_at) AS oldest, max(r.released_at) AS newest
+                         FROM dpm.releases r WHERE r.id = ANY (ids)) t;
+END
+$$;

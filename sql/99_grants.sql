@@ -37,7 +37,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.optimize(text, text, float8, float8, jsonb, float8, text),
   dpm.compare_strategies(text, float8, float8, float8, text),
   dpm.fitness_privacy(int, float8, float8, float8), dpm.privacy_profile(int),
-  dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8), dpm.release(bigint, text, float8),
+  dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text), dpm.release(bigint, text, float8),
   dpm.budget(regclass, float8),
   dpm.explain(text, float8, float8, float8, int, text, jsonb, float8, text),
   dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8, text),

@@ -24,6 +24,12 @@ PG_MODULE_MAGIC;
 
 static int	dpm_blas_threads = 1;
 
+/* dpm.reuse, which the SQL of dpm.answer reads (current_setting) */
+static int	dpm_reuse = 0;
+static const struct config_enum_entry reuse_options[] = {
+	{"auto", 0, false}, {"only", 1, false}, {"never", 2, false}, {NULL, 0, false}
+};
+
 static void
 assign_blas_threads(int newval, void *extra)
 {
@@ -106,6 +112,11 @@ _PG_init(void)
 							NULL,
 							&dpm_progress_interval, 10, 0, 3600,
 							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomEnumVariable("dpm.reuse",
+							 "Whether dpm.answer answers from earlier releases at no cost: auto (when they determine every query), only (and refuse otherwise), never.",
+							 NULL,
+							 &dpm_reuse, 0, reuse_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dpm");
 	if (process_shared_preload_libraries_in_progress)
 	{

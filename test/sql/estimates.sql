@@ -88,6 +88,39 @@ SELECT count(*) FROM dpm.answer('es_total', rho => 0.5, method => 'workload');
 SELECT query, determined FROM dpm.estimate('es_prefix') ORDER BY query;
 RESET ROLE;
 
+-- dpm.answer reuses them (reuse auto, dpm.reuse's default; this suite runs with never): a
+-- workload the earlier releases determine is answered as dpm.estimate does, charging nothing and
+-- making no release; reuse only refuses a workload they do not determine, before any charge;
+-- auto measures it (charged), saying what was determined
+SELECT boot_val FROM pg_settings WHERE name = 'dpm.reuse';
+SELECT count(*) AS ledger_now, max(id) AS last_release FROM dpm.ledger \gset
+SELECT bool_and(a.answer = e.answer AND a.stderr = e.stderr AND a.ci_low IS NULL) AS as_estimated, count(*) AS queries
+  FROM dpm.answer('es_prefix', rho => 0.5, reuse => 'auto', confidence => NULL) a
+  JOIN dpm.estimate('es_prefix', confidence => NULL) e USING (query);
+SET dpm.reuse = 'only';
+SELECT count(*) FROM dpm.answer('es_total', rho => 0.5);
+SELECT count(*) = :ledger_now AS nothing_charged FROM dpm.ledger;
+CREATE TABLE es_fresh AS SELECT u AS unit, u % 3 AS kind FROM generate_series(1, 30) u;
+SELECT dpm.register_source('es_fresh', 'unit', 1, rho => 10);
+SELECT dpm.create_domain('es_fresh_kind', 'es_fresh', '[{"name": "kind", "values": [0, 1, 2]}]');
+SELECT dpm.create_workload('es_fresh_total', 'es_fresh_kind', 'Total(kind)');
+SELECT dpm.create_workload('es_fresh_cells', 'es_fresh_kind', 'Identity(kind)');
+SELECT dpm.create_workload('es_fresh_both', 'es_fresh_kind', 'Identity(kind) + Total(kind)');
+SELECT * FROM dpm.answer('es_fresh_cells', rho => 0.5);
+SELECT * FROM dpm.answer('es_fresh_cells', rho => 0.5, aggregate => 'count', inference => 'nnls');
+SET dpm.reuse = 'auto';
+SELECT count(*) FROM dpm.answer('es_fresh_total', rho => 0.5, method => 'workload');
+SET client_min_messages = notice;
+\set VERBOSITY terse
+SELECT count(*) FROM dpm.answer('es_fresh_both', rho => 0.5, method => 'identity');
+SELECT count(*) FROM dpm.answer('es_fresh_total', rho => 0.5);
+SELECT count(*) FROM dpm.answer('es_fresh_cells', rho => 0.5);
+\set VERBOSITY default
+SET client_min_messages = warning;
+SELECT * FROM dpm.answer('es_fresh_cells', rho => 0.5, reuse => 'sometimes');
+SELECT * FROM dpm.answer('es_fresh_cells', rho => -1);
+RESET dpm.reuse;
+
 -- refusals
 SELECT * FROM dpm.estimate('nothing');
 SELECT * FROM dpm.estimate('es_prefix', measure => 'nothing');
@@ -99,5 +132,5 @@ DELETE FROM dpm.ledger WHERE source_id IN (SELECT id FROM dpm.sources WHERE rela
 DELETE FROM dpm.releases WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
 DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
 DELETE FROM dpm.sources WHERE relation::text LIKE 'es_%';
-DROP TABLE es_people, es_ages;
+DROP TABLE es_people, es_ages, es_fresh;
 DROP ROLE regress_es_analyst;
