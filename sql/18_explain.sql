@@ -75,7 +75,8 @@ RETURNS TABLE(strategy_id int, strategy_method text, noise text, measurements in
               charge_epsilon numeric, charge_delta numeric, charge_rho numeric,
               queries int, total_variance float8, rms_error float8, max_stderr float8,
               mean_ci_half_width float8, max_ci_half_width float8, ratio_to_bound float8,
-              epsilon_remaining numeric, delta_remaining numeric, rho_remaining numeric, within_budget boolean)
+              epsilon_remaining numeric, delta_remaining numeric, rho_remaining numeric, within_budget boolean,
+              free_queries int)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
@@ -120,11 +121,14 @@ BEGIN
     delta_remaining := CASE WHEN src.model = 'approx' THEN src.budget_delta - spent.delta - rel.delta END;
     within_budget := epsilon_remaining >= 0 AND coalesce(delta_remaining >= 0, true);
   END IF;
+  -- what the caller's earlier releases determine already (dpm.answer's reuse)
+  SELECT count(*) FILTER (WHERE x.determined) INTO free_queries
+    FROM dpm_internal.reuse_answers(explain.workload, explain.measure, NULL, 'ls', NULL, 'auto') x;
   RETURN NEXT;
 END
 $$;
 COMMENT ON FUNCTION dpm.explain(text, float8, float8, float8, int, text, jsonb, float8, text) IS
-  'dry run of dpm.answer with the same arguments: reads no data and spends nothing; the strategy that would be used, its sensitivity, the charge in the source''s privacy model, the expected error (total variance, RMS, largest standard error, confidence interval half-widths), the ratio to the SVD lower bound and the budget that would remain';
+  'dry run of dpm.answer with the same arguments: reads no data and spends nothing; the strategy that would be used, its sensitivity, the charge in the source''s privacy model, the expected error (total variance, RMS, largest standard error, confidence interval half-widths), the ratio to the SVD lower bound and the budget that would remain; free_queries: how many of its queries your earlier releases determine already (all of them: dpm.answer with reuse auto answers at no cost)';
 
 CREATE OR REPLACE FUNCTION dpm.explain_queries(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
                                     rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,

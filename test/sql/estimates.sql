@@ -93,6 +93,9 @@ RESET ROLE;
 -- making no release; reuse only refuses a workload they do not determine, before any charge;
 -- auto measures it (charged), saying what was determined
 SELECT boot_val FROM pg_settings WHERE name = 'dpm.reuse';
+-- dpm.explain counts the queries earlier releases determine
+SELECT queries, free_queries FROM dpm.explain('es_prefix', rho => 0.5);
+SELECT queries, free_queries FROM dpm.explain('es_age_prefix', epsilon => 0.5);
 SELECT count(*) AS ledger_now, max(id) AS last_release FROM dpm.ledger \gset
 SELECT bool_and(a.answer = e.answer AND a.stderr = e.stderr AND a.ci_low IS NULL) AS as_estimated, count(*) AS queries
   FROM dpm.answer('es_prefix', rho => 0.5, reuse => 'auto', confidence => NULL) a
@@ -106,6 +109,7 @@ SELECT dpm.create_domain('es_fresh_kind', 'es_fresh', '[{"name": "kind", "values
 SELECT dpm.create_workload('es_fresh_total', 'es_fresh_kind', 'Total(kind)');
 SELECT dpm.create_workload('es_fresh_cells', 'es_fresh_kind', 'Identity(kind)');
 SELECT dpm.create_workload('es_fresh_both', 'es_fresh_kind', 'Identity(kind) + Total(kind)');
+SELECT free_queries FROM dpm.explain('es_fresh_cells', rho => 0.5);
 SELECT * FROM dpm.answer('es_fresh_cells', rho => 0.5);
 SELECT * FROM dpm.answer('es_fresh_cells', rho => 0.5, aggregate => 'count', inference => 'nnls');
 SET dpm.reuse = 'auto';
