@@ -109,6 +109,10 @@ BEGIN
     why := 'averages are measured afresh';
   ELSIF coalesce(reuse_answers.inference, 'ls') <> 'ls' THEN
     why := 'only least-squares estimates are reused';
+  ELSIF reuse_answers.mode = 'auto' AND dom.n > 1024 THEN
+    -- the estimate decomposes an n x n matrix (seconds past a few thousand cells): not on every
+    -- dpm.answer by default; dpm.estimate and reuse 'only' take any size
+    why := 'domains of more than 1,024 cells are reused when asked: reuse => ''only'', or dpm.estimate';
   ELSIF reuse_answers.confidence IS NULL OR (reuse_answers.confidence > 0 AND reuse_answers.confidence < 1) THEN
     ids := dpm_internal.estimate_releases(dom, meas, dpm_internal.invoker(), true);
     IF ids IS NULL THEN

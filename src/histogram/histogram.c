@@ -178,6 +178,24 @@ avg_drop_arg(FunctionCallInfo fcinfo, int i)
 }
 
 /*
+ * The state of a histogram aggregate of a measure (`copies` vectors), the
+ * row's cell (-1: none), and true with the row's value in units when it has
+ * one (not NULL or NaN); the bounds and grid at arguments 4 .. 6.
+ */
+static inline bool
+hist_value(FunctionCallInfo fcinfo, const char *fname, int copies, HistState **st, int32 *cell,
+		   int64 *units)
+{
+	int32		grid_exp;
+	double		lo,
+				hi;
+
+	sum_args(fcinfo, 4, &lo, &hi, &grid_exp);
+	*st = hist_row(fcinfo, fname, copies, cell);
+	return *cell >= 0 && !PG_ARGISNULL(3) && value_units(PG_GETARG_FLOAT8(3), lo, hi, grid_exp, units);
+}
+
+/*
  * dpm_internal.histogram_sum(cell, n, value, lo, hi, grid_exp): per cell, the
  * sum of the rows' values clamped to [lo, hi] and rounded (half to even) to
  * integer units of 2^grid_exp.  A NULL or NaN value adds nothing.
@@ -186,16 +204,11 @@ PG_FUNCTION_INFO_V1(dpm_histogram_sum_transfn);
 Datum
 dpm_histogram_sum_transfn(PG_FUNCTION_ARGS)
 {
-	int32		cell,
-				grid_exp;
-	double		lo,
-				hi;
+	int32		cell;
 	int64		units;
 	HistState  *st;
 
-	sum_args(fcinfo, 4, &lo, &hi, &grid_exp);
-	st = hist_row(fcinfo, "dpm_histogram_sum_transfn", 1, &cell);
-	if (cell >= 0 && !PG_ARGISNULL(3) && value_units(PG_GETARG_FLOAT8(3), lo, hi, grid_exp, &units))
+	if (hist_value(fcinfo, "dpm_histogram_sum_transfn", 1, &st, &cell, &units))
 		st->counts[cell] = add_saturating(st->counts[cell], units);
 	PG_RETURN_POINTER(st);
 }
@@ -210,25 +223,16 @@ PG_FUNCTION_INFO_V1(dpm_histogram_avg_transfn);
 Datum
 dpm_histogram_avg_transfn(PG_FUNCTION_ARGS)
 {
-	int32		cell,
-				grid_exp;
-	double		lo,
-				hi;
+	int32		cell;
 	int64		units;
 	HistState  *st;
 	bool		drop = avg_drop_arg(fcinfo, 7);
+	bool		valued = hist_value(fcinfo, "dpm_histogram_avg_transfn", 2, &st, &cell, &units);
 
-	sum_args(fcinfo, 4, &lo, &hi, &grid_exp);
-	st = hist_row(fcinfo, "dpm_histogram_avg_transfn", 2, &cell);
-	if (cell >= 0)
-	{
-		bool		valued = !PG_ARGISNULL(3) && value_units(PG_GETARG_FLOAT8(3), lo, hi, grid_exp, &units);
-
-		if (valued)
-			st->counts[cell] = add_saturating(st->counts[cell], units);
-		if (valued || !drop)
-			st->counts[st->n / 2 + cell]++;
-	}
+	if (valued)
+		st->counts[cell] = add_saturating(st->counts[cell], units);
+	if (cell >= 0 && (valued || !drop))
+		st->counts[st->n / 2 + cell]++;
 	PG_RETURN_POINTER(st);
 }
 

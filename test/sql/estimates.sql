@@ -125,6 +125,13 @@ SELECT * FROM dpm.answer('es_fresh_cells', rho => 0.5, reuse => 'sometimes');
 SELECT * FROM dpm.answer('es_fresh_cells', rho => -1);
 RESET dpm.reuse;
 
+-- past 1,024 cells reuse is asked for, not automatic: the estimate decomposes an n x n matrix
+SELECT dpm.create_domain('es_wide', 'es_ages', '[{"name": "age", "bins": {"min": 0, "max": 1100, "width": 1}}]');
+SELECT dpm.create_workload('es_wide_cells', 'es_wide', 'Identity(age)');
+SELECT count(*) FROM dpm.answer('es_wide_cells', epsilon => 1, method => 'identity', confidence => NULL);
+SELECT free_queries FROM dpm.explain('es_wide_cells', epsilon => 1, method => 'identity');
+SELECT count(*) FILTER (WHERE determined) AS determined FROM dpm.estimate('es_wide_cells', confidence => NULL);
+
 -- refusals
 SELECT * FROM dpm.estimate('nothing');
 SELECT * FROM dpm.estimate('es_prefix', measure => 'nothing');
