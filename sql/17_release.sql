@@ -347,21 +347,27 @@ $$;
 
 -- What release r measures on the data vector x (for a residual strategy, its marginal tables:
 -- dpm_internal.release_data): the strategy's answers plus noise calibrated for parameters
--- strictly below the charge (dpm_internal.noise_params), or below this share of it for one part
--- of an average (dpm_internal.release_parts).  The matrices go straight from the catalog to the
--- mechanism: a PL/pgSQL row variable would detoast megabytes of them once more.
-CREATE OR REPLACE FUNCTION dpm_internal.release_measure(r dpm.releases, x float8[], quantity text DEFAULT NULL,
-                                                        share float8 DEFAULT 1)
+-- strictly below the charge (dpm_internal.noise_params), or below its share of it for one part
+-- of an average (quantity, one of dpm_internal.release_parts; NULL: the first).  The matrices go
+-- straight from the catalog to the mechanism: a PL/pgSQL row variable would detoast megabytes of
+-- them once more.
+CREATE OR REPLACE FUNCTION dpm_internal.release_measure(r dpm.releases, x float8[], quantity text DEFAULT NULL)
 RETURNS dpm.release_measurements
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  src dpm.sources := (SELECT s FROM dpm.sources s WHERE s.id = r.source_id);
-  scale float8 := dpm_internal.unit_scale(src, CASE WHEN quantity IS DISTINCT FROM 'counts' THEN
-                                                 (SELECT m FROM dpm.measures m WHERE m.id = r.measure_id) END);
-  np record := dpm_internal.noise_params(r.noise, r.epsilon, r.delta, r.rho, share);
+  part record;
+  scale float8;
+  np record;
   m dpm.release_measurements;
 BEGIN
+  SELECT * INTO part
+    FROM dpm_internal.release_parts((SELECT s FROM dpm.sources s WHERE s.id = r.source_id),
+                                    (SELECT ms FROM dpm.measures ms WHERE ms.id = r.measure_id), r.sum_share) p
+   WHERE release_measure.quantity IS NULL OR p.quantity = release_measure.quantity
+   LIMIT 1;
+  scale := part.scale;
+  np := dpm_internal.noise_params(r.noise, r.epsilon, r.delta, r.rho, part.share);
   CASE dpm_internal.release_form(r)
   WHEN 'cached', 'dense' THEN
     SELECT (dpm_internal.dense_measure(s.matrix, x, np.epsilon, np.delta, scale, np.rho)).* INTO m
@@ -378,7 +384,7 @@ BEGIN
      WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
   END CASE;
   m.release_id := r.id;
-  m.quantity := coalesce(quantity, CASE WHEN r.measure_id IS NULL THEN 'counts' ELSE 'sums' END);
+  m.quantity := part.quantity;
   RETURN m;
 END
 $$;
@@ -479,7 +485,7 @@ BEGIN
   FOR part IN SELECT * FROM dpm_internal.release_parts(src, (SELECT ms FROM dpm.measures ms WHERE ms.id = r.measure_id),
                                                        r.sum_share) WITH ORDINALITY p(quantity, scale, share, i) LOOP
     m := dpm_internal.release_measure(r, CASE WHEN k = cardinality(x) THEN x ELSE x[(part.i - 1) * k + 1:part.i * k] END,
-                                      part.quantity, part.share);
+                                      part.quantity);
     INSERT INTO dpm.release_measurements SELECT m.*;
   END LOOP;
   -- the answers come in query order, zipped with the labels (labels[query] costs O(query) a row)

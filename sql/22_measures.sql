@@ -109,6 +109,16 @@ AS $$
               ELSE format('(%s)::float8', m.expression) END
 $$;
 
+-- The measure's arguments of the sum and average aggregates, as SQL: the value on a row
+-- (measure_value of its type), lo, hi and grid_exp; for an average (histogram_avg, marginal_avg)
+-- also whether a NULL value leaves its row out of the counts.
+CREATE OR REPLACE FUNCTION dpm_internal.measure_args(m dpm.measures, type regtype, avg boolean) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format('%s, %s, %s, %s', dpm_internal.measure_value(m, type), m.lo, m.hi, m.grid_exp)
+         || CASE WHEN NOT avg THEN '' WHEN m.nulls = 'drop' THEN ', true' ELSE ', false' END
+$$;
+
 -- A source's sums of a measure per cell of a domain, in units of the measure's grid, scanned as
 -- frequency_vector scans (run_as's rights, max_contributions rows per privacy unit when capped);
 -- for an average (avg), followed by the counts it divides them by.  The measure is checked again
@@ -121,20 +131,13 @@ AS $$
 DECLARE
   type regtype := dpm_internal.check_measure(run_as, dpm_internal.source_table(src, dom.name), m.name, m.expression);
 BEGIN
-  RETURN coalesce(dpm_internal.exec_as(run_as, format('SELECT dpm_internal.histogram_%s((%s)::int4, %s, %s, %s, %s, %s%s) FROM %s',
-                                                      CASE WHEN avg THEN 'avg' ELSE 'sum' END,
-                                                      dom.cell_expr, dom.n, dpm_internal.measure_value(m, type),
-                                                      m.lo, m.hi, m.grid_exp, dpm_internal.avg_drop_arg(m, avg),
+  RETURN coalesce(dpm_internal.exec_as(run_as, format('SELECT dpm_internal.histogram_%s((%s)::int4, %s, %s) FROM %s',
+                                                      CASE WHEN avg THEN 'avg' ELSE 'sum' END, dom.cell_expr, dom.n,
+                                                      dpm_internal.measure_args(m, type, avg),
                                                       dpm_internal.source_rows(src, capped))),
                   array_fill(0::float8, ARRAY[CASE WHEN avg THEN 2 ELSE 1 END * dom.n]));
 END
 $$;
-
--- The last argument of histogram_avg and marginal_avg: whether a NULL value leaves its row out
--- of the counts (none for a sum).
-CREATE OR REPLACE FUNCTION dpm_internal.avg_drop_arg(m dpm.measures, avg boolean) RETURNS text
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
-AS $$ SELECT CASE WHEN NOT avg THEN '' WHEN m.nulls = 'drop' THEN ', true' ELSE ', false' END $$;
 
 -- The same as marginal tables of these attribute sets (dpm_internal.marginal_tables), for method
 -- residual.
@@ -146,11 +149,11 @@ AS $$
 DECLARE
   type regtype := dpm_internal.check_measure(run_as, dpm_internal.source_table(src, dom.name), m.name, m.expression);
 BEGIN
-  RETURN coalesce(dpm_internal.exec_as(run_as, format('SELECT dpm_internal.marginal_%s(%s, %L::int4[], %L::int4[], %s, %s, %s, %s%s) FROM %s',
+  RETURN coalesce(dpm_internal.exec_as(run_as, format('SELECT dpm_internal.marginal_%s(%s, %L::int4[], %L::int4[], %s) FROM %s',
                                                       CASE WHEN avg THEN 'avg' ELSE 'sums' END,
                                                       dpm_internal.bins_expr(dom.attr_exprs), dom.attr_sizes, sets,
-                                                      dpm_internal.measure_value(m, type), m.lo, m.hi, m.grid_exp,
-                                                      dpm_internal.avg_drop_arg(m, avg), dpm_internal.source_rows(src, capped))),
+                                                      dpm_internal.measure_args(m, type, avg),
+                                                      dpm_internal.source_rows(src, capped))),
                   array_fill(0::float8, ARRAY[CASE WHEN avg THEN 2 ELSE 1 END * dpm_internal.table_cells(dom.attr_sizes, sets)]));
 END
 $$;

@@ -55,8 +55,8 @@ DECLARE
   counts float8[];
   sel record;
 BEGIN
-  PERFORM dpm_internal.check_keys_column(src, col);
-  -- one scan: each value with its count of units, in the column's own order
+  -- the column was checked at the charge (dpm_internal.release_charge), as a domain is.  One
+  -- scan: each value with its count of units, in the column's own order
   pairs := dpm_internal.exec_as_text(src.registered_by, format(
     'SELECT array_agg(ARRAY[k::text, n::text] ORDER BY k) FROM (SELECT %I AS k, count(%s) AS n FROM %s GROUP BY 1 HAVING %I IS NOT NULL) x',
     col, CASE WHEN src.privacy_unit IS NULL THEN '*' ELSE format('DISTINCT %I', src.privacy_unit) END,
