@@ -26,7 +26,20 @@ CREATE TABLE dpm.sources (
   -- record of what was spent, and registering the same table again takes them up again
   unregistered_at   timestamptz,
   relation_name     text,                  -- the table's name when it was unregistered
-  CHECK (relation IS NOT NULL OR unregistered_at IS NOT NULL)
+  CHECK (relation IS NOT NULL OR unregistered_at IS NOT NULL),
+  -- dpm.set_periods: the source grows by periods of a date or timestamp column, each a disjoint
+  -- set of rows with a budget of its own (the budget above, each period's: parallel composition).
+  -- Period k holds the rows from period_start + k period_width (local time in period_zone) to the
+  -- next; a width is whole days or whole months.  A privacy unit counts in its first max_periods
+  -- periods only (sql/13_periods.sql).
+  period_column     name,
+  period_width      interval,
+  period_start      date,
+  period_zone       text,
+  max_periods       int,
+  CHECK ((period_column IS NULL) = (period_width IS NULL) AND (period_column IS NULL) = (period_start IS NULL)
+         AND (period_column IS NULL) = (period_zone IS NULL) AND (period_column IS NULL) = (max_periods IS NULL)),
+  CHECK (max_periods >= 1 AND (max_periods = 1 OR privacy_unit IS NOT NULL))
 );
 -- one registration a table at a time
 CREATE UNIQUE INDEX sources_relation_key ON dpm.sources (relation) WHERE unregistered_at IS NULL;
@@ -172,7 +185,10 @@ CREATE TABLE dpm.releases (
   -- (dpm.select_keys), which has no workload or strategy
   kind            text NOT NULL DEFAULT 'answers' CHECK (kind IN ('answers', 'keys')),
   CHECK (sum_share IS NULL OR measure_id IS NOT NULL),
-  CHECK (kind = 'keys' OR (workload_id IS NOT NULL AND strategy_id IS NOT NULL))
+  CHECK (kind = 'keys' OR (workload_id IS NOT NULL AND strategy_id IS NOT NULL)),
+  -- the periods it read of a source that grows by periods (period numbers, dpm.periods), or
+  -- NULL: the whole table
+  periods         int4range CHECK (NOT isempty(periods) AND lower(periods) >= 0 AND NOT upper_inf(periods))
 );
 COMMENT ON TABLE dpm.releases IS 'one row per run of a mechanism on a source; an analyst sees the releases of the roles it belongs to';
 
@@ -260,7 +276,10 @@ CREATE TABLE dpm.ledger (
   delta       numeric NOT NULL DEFAULT 0 CHECK (delta >= 0),
   rho         numeric CHECK (rho > 0),
   charged_by  regrole NOT NULL,
-  charged_at  timestamptz NOT NULL DEFAULT clock_timestamp()
+  charged_at  timestamptz NOT NULL DEFAULT clock_timestamp(),
+  -- the periods charged, each the whole amount (parallel composition); NULL: every period, past
+  -- and future (a charge made before the source had periods)
+  periods     int4range CHECK (NOT isempty(periods) AND lower(periods) >= 0 AND NOT upper_inf(periods))
 );
 COMMENT ON TABLE dpm.ledger IS 'every charge against a source''s privacy budget, append-only';
 

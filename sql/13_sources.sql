@@ -70,27 +70,30 @@ END
 $$;
 
 -- The rows a scan of the source reads: with capped, each privacy unit keeps at most
--- max_contributions rows, chosen with the secure generator; built from the catalog only (the
--- relation and the unit column).
-CREATE OR REPLACE FUNCTION dpm_internal.source_rows(src dpm.sources, capped boolean) RETURNS text
+-- max_contributions rows, chosen with the secure generator; of a source with periods, only those
+-- of the periods given (NULL: all).  Built from the catalog only (the relation and its columns).
+CREATE OR REPLACE FUNCTION dpm_internal.source_rows(src dpm.sources, capped boolean, periods int4range DEFAULT NULL)
+RETURNS text
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE WHEN src.privacy_unit IS NULL OR NOT capped THEN dpm_internal.source_table(src)::text
+  SELECT CASE WHEN src.privacy_unit IS NULL OR NOT capped THEN rel || ' s'
               ELSE format('(SELECT *, row_number() OVER (PARTITION BY %I ORDER BY dpm_internal.random_key()) AS dpm_rank__ '
-                          'FROM %s) s WHERE dpm_rank__ <= %s', src.privacy_unit, dpm_internal.source_table(src),
-                          src.max_contributions) END
+                          'FROM %s s) s WHERE dpm_rank__ <= %s', src.privacy_unit, rel, src.max_contributions) END
+    FROM (SELECT CASE WHEN source_rows.periods IS NULL THEN dpm_internal.source_table(src)::text
+                      ELSE dpm_internal.period_rows(src, source_rows.periods, capped) END AS rel) x
 $$;
 
 -- The source's frequency vector over a domain, scanned with run_as's privileges (the domain's
 -- creator for a release, the calling custodian for exact answers), from source_rows.  The SQL is
 -- built from the catalog only: the custodian's cell expression and source_rows.
-CREATE OR REPLACE FUNCTION dpm_internal.frequency_vector(src dpm.sources, dom dpm.domains, run_as regrole, capped boolean)
+CREATE OR REPLACE FUNCTION dpm_internal.frequency_vector(src dpm.sources, dom dpm.domains, run_as regrole, capped boolean,
+                                      periods int4range DEFAULT NULL)
 RETURNS float8[]
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
   RETURN coalesce(dpm_internal.exec_as(run_as, format('SELECT dpm.histogram((%s)::int4, %s) FROM %s', dom.cell_expr, dom.n,
-                                                      dpm_internal.source_rows(src, capped))),
+                                                      dpm_internal.source_rows(src, capped, periods))),
                   array_fill(0::float8, ARRAY[dom.n]));
 END
 $$;
@@ -109,7 +112,7 @@ $$;
 -- rows per privacy unit (when capped), rows in no cell dropped.  Memory: the tables, whatever the
 -- number of rows.
 CREATE OR REPLACE FUNCTION dpm_internal.marginal_tables(src dpm.sources, dom dpm.domains, run_as regrole, capped boolean,
-                                     sets int[])
+                                     sets int[], periods int4range DEFAULT NULL)
 RETURNS float8[]
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -117,7 +120,7 @@ BEGIN
   -- no row at all: every table is zeros
   RETURN coalesce(dpm_internal.exec_as(run_as, format('SELECT dpm_internal.marginal_counts(%s, %L::int4[], %L::int4[]) FROM %s',
                                                       dpm_internal.bins_expr(dom.attr_exprs), dom.attr_sizes, sets,
-                                                      dpm_internal.source_rows(src, capped))),
+                                                      dpm_internal.source_rows(src, capped, periods))),
                   array_fill(0::float8, ARRAY[dpm_internal.table_cells(dom.attr_sizes, sets)]));
 END
 $$;
@@ -133,15 +136,41 @@ BEGIN
 END
 $$;
 
--- What a source has spent: its ledger summed, here only.  Budget checks call it after locking
--- the source row, in a statement of their own under READ COMMITTED: it then sees every charge
--- committed before the lock.
-CREATE OR REPLACE FUNCTION dpm_internal.spent(source_id int, OUT epsilon numeric, OUT delta numeric,
-                                              OUT rho numeric, OUT releases bigint)
+-- What a source has spent: its ledger summed, here only; of a source with periods, what the
+-- period of these that spent most spent (each of epsilon, delta and rho apart), and the releases
+-- that read any of them.  A charge of no period in particular (made before the source had
+-- periods) counts in all.  The sums change only where a charge's periods begin or end: a sweep
+-- over those points, in one pass over the ledger.  Budget checks call it after locking the source
+-- row, in a statement of their own under READ COMMITTED: it then sees every charge committed
+-- before the lock.
+CREATE OR REPLACE FUNCTION dpm_internal.spent(source_id int, periods int4range DEFAULT NULL, OUT epsilon numeric,
+                                              OUT delta numeric, OUT rho numeric, OUT releases bigint)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT coalesce(sum(l.epsilon), 0), coalesce(sum(l.delta), 0), coalesce(sum(l.rho), 0), count(l.release_id)
-    FROM dpm.ledger l WHERE l.source_id = spent.source_id
+  WITH l AS (SELECT l.epsilon, l.delta, l.rho, l.release_id, l.periods FROM dpm.ledger l
+              WHERE l.source_id = spent.source_id
+                AND (spent.periods IS NULL OR l.periods IS NULL OR l.periods && spent.periods)),
+       sweep AS (SELECT greatest(lower(l.periods), lower(spent.periods)) AS at, l.epsilon AS e, l.delta AS d, l.rho AS r
+                   FROM l WHERE l.periods IS NOT NULL AND spent.periods IS NOT NULL
+                 UNION ALL
+                 SELECT upper(l.periods), -l.epsilon, -l.delta, -l.rho
+                   FROM l WHERE l.periods IS NOT NULL AND spent.periods IS NOT NULL
+                    AND (upper_inf(spent.periods) OR upper(l.periods) < upper(spent.periods))),
+       running AS (SELECT sum(sum(coalesce(e, 0))) OVER w AS e, sum(sum(d)) OVER w AS d, sum(sum(coalesce(r, 0))) OVER w AS r
+                     FROM sweep GROUP BY at WINDOW w AS (ORDER BY at))
+  SELECT coalesce(sum(l.epsilon) FILTER (WHERE l.periods IS NULL OR spent.periods IS NULL), 0) + coalesce((SELECT max(e) FROM running), 0),
+         coalesce(sum(l.delta) FILTER (WHERE l.periods IS NULL OR spent.periods IS NULL), 0) + coalesce((SELECT max(d) FROM running), 0),
+         coalesce(sum(l.rho) FILTER (WHERE l.periods IS NULL OR spent.periods IS NULL), 0) + coalesce((SELECT max(r) FROM running), 0),
+         count(l.release_id)
+    FROM l
+$$;
+
+-- What a source has spent against its budget: all of it, or with periods, its most spent period.
+CREATE OR REPLACE FUNCTION dpm_internal.source_spent(src dpm.sources, OUT epsilon numeric, OUT delta numeric,
+                                                     OUT rho numeric, OUT releases bigint)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT * FROM dpm_internal.spent(src.id, CASE WHEN src.period_column IS NOT NULL THEN int4range(0, NULL) END)
 $$;
 
 -- "Spent: ..." in a source's model, for the DETAIL of budget errors and notices.
@@ -217,7 +246,7 @@ BEGIN
               HINT = 'Register it again with those settings: its spent budget carries over.';
     END IF;
     PERFORM dpm_internal.require_read_committed('dpm.register_source');
-    SELECT * INTO spent FROM dpm_internal.spent(old.id);
+    SELECT * INTO spent FROM dpm_internal.source_spent(old);
     IF (old.model <> 'zcdp' AND spent.epsilon > epsilon) OR spent.delta > delta OR (old.model = 'zcdp' AND spent.rho > rho) THEN
       RAISE EXCEPTION 'the budget given for "%" is below what source % already spent', relation, old.id
         USING ERRCODE = 'invalid_parameter_value',
@@ -293,7 +322,7 @@ BEGIN
   b.budget_epsilon := coalesce(dpm_internal.charge(epsilon), b.budget_epsilon);
   b.budget_delta := coalesce(dpm_internal.charge(delta), b.budget_delta);
   b.budget_rho := coalesce(dpm_internal.charge(rho), b.budget_rho);
-  SELECT * INTO spent FROM dpm_internal.spent(src.id);
+  SELECT * INTO spent FROM dpm_internal.source_spent(b);
   IF (b.model <> 'zcdp' AND spent.epsilon > b.budget_epsilon) OR spent.delta > b.budget_delta
      OR (b.model = 'zcdp' AND spent.rho > b.budget_rho) THEN
     RAISE EXCEPTION 'the new budget of "%" is below what was already spent', source
@@ -306,7 +335,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.set_budget(regclass, float8, float8, float8) IS
-  'custodian: change the total budget of a source (never below what was spent)';
+  'custodian: change the total budget of a source, or each period''s for a source with periods (never below what was spent)';
 
 CREATE OR REPLACE FUNCTION dpm.budget(source regclass, delta float8 DEFAULT NULL)
 RETURNS TABLE(model text, epsilon_budget numeric, epsilon_spent numeric, epsilon_remaining numeric,
@@ -327,12 +356,12 @@ BEGIN
            src.budget_rho, z.rho, src.budget_rho - z.rho,
            CASE WHEN z.rho > 0 THEN dpm_internal.zcdp_epsilon(z.rho, budget.delta) END,
            s.releases
-      FROM dpm_internal.spent(src.id) s,
+      FROM dpm_internal.source_spent(src) s,
            LATERAL (SELECT CASE WHEN src.model = 'zcdp' THEN s.rho END AS rho) z;
 END
 $$;
 COMMENT ON FUNCTION dpm.budget(regclass, float8) IS
-  'privacy budget of a source: total, spent and remaining; for a zCDP source and a given delta, the epsilon its spending of rho implies (with delta plus the delta_spent of its key selections)';
+  'privacy budget of a source: total, spent and remaining (for a source with periods: each period''s budget, and what its most spent period spent; dpm.periods shows each); for a zCDP source and a given delta, the epsilon its spending of rho implies (with delta plus the delta_spent of its key selections)';
 
 -- No release reads the source any more and its table may be dropped; the source row, its releases
 -- and its ledger stay (the record of what was spent), and dpm.register_source of the same table

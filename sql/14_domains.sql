@@ -220,6 +220,7 @@ BEGIN
   PERFORM dpm_internal.plan_cells(coalesce(dom.cell_expr, format('num_nulls(VARIADIC %s)', dpm_internal.bins_expr(dom.attr_exprs))),
                                   src.relation, dom.created_by);
   PERFORM dpm_internal.check_cells(dom.created_by, src.relation, dom.name, dom.attr_names, dom.attr_exprs);
+  PERFORM dpm_internal.check_periods(src, dom.created_by);
 END
 $$;
 

@@ -44,7 +44,8 @@ $$;
 CREATE OR REPLACE FUNCTION dpm_internal.release_plan(args jsonb, store boolean, OUT wl dpm.workloads, OUT dom dpm.domains,
                                   OUT src dpm.sources, OUT st dpm.strategies, OUT built dpm.strategies[],
                                   OUT noise text, OUT c_epsilon numeric, OUT c_delta numeric, OUT c_rho numeric,
-                                  OUT ci_draws int, OUT measure dpm.measures, OUT sum_share float8)
+                                  OUT ci_draws int, OUT measure dpm.measures, OUT sum_share float8,
+                                  OUT periods int4range)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -64,7 +65,7 @@ DECLARE
 BEGIN
   FOR k IN SELECT jsonb_object_keys(args) LOOP
     IF k NOT IN ('workload', 'epsilon', 'delta', 'rho', 'strategy', 'method', 'options', 'inference',
-                 'confidence', 'ci_draws', 'measure', 'aggregate', 'sum_share') THEN
+                 'confidence', 'ci_draws', 'measure', 'aggregate', 'sum_share', 'period_from', 'period_to') THEN
       RAISE EXCEPTION 'unknown release argument "%"', k USING ERRCODE = 'invalid_parameter_value';
     END IF;
   END LOOP;
@@ -116,6 +117,7 @@ BEGIN
     INTO wl FROM dpm.workloads w WHERE w.id = wl.id;
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
+  periods := dpm_internal.period_range(src, (args->>'period_from')::date, (args->>'period_to')::date);
   IF args->>'measure' IS NOT NULL THEN
     -- a sum per cell: the release scans the measure as the domain's creator, who must be able to
     -- evaluate it on every row
@@ -235,10 +237,12 @@ DECLARE
   rel_id bigint;
   detail text;
   keys boolean := coalesce(req->>'kind' = 'keys', false);
+  periods int4range;
 BEGIN
   IF keys THEN          -- a partition selection (sql/25_keys.sql)
     SELECT * INTO src FROM dpm.sources s WHERE s.id = (req->>'source_id')::int;
     PERFORM dpm_internal.check_keys_column(src, req->>'column');
+    PERFORM dpm_internal.check_periods(src, src.registered_by);
   ELSE
     IF sid IS NULL THEN    -- built by the caller, cached by this worker just before
       SELECT s.id INTO sid FROM dpm.strategies s
@@ -259,10 +263,13 @@ BEGIN
   -- after the lock must see every charge committed before it, which only READ COMMITTED gives.
   PERFORM dpm_internal.require_read_committed('a release''s charge');
   SELECT * INTO src FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
+  -- the periods it reads, as the source counts them now (NULL: the whole table)
+  periods := dpm_internal.period_range(src, (req->>'period_from')::date, (req->>'period_to')::date);
   -- a release left 'charged' by a worker that stopped (crash, kill -9) will never get answers
   UPDATE dpm.releases r SET status = 'interrupted'
    WHERE r.source_id = src.id AND r.status = 'charged' AND NOT dpm_internal.release_in_progress(r.id);
-  SELECT * INTO spent FROM dpm_internal.spent(src.id);
+  -- with periods, each period read pays the whole charge: the most spent of them decides
+  SELECT * INTO spent FROM dpm_internal.spent(src.id, periods);
   IF (src.model = 'zcdp' AND spent.rho + c_rho > src.budget_rho) OR spent.delta + c_delta > src.budget_delta
      OR (src.model <> 'zcdp' AND spent.epsilon + c_epsilon > src.budget_epsilon) THEN
     detail := CASE WHEN src.model = 'zcdp' AND c_delta > 0
@@ -271,27 +278,31 @@ BEGIN
               WHEN src.model = 'zcdp' THEN format('Spent rho %s of %s; this release needs rho %s.', spent.rho, src.budget_rho, c_rho)
               WHEN src.model = 'pure' THEN format('Spent epsilon %s of %s; this release needs epsilon %s.', spent.epsilon, src.budget_epsilon, c_epsilon)
               ELSE format('Spent epsilon %s of %s and delta %s of %s; this release needs epsilon %s and delta %s.',
-                          spent.epsilon, src.budget_epsilon, spent.delta, src.budget_delta, c_epsilon, c_delta) END;
+                          spent.epsilon, src.budget_epsilon, spent.delta, src.budget_delta, c_epsilon, c_delta) END
+              || CASE WHEN periods IS NOT NULL THEN format(' Each period has its own budget: the figures are the most spent of %s.',
+                                                           dpm_internal.periods_text(src, periods)) ELSE '' END;
     -- "exhausted" only when nothing is left: otherwise what is left is too little for this release
     IF (src.model = 'zcdp' AND spent.rho >= src.budget_rho) OR (c_delta > 0 AND spent.delta >= src.budget_delta)
        OR (src.model <> 'zcdp' AND spent.epsilon >= src.budget_epsilon) THEN
-      RAISE EXCEPTION 'privacy budget of source "%" is exhausted', src.relation
+      RAISE EXCEPTION 'privacy budget of source "%" is exhausted%', src.relation,
+        CASE WHEN periods IS NOT NULL THEN ' in ' || dpm_internal.periods_text(src, periods) ELSE '' END
         USING ERRCODE = 'Y1001', DETAIL = detail, HINT = 'Ask the custodian for more budget.';
     END IF;
-    RAISE EXCEPTION 'source "%" cannot pay for this release: less budget is left than it needs', src.relation
+    RAISE EXCEPTION 'source "%" cannot pay for this release%: less budget is left than it needs', src.relation,
+      CASE WHEN periods IS NOT NULL THEN ' in ' || dpm_internal.periods_text(src, periods) ELSE '' END
       USING ERRCODE = 'Y1001', DETAIL = detail, HINT = 'Ask for less, or ask the custodian for more budget.';
   END IF;
   INSERT INTO dpm.releases (source_id, kind, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
-                            confidence, ci_draws, measure_id, sum_share)
+                            confidence, ci_draws, measure_id, sum_share, periods)
   VALUES (src.id, CASE WHEN keys THEN 'keys' ELSE 'answers' END, wl_id, sid, req->>'noise', c_epsilon, c_delta, c_rho,
           caller, coalesce(req->>'inference', 'ls'), (req->>'confidence')::float8, (req->>'ci_draws')::int,
-          (req->>'measure_id')::int, (req->>'sum_share')::float8)
+          (req->>'measure_id')::int, (req->>'sum_share')::float8, periods)
   RETURNING id INTO rel_id;
   IF keys THEN
     INSERT INTO dpm.release_keys (release_id, column_name) VALUES (rel_id, req->>'column');
   END IF;
-  INSERT INTO dpm.ledger (source_id, release_id, epsilon, delta, rho, charged_by)
-  VALUES (src.id, rel_id, c_epsilon, c_delta, c_rho, caller);
+  INSERT INTO dpm.ledger (source_id, release_id, epsilon, delta, rho, charged_by, periods)
+  VALUES (src.id, rel_id, c_epsilon, c_delta, c_rho, caller, periods);
   RETURN rel_id;
 END
 $$;
@@ -311,14 +322,14 @@ BEGIN
     sets := dpm_internal.residual_table_sets((SELECT w.spec FROM dpm.workloads w WHERE w.id = r.workload_id), dom,
                                              dpm_internal.residual_plan_sets(dpm_internal.strategy_head(r.strategy_id)));
     IF m.id IS NOT NULL THEN
-      RETURN dpm_internal.measure_tables(src, dom, m, dom.created_by, true, sets, r.sum_share IS NOT NULL);
+      RETURN dpm_internal.measure_tables(src, dom, m, dom.created_by, true, sets, r.sum_share IS NOT NULL, r.periods);
     END IF;
-    RETURN dpm_internal.marginal_tables(src, dom, dom.created_by, true, sets);
+    RETURN dpm_internal.marginal_tables(src, dom, dom.created_by, true, sets, r.periods);
   END IF;
   IF m.id IS NOT NULL THEN
-    RETURN dpm_internal.measure_vector(src, dom, m, dom.created_by, true, r.sum_share IS NOT NULL);
+    RETURN dpm_internal.measure_vector(src, dom, m, dom.created_by, true, r.sum_share IS NOT NULL, r.periods);
   END IF;
-  RETURN dpm_internal.frequency_vector(src, dom, dom.created_by, true);
+  RETURN dpm_internal.frequency_vector(src, dom, dom.created_by, true, r.periods);
 END
 $$;
 
@@ -581,13 +592,15 @@ COMMENT ON FUNCTION dpm.release(bigint, text, float8) IS
 -- reads it; it carries the caller's dpm.ci_draws, which the worker does not see.
 CREATE OR REPLACE FUNCTION dpm_internal.release_request(workload text, epsilon float8, delta float8, rho float8, strategy int,
                                      method text, options jsonb, inference text, confidence float8, measure text,
-                                     aggregate text DEFAULT NULL, sum_share float8 DEFAULT NULL)
+                                     aggregate text DEFAULT NULL, sum_share float8 DEFAULT NULL,
+                                     period_from date DEFAULT NULL, period_to date DEFAULT NULL)
 RETURNS jsonb LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT jsonb_build_object('workload', workload, 'epsilon', epsilon, 'delta', delta, 'rho', rho,
                             'strategy', strategy, 'method', method, 'options', options, 'inference', inference,
                             'confidence', confidence, 'ci_draws', current_setting('dpm.ci_draws', true),
-                            'measure', measure, 'aggregate', aggregate, 'sum_share', sum_share)
+                            'measure', measure, 'aggregate', aggregate, 'sum_share', sum_share,
+                            'period_from', period_from, 'period_to', period_to)
 $$;
 
 -- The release is planned here, in the caller's backend (strategy optimization included, under
@@ -598,7 +611,8 @@ CREATE OR REPLACE FUNCTION dpm.answer(workload text, epsilon float8 DEFAULT NULL
                            rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
                            options jsonb DEFAULT NULL, inference text DEFAULT 'ls',
                            confidence float8 DEFAULT 0.95, measure text DEFAULT NULL, aggregate text DEFAULT NULL,
-                           sum_share float8 DEFAULT NULL, reuse text DEFAULT NULL)
+                           sum_share float8 DEFAULT NULL, reuse text DEFAULT NULL, period_from date DEFAULT NULL,
+                           period_to date DEFAULT NULL)
 RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -625,7 +639,7 @@ BEGIN
            min(x.oldest) AS oldest, max(x.newest) AS newest
       INTO e
       FROM dpm_internal.reuse_answers(answer.workload, answer.measure, answer.aggregate, answer.inference,
-                                      answer.confidence, mode) x;
+                                      answer.confidence, mode, answer.period_from, answer.period_to) x;
     determined := coalesce(e.determined, 0);
     IF e.queries > 0 AND e.determined = e.queries THEN
       RAISE NOTICE 'workload "%" answered at no cost from % earlier release(s): nothing was charged and no release was made', answer.workload, e.releases
@@ -643,10 +657,11 @@ BEGIN
   p := dpm_internal.release_plan(dpm_internal.release_request(answer.workload, answer.epsilon, answer.delta, answer.rho,
                                                  answer.strategy, answer.method, answer.options,
                                                  answer.inference, answer.confidence, answer.measure,
-                                                 answer.aggregate, answer.sum_share), false);
+                                                 answer.aggregate, answer.sum_share, answer.period_from,
+                                                 answer.period_to), false);
   SELECT max(r.id) INTO prior FROM dpm.releases r
 
-   WHERE r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id
+   WHERE r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.periods IS NOT DISTINCT FROM p.periods
      AND (r.sum_share IS NULL) = (p.sum_share IS NULL) AND r.status = 'released'
      AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
   rel_id := dpm_internal.run_release(
@@ -655,7 +670,10 @@ BEGIN
                        'epsilon', p.c_epsilon, 'delta', p.c_delta, 'rho', p.c_rho,
                        'inference', coalesce(answer.inference, 'ls'), 'confidence', answer.confidence,
                        'ci_draws', CASE WHEN p.noise = 'laplace' AND answer.confidence IS NOT NULL THEN p.ci_draws END,
-                       'measure_id', (p.measure).id, 'sum_share', p.sum_share),
+                       'measure_id', (p.measure).id, 'sum_share', p.sum_share,
+                       -- the periods as planned, by their first days
+                       'period_from', dpm_internal.period_first(p.src, lower(p.periods)),
+                       'period_to', dpm_internal.period_first(p.src, upper(p.periods) - 1)),
     p.built);
   IF coalesce(answer.inference, 'ls') <> 'ls' THEN
     RAISE NOTICE 'release % estimates by non-negative least squares: stderr and the interval''s width are least squares'', a reference', rel_id
@@ -673,5 +691,5 @@ BEGIN
   RETURN QUERY SELECT * FROM dpm.release(rel_id);
 END
 $$;
-COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text) IS
-  'answer a workload on its source (reuse auto, the default of dpm.reuse: at no cost and without a release when earlier releases you may see determine every query, as dpm.estimate does; only: refuse otherwise; never: always measure) with the matrix mechanism and charge the source''s budget (with measure, each query sums that measure of dpm.measures over its cells instead of counting rows, or with aggregate avg averages it: a noisy sum over a noisy count from one release, sum_share of the charge going to the sums, default chosen for the least error of a typical average; its interval is exact, its stderr first-order, its answer NULL when the noisy count is not positive): epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); ci_low and ci_high at the given confidence (NULL: none), exact for Gaussian noise and simulated from dpm.ci_draws draws of the noise for Laplace; the charge is committed before any noise is drawn and survives rollback';
+COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text, date, date) IS
+  'answer a workload on its source (of a source with periods, the rows of the periods holding period_from to period_to, by default every period to today''s, each charged in full; reuse auto, the default of dpm.reuse: at no cost and without a release when earlier releases you may see determine every query, as dpm.estimate does; only: refuse otherwise; never: always measure) with the matrix mechanism and charge the source''s budget (with measure, each query sums that measure of dpm.measures over its cells instead of counting rows, or with aggregate avg averages it: a noisy sum over a noisy count from one release, sum_share of the charge going to the sums, default chosen for the least error of a typical average; its interval is exact, its stderr first-order, its answer NULL when the noisy count is not positive): epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); ci_low and ci_high at the given confidence (NULL: none), exact for Gaussian noise and simulated from dpm.ci_draws draws of the noise for Laplace; the charge is committed before any noise is drawn and survives rollback';

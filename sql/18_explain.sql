@@ -31,6 +31,7 @@ BEGIN
   rel.confidence := (args->>'confidence')::float8;
   rel.ci_draws := CASE WHEN p.noise = 'laplace' AND rel.confidence IS NOT NULL THEN p.ci_draws END;
   rel.measure_id := (p.measure).id;
+  rel.periods := p.periods;
   -- the data a release reads, all zeros: the frequency vector or a residual strategy's tables
   IF ((p.st).hdmm).kind = 'residual' THEN
     zeros := array_fill(0::float8, ARRAY[dpm_internal.table_cells((p.dom).attr_sizes,
@@ -70,7 +71,8 @@ $$;
 
 CREATE OR REPLACE FUNCTION dpm.explain(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
                             rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
-                            options jsonb DEFAULT NULL, confidence float8 DEFAULT 0.95, measure text DEFAULT NULL)
+                            options jsonb DEFAULT NULL, confidence float8 DEFAULT 0.95, measure text DEFAULT NULL,
+                            period_from date DEFAULT NULL, period_to date DEFAULT NULL)
 RETURNS TABLE(strategy_id int, strategy_method text, noise text, measurements int, sensitivity float8,
               charge_epsilon numeric, charge_delta numeric, charge_rho numeric,
               queries int, total_variance float8, rms_error float8, max_stderr float8,
@@ -82,7 +84,8 @@ AS $$
 #variable_conflict use_column
 DECLARE
   args jsonb := dpm_internal.release_request(explain.workload, explain.epsilon, explain.delta, explain.rho, explain.strategy,
-                                     explain.method, explain.options, 'ls', explain.confidence, explain.measure);
+                                     explain.method, explain.options, 'ls', explain.confidence, explain.measure,
+                                     NULL, NULL, explain.period_from, explain.period_to);
   agg record;
   rel dpm.releases;
   st dpm.strategies;
@@ -95,7 +98,7 @@ BEGIN
   rel := agg.rel;
   SELECT * INTO st FROM dpm.strategies s WHERE s.id = rel.strategy_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = rel.source_id;
-  SELECT * INTO spent FROM dpm_internal.spent(src.id);
+  SELECT * INTO spent FROM dpm_internal.spent(src.id, rel.periods);
   strategy_id := st.id;
   strategy_method := st.method;
   noise := rel.noise;
@@ -123,12 +126,13 @@ BEGIN
   END IF;
   -- what the caller's earlier releases determine already (dpm.answer's reuse)
   SELECT count(*) FILTER (WHERE x.determined) INTO free_queries
-    FROM dpm_internal.reuse_answers(explain.workload, explain.measure, NULL, 'ls', NULL, 'auto') x;
+    FROM dpm_internal.reuse_answers(explain.workload, explain.measure, NULL, 'ls', NULL, 'auto', explain.period_from,
+                                    explain.period_to) x;
   RETURN NEXT;
 END
 $$;
-COMMENT ON FUNCTION dpm.explain(text, float8, float8, float8, int, text, jsonb, float8, text) IS
-  'dry run of dpm.answer with the same arguments: reads no data and spends nothing; the strategy that would be used, its sensitivity, the charge in the source''s privacy model, the expected error (total variance, RMS, largest standard error, confidence interval half-widths), the ratio to the SVD lower bound and the budget that would remain; free_queries: how many of its queries your earlier releases determine already (all of them: dpm.answer with reuse auto answers at no cost)';
+COMMENT ON FUNCTION dpm.explain(text, float8, float8, float8, int, text, jsonb, float8, text, date, date) IS
+  'dry run of dpm.answer with the same arguments: reads no data and spends nothing; the strategy that would be used, its sensitivity, the charge in the source''s privacy model, the expected error (total variance, RMS, largest standard error, confidence interval half-widths), the ratio to the SVD lower bound and the budget that would remain (with periods, in the most spent period read); free_queries: how many of its queries your earlier releases determine already (all of them: dpm.answer with reuse auto answers at no cost)';
 
 CREATE OR REPLACE FUNCTION dpm.explain_queries(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
                                     rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,

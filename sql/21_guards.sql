@@ -46,6 +46,7 @@ BEGIN
         USING ERRCODE = 'dependent_objects_still_exist',
               HINT = 'Undo it, or have a custodian unregister the source first (dpm.unregister_source).';
     END IF;
+    PERFORM dpm_internal.check_periods(src, src.registered_by);
     FOR dom IN SELECT * FROM dpm.domains d WHERE d.source_id = src.id AND d.dropped_at IS NULL ORDER BY d.id LOOP
       -- a creator who can no longer read the source is told at its next release
       CONTINUE WHEN NOT has_table_privilege(dom.created_by, src.relation, 'SELECT');

@@ -124,7 +124,7 @@ $$;
 -- for an average (avg), followed by the counts it divides them by.  The measure is checked again
 -- for run_as first: the table may have changed since it was declared.
 CREATE OR REPLACE FUNCTION dpm_internal.measure_vector(src dpm.sources, dom dpm.domains, m dpm.measures, run_as regrole,
-                                    capped boolean, avg boolean DEFAULT false)
+                                    capped boolean, avg boolean DEFAULT false, periods int4range DEFAULT NULL)
 RETURNS float8[]
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -134,7 +134,7 @@ BEGIN
   RETURN coalesce(dpm_internal.exec_as(run_as, format('SELECT dpm_internal.histogram_%s((%s)::int4, %s, %s) FROM %s',
                                                       CASE WHEN avg THEN 'avg' ELSE 'sum' END, dom.cell_expr, dom.n,
                                                       dpm_internal.measure_args(m, type, avg),
-                                                      dpm_internal.source_rows(src, capped))),
+                                                      dpm_internal.source_rows(src, capped, periods))),
                   array_fill(0::float8, ARRAY[CASE WHEN avg THEN 2 ELSE 1 END * dom.n]));
 END
 $$;
@@ -142,7 +142,7 @@ $$;
 -- The same as marginal tables of these attribute sets (dpm_internal.marginal_tables), for method
 -- residual.
 CREATE OR REPLACE FUNCTION dpm_internal.measure_tables(src dpm.sources, dom dpm.domains, m dpm.measures, run_as regrole,
-                                    capped boolean, sets int[], avg boolean DEFAULT false)
+                                    capped boolean, sets int[], avg boolean DEFAULT false, periods int4range DEFAULT NULL)
 RETURNS float8[]
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -153,7 +153,7 @@ BEGIN
                                                       CASE WHEN avg THEN 'avg' ELSE 'sums' END,
                                                       dpm_internal.bins_expr(dom.attr_exprs), dom.attr_sizes, sets,
                                                       dpm_internal.measure_args(m, type, avg),
-                                                      dpm_internal.source_rows(src, capped))),
+                                                      dpm_internal.source_rows(src, capped, periods))),
                   array_fill(0::float8, ARRAY[CASE WHEN avg THEN 2 ELSE 1 END * dpm_internal.table_cells(dom.attr_sizes, sets)]));
 END
 $$;

@@ -60,7 +60,7 @@ BEGIN
   pairs := dpm_internal.exec_as_text(src.registered_by, format(
     'SELECT array_agg(ARRAY[k::text, n::text] ORDER BY k) FROM (SELECT %I AS k, count(%s) AS n FROM %s GROUP BY 1 HAVING %I IS NOT NULL) x',
     col, CASE WHEN src.privacy_unit IS NULL THEN '*' ELSE format('DISTINCT %I', src.privacy_unit) END,
-    dpm_internal.source_rows(src, true), col));
+    dpm_internal.source_rows(src, true, r.periods), col));
   SELECT coalesce(array_agg(pairs[i][1] ORDER BY i), '{}'), coalesce(array_agg(pairs[i][2]::float8 ORDER BY i), '{}')
     INTO keys, counts FROM generate_subscripts(pairs, 1) i;
   -- the charge's epsilon or rho, and delta, strictly below it (dpm_internal.below)
@@ -85,7 +85,8 @@ $$;
 -- Charged and computed by a release worker, like dpm.answer; the release (kind 'keys') lists the
 -- keys as its answers' labels.
 CREATE OR REPLACE FUNCTION dpm.select_keys(source regclass, column_name name, epsilon float8 DEFAULT NULL,
-                                delta float8 DEFAULT NULL, rho float8 DEFAULT NULL)
+                                delta float8 DEFAULT NULL, rho float8 DEFAULT NULL, period_from date DEFAULT NULL,
+                                period_to date DEFAULT NULL)
 RETURNS text[]
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -94,6 +95,7 @@ DECLARE
   cost record;
   c_delta numeric;
   rel_id bigint;
+  periods int4range;
 BEGIN
   IF source IS NULL OR column_name IS NULL THEN
     RAISE EXCEPTION 'source and column_name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
@@ -118,6 +120,7 @@ BEGIN
   cost := dpm_internal.privacy_cost(src, epsilon, CASE WHEN src.model = 'approx' THEN delta ELSE 0 END, rho);
   c_delta := dpm_internal.charge(delta);
   PERFORM dpm_internal.check_keys_column(src, column_name);
+  periods := dpm_internal.period_range(src, period_from, period_to);
   -- the mechanism's own checks, drawing nothing
   PERFORM dpm_internal.partition_select(NULL, src.max_contributions,
                                         CASE WHEN rho IS NULL THEN dpm_internal.below(cost.c_epsilon) END,
@@ -125,12 +128,14 @@ BEGIN
                                         CASE WHEN rho IS NOT NULL THEN dpm_internal.below(cost.c_rho) END);
   rel_id := dpm_internal.run_release(jsonb_build_object('kind', 'keys', 'source_id', src.id, 'column', column_name,
                                                         'noise', CASE WHEN rho IS NULL THEN 'laplace' ELSE 'gaussian' END,
-                                                        'epsilon', cost.c_epsilon, 'delta', c_delta, 'rho', cost.c_rho), '{}');
+                                                        'epsilon', cost.c_epsilon, 'delta', c_delta, 'rho', cost.c_rho,
+                                                        'period_from', dpm_internal.period_first(src, lower(periods)),
+                                                        'period_to', dpm_internal.period_first(src, upper(periods) - 1)), '{}');
   RETURN (SELECT coalesce(array_agg(a.label ORDER BY a.query), '{}') FROM dpm.release_answers a WHERE a.release_id = rel_id);
 END
 $$;
-COMMENT ON FUNCTION dpm.select_keys(regclass, name, float8, float8, float8) IS
-  'the values of a text or integer column held by enough privacy units, chosen by differentially private partition selection and charged to the source: epsilon and delta, or on a zCDP source with a delta budget rho (or epsilon) and delta; a value held by one unit is released with probability below delta; use them as a domain''s values with "values": {"selection": release_id}';
+COMMENT ON FUNCTION dpm.select_keys(regclass, name, float8, float8, float8, date, date) IS
+  'the values of a text or integer column held by enough privacy units (of a source with periods, in the periods holding period_from to period_to, as dpm.answer reads them), chosen by differentially private partition selection and charged to the source: epsilon and delta, or on a zCDP source with a delta budget rho (or epsilon) and delta; a value held by one unit is released with probability below delta; use them as a domain''s values with "values": {"selection": release_id}';
 
 -- An attribute definition whose "values" names a selection ({"selection": release_id}) with those
 -- keys in their place: the selection must be of this source and of the attribute's column, and

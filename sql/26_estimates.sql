@@ -11,8 +11,10 @@ AS 'MODULE_PATHNAME', 'dpm_gls' LANGUAGE C VOLATILE;
 
 -- The releases an estimate over domain dom can use for role caller, oldest first: released
 -- answers (not keys) the caller may see (as dpm.releases shows them), of the same quantity (counts;
--- or sums of measure m, from sum and average releases alike), measured through a dense strategy.
-CREATE OR REPLACE FUNCTION dpm_internal.estimate_releases(dom dpm.domains, m dpm.measures, caller regrole, dense boolean)
+-- or sums of measure m, from sum and average releases alike), measured through a dense strategy,
+-- of the same periods (those of other periods measured other rows).
+CREATE OR REPLACE FUNCTION dpm_internal.estimate_releases(dom dpm.domains, m dpm.measures, caller regrole, dense boolean,
+                                                          periods int4range)
 RETURNS bigint[]
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -20,7 +22,7 @@ AS $$
     FROM dpm.releases r
     JOIN dpm.workloads w ON w.id = r.workload_id
     JOIN dpm.strategies s ON s.id = r.strategy_id
-   WHERE w.domain_id = dom.id AND r.kind = 'answers' AND r.status = 'released'
+   WHERE w.domain_id = dom.id AND r.kind = 'answers' AND r.status = 'released' AND r.periods IS NOT DISTINCT FROM estimate_releases.periods
      AND CASE WHEN m.id IS NULL THEN r.measure_id IS NULL ELSE r.measure_id = m.id END
      AND (s.matrix IS NOT NULL) = dense
      AND EXISTS (SELECT 1 FROM dpm.release_measurements x
@@ -33,7 +35,8 @@ $$;
 -- noise variance, so that releases through different strategies combine.  A query is determined
 -- when those measurements fix it; the others get no answer.  Measurements describe the table at
 -- their release (its charge): the estimate is as of them.
-CREATE OR REPLACE FUNCTION dpm.estimate(workload text, measure text DEFAULT NULL, confidence float8 DEFAULT 0.95)
+CREATE OR REPLACE FUNCTION dpm.estimate(workload text, measure text DEFAULT NULL, confidence float8 DEFAULT 0.95,
+                                         period_from date DEFAULT NULL, period_to date DEFAULT NULL)
 RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8, determined boolean)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -46,6 +49,7 @@ DECLARE
   ids bigint[];
   skipped bigint[];
   u float8 := 1;
+  periods int4range;
 BEGIN
   IF NOT (estimate.confidence > 0 AND estimate.confidence < 1) THEN
     RAISE EXCEPTION 'confidence must be between 0 and 1 (exclusive), got %', estimate.confidence
@@ -53,15 +57,17 @@ BEGIN
   END IF;
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
+  periods := dpm_internal.period_range(src, estimate.period_from, estimate.period_to);
   IF estimate.measure IS NOT NULL THEN
     meas := dpm_internal.measure(src, estimate.measure);
     u := 2::float8 ^ meas.grid_exp;
   END IF;
-  ids := dpm_internal.estimate_releases(dom, meas, dpm_internal.invoker(), true);
-  skipped := dpm_internal.estimate_releases(dom, meas, dpm_internal.invoker(), false);
+  ids := dpm_internal.estimate_releases(dom, meas, dpm_internal.invoker(), true, periods);
+  skipped := dpm_internal.estimate_releases(dom, meas, dpm_internal.invoker(), false, periods);
   IF ids IS NULL THEN
     RAISE EXCEPTION 'no release of domain "%" that you may see has measured its % through a dense strategy', dom.name,
-      CASE WHEN meas.id IS NULL THEN 'counts' ELSE format('sums of "%s"', meas.name) END
+      CASE WHEN meas.id IS NULL THEN 'counts' ELSE format('sums of "%s"', meas.name) END ||
+      CASE WHEN periods IS NOT NULL THEN ' in ' || dpm_internal.periods_text(src, periods) ELSE '' END
       USING ERRCODE = 'no_data_found',
             DETAIL = format('%s release(s) measured it through implicit strategies (hdmm, residual), which estimates do not combine yet.',
                             coalesce(cardinality(skipped), 0)),
@@ -81,14 +87,14 @@ BEGIN
      WHERE w.id = wl.id;
 END
 $$;
-COMMENT ON FUNCTION dpm.estimate(text, text, float8) IS
-  'at no cost, the best estimate of a workload''s queries (counts, or sums of measure) from every release of its domain you may see, combined by generalized least squares weighted by each release''s noise; determined: whether those measurements fix the query (if not, no answer); stderr exact, intervals exact for Gaussian noise and simulated for Laplace; as of the releases'' times';
+COMMENT ON FUNCTION dpm.estimate(text, text, float8, date, date) IS
+  'at no cost, the best estimate of a workload''s queries (counts, or sums of measure) from every release of its domain you may see (of a source with periods, those of the same periods as period_from to period_to, chosen as dpm.answer does), combined by generalized least squares weighted by each release''s noise; determined: whether those measurements fix the query (if not, no answer); stderr exact, intervals exact for Gaussian noise and simulated for Laplace; as of the releases'' times';
 
 -- What earlier releases give of a workload at no cost, for dpm.answer's reuse: dpm.estimate's
 -- rows with the number of releases used and their times, or none when nothing can be reused (an average, a
 -- non-negative inference, no release kept); reuse 'only' refuses those cases instead.
 CREATE OR REPLACE FUNCTION dpm_internal.reuse_answers(workload text, measure text, aggregate text, inference text,
-                                       confidence float8, mode text)
+                                       confidence float8, mode text, period_from date, period_to date)
 RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8, determined boolean,
               releases int, oldest timestamptz, newest timestamptz)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
@@ -114,9 +120,10 @@ BEGIN
     -- dpm.answer by default; dpm.estimate and reuse 'only' take any size
     why := 'domains of more than 1,024 cells are reused when asked: reuse => ''only'', or dpm.estimate';
   ELSIF reuse_answers.confidence IS NULL OR (reuse_answers.confidence > 0 AND reuse_answers.confidence < 1) THEN
-    ids := dpm_internal.estimate_releases(dom, meas, dpm_internal.invoker(), true);
+    ids := dpm_internal.estimate_releases(dom, meas, dpm_internal.invoker(), true,
+                                          dpm_internal.period_range(src, reuse_answers.period_from, reuse_answers.period_to));
     IF ids IS NULL THEN
-      why := 'no earlier release of its domain that you may see measured it through a dense strategy';
+      why := 'no earlier release of its domain (and periods) that you may see measured it through a dense strategy';
     END IF;
   END IF;
   IF ids IS NULL THEN
@@ -127,7 +134,8 @@ BEGIN
     RETURN;
   END IF;
   RETURN QUERY SELECT e.*, cardinality(ids), t.oldest, t.newest
-                 FROM dpm.estimate(wl.name, reuse_answers.measure, reuse_answers.confidence) e,
+                 FROM dpm.estimate(wl.name, reuse_answers.measure, reuse_answers.confidence, reuse_answers.period_from,
+                                   reuse_answers.period_to) e,
                       (SELECT min(r.released_at) AS oldest, max(r.released_at) AS newest
                          FROM dpm.releases r WHERE r.id = ANY (ids)) t;
 END

@@ -37,18 +37,19 @@ GRANT EXECUTE ON FUNCTION
   dpm.optimize(text, text, float8, float8, jsonb, float8, text),
   dpm.compare_strategies(text, float8, float8, float8, text),
   dpm.fitness_privacy(int, float8, float8, float8), dpm.privacy_profile(int),
-  dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text), dpm.release(bigint, text, float8),
+  dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text, date, date), dpm.release(bigint, text, float8),
   dpm.budget(regclass, float8),
-  dpm.explain(text, float8, float8, float8, int, text, jsonb, float8, text),
+  dpm.explain(text, float8, float8, float8, int, text, jsonb, float8, text, date, date),
   dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8, text),
   dpm.progress_rows(), dpm.quantile_workload(text, text, text, text[]),
   dpm.quantiles(bigint, text, float8[], text[], float8), dpm.drop_workload(text), dpm.rename_workload(text, text), dpm.drop_strategy(int),
-  dpm.select_keys(regclass, name, float8, float8, float8), dpm.estimate(text, text, float8)
+  dpm.select_keys(regclass, name, float8, float8, float8, date, date), dpm.estimate(text, text, float8, date, date),
+  dpm.periods(regclass)
   TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.register_source(regclass, name, int, float8, float8, float8), dpm.unregister_source(regclass),
   dpm.drop_domain(text, boolean), dpm.rename_domain(text, text),
-  dpm.set_budget(regclass, float8, float8, float8),
+  dpm.set_budget(regclass, float8, float8, float8), dpm.set_periods(regclass, name, interval, date, int),
   dpm.create_domain(text, regclass, jsonb), dpm.domain_coverage(text), dpm.exact_answers(text),
   dpm.publish(bigint, text, regrole), dpm.unpublish(text),
   dpm.create_measure(regclass, text, text, float8, float8, text), dpm.drop_measure(regclass, text),

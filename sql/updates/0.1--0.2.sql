@@ -195,3 +195,17 @@ DROP FUNCTION dpm_internal.release_plan(jsonb, boolean);
 DROP FUNCTION IF EXISTS dpm_internal.noise_params(text, numeric, numeric, numeric);
 DROP FUNCTION dpm.compare_strategies(text, float8, float8, float8);
 DROP FUNCTION dpm.optimize(text, text, float8, float8, jsonb, float8);
+-- sources that grow by periods, each with a budget of its own, and the periods each release and
+-- charge read
+ALTER TABLE dpm.sources
+  ADD COLUMN period_column name, ADD COLUMN period_width interval, ADD COLUMN period_start date,
+  ADD COLUMN period_zone text, ADD COLUMN max_periods int,
+  ADD CHECK ((period_column IS NULL) = (period_width IS NULL) AND (period_column IS NULL) = (period_start IS NULL)
+             AND (period_column IS NULL) = (period_zone IS NULL) AND (period_column IS NULL) = (max_periods IS NULL)),
+  ADD CHECK (max_periods >= 1 AND (max_periods = 1 OR privacy_unit IS NOT NULL));
+ALTER TABLE dpm.releases
+  ADD COLUMN periods int4range CHECK (NOT isempty(periods) AND lower(periods) >= 0 AND NOT upper_inf(periods));
+ALTER TABLE dpm.ledger
+  ADD COLUMN periods int4range CHECK (NOT isempty(periods) AND lower(periods) >= 0 AND NOT upper_inf(periods));
+-- scans read the periods a release names
+DROP FUNCTION dpm_internal.frequency_vector(dpm.sources, dpm.domains, regrole, boolean);

@@ -31,14 +31,14 @@ static const FunctionRole function_roles[] = {
 	{"create_workload", "dpm_analyst"}, {"drop_strategy", "dpm_analyst"},
 	{"drop_workload", "dpm_analyst"}, {"estimate", "dpm_analyst"}, {"explain", "dpm_analyst"},
 	{"explain_queries", "dpm_analyst"}, {"fitness_privacy", "dpm_analyst"},
-	{"optimize", "dpm_analyst"}, {"privacy_profile", "dpm_analyst"},
+	{"optimize", "dpm_analyst"}, {"periods", "dpm_analyst"}, {"privacy_profile", "dpm_analyst"},
 	{"progress_rows", "dpm_analyst"}, {"quantile_workload", "dpm_analyst"},
 	{"quantiles", "dpm_analyst"}, {"release", "dpm_analyst"},
 	{"rename_workload", "dpm_analyst"}, {"select_keys", "dpm_analyst"},
 	{"create_domain", "dpm_admin"}, {"create_measure", "dpm_admin"}, {"domain_coverage", "dpm_admin"},
 	{"drop_domain", "dpm_admin"}, {"drop_measure", "dpm_admin"}, {"exact_answers", "dpm_admin"}, {"publish", "dpm_admin"},
 	{"register_source", "dpm_admin"}, {"rename_domain", "dpm_admin"},
-	{"set_budget", "dpm_admin"}, {"unpublish", "dpm_admin"},
+	{"set_budget", "dpm_admin"}, {"set_periods", "dpm_admin"}, {"unpublish", "dpm_admin"},
 	{"unregister_source", "dpm_admin"},
 };
 
