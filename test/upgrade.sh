@@ -112,7 +112,8 @@ snapshot() {
 SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
   -- 0.2 adds columns that are NULL for every 0.1 row: a source's unregistered_at and
   -- relation_name, the dropped_at of domains, workloads and strategies
-  SELECT 'sources' t, (to_jsonb(s) - 'unregistered_at' - 'relation_name')::text
+  SELECT 'sources' t, (to_jsonb(s) - 'unregistered_at' - 'relation_name' - 'period_column' - 'period_width'
+                       - 'period_start' - 'period_zone' - 'max_periods')::text
                       || CASE WHEN to_jsonb(s)->>'unregistered_at' IS NOT NULL THEN ' unregistered' ELSE '' END r
     FROM dpm.sources s UNION ALL
   -- and cells, the exact count, equal to n for every 0.1 domain
@@ -125,10 +126,11 @@ SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
   SELECT 'strategies', (to_jsonb(s) - 'dropped_at')::text || CASE WHEN to_jsonb(s)->>'dropped_at' IS NOT NULL THEN ' dropped' ELSE '' END
     FROM dpm.strategies s UNION ALL
   -- and measure_id, NULL for every 0.1 release (counts)
-  SELECT 'releases', (to_jsonb(r) - 'measure_id' - 'sum_share' - 'kind')::text || CASE WHEN to_jsonb(r)->>'measure_id' IS NOT NULL THEN ' summed' ELSE '' END
+  SELECT 'releases', (to_jsonb(r) - 'measure_id' - 'sum_share' - 'kind' - 'periods')::text || CASE WHEN to_jsonb(r)->>'measure_id' IS NOT NULL THEN ' summed' ELSE '' END
     FROM dpm.releases r UNION ALL
   SELECT 'release_answers', a::text FROM dpm.release_answers a UNION ALL
-  SELECT 'ledger', l::text FROM dpm.ledger l UNION ALL
+  -- and the periods of a charge, NULL for every 0.1 charge (no source had periods)
+  SELECT 'ledger', (to_jsonb(l) - 'periods')::text FROM dpm.ledger l UNION ALL
   SELECT 'publications', p::text FROM dpm.publications p UNION ALL
   SELECT 'budget people', b::text FROM dpm.budget('people') b UNION ALL
   SELECT 'budget visits', (to_jsonb(b) - 'delta_spent')::text FROM dpm.budget('visits') b UNION ALL
