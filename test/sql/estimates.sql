@@ -139,9 +139,38 @@ SELECT * FROM dpm.estimate('es_prefix', confidence => 1);
 SELECT * FROM dpm.estimate('es_prefix', confidence => 'NaN');
 SELECT count(*) AS no_intervals FROM dpm.estimate('es_prefix', confidence => NULL) WHERE ci_low IS NULL;
 
+-- The estimate's stderr is its error's: 100 pairs of releases (every cell, and the total) of one
+-- domain, each pair combined alone by generalized least squares as reuse combines them.  The
+-- second prefix mixes both releases; its errors over the pairs, each over its stderr, square-sum
+-- to a chi-square with 100 degrees of freedom (Gaussian noise): between 45 and 186 but with
+-- probability about 1e-6 (Wilson-Hilferty), and their mean is within 5 standard errors of 0.
+CREATE TABLE es_rep AS SELECT u AS unit, u % 4 AS kind FROM generate_series(1, 400) u;
+SELECT dpm.register_source('es_rep', rho => 1000);
+SELECT dpm.create_domain('es_rep_kind', 'es_rep', '[{"name": "kind", "values": [0, 1, 2, 3]}]');
+SELECT dpm.create_workload('es_rep_id', 'es_rep_kind', 'Identity(kind)');
+SELECT dpm.create_workload('es_rep_total', 'es_rep_kind', 'Total(kind)');
+DO $$
+BEGIN
+  FOR i IN 1 .. 100 LOOP
+    PERFORM count(*) FROM dpm.answer('es_rep_id', rho => 0.5, method => 'identity', confidence => NULL);
+    PERFORM count(*) FROM dpm.answer('es_rep_total', rho => 0.5, method => 'workload', confidence => NULL);
+  END LOOP;
+END
+$$;
+WITH r AS (SELECT r.id, w.name, row_number() OVER (PARTITION BY w.name ORDER BY r.id) AS i
+             FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id WHERE w.name LIKE 'es\_rep\_%'),
+     e AS (SELECT g.answer - 200 AS err, g.stderr
+             FROM r a JOIN r b ON b.i = a.i AND a.name = 'es_rep_id' AND b.name = 'es_rep_total',
+                  LATERAL dpm_internal.gls('{{1,0,0,0},{1,1,0,0},{1,1,1,0},{1,1,1,1}}', ARRAY[a.id, b.id], 'counts', NULL) g
+            WHERE g.query = 2)
+SELECT count(*) AS pairs, sum(err ^ 2 / stderr ^ 2) BETWEEN 45 AND 186 AS variance_matches,
+       abs(avg(err)) < 5 * sqrt(avg(stderr ^ 2) / count(*)) AS unbiased,
+       max(stderr) - min(stderr) < 1e-12 AS one_stderr
+  FROM e;
+
 DELETE FROM dpm.ledger WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
 DELETE FROM dpm.releases WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
 DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
 DELETE FROM dpm.sources WHERE relation::text LIKE 'es_%';
-DROP TABLE es_people, es_ages, es_fresh;
+DROP TABLE es_people, es_ages, es_fresh, es_rep;
 DROP ROLE regress_es_analyst;
