@@ -155,7 +155,8 @@ $$;
 
 -- The rows of these periods, as a FROM item over the source (dpm_internal.source_rows), each
 -- privacy unit's rows in its first max_periods periods only when capped.  The window that finds
--- those reads every period up to the last one named: later ones cannot change a unit's first.
+-- those reads every period up to the last one named (later ones cannot change a unit's first),
+-- but only the rows of units with a row in the periods named.
 CREATE OR REPLACE FUNCTION dpm_internal.period_rows(src dpm.sources, periods int4range, capped boolean) RETURNS text
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -164,12 +165,13 @@ BEGIN
               THEN format('(SELECT * FROM %s WHERE %I >= %s AND %I < %s)', rel, src.period_column,
                           dpm_internal.period_bound_sql(src, lower(periods)), src.period_column,
                           dpm_internal.period_bound_sql(src, upper(periods)))
-              ELSE format('(SELECT * FROM (SELECT *, dense_rank() OVER (PARTITION BY %I ORDER BY %s) AS dpm_period_rank__ '
-                          'FROM %s WHERE %I >= %s AND %I < %s) p WHERE dpm_period_rank__ <= %s AND %I >= %s)',
-                          src.privacy_unit, dpm_internal.period_of_sql(src), rel,
-                          src.period_column, dpm_internal.period_bound_sql(src, 0),
-                          src.period_column, dpm_internal.period_bound_sql(src, upper(periods)),
-                          src.max_periods, src.period_column, dpm_internal.period_bound_sql(src, lower(periods))) END
+              ELSE format('(SELECT * FROM (SELECT *, dense_rank() OVER (PARTITION BY %1$I ORDER BY %2$s) AS dpm_period_rank__ '
+                          'FROM %3$s WHERE %4$I >= %5$s AND %4$I < %6$s '
+                          'AND (%1$I IN (SELECT %1$I FROM %3$s WHERE %4$I >= %7$s AND %4$I < %6$s) OR %1$I IS NULL)) p '
+                          'WHERE dpm_period_rank__ <= %8$s AND %4$I >= %7$s)',
+                          src.privacy_unit, dpm_internal.period_of_sql(src), rel, src.period_column,
+                          dpm_internal.period_bound_sql(src, 0), dpm_internal.period_bound_sql(src, upper(periods)),
+                          dpm_internal.period_bound_sql(src, lower(periods)), src.max_periods) END
     FROM dpm_internal.source_table(src) rel);
 END
 $$;
