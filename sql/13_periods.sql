@@ -195,6 +195,8 @@ DECLARE
   counts text[];
 BEGIN
   PERFORM dpm_internal.check_can_read(source);
+  -- the lock a charge takes, then the ledger as of after it (as dpm.set_budget reads it)
+  PERFORM dpm_internal.require_read_committed('dpm.set_periods');
   SELECT * INTO src FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
   IF EXISTS (SELECT 1 FROM dpm.ledger l WHERE l.source_id = src.id AND l.periods IS NOT NULL) THEN
     IF (column_name, width, start, max_periods) IS NOT DISTINCT FROM (src.period_column, src.period_width, src.period_start, src.max_periods) THEN
