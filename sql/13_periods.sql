@@ -14,24 +14,36 @@
 -- times a period's budget, provided rows reach a period before any later period is released
 -- (new data is new periods): a unit's first periods are then fixed once released.
 
+-- The type of the period column (NULL: gone).
+CREATE OR REPLACE FUNCTION dpm_internal.period_type(src dpm.sources) RETURNS regtype
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT a.atttypid::regtype FROM pg_attribute a
+   WHERE a.attrelid = src.relation AND a.attname = src.period_column AND a.attnum > 0 AND NOT a.attisdropped
+$$;
+
+-- A period's width in months, or 0 for a width in days.
+CREATE OR REPLACE FUNCTION dpm_internal.period_months(width interval) RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT (extract(year FROM width) * 12 + extract(month FROM width))::int $$;
+
 -- The local date of a value of the period column, as SQL over the column.
 CREATE OR REPLACE FUNCTION dpm_internal.period_date_sql(src dpm.sources) RETURNS text
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE WHEN a.atttypid = 'timestamptz'::regtype THEN format('(%I AT TIME ZONE %L)::date', src.period_column, src.period_zone)
+  SELECT CASE WHEN dpm_internal.period_type(src) = 'timestamptz'::regtype
+              THEN format('(%I AT TIME ZONE %L)::date', src.period_column, src.period_zone)
               ELSE format('%I::date', src.period_column) END
-    FROM pg_attribute a
-   WHERE a.attrelid = src.relation AND a.attname = src.period_column AND NOT a.attisdropped
 $$;
 
 -- The number of the period holding local date d (negative: before the first).
 CREATE OR REPLACE FUNCTION dpm_internal.period_of(src dpm.sources, d date) RETURNS int
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE WHEN extract(month FROM src.period_width) + extract(year FROM src.period_width) > 0
+  SELECT CASE WHEN dpm_internal.period_months(src.period_width) > 0
               THEN floor(((extract(year FROM d) - extract(year FROM src.period_start)) * 12
                           + extract(month FROM d) - extract(month FROM src.period_start))
-                         / (extract(year FROM src.period_width) * 12 + extract(month FROM src.period_width)))
+                         / dpm_internal.period_months(src.period_width))
               ELSE floor((d - src.period_start)::numeric / extract(day FROM src.period_width)) END::int
 $$;
 
@@ -39,10 +51,10 @@ $$;
 CREATE OR REPLACE FUNCTION dpm_internal.period_of_sql(src dpm.sources) RETURNS text
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE WHEN extract(month FROM src.period_width) + extract(year FROM src.period_width) > 0
+  SELECT CASE WHEN dpm_internal.period_months(src.period_width) > 0
               THEN format('floor((extract(year FROM %1$s) * 12 + extract(month FROM %1$s) - %2$s) / %3$s)', d,
                           extract(year FROM src.period_start) * 12 + extract(month FROM src.period_start),
-                          extract(year FROM src.period_width) * 12 + extract(month FROM src.period_width))
+                          dpm_internal.period_months(src.period_width))
               ELSE format('floor((%s - %L::date)::numeric / %s)', d, src.period_start, extract(day FROM src.period_width)) END
     FROM dpm_internal.period_date_sql(src) d
 $$;
@@ -57,11 +69,10 @@ AS $$ SELECT (src.period_start + k * src.period_width)::date $$;
 CREATE OR REPLACE FUNCTION dpm_internal.period_bound_sql(src dpm.sources, k int) RETURNS text
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE a.atttypid WHEN 'date'::regtype THEN format('%L::date', dpm_internal.period_first(src, k))
-                         WHEN 'timestamp'::regtype THEN format('%L::timestamp', dpm_internal.period_first(src, k))
-                         ELSE format('(%L::timestamp AT TIME ZONE %L)', dpm_internal.period_first(src, k), src.period_zone) END
-    FROM pg_attribute a
-   WHERE a.attrelid = src.relation AND a.attname = src.period_column AND NOT a.attisdropped
+  SELECT CASE dpm_internal.period_type(src)
+              WHEN 'date'::regtype THEN format('%L::date', dpm_internal.period_first(src, k))
+              WHEN 'timestamp'::regtype THEN format('%L::timestamp', dpm_internal.period_first(src, k))
+              ELSE format('(%L::timestamp AT TIME ZONE %L)', dpm_internal.period_first(src, k), src.period_zone) END
 $$;
 
 -- A period's name: 2024-03-05 (a day), 2024-03 (a month), 2024 (a calendar year), or its first
@@ -75,7 +86,7 @@ AS $$
               WHEN months = 12 AND extract(month FROM f) = 1 THEN to_char(f, 'YYYY')
               ELSE to_char(f, 'YYYY-MM') || '/' || to_char(l, 'YYYY-MM') END
     FROM (SELECT dpm_internal.period_first(src, k) AS f, dpm_internal.period_first(src, k + 1) - 1 AS l,
-                 extract(year FROM src.period_width) * 12 + extract(month FROM src.period_width) AS months) x
+                 dpm_internal.period_months(src.period_width) AS months) x
 $$;
 
 -- Today's period: the one holding the date now in the source's time zone.
@@ -132,9 +143,7 @@ BEGIN
   IF src.period_column IS NULL THEN
     RETURN;
   END IF;
-  IF NOT EXISTS (SELECT 1 FROM pg_attribute a
-                  WHERE a.attrelid = src.relation AND a.attname = src.period_column AND a.attnum > 0 AND NOT a.attisdropped
-                    AND a.atttypid IN ('date'::regtype, 'timestamp'::regtype, 'timestamptz'::regtype)) THEN
+  IF coalesce(dpm_internal.period_type(src) NOT IN ('date'::regtype, 'timestamp'::regtype, 'timestamptz'::regtype), true) THEN
     RAISE EXCEPTION 'the period column "%" of source "%" is gone or no longer a date or timestamp', src.period_column,
       src.relation
       USING ERRCODE = 'dependent_objects_still_exist', HINT = 'Its periods are counted by that column: restore it.';
@@ -191,7 +200,7 @@ AS $$
 DECLARE
   src dpm.sources := dpm_internal.source(source);
   typ regtype;
-  months numeric := extract(year FROM width) * 12 + extract(month FROM width);
+  months int := dpm_internal.period_months(width);
   counts text[];
 BEGIN
   PERFORM dpm_internal.check_can_read(source);
@@ -205,8 +214,8 @@ BEGIN
     RAISE EXCEPTION 'the periods of source "%" cannot change: releases were charged by period', source
       USING ERRCODE = 'object_not_in_prerequisite_state',
             DETAIL = format('They are periods of %s of column %I from %s.',
-                            CASE WHEN extract(year FROM src.period_width) * 12 + extract(month FROM src.period_width) > 0
-                                 THEN (extract(year FROM src.period_width) * 12 + extract(month FROM src.period_width)) || ' month(s)'
+                            CASE WHEN dpm_internal.period_months(src.period_width) > 0
+                                 THEN dpm_internal.period_months(src.period_width) || ' month(s)'
                                  ELSE extract(day FROM src.period_width) || ' day(s)' END, src.period_column,
                             to_char(src.period_start, 'YYYY-MM-DD')),
             HINT = 'Register the data under another table to count periods another way.';
@@ -226,7 +235,7 @@ BEGIN
     RAISE EXCEPTION 'periods need a date or timestamp column; "%" is %', column_name, typ
       USING ERRCODE = 'datatype_mismatch';
   END IF;
-  IF width IS NULL OR NOT ((months > 0 AND extract(day FROM width) = 0 AND extract(epoch FROM width) = extract(epoch FROM make_interval(months => months::int)))
+  IF width IS NULL OR NOT ((months > 0 AND extract(day FROM width) = 0 AND extract(epoch FROM width) = extract(epoch FROM make_interval(months => months)))
                            OR (months = 0 AND extract(day FROM width) > 0 AND extract(epoch FROM width) = 86400 * extract(day FROM width))) THEN
     RAISE EXCEPTION 'a period''s width is whole days or whole months, got %', coalesce(width::text, 'NULL')
       USING ERRCODE = 'invalid_parameter_value', HINT = 'For example ''1 day'', ''1 week'', ''1 month'', ''3 months'' or ''1 year''.';
