@@ -294,20 +294,18 @@ AS $$
 #variable_conflict use_column
 DECLARE
   src dpm.sources := dpm_internal.source(periods.source);
-  last_k int;
 BEGIN
   IF src.period_column IS NULL THEN
     RAISE EXCEPTION 'source "%" has no periods', periods.source
       USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'dpm.budget shows its budget; a custodian declares periods with dpm.set_periods.';
   END IF;
-  last_k := greatest(dpm_internal.current_period(src),
-                     (SELECT max(upper(l.periods)) - 1 FROM dpm.ledger l WHERE l.source_id = src.id));
   RETURN QUERY
-    SELECT k, dpm_internal.period_label(src, k), dpm_internal.period_first(src, k), dpm_internal.period_first(src, k + 1) - 1,
+    SELECT s.period, dpm_internal.period_label(src, s.period), dpm_internal.period_first(src, s.period),
+           dpm_internal.period_first(src, s.period + 1) - 1,
            CASE WHEN src.model <> 'zcdp' THEN s.epsilon END, s.delta, CASE WHEN src.model = 'zcdp' THEN s.rho END,
            src.budget_epsilon - s.epsilon, src.budget_delta - s.delta, src.budget_rho - s.rho, s.releases
-      FROM generate_series(0, greatest(last_k, 0)) k, dpm_internal.spent(src.id, int4range(k, k, '[]')) s
-     ORDER BY k;
+      FROM dpm_internal.period_spending(src.id, dpm_internal.periods_so_far(src)) s
+     ORDER BY s.period;
 END
 $$;
 COMMENT ON FUNCTION dpm.periods(regclass) IS

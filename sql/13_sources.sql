@@ -136,33 +136,61 @@ BEGIN
 END
 $$;
 
--- What a source has spent: its ledger summed, here only; of a source with periods, what the
--- period of these that spent most spent (each of epsilon, delta and rho apart), and the releases
--- that read any of them.  A charge of no period in particular (made before the source had
--- periods) counts in all.  The sums change only where a charge's periods begin or end: a sweep
--- over those points, in one pass over the ledger.  Budget checks call it after locking the source
--- row, in a statement of their own under READ COMMITTED: it then sees every charge committed
--- before the lock.
-CREATE OR REPLACE FUNCTION dpm_internal.spent(source_id int, periods int4range DEFAULT NULL, OUT epsilon numeric,
-                                              OUT delta numeric, OUT rho numeric, OUT releases bigint)
+-- What each period of a source with periods spent, for these periods (a finite range): a charge
+-- counts in each period it read, and a charge of no period in particular (made before the source
+-- had periods) in all.  The sums change only where a charge's periods begin or end: running sums
+-- over the periods of those steps, in one pass over the ledger.
+CREATE OR REPLACE FUNCTION dpm_internal.period_spending(source_id int, periods int4range)
+RETURNS TABLE(period int, epsilon numeric, delta numeric, rho numeric, releases bigint)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  WITH l AS (SELECT l.epsilon, l.delta, l.rho, l.release_id, l.periods FROM dpm.ledger l
-              WHERE l.source_id = spent.source_id
-                AND (spent.periods IS NULL OR l.periods IS NULL OR l.periods && spent.periods)),
-       sweep AS (SELECT greatest(lower(l.periods), lower(spent.periods)) AS at, l.epsilon AS e, l.delta AS d, l.rho AS r
-                   FROM l WHERE l.periods IS NOT NULL AND spent.periods IS NOT NULL
+  WITH l AS (SELECT coalesce(l.epsilon, 0) AS e, l.delta AS d, coalesce(l.rho, 0) AS r,
+                    (l.release_id IS NOT NULL)::int AS n, l.periods
+               FROM dpm.ledger l
+              WHERE l.source_id = period_spending.source_id
+                AND (l.periods IS NULL OR l.periods && period_spending.periods)),
+       base AS (SELECT coalesce(sum(e), 0) AS e, coalesce(sum(d), 0) AS d, coalesce(sum(r), 0) AS r, coalesce(sum(n), 0) AS n
+                  FROM l WHERE l.periods IS NULL),
+       steps AS (SELECT greatest(lower(l.periods), lower(period_spending.periods)) AS at, e, d, r, n
+                   FROM l WHERE l.periods IS NOT NULL
                  UNION ALL
-                 SELECT upper(l.periods), -l.epsilon, -l.delta, -l.rho
-                   FROM l WHERE l.periods IS NOT NULL AND spent.periods IS NOT NULL
-                    AND (upper_inf(spent.periods) OR upper(l.periods) < upper(spent.periods))),
-       running AS (SELECT sum(sum(coalesce(e, 0))) OVER w AS e, sum(sum(d)) OVER w AS d, sum(sum(coalesce(r, 0))) OVER w AS r
-                     FROM sweep GROUP BY at WINDOW w AS (ORDER BY at))
-  SELECT coalesce(sum(l.epsilon) FILTER (WHERE l.periods IS NULL OR spent.periods IS NULL), 0) + coalesce((SELECT max(e) FROM running), 0),
-         coalesce(sum(l.delta) FILTER (WHERE l.periods IS NULL OR spent.periods IS NULL), 0) + coalesce((SELECT max(d) FROM running), 0),
-         coalesce(sum(l.rho) FILTER (WHERE l.periods IS NULL OR spent.periods IS NULL), 0) + coalesce((SELECT max(r) FROM running), 0),
-         count(l.release_id)
-    FROM l
+                 SELECT upper(l.periods), -e, -d, -r, -n
+                   FROM l WHERE l.periods IS NOT NULL AND upper(l.periods) < upper(period_spending.periods))
+  SELECT k, base.e + sum(coalesce(sum(s.e), 0)) OVER w, base.d + sum(coalesce(sum(s.d), 0)) OVER w,
+         base.r + sum(coalesce(sum(s.r), 0)) OVER w, (base.n + sum(coalesce(sum(s.n), 0)) OVER w)::bigint
+    FROM base, generate_series(lower(period_spending.periods), upper(period_spending.periods) - 1) k
+    LEFT JOIN steps s ON s.at = k
+   GROUP BY k, base.e, base.d, base.r, base.n
+  WINDOW w AS (ORDER BY k)
+$$;
+
+-- What a source has spent: its ledger summed, here only; of a source with periods, what the
+-- period of these that spent most spent (each of epsilon, delta and rho apart), and the releases
+-- that read any of them.  Budget checks call it after locking the source row, in a statement of
+-- their own under READ COMMITTED: it then sees every charge committed before the lock.
+CREATE OR REPLACE FUNCTION dpm_internal.spent(source_id int, periods int4range DEFAULT NULL, OUT epsilon numeric,
+                                              OUT delta numeric, OUT rho numeric, OUT releases bigint)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  SELECT coalesce(sum(l.epsilon), 0), coalesce(sum(l.delta), 0), coalesce(sum(l.rho), 0), count(l.release_id)
+    INTO epsilon, delta, rho, releases
+    FROM dpm.ledger l
+   WHERE l.source_id = spent.source_id AND (spent.periods IS NULL OR l.periods IS NULL OR l.periods && spent.periods);
+  IF spent.periods IS NOT NULL THEN
+    SELECT max(p.epsilon), max(p.delta), max(p.rho) INTO epsilon, delta, rho
+      FROM dpm_internal.period_spending(spent.source_id, spent.periods) p;
+  END IF;
+END
+$$;
+
+-- Every period of a source with periods so far: from the first to today's, or to the last one
+-- charged if later.
+CREATE OR REPLACE FUNCTION dpm_internal.periods_so_far(src dpm.sources) RETURNS int4range
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT int4range(0, greatest(dpm_internal.current_period(src),
+                               (SELECT max(upper(l.periods)) - 1 FROM dpm.ledger l WHERE l.source_id = src.id), 0), '[]')
 $$;
 
 -- What a source has spent against its budget: all of it, or with periods, its most spent period.
@@ -170,7 +198,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.source_spent(src dpm.sources, OUT epsilo
                                                      OUT rho numeric, OUT releases bigint)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT * FROM dpm_internal.spent(src.id, CASE WHEN src.period_column IS NOT NULL THEN int4range(0, NULL) END)
+  SELECT * FROM dpm_internal.spent(src.id, CASE WHEN src.period_column IS NOT NULL THEN dpm_internal.periods_so_far(src) END)
 $$;
 
 -- "Spent: ..." in a source's model, for the DETAIL of budget errors and notices.
