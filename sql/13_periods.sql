@@ -152,14 +152,23 @@ BEGIN
 END
 $$;
 
--- "periods 2024-03-05 to 2024-03-07", for messages and labels.
-CREATE OR REPLACE FUNCTION dpm_internal.periods_text(src dpm.sources, periods int4range) RETURNS text
+-- " in periods 2024-03-05 to 2024-03-07" (or " in period ..."), for messages; '' without periods.
+CREATE OR REPLACE FUNCTION dpm_internal.in_periods(src dpm.sources, periods int4range) RETURNS text
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE WHEN periods IS NULL THEN 'every period'
-              WHEN upper(periods) - lower(periods) = 1 THEN 'period ' || dpm_internal.period_label(src, lower(periods))
-              ELSE format('periods %s to %s', dpm_internal.period_label(src, lower(periods)),
+  SELECT CASE WHEN periods IS NULL THEN ''
+              WHEN upper(periods) - lower(periods) = 1 THEN ' in period ' || dpm_internal.period_label(src, lower(periods))
+              ELSE format(' in periods %s to %s', dpm_internal.period_label(src, lower(periods)),
                           dpm_internal.period_label(src, upper(periods) - 1)) END
+$$;
+
+-- What a request carries of the periods planned: their first days, from which the charge finds
+-- them again under the source's lock (dpm_internal.release_charge).
+CREATE OR REPLACE FUNCTION dpm_internal.period_request(src dpm.sources, periods int4range) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT jsonb_build_object('period_from', dpm_internal.period_first(src, lower(periods)),
+                            'period_to', dpm_internal.period_first(src, upper(periods) - 1))
 $$;
 
 -- The rows of these periods, as a FROM item over the source (dpm_internal.source_rows), each

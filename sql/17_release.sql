@@ -279,17 +279,16 @@ BEGIN
               WHEN src.model = 'pure' THEN format('Spent epsilon %s of %s; this release needs epsilon %s.', spent.epsilon, src.budget_epsilon, c_epsilon)
               ELSE format('Spent epsilon %s of %s and delta %s of %s; this release needs epsilon %s and delta %s.',
                           spent.epsilon, src.budget_epsilon, spent.delta, src.budget_delta, c_epsilon, c_delta) END
-              || CASE WHEN periods IS NOT NULL THEN format(' Each period has its own budget: the figures are the most spent of %s.',
-                                                           dpm_internal.periods_text(src, periods)) ELSE '' END;
+              || CASE WHEN periods IS NOT NULL THEN format(' Each period has its own budget: the figures are the most spent%s.',
+                                                           dpm_internal.in_periods(src, periods)) ELSE '' END;
     -- "exhausted" only when nothing is left: otherwise what is left is too little for this release
     IF (src.model = 'zcdp' AND spent.rho >= src.budget_rho) OR (c_delta > 0 AND spent.delta >= src.budget_delta)
        OR (src.model <> 'zcdp' AND spent.epsilon >= src.budget_epsilon) THEN
-      RAISE EXCEPTION 'privacy budget of source "%" is exhausted%', src.relation,
-        CASE WHEN periods IS NOT NULL THEN ' in ' || dpm_internal.periods_text(src, periods) ELSE '' END
+      RAISE EXCEPTION 'privacy budget of source "%" is exhausted%', src.relation, dpm_internal.in_periods(src, periods)
         USING ERRCODE = 'Y1001', DETAIL = detail, HINT = 'Ask the custodian for more budget.';
     END IF;
     RAISE EXCEPTION 'source "%" cannot pay for this release%: less budget is left than it needs', src.relation,
-      CASE WHEN periods IS NOT NULL THEN ' in ' || dpm_internal.periods_text(src, periods) ELSE '' END
+      dpm_internal.in_periods(src, periods)
       USING ERRCODE = 'Y1001', DETAIL = detail, HINT = 'Ask for less, or ask the custodian for more budget.';
   END IF;
   INSERT INTO dpm.releases (source_id, kind, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
@@ -670,10 +669,8 @@ BEGIN
                        'epsilon', p.c_epsilon, 'delta', p.c_delta, 'rho', p.c_rho,
                        'inference', coalesce(answer.inference, 'ls'), 'confidence', answer.confidence,
                        'ci_draws', CASE WHEN p.noise = 'laplace' AND answer.confidence IS NOT NULL THEN p.ci_draws END,
-                       'measure_id', (p.measure).id, 'sum_share', p.sum_share,
-                       -- the periods as planned, by their first days
-                       'period_from', dpm_internal.period_first(p.src, lower(p.periods)),
-                       'period_to', dpm_internal.period_first(p.src, upper(p.periods) - 1)),
+                       'measure_id', (p.measure).id, 'sum_share', p.sum_share)
+    || dpm_internal.period_request(p.src, p.periods),
     p.built);
   IF coalesce(answer.inference, 'ls') <> 'ls' THEN
     RAISE NOTICE 'release % estimates by non-negative least squares: stderr and the interval''s width are least squares'', a reference', rel_id

@@ -128,9 +128,8 @@ BEGIN
                                         CASE WHEN rho IS NOT NULL THEN dpm_internal.below(cost.c_rho) END);
   rel_id := dpm_internal.run_release(jsonb_build_object('kind', 'keys', 'source_id', src.id, 'column', column_name,
                                                         'noise', CASE WHEN rho IS NULL THEN 'laplace' ELSE 'gaussian' END,
-                                                        'epsilon', cost.c_epsilon, 'delta', c_delta, 'rho', cost.c_rho,
-                                                        'period_from', dpm_internal.period_first(src, lower(periods)),
-                                                        'period_to', dpm_internal.period_first(src, upper(periods) - 1)), '{}');
+                                                        'epsilon', cost.c_epsilon, 'delta', c_delta, 'rho', cost.c_rho)
+                                     || dpm_internal.period_request(src, periods), '{}');
   RETURN (SELECT coalesce(array_agg(a.label ORDER BY a.query), '{}') FROM dpm.release_answers a WHERE a.release_id = rel_id);
 END
 $$;

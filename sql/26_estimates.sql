@@ -66,8 +66,7 @@ BEGIN
   skipped := dpm_internal.estimate_releases(dom, meas, dpm_internal.invoker(), false, periods);
   IF ids IS NULL THEN
     RAISE EXCEPTION 'no release of domain "%" that you may see has measured its % through a dense strategy', dom.name,
-      CASE WHEN meas.id IS NULL THEN 'counts' ELSE format('sums of "%s"', meas.name) END ||
-      CASE WHEN periods IS NOT NULL THEN ' in ' || dpm_internal.periods_text(src, periods) ELSE '' END
+      CASE WHEN meas.id IS NULL THEN 'counts' ELSE format('sums of "%s"', meas.name) END || dpm_internal.in_periods(src, periods)
       USING ERRCODE = 'no_data_found',
             DETAIL = format('%s release(s) measured it through implicit strategies (hdmm, residual), which estimates do not combine yet.',
                             coalesce(cardinality(skipped), 0)),
