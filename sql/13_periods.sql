@@ -235,9 +235,9 @@ BEGIN
      WHERE s.id = src.id;
     RETURN;
   END IF;
-  SELECT a.atttypid INTO typ FROM pg_attribute a
-   WHERE a.attrelid = source AND a.attname = column_name AND a.attnum > 0 AND NOT a.attisdropped;
-  IF NOT FOUND THEN
+  src.period_column := column_name;
+  typ := dpm_internal.period_type(src);
+  IF typ IS NULL THEN
     RAISE EXCEPTION 'column "%" of "%" does not exist', column_name, source USING ERRCODE = 'undefined_column';
   END IF;
   IF typ NOT IN ('date'::regtype, 'timestamp'::regtype, 'timestamptz'::regtype) THEN
