@@ -149,19 +149,21 @@ AS $$
                FROM dpm.ledger l
               WHERE l.source_id = period_spending.source_id
                 AND (l.periods IS NULL OR l.periods && period_spending.periods)),
-       base AS (SELECT coalesce(sum(e), 0) AS e, coalesce(sum(d), 0) AS d, coalesce(sum(r), 0) AS r, coalesce(sum(n), 0) AS n
-                  FROM l WHERE l.periods IS NULL),
-       steps AS (SELECT greatest(lower(l.periods), lower(period_spending.periods)) AS at, e, d, r, n
-                   FROM l WHERE l.periods IS NOT NULL
+       -- c counts the charges in a period: a period with none spent 0, not a sum that came back to it
+       steps AS (SELECT CASE WHEN l.periods IS NULL THEN lower(period_spending.periods)
+                             ELSE greatest(lower(l.periods), lower(period_spending.periods)) END AS at, e, d, r, n, 1 AS c
+                   FROM l
                  UNION ALL
-                 SELECT upper(l.periods), -e, -d, -r, -n
-                   FROM l WHERE l.periods IS NOT NULL AND upper(l.periods) < upper(period_spending.periods))
-  SELECT k, base.e + sum(coalesce(sum(s.e), 0)) OVER w, base.d + sum(coalesce(sum(s.d), 0)) OVER w,
-         base.r + sum(coalesce(sum(s.r), 0)) OVER w, (base.n + sum(coalesce(sum(s.n), 0)) OVER w)::bigint
-    FROM base, generate_series(lower(period_spending.periods), upper(period_spending.periods) - 1) k
-    LEFT JOIN steps s ON s.at = k
-   GROUP BY k, base.e, base.d, base.r, base.n
-  WINDOW w AS (ORDER BY k)
+                 SELECT upper(l.periods), -e, -d, -r, -n, -1
+                   FROM l WHERE upper(l.periods) < upper(period_spending.periods)),
+       running AS (SELECT k, sum(sum(s.e)) OVER w AS e, sum(sum(s.d)) OVER w AS d, sum(sum(s.r)) OVER w AS r,
+                          sum(sum(s.n)) OVER w AS n, sum(sum(s.c)) OVER w AS c
+                     FROM generate_series(lower(period_spending.periods), upper(period_spending.periods) - 1) k
+                     LEFT JOIN steps s ON s.at = k
+                    GROUP BY k WINDOW w AS (ORDER BY k))
+  SELECT k, CASE WHEN c > 0 THEN e ELSE 0 END, CASE WHEN c > 0 THEN d ELSE 0 END, CASE WHEN c > 0 THEN r ELSE 0 END,
+         coalesce(n, 0)::bigint
+    FROM running
 $$;
 
 -- What a source has spent: its ledger summed, here only; of a source with periods, what the
