@@ -1,10 +1,202 @@
 -- Estimates from every measurement kept: the best linear unbiased estimate of a workload from all
--- the releases of its domain (src/inference/gls.h), post-processing at no cost.
+-- the releases of its domain and of finer ones (src/inference/gls.h), post-processing at no cost.
+
+-- Coarser domains.  A domain's cells may be unions of another domain's cells (its "refinement"):
+-- ages by 20 years over ages by 10, or sex alone over age x sex.  Measurements of the finer
+-- domain then determine queries of the coarser one, through the map of each fine cell to the
+-- coarse cell holding it.  The map is read from the definitions alone (never from the data, so
+-- that what is reused does not depend on the rows), attribute by attribute: the same bins, or
+-- bins over the same column or expression that nest exactly (intervals tiled by finer ones,
+-- values among the finer domain's values); an attribute of the finer domain only is allowed
+-- when it puts every row in some bin.
+
+-- Attribute j (1-based) of dom: its bins as intervals [lo, hi) of one number line (dates as days
+-- since 2000-01-01), bin 0-based; no rows when its bins are not all intervals.
+CREATE OR REPLACE FUNCTION dpm_internal.bin_intervals(dom dpm.domains, j int)
+RETURNS TABLE(bin int, lo float8, hi float8)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  off int := coalesce((SELECT sum(s) FROM unnest(dom.attr_sizes[1:j - 1]) s), 0);
+  size int := dom.attr_sizes[j];
+  spec jsonb := dom.attributes->(j - 1)->'bins';
+  vmin date;
+  vmax date;
+  width interval;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM generate_series(off + 1, off + size) k
+                  WHERE dom.bin_lo[k] = 'NaN' OR dom.bin_hi[k] = 'NaN') THEN
+    RETURN QUERY SELECT k - off - 1, dom.bin_lo[k], dom.bin_hi[k] FROM generate_series(off + 1, off + size) k;
+  ELSIF jsonb_typeof(spec) = 'object' AND jsonb_typeof(spec->'min') = 'string'
+        AND spec->>'min' ~ '^\d{4}-\d{2}-\d{2}$' AND spec->>'max' ~ '^\d{4}-\d{2}-\d{2}$'
+        AND spec->>'width' ~ '^\d{1,5} +(day|week|month|year)s?$' THEN
+    -- calendar bins, made as src/domain/attribute.c makes them: min + k widths, the last cut at max
+    vmin := (spec->>'min')::date;
+    vmax := (spec->>'max')::date;
+    width := (spec->>'width')::interval;
+    RETURN QUERY
+      SELECT k, ((vmin + k * width)::date - date '2000-01-01')::float8,
+             (least((vmin + (k + 1) * width)::date, vmax) - date '2000-01-01')::float8
+        FROM generate_series(0, size - 1) k
+       WHERE (vmin + (size - 1) * width)::date < vmax AND (vmin + size * width)::date >= vmax;
+  END IF;
+END
+$$;
+
+-- Does attribute j of dom put every row in some bin, by its definition and the source's NOT NULL
+-- constraints: a condition that is always true; intervals from -Infinity to Infinity, or both
+-- values of a boolean, over a NOT NULL column?
+CREATE OR REPLACE FUNCTION dpm_internal.attribute_total(dom dpm.domains, j int) RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(x.a->'bins') = 'array' THEN x.a->'bins' END) b
+                  WHERE lower(btrim(b->>'condition')) = 'true')
+      OR coalesce((SELECT CASE WHEN t.oid = 'boolean'::regtype
+                               THEN x.labels && ARRAY['true', 't'] AND x.labels && ARRAY['false', 'f']
+                               ELSE (SELECT min(i.lo) = '-Infinity' AND max(i.hi) = 'Infinity' AND count(*) = dom.attr_sizes[j]
+                                            AND bool_and(i.prev_hi IS NULL OR i.prev_hi = i.lo)
+                                       FROM (SELECT y.lo, y.hi, lag(y.hi) OVER (ORDER BY y.lo) AS prev_hi
+                                               FROM dpm_internal.bin_intervals(dom, j) y) i) END
+                     FROM dpm.sources s
+                     JOIN pg_catalog.pg_attribute c ON c.attrelid = s.relation AND NOT c.attisdropped
+                     JOIN pg_catalog.pg_type t ON t.oid = c.atttypid
+                    WHERE s.id = dom.source_id AND NOT x.a ? 'expression' AND c.attnotnull
+                      AND c.attname = coalesce(x.a->>'column', x.a->>'name')), false)
+    FROM (SELECT dom.attributes->(j - 1) AS a,
+                 ARRAY(SELECT lower(l) FROM unnest(dom.bin_labels[o.off + 1:o.off + dom.attr_sizes[j]]) l) AS labels
+            FROM (SELECT coalesce(sum(z), 0)::int AS off FROM unnest(dom.attr_sizes[1:j - 1]) z) o) x
+$$;
+
+-- The bins of attribute i of coarse holding each bin of attribute j of fine (0-based, -1: in
+-- none), when every coarse bin is exactly a union of fine bins; else NULL.
+CREATE OR REPLACE FUNCTION dpm_internal.bin_map(fine dpm.domains, j int, coarse dpm.domains, i int) RETURNS int[]
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  fa jsonb := fine.attributes->(j - 1);
+  ca jsonb := coarse.attributes->(i - 1);
+  foff int := coalesce((SELECT sum(s) FROM unnest(fine.attr_sizes[1:j - 1]) s), 0);
+  coff int := coalesce((SELECT sum(s) FROM unnest(coarse.attr_sizes[1:i - 1]) s), 0);
+  flabels text[] := fine.bin_labels[foff + 1:foff + fine.attr_sizes[j]];
+  clabels text[] := coarse.bin_labels[coff + 1:coff + coarse.attr_sizes[i]];
+  m int[];
+BEGIN
+  IF fine.attr_exprs[j] = coarse.attr_exprs[i] THEN           -- the same bins
+    RETURN ARRAY(SELECT k FROM generate_series(0, fine.attr_sizes[j] - 1) k);
+  END IF;
+  -- otherwise bins of the same column or expression
+  IF (fa->>'expression') IS DISTINCT FROM (ca->>'expression')
+     OR (NOT fa ? 'expression' AND coalesce(fa->>'column', fa->>'name') <> coalesce(ca->>'column', ca->>'name')) THEN
+    RETURN NULL;
+  END IF;
+  IF fa ? 'values' AND ca ? 'values' THEN
+    -- one bin per value: each coarse value must be a fine one (labels are the values as written;
+    -- repeated labels would leave bins empty by the first-match rule, so none is mapped then)
+    IF (SELECT count(DISTINCT l) FROM unnest(flabels) l) <> cardinality(flabels)
+       OR (SELECT count(DISTINCT l) FROM unnest(clabels) l) <> cardinality(clabels)
+       OR NOT clabels <@ flabels THEN
+      RETURN NULL;
+    END IF;
+    RETURN ARRAY(SELECT coalesce(array_position(clabels, l), 0) - 1 FROM unnest(flabels) WITH ORDINALITY f(l, k) ORDER BY k);
+  END IF;
+  -- intervals: both sets disjoint, each fine one inside a coarse one or outside them all, and
+  -- each coarse one tiled by the fine ones inside it
+  SELECT array_agg(coalesce(c.bin, -1) ORDER BY f.bin) INTO m
+    FROM dpm_internal.bin_intervals(fine, j) f
+    LEFT JOIN dpm_internal.bin_intervals(coarse, i) c ON c.lo <= f.lo AND f.hi <= c.hi;
+  IF m IS NULL OR cardinality(m) <> fine.attr_sizes[j]
+     OR (SELECT count(*) FROM dpm_internal.bin_intervals(coarse, i)) <> coarse.attr_sizes[i]
+     OR EXISTS (SELECT 1 FROM (SELECT x.lo, lag(x.hi) OVER (ORDER BY x.lo) AS prev_hi FROM dpm_internal.bin_intervals(fine, j) x) x
+                 WHERE x.prev_hi > x.lo)
+     OR EXISTS (SELECT 1 FROM (SELECT x.lo, lag(x.hi) OVER (ORDER BY x.lo) AS prev_hi FROM dpm_internal.bin_intervals(coarse, i) x) x
+                 WHERE x.prev_hi > x.lo)
+     -- a fine interval overlapping a coarse one without being inside it
+     OR EXISTS (SELECT 1 FROM dpm_internal.bin_intervals(fine, j) f, dpm_internal.bin_intervals(coarse, i) c
+                 WHERE f.lo < c.hi AND c.lo < f.hi AND NOT (c.lo <= f.lo AND f.hi <= c.hi))
+     -- a coarse interval not tiled: its fine intervals, in order, must run from its lo to its hi
+     OR EXISTS (SELECT 1 FROM dpm_internal.bin_intervals(coarse, i) c
+                 WHERE (SELECT min(f.lo) IS DISTINCT FROM c.lo OR max(f.hi) IS DISTINCT FROM c.hi
+                               OR bool_or(f.prev_hi IS NOT NULL AND f.prev_hi <> f.lo)
+                          FROM (SELECT x.lo, x.hi, lag(x.hi) OVER (ORDER BY x.lo) AS prev_hi
+                                  FROM dpm_internal.bin_intervals(fine, j) x WHERE c.lo <= x.lo AND x.hi <= c.hi) f)) THEN
+    RETURN NULL;
+  END IF;
+  RETURN m;
+END
+$$;
+
+-- Each cell of fine's coarse cell (0-based, -1: in none) when coarse's cells are unions of
+-- fine's (every attribute of coarse matched by one of fine, fine's others putting every row in
+-- some bin), or '{}' then if not cells; else NULL.  Both dense, of one source, scanned as one role (row security), so that
+-- they count the same rows.
+CREATE OR REPLACE FUNCTION dpm_internal.cell_map(fine dpm.domains, coarse dpm.domains, cells boolean DEFAULT true)
+RETURNS int[]
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  nf int := cardinality(fine.attr_sizes);
+  nc int := cardinality(coarse.attr_sizes);
+  matched int[] := array_fill(0, ARRAY[nc]);        -- the fine attribute of each coarse one
+  bins int[] := array_fill(-1, ARRAY[nc, greatest((SELECT max(s) FROM unnest(fine.attr_sizes) s), 1)]);
+  fstride int[] := array_fill(1, ARRAY[nf]);
+  cstride int[] := array_fill(1, ARRAY[nc]);
+  m int[];
+BEGIN
+  IF fine.source_id <> coarse.source_id OR fine.n IS NULL OR coarse.n IS NULL OR fine.created_by <> coarse.created_by THEN
+    RETURN NULL;
+  END IF;
+  IF fine.id = coarse.id THEN
+    RETURN CASE WHEN cells THEN ARRAY(SELECT k FROM generate_series(0, fine.n - 1) k) ELSE '{}' END;
+  END IF;
+  FOR i IN 1..nc LOOP
+    FOR j IN 1..nf LOOP
+      CONTINUE WHEN j = ANY (matched);
+      m := dpm_internal.bin_map(fine, j, coarse, i);
+      IF m IS NOT NULL THEN
+        matched[i] := j;
+        FOR k IN 1..cardinality(m) LOOP
+          bins[i][k] := m[k];
+        END LOOP;
+        EXIT;
+      END IF;
+    END LOOP;
+    IF matched[i] = 0 THEN
+      RETURN NULL;
+    END IF;
+  END LOOP;
+  FOR j IN 1..nf LOOP
+    IF NOT j = ANY (matched) AND NOT dpm_internal.attribute_total(fine, j) THEN
+      RETURN NULL;
+    END IF;
+  END LOOP;
+  IF NOT cells THEN
+    RETURN '{}';
+  END IF;
+  -- mixed radix, the last attribute fastest
+  FOR j IN REVERSE nf - 1..1 LOOP
+    fstride[j] := fstride[j + 1] * fine.attr_sizes[j + 1];
+  END LOOP;
+  FOR i IN REVERSE nc - 1..1 LOOP
+    cstride[i] := cstride[i + 1] * coarse.attr_sizes[i + 1];
+  END LOOP;
+  -- fine cell c is in bin (c / fstride[j]) % size[j] of fine attribute j, so in coarse bin
+  -- bins[i][that + 1] of the coarse attribute i matched to j
+  RETURN ARRAY(
+    SELECT CASE WHEN bool_or(b.cb < 0) THEN -1 ELSE sum(b.cb * cstride[b.i])::int END
+      FROM generate_series(0, fine.n - 1) c,
+           LATERAL (SELECT i, bins[i][(c / fstride[matched[i]]) % fine.attr_sizes[matched[i]] + 1] AS cb
+                      FROM generate_series(1, nc) i) b
+     GROUP BY c ORDER BY c);
+END
+$$;
+
 
 -- The estimates of w's queries from these releases' measurements of one quantity (counts or
--- sums), in the measurements' units, with interval half-widths at confidence (NULL: none).
+-- sums), in the measurements' units, with interval half-widths at confidence (NULL: none).  With
+-- w_map and maps (one row a release), all are taken to a base domain whose cells each map sends
+-- to the cells of the workload's or the release's domain (dpm_internal.cell_map).
 CREATE OR REPLACE FUNCTION dpm_internal.gls(w float8[], release_ids bigint[], quantity text, confidence float8,
-                                            OUT query int, OUT answer float8, OUT stderr float8, OUT half float8,
+                                            w_map int[] DEFAULT NULL, maps int[] DEFAULT NULL, OUT query int, OUT answer float8, OUT stderr float8, OUT half float8,
                                             OUT determined boolean, OUT ci_draws int)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'dpm_gls' LANGUAGE C VOLATILE;
@@ -30,6 +222,62 @@ AS $$
      AND (pg_has_role(caller, r.released_by, 'USAGE') OR pg_has_role(caller, 'dpm_admin', 'USAGE'))
 $$;
 
+-- What an estimate over dom uses, for role caller: a base domain, finest of them all (dom, or a
+-- finer domain whose releases determine more), the releases of every domain it refines (dom's
+-- own among them) with their cells' maps from the base (one row a release), and the map of the
+-- base to dom.  skipped: the releases of those domains measured through implicit strategies.
+CREATE OR REPLACE FUNCTION dpm_internal.estimate_plan(dom dpm.domains, m dpm.measures, caller regrole, periods int4range,
+                                                      OUT base dpm.domains, OUT ids bigint[], OUT maps int[],
+                                                      OUT w_map int[], OUT skipped int)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  b dpm.domains;
+  best int := -1;
+  uses int;
+BEGIN
+  -- the bases: dom, and the finer domains of its source measured at all; the one whose domains
+  -- hold the most releases, dom first on a tie, then the fewest cells
+  FOR b IN SELECT d.* FROM dpm.domains d
+            WHERE d.id = dom.id
+               OR (d.source_id = dom.source_id AND d.n <= dpm_internal.max_cells()
+                   AND dpm_internal.estimate_releases(d, m, caller, true, periods) IS NOT NULL)
+            ORDER BY d.id <> dom.id, d.n, d.id LOOP
+    CONTINUE WHEN dpm_internal.cell_map(b, dom, false) IS NULL;
+    SELECT coalesce(sum(cardinality(dpm_internal.estimate_releases(d, m, caller, true, periods))), 0) INTO uses
+      FROM dpm.domains d WHERE d.source_id = dom.source_id AND dpm_internal.cell_map(b, d, false) IS NOT NULL;
+    IF uses > best THEN
+      best := uses;
+      base := b;
+    END IF;
+  END LOOP;
+  WITH ds AS MATERIALIZED (
+    SELECT d FROM dpm.domains d WHERE d.source_id = dom.source_id AND dpm_internal.cell_map(base, d, false) IS NOT NULL),
+  rs AS (
+    SELECT r.id, dpm_internal.cell_map(base, ds.d) AS map
+      FROM ds, unnest(dpm_internal.estimate_releases(ds.d, m, caller, true, periods)) r(id))
+  SELECT array_agg(rs.id ORDER BY rs.id), array_agg(rs.map ORDER BY rs.id) INTO ids, maps FROM rs;
+  SELECT coalesce(sum(cardinality(dpm_internal.estimate_releases(d, m, caller, false, periods))), 0) INTO skipped
+    FROM dpm.domains d WHERE d.source_id = dom.source_id AND dpm_internal.cell_map(base, d, false) IS NOT NULL;
+  w_map := dpm_internal.cell_map(base, dom);
+END
+$$;
+
+-- The estimate of workload wl (over dom) from these releases (dpm_internal.estimate_plan), in the
+-- units of its queries (the sums of measure m are kept on its grid).
+CREATE OR REPLACE FUNCTION dpm_internal.estimate_from(wl dpm.workloads, dom dpm.domains, m dpm.measures, ids bigint[],
+                                                      w_map int[], maps int[], confidence float8)
+RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8, determined boolean)
+LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT g.query, g.label, g.answer * u.u, g.stderr * u.u, (g.answer - g.half) * u.u, (g.answer + g.half) * u.u, g.determined
+    FROM (SELECT CASE WHEN m.id IS NULL THEN 1 ELSE 2::float8 ^ m.grid_exp END AS u) u,
+         LATERAL ROWS FROM (dpm_internal.gls(coalesce(wl.matrix, (dpm_internal.workload_matrix(wl.spec, dom, true, false)).matrix),
+                                             ids, CASE WHEN m.id IS NULL THEN 'counts' ELSE 'sums' END, confidence, w_map, maps),
+                            dpm_internal.workload_labels(wl.labels, wl.spec, dom))
+           AS g(query, answer, stderr, half, determined, ci_draws, label)
+$$;
+
 -- The best estimate of a workload's queries from every release of its domain that the caller may
 -- see, at no cost: generalized least squares over all their measurements, each weighted by its
 -- noise variance, so that releases through different strategies combine.  A query is determined
@@ -46,9 +294,7 @@ DECLARE
   dom dpm.domains;
   src dpm.sources;
   meas dpm.measures;
-  ids bigint[];
-  skipped bigint[];
-  u float8 := 1;
+  plan record;
   periods int4range;
 BEGIN
   IF NOT (estimate.confidence > 0 AND estimate.confidence < 1) THEN
@@ -60,30 +306,21 @@ BEGIN
   periods := dpm_internal.period_range(src, estimate.period_from, estimate.period_to);
   IF estimate.measure IS NOT NULL THEN
     meas := dpm_internal.measure(src, estimate.measure);
-    u := 2::float8 ^ meas.grid_exp;
   END IF;
-  ids := dpm_internal.estimate_releases(dom, meas, dpm_internal.invoker(), true, periods);
-  skipped := dpm_internal.estimate_releases(dom, meas, dpm_internal.invoker(), false, periods);
-  IF ids IS NULL THEN
-    RAISE EXCEPTION 'no release of domain "%" that you may see has measured its % through a dense strategy', dom.name,
+  plan := dpm_internal.estimate_plan(dom, meas, dpm_internal.invoker(), periods);
+  IF plan.ids IS NULL THEN
+    RAISE EXCEPTION 'no release of domain "%" or of a finer one that you may see has measured its % through a dense strategy', dom.name,
       CASE WHEN meas.id IS NULL THEN 'counts' ELSE format('sums of "%s"', meas.name) END || dpm_internal.in_periods(src, periods)
       USING ERRCODE = 'no_data_found',
             DETAIL = format('%s release(s) measured it through implicit strategies (hdmm, residual), which estimates do not combine yet.',
-                            coalesce(cardinality(skipped), 0)),
+                            plan.skipped),
             HINT = 'Release a workload of this domain first (dpm.answer).';
   END IF;
-  IF skipped IS NOT NULL THEN
+  IF plan.skipped > 0 THEN
     RAISE NOTICE 'the estimate leaves out % release(s) of domain "%" measured through implicit strategies (hdmm, residual)',
-      cardinality(skipped), dom.name;
+      plan.skipped, (plan.base).name;
   END IF;
-  RETURN QUERY
-    SELECT g.query, g.label, g.answer * u, g.stderr * u, (g.answer - g.half) * u, (g.answer + g.half) * u, g.determined
-      FROM dpm.workloads w,
-           LATERAL ROWS FROM (dpm_internal.gls(coalesce(w.matrix, (dpm_internal.workload_matrix(w.spec, dom, true, false)).matrix),
-                                               ids, CASE WHEN meas.id IS NULL THEN 'counts' ELSE 'sums' END, estimate.confidence),
-                              dpm_internal.workload_labels(w.labels, w.spec, dom))
-             AS g(query, answer, stderr, half, determined, ci_draws, label)
-     WHERE w.id = wl.id;
+  RETURN QUERY SELECT * FROM dpm_internal.estimate_from(wl, dom, meas, plan.ids, plan.w_map, plan.maps, estimate.confidence);
 END
 $$;
 COMMENT ON FUNCTION dpm.estimate(text, text, float8, date, date) IS
@@ -104,7 +341,9 @@ DECLARE
   dom dpm.domains := (SELECT d FROM dpm.domains d WHERE d.id = wl.domain_id);
   src dpm.sources := (SELECT s FROM dpm.sources s WHERE s.id = dom.source_id);
   meas dpm.measures;
-  ids bigint[];
+  periods int4range;
+  plan record;
+  ids bigint[];             -- the releases reused, none when nothing is
   why text := 'check the arguments with reuse => ''never''';
 BEGIN
   IF reuse_answers.measure IS NOT NULL THEN
@@ -114,15 +353,17 @@ BEGIN
     why := 'averages are measured afresh';
   ELSIF coalesce(reuse_answers.inference, 'ls') <> 'ls' THEN
     why := 'only least-squares estimates are reused';
-  ELSIF reuse_answers.mode = 'auto' AND dom.n > 1024 THEN
-    -- the estimate decomposes an n x n matrix (seconds past a few thousand cells): not on every
-    -- dpm.answer by default; dpm.estimate and reuse 'only' take any size
-    why := 'domains of more than 1,024 cells are reused when asked: reuse => ''only'', or dpm.estimate';
   ELSIF reuse_answers.confidence IS NULL OR (reuse_answers.confidence > 0 AND reuse_answers.confidence < 1) THEN
-    ids := dpm_internal.estimate_releases(dom, meas, dpm_internal.invoker(), true,
-                                          dpm_internal.period_range(src, reuse_answers.period_from, reuse_answers.period_to));
+    periods := dpm_internal.period_range(src, reuse_answers.period_from, reuse_answers.period_to);
+    plan := dpm_internal.estimate_plan(dom, meas, dpm_internal.invoker(), periods);
+    ids := plan.ids;
     IF ids IS NULL THEN
-      why := 'no earlier release of its domain (and periods) that you may see measured it through a dense strategy';
+      why := 'no earlier release of its domain or of a finer one (and of its periods) that you may see measured it through a dense strategy';
+    ELSIF reuse_answers.mode = 'auto' AND (plan.base).n > 1024 THEN
+      -- the estimate decomposes an n x n matrix (seconds past a few thousand cells): not on every
+      -- dpm.answer by default; dpm.estimate and reuse 'only' take any size
+      why := 'domains of more than 1,024 cells are reused when asked: reuse => ''only'', or dpm.estimate';
+      ids := NULL;
     END IF;
   END IF;
   IF ids IS NULL THEN
@@ -133,8 +374,7 @@ BEGIN
     RETURN;
   END IF;
   RETURN QUERY SELECT e.*, cardinality(ids), t.oldest, t.newest
-                 FROM dpm.estimate(wl.name, reuse_answers.measure, reuse_answers.confidence, reuse_answers.period_from,
-                                   reuse_answers.period_to) e,
+                 FROM dpm_internal.estimate_from(wl, dom, meas, plan.ids, plan.w_map, plan.maps, reuse_answers.confidence) e,
                       (SELECT min(r.released_at) AS oldest, max(r.released_at) AS newest
                          FROM dpm.releases r WHERE r.id = ANY (ids)) t;
 END

@@ -1,8 +1,10 @@
 /*
- * gls_api.c -- dpm_internal.gls(w, release_ids, quantity, confidence): the
- * estimates of a workload's queries from the kept measurements of these
- * releases (inference/gls.h), read from the catalog here.  Argument checks
- * and conversion only.
+ * gls_api.c -- dpm_internal.gls(w, release_ids, quantity, confidence,
+ * w_map, maps): the estimates of a workload's queries from the kept
+ * measurements of these releases (inference/gls.h), read from the catalog
+ * here, all on one base domain: each map sends the base's cells to the cells
+ * of the workload's or of a release's domain (dpm_internal.cell_map).
+ * Argument checks and conversion only.
  */
 #include "postgres.h"
 
@@ -18,6 +20,55 @@
 #include "api/array.h"
 #include "inference/gls.h"
 #include "mechanism/interval.h"
+
+/*
+ * a (rows x k) as a matrix over the base's n cells: column c of the result is
+ * column map[c] of a, or zeros where map[c] is -1 (a base cell in none of a's)
+ */
+static Mat *
+through_map(Mat *a, const int32 *map, int n, const char *what)
+{
+	Mat		   *b;
+
+	if (map == NULL)
+		return a;
+	b = mat_new(a->rows, n);
+	for (int c = 0; c < n; c++)
+	{
+		if (map[c] < -1 || map[c] >= a->cols)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the map of %s sends a cell to %d, outside its %d cells", what, map[c], a->cols)));
+		if (map[c] >= 0)
+			for (int i = 0; i < a->rows; i++)
+				MAT(b, i, c) = MAT(a, i, map[c]);
+	}
+	mat_free(a);
+	return b;
+}
+
+/* the maps argument i: rows of n cells, or NULL (every map the identity) */
+static int32 *
+maps_arg(FunctionCallInfo fcinfo, int i, int rows, int *n)
+{
+	ArrayType  *a;
+
+	if (PG_ARGISNULL(i))
+		return NULL;
+	a = PG_GETARG_ARRAYTYPE_P(i);
+	if (ARR_ELEMTYPE(a) != INT4OID || ARR_HASNULL(a) || ARR_NDIM(a) != (rows == 0 ? 1 : 2) ||
+		(rows > 0 && ARR_DIMS(a)[0] != rows) || ARR_DIMS(a)[ARR_NDIM(a) - 1] < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be %s of integers without NULLs", i == 4 ? "w_map" : "maps",
+						rows == 0 ? "a one-dimensional array" : "a two-dimensional array, one row a release,")));
+	if (*n >= 0 && ARR_DIMS(a)[ARR_NDIM(a) - 1] != *n)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the maps must all have the base domain's %d cells, got %d", *n, ARR_DIMS(a)[ARR_NDIM(a) - 1])));
+	*n = ARR_DIMS(a)[ARR_NDIM(a) - 1];
+	return (int32 *) ARR_DATA_PTR(a);
+}
 
 /* release id's measurement of this quantity through its dense strategy, into part (in cxt) */
 static void
@@ -80,6 +131,9 @@ dpm_gls(PG_FUNCTION_ARGS)
 	GlsPart    *parts;
 	GlsResult  *res;
 	double		confidence;
+	int32	   *w_map,
+			   *maps;
+	int			n = -1;
 
 	for (int i = 0; i < 3; i++)
 		if (PG_ARGISNULL(i))
@@ -99,11 +153,27 @@ dpm_gls(PG_FUNCTION_ARGS)
 				 errmsg("an estimate needs at least one release")));
 	id = (int64 *) ARR_DATA_PTR(ids);
 	confidence = api_confidence_arg(fcinfo, 3);
+	w_map = maps_arg(fcinfo, 4, 0, &n);
+	maps = maps_arg(fcinfo, 5, nparts, &n);
+	if ((w_map == NULL) != (maps == NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("w_map and maps go together: both NULL, or both given")));
+	w = through_map(w, w_map, n, "the workload");
 
 	parts = palloc0(sizeof(GlsPart) * nparts);
 	SPI_connect();
 	for (int k = 0; k < nparts; k++)
+	{
 		read_part(id[k], PG_GETARG_TEXT_PP(2), &parts[k], cxt);
+		if (maps != NULL)
+		{
+			MemoryContext old = MemoryContextSwitchTo(cxt);
+
+			parts[k].a = through_map((Mat *) parts[k].a, maps + (size_t) k * n, n, "a release");
+			MemoryContextSwitchTo(old);
+		}
+	}
 	SPI_finish();
 
 	res = gls_estimate(w, parts, nparts, confidence);
