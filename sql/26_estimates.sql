@@ -201,64 +201,91 @@ CREATE OR REPLACE FUNCTION dpm_internal.gls(w float8[], release_ids bigint[], qu
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'dpm_gls' LANGUAGE C VOLATILE;
 
--- The releases an estimate over domain dom can use for role caller, oldest first: released
--- answers (not keys) the caller may see (as dpm.releases shows them), of the same quantity (counts;
--- or sums of measure m, from sum and average releases alike), measured through a dense strategy,
--- of the same periods (those of other periods measured other rows).
-CREATE OR REPLACE FUNCTION dpm_internal.estimate_releases(dom dpm.domains, m dpm.measures, caller regrole, dense boolean,
-                                                          periods int4range)
-RETURNS bigint[]
+-- The releases of a source an estimate can use for role caller: released answers (not keys) the
+-- caller may see (as dpm.releases shows them), of the same quantity (counts; or sums of measure
+-- m, from sum and average releases alike) and of the same periods (those of other periods
+-- measured other rows); dense: measured through a stored matrix, which estimates combine.
+CREATE OR REPLACE FUNCTION dpm_internal.estimate_releases(source_id int, m dpm.measures, caller regrole, periods int4range)
+RETURNS TABLE(id bigint, domain_id int, dense boolean)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT array_agg(r.id ORDER BY r.id)
+  SELECT r.id, w.domain_id, s.matrix IS NOT NULL
     FROM dpm.releases r
     JOIN dpm.workloads w ON w.id = r.workload_id
     JOIN dpm.strategies s ON s.id = r.strategy_id
-   WHERE w.domain_id = dom.id AND r.kind = 'answers' AND r.status = 'released' AND r.periods IS NOT DISTINCT FROM estimate_releases.periods
+   WHERE r.source_id = estimate_releases.source_id AND r.kind = 'answers' AND r.status = 'released'
+     AND r.periods IS NOT DISTINCT FROM estimate_releases.periods
      AND CASE WHEN m.id IS NULL THEN r.measure_id IS NULL ELSE r.measure_id = m.id END
-     AND (s.matrix IS NOT NULL) = dense
      AND EXISTS (SELECT 1 FROM dpm.release_measurements x
                   WHERE x.release_id = r.id AND x.quantity = CASE WHEN m.id IS NULL THEN 'counts' ELSE 'sums' END)
      AND (pg_has_role(caller, r.released_by, 'USAGE') OR pg_has_role(caller, 'dpm_admin', 'USAGE'))
 $$;
 
--- What an estimate over dom uses, for role caller: a base domain, finest of them all (dom, or a
--- finer domain whose releases determine more), the releases of every domain it refines (dom's
--- own among them) with their cells' maps from the base (one row a release), and the map of the
--- base to dom.  skipped: the releases of those domains measured through implicit strategies.
+-- What an estimate over dom uses, for role caller: a base domain (dom, or a finer domain whose
+-- releases determine more), the dense releases of every domain it refines (dom's own among them)
+-- with their cells' maps from the base (one row a release), and the map of the base to dom.
+-- skipped: the releases of those domains measured through implicit strategies.  Domains of the
+-- same definition have the same cells: refinement is decided once per definition.
 CREATE OR REPLACE FUNCTION dpm_internal.estimate_plan(dom dpm.domains, m dpm.measures, caller regrole, periods int4range,
                                                       OUT base dpm.domains, OUT ids bigint[], OUT maps int[],
                                                       OUT w_map int[], OUT skipped int)
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  b dpm.domains;
+  -- one domain per definition measured (dom's own first), with its releases
+  defs dpm.domains[];
+  dense int[];
+  covers boolean[];          -- covers[j]: a candidate base refines definition j
+  refines boolean[];         -- the base's row
+  nd int;
+  dk int;                    -- dom's definition
   best int := -1;
   uses int;
+  b int;
 BEGIN
-  -- the bases: dom, and the finer domains of its source measured at all; the one whose domains
-  -- hold the most releases, dom first on a tie, then the fewest cells
-  FOR b IN SELECT d.* FROM dpm.domains d
-            WHERE d.id = dom.id
-               OR (d.source_id = dom.source_id AND d.n <= dpm_internal.max_cells()
-                   AND dpm_internal.estimate_releases(d, m, caller, true, periods) IS NOT NULL)
-            ORDER BY d.id <> dom.id, d.n, d.id LOOP
-    CONTINUE WHEN dpm_internal.cell_map(b, dom, false) IS NULL;
-    SELECT coalesce(sum(cardinality(dpm_internal.estimate_releases(d, m, caller, true, periods))), 0) INTO uses
-      FROM dpm.domains d WHERE d.source_id = dom.source_id AND dpm_internal.cell_map(b, d, false) IS NOT NULL;
-    IF uses > best THEN
+  skipped := 0;
+  IF dom.n IS NULL THEN      -- a wide domain has no dense cells to estimate
+    RETURN;
+  END IF;
+  SELECT array_agg(x.d ORDER BY (x.d).id <> dom.id, (x.d).id) INTO defs
+    FROM (SELECT DISTINCT ON (d.attr_exprs, d.created_by) d
+            FROM dpm.domains d
+           WHERE d.n IS NOT NULL AND (d.id = dom.id OR d.id IN (SELECT r.domain_id FROM dpm_internal.estimate_releases(dom.source_id, m, caller, periods) r))
+           ORDER BY d.attr_exprs, d.created_by, d.id <> dom.id, d.id) x(d);
+  nd := cardinality(defs);
+  dk := 1;                   -- dom sorts first
+  -- the dense releases of each definition
+  dense := ARRAY(SELECT count(r.id) FILTER (WHERE r.dense)
+                   FROM generate_series(1, nd) k
+                   JOIN dpm.domains d ON d.attr_exprs = (defs[k]).attr_exprs AND d.created_by = (defs[k]).created_by
+                                     AND d.source_id = dom.source_id
+                   LEFT JOIN dpm_internal.estimate_releases(dom.source_id, m, caller, periods) r ON r.domain_id = d.id
+                  GROUP BY k ORDER BY k);
+  -- the base: the definition refining dom's that refines the most releases, dom's own on a tie,
+  -- then the fewest cells (a coarser domain has at most as many cells as a finer one)
+  FOR i IN 1..nd LOOP
+    CONTINUE WHEN i <> dk AND ((defs[i]).n > dpm_internal.max_cells() OR (defs[i]).n < dom.n
+                               OR dpm_internal.cell_map(defs[i], dom, false) IS NULL);
+    covers := ARRAY(SELECT j = i OR ((defs[i]).n >= (defs[j]).n AND dpm_internal.cell_map(defs[i], defs[j], false) IS NOT NULL)
+                   FROM generate_series(1, nd) j ORDER BY j);
+    uses := (SELECT sum(dense[j]) FROM generate_series(1, nd) j WHERE covers[j]);
+    IF uses > best OR (uses = best AND b <> dk AND (defs[i]).n < base.n) THEN
       best := uses;
-      base := b;
+      base := defs[i];
+      b := i;
+      refines := covers;
     END IF;
   END LOOP;
   WITH ds AS MATERIALIZED (
-    SELECT d FROM dpm.domains d WHERE d.source_id = dom.source_id AND dpm_internal.cell_map(base, d, false) IS NOT NULL),
-  rs AS (
-    SELECT r.id, dpm_internal.cell_map(base, ds.d) AS map
-      FROM ds, unnest(dpm_internal.estimate_releases(ds.d, m, caller, true, periods)) r(id))
-  SELECT array_agg(rs.id ORDER BY rs.id), array_agg(rs.map ORDER BY rs.id) INTO ids, maps FROM rs;
-  SELECT coalesce(sum(cardinality(dpm_internal.estimate_releases(d, m, caller, false, periods))), 0) INTO skipped
-    FROM dpm.domains d WHERE d.source_id = dom.source_id AND dpm_internal.cell_map(base, d, false) IS NOT NULL;
+    SELECT d.id, dpm_internal.cell_map(base, defs[j]) AS map
+      FROM generate_series(1, nd) j
+      JOIN dpm.domains d ON d.attr_exprs = (defs[j]).attr_exprs AND d.created_by = (defs[j]).created_by
+                        AND d.source_id = dom.source_id
+     WHERE refines[j])
+  SELECT array_agg(r.id ORDER BY r.id) FILTER (WHERE r.dense), array_agg(ds.map ORDER BY r.id) FILTER (WHERE r.dense),
+         count(*) FILTER (WHERE NOT r.dense)
+    INTO ids, maps, skipped
+    FROM ds JOIN dpm_internal.estimate_releases(dom.source_id, m, caller, periods) r ON r.domain_id = ds.id;
   w_map := dpm_internal.cell_map(base, dom);
 END
 $$;

@@ -51,7 +51,8 @@ SELECT bool_and(abs(e.answer - h.answer) < 1e-9 * 800) AS same_answers,
 CREATE TEMP TABLE es_z (z float8, covered boolean);
 \set ECHO none
 \o /dev/null
-SELECT format($s$SELECT dpm.create_domain('es_rep%s', 'es_ages', '[{"name": "age", "bins": {"min": 0, "max": 4, "width": 1}}]'),
+-- (ages 1 to 4, in bins that ages by 1 from 0, domain es_age, do not refine)
+SELECT format($s$SELECT dpm.create_domain('es_rep%s', 'es_ages', '[{"name": "age", "bins": {"min": 0.5, "max": 4.5, "width": 1}}]'),
                         dpm.create_workload('es_rep_cells%s', 'es_rep%s', 'Identity(age)'),
                         dpm.create_workload('es_rep_total%s', 'es_rep%s', 'Total(age)')$s$, i, i, i, i, i)
   FROM generate_series(1, 100) i \gexec
@@ -61,8 +62,17 @@ SELECT format($s$SELECT count(*) FROM dpm.answer('es_rep_cells%s', epsilon => 0.
 \o
 \set ECHO all
 SELECT count(*) AS ledger_mid FROM dpm.ledger \gset
-INSERT INTO es_z SELECT (e.answer - 200) / e.stderr, 200 BETWEEN e.ci_low AND e.ci_high
-  FROM generate_series(1, 100) i, LATERAL dpm.estimate('es_rep_total' || i, confidence => 0.9) e;
+-- (the 100 domains have one definition, so dpm.estimate would combine all 200 releases: each
+-- pair is estimated alone here, as dpm.estimate does)
+INSERT INTO es_z SELECT (e.answer - 200) / e.stderr, 200 BETWEEN e.answer - e.half AND e.answer + e.half
+  FROM generate_series(1, 100) i,
+       LATERAL (SELECT array_agg(r.id ORDER BY r.id) AS ids FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id
+                 WHERE w.name IN ('es_rep_cells' || i, 'es_rep_total' || i)) p,
+       LATERAL dpm_internal.gls('{{1,1,1,1}}', p.ids, 'counts', 0.9) e;
+-- one definition, one set of cells: dpm.estimate combines the releases of all 100 domains, with
+-- the variance of the total 1 / (100 (1 / (4 v) + 1 / v)) for Laplace variance v = 8
+SELECT abs(stderr - sqrt(1 / (100 * (1 / 32.0 + 1 / 8.0)))) < 1e-9 AS all_domains_combined
+  FROM dpm.estimate('es_rep_total7', confidence => NULL);
 SELECT count(*) = :ledger_mid AS estimates_charge_nothing FROM dpm.ledger;
 SELECT count(*) AS estimates, abs(avg(z)) < 0.5 AS unbiased, abs(avg(z * z) - 1) < 5 * sqrt(5.0 / 100) AS stderr_right,
        count(*) FILTER (WHERE covered) >= 75 AS covers

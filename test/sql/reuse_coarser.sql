@@ -25,7 +25,7 @@ SELECT dpm.create_domain('rc_open', 'rc_people', '[{"name": "member", "values": 
   {"name": "age", "bins": [{"hi": 30}, {"lo": 30, "hi": 60}, {"lo": 60}]}]');
 SELECT dpm.create_domain('rc_member', 'rc_people', '[{"name": "member", "values": [true]}]');
 SELECT dpm.create_domain('rc_age60', 'rc_people', '[{"name": "years", "column": "age", "bins": [{"hi": 60}, {"lo": 60}]}]');
--- calendar bins: months nest in quarters and in a year, weeks do not
+-- calendar bins: months nest in quarters, weeks do not
 SELECT dpm.create_domain('rc_month', 'rc_people', '[{"name": "day", "bins": {"min": "2024-01-01", "max": "2025-01-01", "width": "1 month"}}]');
 SELECT dpm.create_domain('rc_quarter', 'rc_people', '[{"name": "day", "bins": {"min": "2024-01-01", "max": "2025-01-01", "width": "3 months"}}]');
 SELECT dpm.create_domain('rc_week', 'rc_people', '[{"name": "day", "bins": {"min": "2024-01-01", "max": "2025-01-01", "width": "1 week"}}]');
