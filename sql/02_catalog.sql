@@ -94,7 +94,12 @@ CREATE TABLE dpm.workloads (
   -- 0 and 0 for no condition, -1 and -1 for one that is not a run of bins; NULL for an explicit
   -- matrix or a wide domain.  Gives published releases one column per attribute (dpm.publish).
   spans       int[],
-  dropped_at  timestamptz                -- dpm.drop_workload, as for domains
+  dropped_at  timestamptz,               -- dpm.drop_workload, as for domains
+  -- a remainder (dpm.answer's reuse auto): the queries of workload remainder_of (1-based) that
+  -- earlier releases did not determine, measured on their own
+  remainder_of int REFERENCES dpm.workloads ON DELETE CASCADE,
+  queries     int[],
+  CHECK ((remainder_of IS NULL) = (queries IS NULL))
 );
 CREATE UNIQUE INDEX workloads_name_key ON dpm.workloads (name) WHERE dropped_at IS NULL;
 COMMENT ON TABLE dpm.workloads IS 'batches of linear counting queries over a domain';

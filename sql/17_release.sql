@@ -62,10 +62,14 @@ DECLARE
   np record;
   aggregate text := args->>'aggregate';
   part record;
+  parent_id int;
+  remainder int[];
+  rid int;
+  fresh boolean := false;
 BEGIN
   FOR k IN SELECT jsonb_object_keys(args) LOOP
     IF k NOT IN ('workload', 'epsilon', 'delta', 'rho', 'strategy', 'method', 'options', 'inference',
-                 'confidence', 'ci_draws', 'measure', 'aggregate', 'sum_share', 'period_from', 'period_to') THEN
+                 'confidence', 'ci_draws', 'measure', 'aggregate', 'sum_share', 'period_from', 'period_to', 'queries') THEN
       RAISE EXCEPTION 'unknown release argument "%"', k USING ERRCODE = 'invalid_parameter_value';
     END IF;
   END LOOP;
@@ -112,8 +116,24 @@ BEGIN
       USING ERRCODE = 'undefined_object',
             HINT = 'dpm.answer works in a transaction of its own: commit the transaction that created the workload first.';
   END IF;
+  -- queries: only these queries of the workload, its remainder (dpm.answer's reuse auto), a
+  -- workload of its own; one this transaction cannot store is planned below and stored by the worker
+  IF args ? 'queries' THEN
+    parent_id := wl.id;
+    remainder := ARRAY(SELECT jsonb_array_elements_text(args->'queries')::int);
+    SELECT w.id, dpm_internal.in_this_transaction(w.xmin) INTO rid, mine FROM dpm.workloads w
+     WHERE w.remainder_of = parent_id AND w.queries = remainder AND w.dropped_at IS NULL ORDER BY w.id LIMIT 1;
+    IF rid IS NOT NULL AND (store OR NOT mine) THEN
+      wl.id := rid;
+    ELSIF store THEN
+      wl.id := dpm_internal.remainder_store(parent_id, remainder, NULL, dpm_internal.invoker());
+    ELSE
+      fresh := true;
+    END IF;
+  END IF;
   -- the row without its matrix (megabytes, which a row variable would detoast)
-  SELECT w.id, w.name, w.domain_id, w.spec, NULL, w.labels, w.m, w.n, w.created_by, w.created_at, w.weights, NULL, w.dropped_at
+  SELECT w.id, w.name, w.domain_id, w.spec, NULL, w.labels, w.m, w.n, w.created_by, w.created_at, w.weights, NULL, w.dropped_at,
+         w.remainder_of, w.queries
     INTO wl FROM dpm.workloads w WHERE w.id = wl.id;
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
@@ -142,8 +162,26 @@ BEGIN
 
   IF sid IS NULL THEN
     method := coalesce(method, 'auto');
-    chosen := dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, (args->>'rho')::float8, args->'options'),
-                                   coalesce(nullif(args->'options', 'null'), '{}'), store);
+    IF fresh THEN
+      -- a new remainder, stored and optimized for in a subtransaction that is then undone (this
+      -- transaction writes nothing); the worker stores it again, with the same id
+      BEGIN
+        -- a new id, even if this transaction holds an uncommitted remainder of the same queries
+        rid := dpm_internal.remainder_store(parent_id, remainder, nextval(pg_get_serial_sequence('dpm.workloads', 'id'))::int,
+                                            dpm_internal.invoker());
+        SELECT w.id, w.name, w.domain_id, w.spec, NULL, w.labels, w.m, w.n, w.created_by, w.created_at, w.weights, NULL,
+               w.dropped_at, w.remainder_of, w.queries
+          INTO wl FROM dpm.workloads w WHERE w.id = rid;
+        chosen := dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, (args->>'rho')::float8, args->'options'),
+                                               coalesce(nullif(args->'options', 'null'), '{}'), store);
+        RAISE SQLSTATE 'DPM00';      -- undoes the subtransaction, keeps the plan
+      EXCEPTION WHEN SQLSTATE 'DPM00' THEN
+        NULL;
+      END;
+    ELSE
+      chosen := dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, (args->>'rho')::float8, args->'options'),
+                                             coalesce(nullif(args->'options', 'null'), '{}'), store);
+    END IF;
     st := chosen.st;
     built := chosen.built;
   ELSIF method IS NOT NULL THEN
@@ -622,6 +660,12 @@ DECLARE
   determined bigint := 0;    -- queries earlier releases determine
   prior bigint;
   rel_id bigint;
+  args jsonb := dpm_internal.release_request(answer.workload, answer.epsilon, answer.delta, answer.rho, answer.strategy,
+                                              answer.method, answer.options, answer.inference, answer.confidence,
+                                              answer.measure, answer.aggregate, answer.sum_share, answer.period_from,
+                                              answer.period_to);
+  remainder int[];       -- the queries measured, when earlier releases determine the others
+  plan record;
 BEGIN
   IF mode NOT IN ('auto', 'only', 'never') THEN
     RAISE EXCEPTION 'unknown reuse "%"', mode
@@ -635,6 +679,7 @@ BEGIN
            array_agg(x.answer ORDER BY x.query) AS a, array_agg(x.stderr ORDER BY x.query) AS se,
            array_agg(x.ci_low ORDER BY x.query) AS lo, array_agg(x.ci_high ORDER BY x.query) AS hi,
            count(*) AS queries, count(*) FILTER (WHERE x.determined) AS determined, max(x.releases) AS releases,
+           array_agg(x.query ORDER BY x.query) FILTER (WHERE NOT x.determined) AS undetermined,
            min(x.oldest) AS oldest, max(x.newest) AS newest
       INTO e
       FROM dpm_internal.reuse_answers(answer.workload, answer.measure, answer.aggregate, answer.inference,
@@ -653,14 +698,19 @@ BEGIN
               HINT = 'reuse => ''auto'' measures the workload (charged); dpm.estimate shows which queries are determined.';
     END IF;
   END IF;
-  p := dpm_internal.release_plan(dpm_internal.release_request(answer.workload, answer.epsilon, answer.delta, answer.rho,
-                                                 answer.strategy, answer.method, answer.options,
-                                                 answer.inference, answer.confidence, answer.measure,
-                                                 answer.aggregate, answer.sum_share, answer.period_from,
-                                                 answer.period_to), false);
+  -- partly determined: measure only the rest (with a strategy of its own), unless a strategy or
+  -- options (per-query targets) were given for the whole
+  IF mode = 'auto' AND determined > 0 AND answer.strategy IS NULL AND answer.options IS NULL THEN
+    remainder := e.undetermined;
+    args := args || jsonb_build_object('queries', to_jsonb(remainder));
+  END IF;
+  p := dpm_internal.release_plan(args, false);
+  IF remainder IS NOT NULL THEN
+    -- the releases the answers combine with this one, as of now
+    plan := dpm_internal.estimate_plan(p.dom, p.measure, dpm_internal.invoker(), p.periods);
+  END IF;
   SELECT max(r.id) INTO prior FROM dpm.releases r
-
-   WHERE r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.periods IS NOT DISTINCT FROM p.periods
+   WHERE remainder IS NULL AND r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.periods IS NOT DISTINCT FROM p.periods
      AND (r.sum_share IS NULL) = (p.sum_share IS NULL) AND r.status = 'released'
      AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
   rel_id := dpm_internal.run_release(
@@ -670,7 +720,9 @@ BEGIN
                        'inference', coalesce(answer.inference, 'ls'), 'confidence', answer.confidence,
                        'ci_draws', CASE WHEN p.noise = 'laplace' AND answer.confidence IS NOT NULL THEN p.ci_draws END,
                        'measure_id', (p.measure).id, 'sum_share', p.sum_share)
-    || dpm_internal.period_request(p.src, p.periods),
+    || dpm_internal.period_request(p.src, p.periods)
+    || CASE WHEN remainder IS NOT NULL
+            THEN jsonb_build_object('remainder_of', (p.wl).remainder_of, 'queries', to_jsonb((p.wl).queries)) ELSE '{}' END,
     p.built);
   IF coalesce(answer.inference, 'ls') <> 'ls' THEN
     RAISE NOTICE 'release % estimates by non-negative least squares: stderr and the interval''s width are least squares'', a reference', rel_id
@@ -679,6 +731,15 @@ BEGIN
   IF prior IS NOT NULL THEN
     RAISE NOTICE 'release % answers workload "%" again with fresh noise, and was charged again', rel_id, answer.workload
       USING DETAIL = format('Release %s already answered it: dpm.release(%s) replays it at no cost, and derives other estimates from it (inference => ...), also at no cost.', prior, prior);
+  ELSIF remainder IS NOT NULL THEN
+    RAISE NOTICE 'earlier releases determined % of the % queries of workload "%": release % measured the other % alone, and was charged',
+      determined, e.queries, answer.workload, rel_id, cardinality(remainder)
+      USING DETAIL = format('Release %s is of workload "%s", those queries; each answer combines it with the earlier releases, as dpm.estimate does.',
+                            rel_id, (p.wl).name);
+    RETURN QUERY SELECT x.query, x.label, x.answer, x.stderr, x.ci_low, x.ci_high
+                   FROM dpm_internal.estimate_from(dpm_internal.workload(answer.workload), p.dom, p.measure, plan.ids || rel_id,
+                                                   plan.w_map, plan.maps || plan.w_map, answer.confidence) x;
+    RETURN;
   ELSIF determined > 0 THEN
     RAISE NOTICE 'earlier releases determined % of the % queries of workload "%"; release % measured them all, and was charged',
       determined, e.queries, answer.workload, rel_id
@@ -689,4 +750,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text, date, date) IS
-  'answer a workload on its source (of a source with periods, the rows of the periods holding period_from to period_to, by default every period to today''s, each charged in full; reuse auto, the default of dpm.reuse: at no cost and without a release when earlier releases you may see determine every query, as dpm.estimate does; only: refuse otherwise; never: always measure) with the matrix mechanism and charge the source''s budget (with measure, each query sums that measure of dpm.measures over its cells instead of counting rows, or with aggregate avg averages it: a noisy sum over a noisy count from one release, sum_share of the charge going to the sums, default chosen for the least error of a typical average; its interval is exact, its stderr first-order, its answer NULL when the noisy count is not positive): epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); ci_low and ci_high at the given confidence (NULL: none), exact for Gaussian noise and simulated from dpm.ci_draws draws of the noise for Laplace; the charge is committed before any noise is drawn and survives rollback';
+  'answer a workload on its source (of a source with periods, the rows of the periods holding period_from to period_to, by default every period to today''s, each charged in full; reuse auto, the default of dpm.reuse: at no cost and without a release when earlier releases you may see determine every query, as dpm.estimate does, and when they determine some, measuring and charging only the others, as a remainder workload with a strategy of its own, combined with them; only: refuse unless every query is determined; never: always measure the whole) with the matrix mechanism and charge the source''s budget (with measure, each query sums that measure of dpm.measures over its cells instead of counting rows, or with aggregate avg averages it: a noisy sum over a noisy count from one release, sum_share of the charge going to the sums, default chosen for the least error of a typical average; its interval is exact, its stderr first-order, its answer NULL when the noisy count is not positive): epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); ci_low and ci_high at the given confidence (NULL: none), exact for Gaussian noise and simulated from dpm.ci_draws draws of the noise for Laplace; the charge is committed before any noise is drawn and survives rollback';

@@ -91,7 +91,19 @@ DECLARE
   st dpm.strategies;
   src dpm.sources;
   spent record;
+  reuse record;
 BEGIN
+  -- what the caller's earlier releases determine already (dpm.answer's reuse); with reuse auto
+  -- (dpm.reuse) dpm.answer measures only the rest, and so does this plan
+  SELECT count(*) FILTER (WHERE x.determined) AS free, array_agg(x.query ORDER BY x.query) FILTER (WHERE NOT x.determined) AS rest
+    INTO reuse
+    FROM dpm_internal.reuse_answers(explain.workload, explain.measure, NULL, 'ls', NULL, 'auto', explain.period_from,
+                                    explain.period_to) x;
+  free_queries := reuse.free;
+  IF reuse.free > 0 AND reuse.rest IS NOT NULL AND explain.strategy IS NULL AND explain.options IS NULL
+     AND lower(coalesce(current_setting('dpm.reuse', true), 'auto')) = 'auto' THEN
+    args := args || jsonb_build_object('queries', to_jsonb(reuse.rest));
+  END IF;
   SELECT (array_agg(e.r) FILTER (WHERE e.query = 1))[1] AS rel, count(*) AS n, sum(e.stderr ^ 2) AS total, max(e.stderr) AS max_se,
          avg(e.ci_half_width) AS mean_ci, max(e.ci_half_width) AS max_ci
     INTO agg FROM dpm_internal.dry_run(args) e;
@@ -124,15 +136,11 @@ BEGIN
     delta_remaining := CASE WHEN src.model = 'approx' THEN src.budget_delta - spent.delta - rel.delta END;
     within_budget := epsilon_remaining >= 0 AND coalesce(delta_remaining >= 0, true);
   END IF;
-  -- what the caller's earlier releases determine already (dpm.answer's reuse)
-  SELECT count(*) FILTER (WHERE x.determined) INTO free_queries
-    FROM dpm_internal.reuse_answers(explain.workload, explain.measure, NULL, 'ls', NULL, 'auto', explain.period_from,
-                                    explain.period_to) x;
   RETURN NEXT;
 END
 $$;
 COMMENT ON FUNCTION dpm.explain(text, float8, float8, float8, int, text, jsonb, float8, text, date, date) IS
-  'dry run of dpm.answer with the same arguments: reads no data and spends nothing; the strategy that would be used, its sensitivity, the charge in the source''s privacy model, the expected error (total variance, RMS, largest standard error, confidence interval half-widths), the ratio to the SVD lower bound and the budget that would remain (with periods, in the most spent period read); free_queries: how many of its queries your earlier releases determine already (all of them: dpm.answer with reuse auto answers at no cost)';
+  'dry run of dpm.answer with the same arguments: reads no data and spends nothing; the strategy that would be used, its sensitivity, the charge in the source''s privacy model, the expected error (total variance, RMS, largest standard error, confidence interval half-widths), the ratio to the SVD lower bound and the budget that would remain (with periods, in the most spent period read); free_queries: how many of its queries your earlier releases determine already (all of them: dpm.answer with reuse auto answers at no cost; some: with reuse auto, the plan and its figures are those of the other queries alone, which dpm.answer measures and combines with the earlier releases)';
 
 CREATE OR REPLACE FUNCTION dpm.explain_queries(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
                                     rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,

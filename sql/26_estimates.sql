@@ -406,3 +406,57 @@ BEGIN
                          FROM dpm.releases r WHERE r.id = ANY (ids)) t;
 END
 $$;
+
+-- The remainder of a workload: the queries of parent (1-based) that earlier releases do not
+-- determine, a workload of its own that dpm.answer's reuse auto measures (with a strategy
+-- optimized for it) instead of the whole.  Stored with this id (the release worker stores the one
+-- its caller planned with), or a new one; an existing remainder of the same queries is returned
+-- when no id is given.  Its matrix is those rows of the parent's, over the same domain.
+CREATE OR REPLACE FUNCTION dpm_internal.remainder_store(parent int, queries int[], id int, created_by regrole) RETURNS int
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  p dpm.workloads := (SELECT w FROM dpm.workloads w WHERE w.id = parent);
+  dom dpm.domains := (SELECT d FROM dpm.domains d WHERE d.id = p.domain_id);
+  wm float8[];
+  wid int := remainder_store.id;
+BEGIN
+  IF wid IS NULL THEN
+    SELECT w.id INTO wid FROM dpm.workloads w
+     WHERE w.remainder_of = parent AND w.queries = remainder_store.queries AND w.dropped_at IS NULL ORDER BY w.id LIMIT 1;
+    IF FOUND THEN
+      RETURN wid;
+    END IF;
+    wid := nextval(pg_get_serial_sequence('dpm.workloads', 'id'));
+  ELSIF EXISTS (SELECT 1 FROM dpm.workloads w WHERE w.id = wid) THEN
+    RETURN wid;
+  END IF;
+  wm := coalesce(p.matrix, (dpm_internal.workload_matrix(p.spec, dom, true, false)).matrix);
+  INSERT INTO dpm.workloads (id, name, domain_id, matrix, labels, m, n, created_by, weights, remainder_of, queries)
+  SELECT wid, format('%s (remainder %s)', p.name, wid), p.domain_id,
+         (SELECT array_agg(ARRAY(SELECT unnest(wm[q.q:q.q][1:dom.n])) ORDER BY q.k)
+            FROM unnest(remainder_store.queries) WITH ORDINALITY q(q, k)),
+         (SELECT array_agg(l.l ORDER BY q.k)
+            FROM unnest(remainder_store.queries) WITH ORDINALITY q(q, k)
+            JOIN dpm_internal.workload_labels(p.labels, p.spec, dom) WITH ORDINALITY l(l, i) ON l.i = q.q),
+         cardinality(remainder_store.queries), dom.n, remainder_store.created_by,
+         CASE WHEN p.weights IS NOT NULL THEN ARRAY(SELECT p.weights[q] FROM unnest(remainder_store.queries) q) END,
+         parent, remainder_store.queries;
+  RETURN wid;
+END
+$$;
+
+-- The release worker's first step (src/release/worker.c): the remainder workload a request
+-- measures, when its plan made one, then the strategies the plan built.
+CREATE OR REPLACE FUNCTION dpm_internal.store_built(built dpm.strategies[], req jsonb) RETURNS bigint
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF req ? 'remainder_of' THEN
+    PERFORM dpm_internal.remainder_store((req->>'remainder_of')::int,
+                                         ARRAY(SELECT jsonb_array_elements_text(req->'queries')::int),
+                                         (req->>'workload_id')::int, built[1].created_by);
+  END IF;
+  RETURN (SELECT count(dpm_internal.strategy_store(s)) FROM unnest(built) s);
+END
+$$;

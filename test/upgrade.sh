@@ -121,7 +121,7 @@ SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
                     || CASE WHEN (to_jsonb(d)->>'cells')::numeric <> d.n THEN ' cells <> n' ELSE '' END
                     || CASE WHEN to_jsonb(d)->>'dropped_at' IS NOT NULL THEN ' dropped' ELSE '' END
     FROM dpm.domains d UNION ALL
-  SELECT 'workloads', (to_jsonb(w) - 'dropped_at')::text || CASE WHEN to_jsonb(w)->>'dropped_at' IS NOT NULL THEN ' dropped' ELSE '' END
+  SELECT 'workloads', (to_jsonb(w) - 'dropped_at' - 'remainder_of' - 'queries')::text || CASE WHEN to_jsonb(w)->>'dropped_at' IS NOT NULL THEN ' dropped' ELSE '' END
     FROM dpm.workloads w UNION ALL
   SELECT 'strategies', (to_jsonb(s) - 'dropped_at')::text || CASE WHEN to_jsonb(s)->>'dropped_at' IS NOT NULL THEN ' dropped' ELSE '' END
     FROM dpm.strategies s UNION ALL

@@ -209,3 +209,7 @@ ALTER TABLE dpm.ledger
   ADD COLUMN periods int4range CHECK (NOT isempty(periods) AND lower(periods) >= 0 AND NOT upper_inf(periods));
 -- scans read the periods a release names
 DROP FUNCTION dpm_internal.frequency_vector(dpm.sources, dpm.domains, regrole, boolean);
+
+-- remainders of workloads (dpm.answer's reuse auto)
+ALTER TABLE dpm.workloads ADD COLUMN remainder_of int REFERENCES dpm.workloads ON DELETE CASCADE, ADD COLUMN queries int[],
+  ADD CHECK ((remainder_of IS NULL) = (queries IS NULL));

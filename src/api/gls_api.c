@@ -16,6 +16,7 @@
 #include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/snapmgr.h"
 
 #include "api/array.h"
 #include "inference/gls.h"
@@ -80,12 +81,19 @@ read_part(int64 id, text *quantity, GlsPart *part, MemoryContext cxt)
 	Datum		d[5];
 	MemoryContext old;
 	int			len;
+	SPIPlanPtr	plan;
 
-	if (SPI_execute_with_args("SELECT s.matrix, m.y, m.variance, m.laplace_t, m.laplace_grid_exp "
-							  "FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id "
-							  "JOIN dpm.release_measurements m ON m.release_id = r.id AND m.quantity = $2 "
-							  "WHERE r.id = $1 AND s.matrix IS NOT NULL",
-							  2, types, values, NULL, true, 1) != SPI_OK_SELECT)
+	/*
+	 * With the latest snapshot: dpm.answer combines the release its worker
+	 * has just committed, which a REPEATABLE READ caller's snapshot cannot
+	 * see; a release's measurements never change once written.
+	 */
+	plan = SPI_prepare("SELECT s.matrix, m.y, m.variance, m.laplace_t, m.laplace_grid_exp "
+					   "FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id "
+					   "JOIN dpm.release_measurements m ON m.release_id = r.id AND m.quantity = $2 "
+					   "WHERE r.id = $1 AND s.matrix IS NOT NULL", 2, types);
+	if (plan == NULL ||
+		SPI_execute_snapshot(plan, values, NULL, GetLatestSnapshot(), InvalidSnapshot, true, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the measurements of release " INT64_FORMAT, id);
 	if (SPI_processed != 1)
 		ereport(ERROR,

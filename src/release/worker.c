@@ -262,9 +262,12 @@ serve(ReleaseSlot *slot, Oid caller)
 	}
 	else if (slot->built_len > 0)
 	{
+		/* the remainder workload the request measures, if any, then the strategies */
 		types[0] = slot->built_type;
-		refused = !run_step(slot, "SELECT count(dpm_internal.strategy_store(s)) FROM unnest($1) s",
-							1, types, values, &ignored, true, built_strategies, NULL);
+		types[1] = TEXTOID;
+		values[1] = CStringGetTextDatum(slot->data);
+		refused = !run_step(slot, "SELECT dpm_internal.store_built($1, $2::jsonb)",
+							2, types, values, &ignored, true, built_strategies, NULL);
 	}
 	types[0] = OIDOID;
 	types[1] = TEXTOID;

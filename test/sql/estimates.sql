@@ -133,6 +133,38 @@ SELECT count(*) FROM dpm.answer('es_fresh_cells', rho => 0.5);
 SET client_min_messages = warning;
 SELECT * FROM dpm.answer('es_fresh_cells', rho => 0.5, reuse => 'sometimes');
 SELECT * FROM dpm.answer('es_fresh_cells', rho => -1);
+
+-- partly determined: auto measures only the rest, as a workload of its own with a strategy
+-- optimized for it, and charges that release alone; the answers combine it with the earlier ones
+CREATE TABLE es_rem AS SELECT u AS unit, u % 4 AS kind FROM generate_series(1, 400) u;
+SELECT dpm.register_source('es_rem', 'unit', 1, rho => 10);
+SELECT dpm.create_domain('es_rem_kind', 'es_rem', '[{"name": "kind", "values": [0, 1, 2, 3]}]');
+SELECT dpm.create_workload('es_rem_total', 'es_rem_kind', 'Total(kind)');
+SELECT dpm.create_workload('es_rem_prefix', 'es_rem_kind', 'Prefix(kind)');
+SELECT * INTO TEMP es_rt FROM dpm.answer('es_rem_total', rho => 0.5, method => 'workload');
+SELECT count(*) AS ledger_rem, max(id) AS ledger_last FROM dpm.ledger \gset
+-- the plan is the remainder's: 3 queries measured, 1 free
+SELECT queries, free_queries, charge_rho FROM dpm.explain('es_rem_prefix', rho => 0.5);
+SET client_min_messages = notice;
+\set VERBOSITY terse
+SELECT * INTO TEMP es_rp FROM dpm.answer('es_rem_prefix', rho => 0.5, confidence => NULL);
+\set VERBOSITY default
+SET client_min_messages = warning;
+-- one charge, the remainder's, of the rho asked for
+SELECT count(*) - :ledger_rem AS charges, sum(rho) FILTER (WHERE id > :ledger_last) AS rho FROM dpm.ledger;
+SELECT w.name, w.m, w.queries, p.name AS remainder_of, r.rho
+  FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id JOIN dpm.workloads p ON p.id = w.remainder_of
+ WHERE p.name = 'es_rem_prefix';
+-- the answers are the estimate from both releases (a refit over the same measurements), every
+-- query determined; the total no less sharp than the total release alone
+SELECT bool_and(abs(a.answer - e.answer) < 1e-9 * 400 AND abs(a.stderr - e.stderr) < 1e-12 * a.stderr) AS as_estimated,
+       bool_and(e.determined) AS determined, count(*) AS queries,
+       (SELECT stderr FROM es_rp WHERE query = 4) <= (SELECT stderr FROM es_rt) * (1 + 1e-12) AS total_no_worse
+  FROM es_rp a JOIN dpm.estimate('es_rem_prefix', confidence => NULL) e USING (query);
+-- the remainder's release replays its 3 answers; answering the prefixes again is free
+SELECT count(*) AS replayed FROM dpm.release((SELECT max(id) FROM dpm.releases));
+SELECT count(*) AS answered FROM dpm.answer('es_rem_prefix', rho => 0.5);
+SELECT count(*) - :ledger_rem AS charges FROM dpm.ledger;
 RESET dpm.reuse;
 
 -- past 1,024 cells reuse is asked for, not automatic: the estimate decomposes an n x n matrix
@@ -182,5 +214,5 @@ DELETE FROM dpm.ledger WHERE source_id IN (SELECT id FROM dpm.sources WHERE rela
 DELETE FROM dpm.releases WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
 DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
 DELETE FROM dpm.sources WHERE relation::text LIKE 'es_%';
-DROP TABLE es_people, es_ages, es_fresh, es_rep;
+DROP TABLE es_people, es_ages, es_fresh, es_rep, es_rem;
 DROP ROLE regress_es_analyst;
