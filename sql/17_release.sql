@@ -683,7 +683,8 @@ BEGIN
            min(x.oldest) AS oldest, max(x.newest) AS newest
       INTO e
       FROM dpm_internal.reuse_answers(answer.workload, answer.measure, answer.aggregate, answer.inference,
-                                      answer.confidence, mode, answer.period_from, answer.period_to) x;
+                                      answer.confidence, mode, answer.period_from, answer.period_to,
+                                      answer.epsilon, answer.delta, answer.rho) x;
     determined := coalesce(e.determined, 0);
     IF e.queries > 0 AND e.determined = e.queries THEN
       RAISE NOTICE 'workload "%" answered at no cost from % earlier release(s): nothing was charged and no release was made', answer.workload, e.releases

@@ -98,7 +98,7 @@ BEGIN
   SELECT count(*) FILTER (WHERE x.determined) AS free, array_agg(x.query ORDER BY x.query) FILTER (WHERE NOT x.determined) AS rest
     INTO reuse
     FROM dpm_internal.reuse_answers(explain.workload, explain.measure, NULL, 'ls', NULL, 'auto', explain.period_from,
-                                    explain.period_to) x;
+                                    explain.period_to, explain.epsilon, explain.delta, explain.rho) x;
   free_queries := reuse.free;
   IF reuse.free > 0 AND reuse.rest IS NOT NULL AND explain.strategy IS NULL AND explain.options IS NULL
      AND lower(coalesce(current_setting('dpm.reuse', true), 'auto')) = 'auto' THEN

@@ -201,17 +201,26 @@ CREATE OR REPLACE FUNCTION dpm_internal.gls(w float8[], release_ids bigint[], qu
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'dpm_gls' LANGUAGE C VOLATILE;
 
+-- Can an estimate write strategy st of a release over dom out as a matrix: a stored one, or an
+-- HDMM strategy (Kronecker products, marginals) over a dense domain?  ResidualPlanner's
+-- measurements are not one strategy's answers with one noise variance.
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_dense(st dpm.strategies, dom dpm.domains) RETURNS boolean
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT st.matrix IS NOT NULL OR coalesce((st.hdmm).kind <> 'residual' AND dom.n IS NOT NULL, false) $$;
+
 -- The releases of a source an estimate can use for role caller: released answers (not keys) the
 -- caller may see (as dpm.releases shows them), of the same quantity (counts; or sums of measure
 -- m, from sum and average releases alike) and of the same periods (those of other periods
--- measured other rows); dense: measured through a stored matrix, which estimates combine.
+-- measured other rows); dense: through a strategy written out as a matrix (strategy_dense),
+-- which estimates combine.
 CREATE OR REPLACE FUNCTION dpm_internal.estimate_releases(source_id int, m dpm.measures, caller regrole, periods int4range)
 RETURNS TABLE(id bigint, domain_id int, dense boolean)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT r.id, w.domain_id, s.matrix IS NOT NULL
+  SELECT r.id, w.domain_id, dpm_internal.strategy_dense(s, d)
     FROM dpm.releases r
     JOIN dpm.workloads w ON w.id = r.workload_id
+    JOIN dpm.domains d ON d.id = w.domain_id
     JOIN dpm.strategies s ON s.id = r.strategy_id
    WHERE r.source_id = estimate_releases.source_id AND r.kind = 'answers' AND r.status = 'released'
      AND r.periods IS NOT DISTINCT FROM estimate_releases.periods
@@ -224,7 +233,7 @@ $$;
 -- What an estimate over dom uses, for role caller: a base domain (dom, or a finer domain whose
 -- releases determine more), the dense releases of every domain it refines (dom's own among them)
 -- with their cells' maps from the base (one row a release), and the map of the base to dom.
--- skipped: the releases of those domains measured through implicit strategies.  Domains of the
+-- skipped: the releases of those domains measured through strategies not written out (residual).  Domains of the
 -- same definition have the same cells: refinement is decided once per definition.
 CREATE OR REPLACE FUNCTION dpm_internal.estimate_plan(dom dpm.domains, m dpm.measures, caller regrole, periods int4range,
                                                       OUT base dpm.domains, OUT ids bigint[], OUT maps int[],
@@ -336,15 +345,15 @@ BEGIN
   END IF;
   plan := dpm_internal.estimate_plan(dom, meas, dpm_internal.invoker(), periods);
   IF plan.ids IS NULL THEN
-    RAISE EXCEPTION 'no release of domain "%" or of a finer one that you may see has measured its % through a dense strategy', dom.name,
+    RAISE EXCEPTION 'no release of domain "%" or of a finer one that you may see has measured its % through a strategy estimates combine', dom.name,
       CASE WHEN meas.id IS NULL THEN 'counts' ELSE format('sums of "%s"', meas.name) END || dpm_internal.in_periods(src, periods)
       USING ERRCODE = 'no_data_found',
-            DETAIL = format('%s release(s) measured it through implicit strategies (hdmm, residual), which estimates do not combine yet.',
+            DETAIL = format('%s release(s) measured it through ResidualPlanner strategies (residual), which estimates do not combine yet.',
                             plan.skipped),
             HINT = 'Release a workload of this domain first (dpm.answer).';
   END IF;
   IF plan.skipped > 0 THEN
-    RAISE NOTICE 'the estimate leaves out % release(s) of domain "%" measured through implicit strategies (hdmm, residual)',
+    RAISE NOTICE 'the estimate leaves out % release(s) of domain "%" measured through ResidualPlanner strategies (residual)',
       plan.skipped, (plan.base).name;
   END IF;
   RETURN QUERY SELECT * FROM dpm_internal.estimate_from(wl, dom, meas, plan.ids, plan.w_map, plan.maps, estimate.confidence);
@@ -355,9 +364,14 @@ COMMENT ON FUNCTION dpm.estimate(text, text, float8, date, date) IS
 
 -- What earlier releases give of a workload at no cost, for dpm.answer's reuse: dpm.estimate's
 -- rows with the number of releases used and their times, or none when nothing can be reused (an average, a
--- non-negative inference, no release kept); reuse 'only' refuses those cases instead.
+-- non-negative inference, no release kept); reuse 'only' refuses those cases instead.  With
+-- reuse 'auto' and the privacy asked for (epsilon or rho), determined also asks for an answer at
+-- least as accurate as the simplest release would give, the workload measured through itself
+-- (method workload): a query determined only through measurements of great noise (an HDMM
+-- strategy's lightly weighted rows, say) is measured rather than answered that badly for free.
 CREATE OR REPLACE FUNCTION dpm_internal.reuse_answers(workload text, measure text, aggregate text, inference text,
-                                       confidence float8, mode text, period_from date, period_to date)
+                                       confidence float8, mode text, period_from date, period_to date,
+                                       epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL)
 RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8, determined boolean,
               releases int, oldest timestamptz, newest timestamptz)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
@@ -372,6 +386,11 @@ DECLARE
   plan record;
   ids bigint[];             -- the releases reused, none when nothing is
   why text := 'check the arguments with reuse => ''never''';
+  cost record;
+  np record;
+  wm float8[];
+  scale float8;
+  naive float8;             -- the variance of each answer of the workload measured through itself
 BEGIN
   IF reuse_answers.measure IS NOT NULL THEN
     meas := dpm_internal.measure(src, reuse_answers.measure);
@@ -385,7 +404,7 @@ BEGIN
     plan := dpm_internal.estimate_plan(dom, meas, dpm_internal.invoker(), periods);
     ids := plan.ids;
     IF ids IS NULL THEN
-      why := 'no earlier release of its domain or of a finer one (and of its periods) that you may see measured it through a dense strategy';
+      why := 'no earlier release of its domain or of a finer one (and of its periods) that you may see measured it through a strategy estimates combine';
     ELSIF reuse_answers.mode = 'auto' AND (plan.base).n > 1024 THEN
       -- the estimate decomposes an n x n matrix (seconds past a few thousand cells): not on every
       -- dpm.answer by default; dpm.estimate and reuse 'only' take any size
@@ -400,7 +419,19 @@ BEGIN
     END IF;
     RETURN;
   END IF;
-  RETURN QUERY SELECT e.*, cardinality(ids), t.oldest, t.newest
+  IF reuse_answers.mode = 'auto' AND (reuse_answers.epsilon IS NOT NULL OR reuse_answers.rho IS NOT NULL) THEN
+    cost := dpm_internal.privacy_cost(src, reuse_answers.epsilon, coalesce(reuse_answers.delta, 0), reuse_answers.rho);
+    np := dpm_internal.noise_params(cost.noise, cost.c_epsilon, cost.c_delta, cost.c_rho);
+    wm := coalesce(wl.matrix, (dpm_internal.workload_matrix(wl.spec, dom, true, false)).matrix);
+    scale := dpm_internal.unit_scale(src, meas);
+    -- in the answers' units (a sum's are its grid's)
+    naive := dpm_internal.noise_variance(cost.noise, scale * dpm.sensitivity(wm, 'l1'), scale * dpm.sensitivity(wm, 'l2'),
+                                         np.epsilon, np.delta, np.rho)
+             * CASE WHEN meas.id IS NULL THEN 1 ELSE (2::float8 ^ meas.grid_exp) ^ 2 END;
+  END IF;
+  RETURN QUERY SELECT e.query, e.label, e.answer, e.stderr, e.ci_low, e.ci_high,
+                      e.determined AND (naive IS NULL OR e.stderr ^ 2 <= naive * (1 + 1e-9)),
+                      cardinality(ids), t.oldest, t.newest
                  FROM dpm_internal.estimate_from(wl, dom, meas, plan.ids, plan.w_map, plan.maps, reuse_answers.confidence) e,
                       (SELECT min(r.released_at) AS oldest, max(r.released_at) AS newest
                          FROM dpm.releases r WHERE r.id = ANY (ids)) t;

@@ -71,7 +71,10 @@ maps_arg(FunctionCallInfo fcinfo, int i, int rows, int *n)
 	return (int32 *) ARR_DATA_PTR(a);
 }
 
-/* release id's measurement of this quantity through its dense strategy, into part (in cxt) */
+/*
+ * release id's measurement of this quantity, into part (in cxt): through its
+ * stored matrix, or an HDMM strategy written out as one
+ */
 static void
 read_part(int64 id, text *quantity, GlsPart *part, MemoryContext cxt)
 {
@@ -88,17 +91,19 @@ read_part(int64 id, text *quantity, GlsPart *part, MemoryContext cxt)
 	 * has just committed, which a REPEATABLE READ caller's snapshot cannot
 	 * see; a release's measurements never change once written.
 	 */
-	plan = SPI_prepare("SELECT s.matrix, m.y, m.variance, m.laplace_t, m.laplace_grid_exp "
+	plan = SPI_prepare("SELECT coalesce(s.matrix, dpm_internal.hdmm_matrix(d.attr_sizes, (s.hdmm).kind, (s.hdmm).p, "
+					   "(s.hdmm).theta, (s.hdmm).weights)), m.y, m.variance, m.laplace_t, m.laplace_grid_exp "
 					   "FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id "
+					   "JOIN dpm.workloads w ON w.id = r.workload_id JOIN dpm.domains d ON d.id = w.domain_id "
 					   "JOIN dpm.release_measurements m ON m.release_id = r.id AND m.quantity = $2 "
-					   "WHERE r.id = $1 AND s.matrix IS NOT NULL", 2, types);
+					   "WHERE r.id = $1 AND dpm_internal.strategy_dense(s, d)", 2, types);
 	if (plan == NULL ||
 		SPI_execute_snapshot(plan, values, NULL, GetLatestSnapshot(), InvalidSnapshot, true, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the measurements of release " INT64_FORMAT, id);
 	if (SPI_processed != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("release " INT64_FORMAT " keeps no %s measured through a dense strategy", id,
+				 errmsg("release " INT64_FORMAT " keeps no %s measured through a strategy that can be written out", id,
 						text_to_cstring(quantity))));
 	for (int c = 0; c < 5; c++)
 		d[c] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, c + 1, &isnull[c]);

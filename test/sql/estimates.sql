@@ -134,6 +134,20 @@ SET client_min_messages = warning;
 SELECT * FROM dpm.answer('es_fresh_cells', rho => 0.5, reuse => 'sometimes');
 SELECT * FROM dpm.answer('es_fresh_cells', rho => -1);
 
+-- an HDMM release (its strategy kept by its parameters) is written out for the estimate: alone,
+-- it estimates its own workload as it answered it
+CREATE TABLE es_hd AS SELECT u AS unit, u % 4 AS a, (u / 4) % 4 AS b FROM generate_series(1, 320) u;
+SELECT dpm.register_source('es_hd', 'unit', 1, rho => 10);
+SELECT dpm.create_domain('es_hd_ab', 'es_hd', '[{"name": "a", "values": [0, 1, 2, 3]}, {"name": "b", "values": [0, 1, 2, 3]}]');
+SELECT dpm.create_workload('es_hd_w', 'es_hd_ab', 'Prefix(a) * Identity(b) + Total(a) * Prefix(b)');
+SELECT * INTO TEMP es_hda FROM dpm.answer('es_hd_w', rho => 0.5, method => 'hdmm', confidence => NULL);
+SELECT s.matrix IS NULL AND (s.hdmm).kind IS NOT NULL AS kept_by_parameters
+  FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id JOIN dpm.workloads w ON w.id = r.workload_id
+ WHERE w.name = 'es_hd_w';
+SELECT bool_and(abs(e.answer - h.answer) < 1e-9 * 320 AND abs(e.stderr - h.stderr) < 1e-9 * h.stderr) AS as_released,
+       bool_and(e.determined) AS determined, count(*) AS queries
+  FROM dpm.estimate('es_hd_w', confidence => NULL) e JOIN es_hda h USING (query);
+
 -- partly determined: auto measures only the rest, as a workload of its own with a strategy
 -- optimized for it, and charges that release alone; the answers combine it with the earlier ones
 CREATE TABLE es_rem AS SELECT u AS unit, u % 4 AS kind FROM generate_series(1, 400) u;
@@ -214,5 +228,5 @@ DELETE FROM dpm.ledger WHERE source_id IN (SELECT id FROM dpm.sources WHERE rela
 DELETE FROM dpm.releases WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
 DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
 DELETE FROM dpm.sources WHERE relation::text LIKE 'es_%';
-DROP TABLE es_people, es_ages, es_fresh, es_rep, es_rem;
+DROP TABLE es_people, es_ages, es_fresh, es_rep, es_rem, es_hd;
 DROP ROLE regress_es_analyst;

@@ -70,9 +70,13 @@ SELECT e.query, e.label, e.determined,
        abs(e.answer - (SELECT sum(f.answer) FROM rc_f f WHERE (f.query - 1) / 4 = e.query - 1)) < 1e-9 * 2000 AS sum_of_fine,
        abs(e.stderr - sqrt(8)) < 1e-9 AS stderr
   FROM dpm.estimate('rc_age20_id') e ORDER BY e.query;
+-- reuse auto takes a free answer when it is at least as accurate as the workload measured through
+-- itself at the privacy asked: variance 8 here, 2 / epsilon^2 for that release, so at epsilon 0.5
+-- (8) every query is free and at epsilon 1 (2) none is (dpm.explain shows it, charging nothing)
+SELECT e.epsilon, x.free_queries, x.queries FROM (VALUES (0.5), (1)) e(epsilon), LATERAL dpm.explain('rc_age20_id', epsilon => e.epsilon) x;
 -- dpm.answer with reuse auto answers from them at no cost, as dpm.estimate does; so do prefixes
 SELECT bool_and(abs(a.answer - e.answer) < 1e-9 * 2000 AND abs(a.stderr - e.stderr) < 1e-12) AS as_estimate, count(*) AS queries
-  FROM dpm.answer('rc_age20_id', epsilon => 1) a JOIN dpm.estimate('rc_age20_id') e USING (query);
+  FROM dpm.answer('rc_age20_id', epsilon => 0.5) a JOIN dpm.estimate('rc_age20_id') e USING (query);
 SELECT query, abs(answer - (SELECT sum(f.answer) FROM rc_f f WHERE (f.query - 1) / 4 < p.query)) < 1e-9 * 2000 AS prefix,
        abs(stderr - sqrt(8 * query)) < 1e-9 AS stderr
   FROM dpm.answer('rc_age20_prefix', epsilon => 1, reuse => 'only') p ORDER BY query;
