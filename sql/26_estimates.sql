@@ -210,20 +210,20 @@ AS $$ SELECT st.matrix IS NOT NULL OR coalesce((st.hdmm).kind <> 'residual' AND 
 
 -- The releases of a source an estimate can use for role caller: released answers (not keys) the
 -- caller may see (as dpm.releases shows them), of the same quantity (counts; or sums of measure
--- m, from sum and average releases alike) and of the same periods (those of other periods
--- measured other rows); dense: through a strategy written out as a matrix (strategy_dense),
--- which estimates combine.
+-- m, from sum and average releases alike) and of periods among those asked for (those of other
+-- periods measured other rows); dense: through a strategy written out as a matrix
+-- (strategy_dense), which estimates combine.
 CREATE OR REPLACE FUNCTION dpm_internal.estimate_releases(source_id int, m dpm.measures, caller regrole, periods int4range)
-RETURNS TABLE(id bigint, domain_id int, dense boolean)
+RETURNS TABLE(id bigint, domain_id int, dense boolean, release_periods int4range)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT r.id, w.domain_id, dpm_internal.strategy_dense(s, d)
+  SELECT r.id, w.domain_id, dpm_internal.strategy_dense(s, d), r.periods
     FROM dpm.releases r
     JOIN dpm.workloads w ON w.id = r.workload_id
     JOIN dpm.domains d ON d.id = w.domain_id
     JOIN dpm.strategies s ON s.id = r.strategy_id
    WHERE r.source_id = estimate_releases.source_id AND r.kind = 'answers' AND r.status = 'released'
-     AND r.periods IS NOT DISTINCT FROM estimate_releases.periods
+     AND (r.periods <@ estimate_releases.periods OR (r.periods IS NULL AND estimate_releases.periods IS NULL))
      AND CASE WHEN m.id IS NULL THEN r.measure_id IS NULL ELSE r.measure_id = m.id END
      AND EXISTS (SELECT 1 FROM dpm.release_measurements x
                   WHERE x.release_id = r.id AND x.quantity = CASE WHEN m.id IS NULL THEN 'counts' ELSE 'sums' END)
@@ -232,7 +232,9 @@ $$;
 
 -- What an estimate over dom uses, for role caller: a base domain (dom, or a finer domain whose
 -- releases determine more), the dense releases of every domain it refines (dom's own among them)
--- with their cells' maps from the base (one row a release), and the map of the base to dom.
+-- and of the periods asked for, with their cells' maps from the base (one row a release), and
+-- the map of the base to dom.  Periods are disjoint rows: with releases of some of the periods
+-- asked for, the cells mapped are the base's in each segment of periods.
 -- skipped: the releases of those domains measured through strategies not written out (residual).  Domains of the
 -- same definition have the same cells: refinement is decided once per definition.
 CREATE OR REPLACE FUNCTION dpm_internal.estimate_plan(dom dpm.domains, m dpm.measures, caller regrole, periods int4range,
@@ -241,6 +243,11 @@ CREATE OR REPLACE FUNCTION dpm_internal.estimate_plan(dom dpm.domains, m dpm.mea
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+  -- the releases (estimate_releases), column by column
+  rel_ids bigint[];
+  rel_domains int[];
+  rel_dense boolean[];
+  rel_periods int4range[];
   -- one domain per definition measured (dom's own first), with its releases
   defs dpm.domains[];
   dense int[];
@@ -251,15 +258,20 @@ DECLARE
   best int := -1;
   uses int;
   b int;
+  bounds int[];
+  nseg int;
 BEGIN
   skipped := 0;
   IF dom.n IS NULL THEN      -- a wide domain has no dense cells to estimate
     RETURN;
   END IF;
+  SELECT array_agg(r.id), array_agg(r.domain_id), array_agg(r.dense), array_agg(r.release_periods)
+    INTO rel_ids, rel_domains, rel_dense, rel_periods
+    FROM dpm_internal.estimate_releases(dom.source_id, m, caller, periods) r;
   SELECT array_agg(x.d ORDER BY (x.d).id <> dom.id, (x.d).id) INTO defs
     FROM (SELECT DISTINCT ON (d.attr_exprs, d.created_by) d
             FROM dpm.domains d
-           WHERE d.n IS NOT NULL AND (d.id = dom.id OR d.id IN (SELECT r.domain_id FROM dpm_internal.estimate_releases(dom.source_id, m, caller, periods) r))
+           WHERE d.n IS NOT NULL AND (d.id = dom.id OR d.id = ANY (rel_domains))
            ORDER BY d.attr_exprs, d.created_by, d.id <> dom.id, d.id) x(d);
   nd := cardinality(defs);
   dk := 1;                   -- dom sorts first
@@ -268,7 +280,7 @@ BEGIN
                    FROM generate_series(1, nd) k
                    JOIN dpm.domains d ON d.attr_exprs = (defs[k]).attr_exprs AND d.created_by = (defs[k]).created_by
                                      AND d.source_id = dom.source_id
-                   LEFT JOIN dpm_internal.estimate_releases(dom.source_id, m, caller, periods) r ON r.domain_id = d.id
+                   LEFT JOIN unnest(rel_ids, rel_domains, rel_dense) r(id, domain_id, dense) ON r.domain_id = d.id
                   GROUP BY k ORDER BY k);
   -- the base: the definition refining dom's that refines the most releases, dom's own on a tie,
   -- then the fewest cells (a coarser domain has at most as many cells as a finer one)
@@ -285,17 +297,32 @@ BEGIN
       refines := covers;
     END IF;
   END LOOP;
+  -- periods read apart: the estimate's cells are the base's in each segment between the bounds
+  -- of the periods asked for and those of the releases (disjoint rows), a release reading the
+  -- segments within its periods
+  bounds := ARRAY(SELECT DISTINCT x.b FROM unnest(ARRAY[lower(periods), upper(periods)]
+                                                  || ARRAY(SELECT lower(p) FROM unnest(rel_periods) p)
+                                                  || ARRAY(SELECT upper(p) FROM unnest(rel_periods) p)) x(b)
+                   WHERE x.b IS NOT NULL ORDER BY x.b);
+  nseg := greatest(cardinality(bounds) - 1, 1);
   WITH ds AS MATERIALIZED (
     SELECT d.id, dpm_internal.cell_map(base, defs[j]) AS map
       FROM generate_series(1, nd) j
       JOIN dpm.domains d ON d.attr_exprs = (defs[j]).attr_exprs AND d.created_by = (defs[j]).created_by
                         AND d.source_id = dom.source_id
      WHERE refines[j])
-  SELECT array_agg(r.id ORDER BY r.id) FILTER (WHERE r.dense), array_agg(ds.map ORDER BY r.id) FILTER (WHERE r.dense),
+  SELECT array_agg(r.id ORDER BY r.id) FILTER (WHERE r.dense),
+         array_agg(CASE WHEN nseg = 1 THEN ds.map
+                        ELSE ARRAY(SELECT CASE WHEN int4range(bounds[g], bounds[g + 1]) <@ r.release_periods THEN ds.map[c] ELSE -1 END
+                                     FROM generate_series(1, nseg) g, generate_series(1, base.n) c ORDER BY g, c) END
+                   ORDER BY r.id) FILTER (WHERE r.dense),
          count(*) FILTER (WHERE NOT r.dense)
     INTO ids, maps, skipped
-    FROM ds JOIN dpm_internal.estimate_releases(dom.source_id, m, caller, periods) r ON r.domain_id = ds.id;
+    FROM ds JOIN unnest(rel_ids, rel_domains, rel_dense, rel_periods) r(id, domain_id, dense, release_periods) ON r.domain_id = ds.id;
   w_map := dpm_internal.cell_map(base, dom);
+  IF nseg > 1 THEN
+    w_map := ARRAY(SELECT w_map[c] FROM generate_series(1, nseg) g, generate_series(1, base.n) c ORDER BY g, c);
+  END IF;
 END
 $$;
 
@@ -360,7 +387,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.estimate(text, text, float8, date, date) IS
-  'at no cost, the best estimate of a workload''s queries (counts, or sums of measure) from every release of its domain you may see (of a source with periods, those of the same periods as period_from to period_to, chosen as dpm.answer does), combined by generalized least squares weighted by each release''s noise; determined: whether those measurements fix the query (if not, no answer); stderr exact, intervals exact for Gaussian noise and simulated for Laplace; as of the releases'' times';
+  'at no cost, the best estimate of a workload''s queries (counts, or sums of measure) from every release of its domain or of a finer one you may see (of a source with periods, those of periods within period_from to period_to, chosen as dpm.answer does, a range summing its periods), combined by generalized least squares weighted by each release''s noise; determined: whether those measurements fix the query (if not, no answer); stderr exact, intervals exact for Gaussian noise and simulated for Laplace; as of the releases'' times';
 
 -- What earlier releases give of a workload at no cost, for dpm.answer's reuse: dpm.estimate's
 -- rows with the number of releases used and their times, or none when nothing can be reused (an average, a
@@ -405,7 +432,7 @@ BEGIN
     ids := plan.ids;
     IF ids IS NULL THEN
       why := 'no earlier release of its domain or of a finer one (and of its periods) that you may see measured it through a strategy estimates combine';
-    ELSIF reuse_answers.mode = 'auto' AND (plan.base).n > 1024 THEN
+    ELSIF reuse_answers.mode = 'auto' AND cardinality(plan.w_map) > 1024 THEN
       -- the estimate decomposes an n x n matrix (seconds past a few thousand cells): not on every
       -- dpm.answer by default; dpm.estimate and reuse 'only' take any size
       why := 'domains of more than 1,024 cells are reused when asked: reuse => ''only'', or dpm.estimate';

@@ -93,7 +93,7 @@ SELECT count(*) FROM dpm.answer('per_total', epsilon => 0.1, period_from => '299
 SELECT count(*) FROM dpm.answer('per_total', epsilon => 0.1, period_to => '2999-01-01');
 \set VERBOSITY default
 
--- estimates and reuse stay within the periods measured: day 5's one release gives day 5's cells;
+-- estimates and reuse read the releases of the periods asked for: day 5's one release gives day 5's cells;
 -- day 7 (not measured) has no estimate and is refused with reuse only, at no charge
 SELECT bool_and(e.determined) AS determined, bool_and(abs(e.answer - r.answer) < 1e-9) AS as_released
   FROM dpm.estimate('per_cells', period_from => '2020-01-05') e
@@ -101,6 +101,16 @@ SELECT bool_and(e.determined) AS determined, bool_and(abs(e.answer - r.answer) <
 SELECT count(*) FROM dpm.estimate('per_cells', period_from => '2020-01-07');
 SELECT count(*) FROM dpm.answer('per_cells', epsilon => 0.1, reuse => 'only', period_from => '2020-01-07');
 SELECT count(*) AS free FROM dpm.answer('per_cells', epsilon => 0.1, reuse => 'only', period_from => '2020-01-05');
+-- a range is estimated from the releases of its periods: days 4 and 5 together are day 4's
+-- estimate plus day 5's (disjoint rows), their variances adding up; days 4 to 7 are not determined
+SELECT bool_and(abs(e.answer - (a.answer + b.answer)) < 1e-9 * (1 + abs(e.answer))) AS sum_of_days,
+       bool_and(abs(e.stderr ^ 2 - (a.stderr ^ 2 + b.stderr ^ 2)) < 1e-9 * e.stderr ^ 2) AS variances_add,
+       bool_and(e.determined) AS determined, count(*) AS queries
+  FROM dpm.estimate('per_cells', confidence => NULL, period_from => '2020-01-04', period_to => '2020-01-05') e
+  JOIN dpm.estimate('per_cells', confidence => NULL, period_from => '2020-01-04') a USING (query)
+  JOIN dpm.estimate('per_cells', confidence => NULL, period_from => '2020-01-05') b USING (query);
+SELECT bool_or(determined) AS determined
+  FROM dpm.estimate('per_cells', confidence => NULL, period_from => '2020-01-04', period_to => '2020-01-07');
 RESET ROLE;
 
 -- a source without periods takes no period names
