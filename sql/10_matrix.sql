@@ -268,6 +268,11 @@ CREATE OR REPLACE FUNCTION dpm_internal.residual_exact(spec text, dom dpm.domain
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 AS 'MODULE_PATHNAME', 'dpm_residual_exact' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- A residual plan's measurements written out over a dense domain, part after part (src/api/residual_release_api.c)
+CREATE OR REPLACE FUNCTION dpm_internal.residual_parts_matrix(spec text, dom dpm.domains, subsets int[], plan float8[],
+                                                               laplace boolean) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_residual_parts_matrix' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 CREATE OR REPLACE FUNCTION dpm_internal.hdmm_matrix(sizes int[], kind text, p int[], theta float8[], weights float8[])
 RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_hdmm_matrix' LANGUAGE C IMMUTABLE PARALLEL SAFE;

@@ -201,12 +201,22 @@ CREATE OR REPLACE FUNCTION dpm_internal.gls(w float8[], release_ids bigint[], qu
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'dpm_gls' LANGUAGE C VOLATILE;
 
--- Can an estimate write strategy st of a release over dom out as a matrix: a stored one, or an
--- HDMM strategy (Kronecker products, marginals) over a dense domain?  ResidualPlanner's
--- measurements are not one strategy's answers with one noise variance.
+-- Can an estimate write strategy st of a release over dom out as a matrix: a stored one, or one
+-- kept by its parameters (HDMM, ResidualPlanner) over a dense domain?
 CREATE OR REPLACE FUNCTION dpm_internal.strategy_dense(st dpm.strategies, dom dpm.domains) RETURNS boolean
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
-AS $$ SELECT st.matrix IS NOT NULL OR coalesce((st.hdmm).kind <> 'residual' AND dom.n IS NOT NULL, false) $$;
+AS $$ SELECT st.matrix IS NOT NULL OR ((st.hdmm).kind IS NOT NULL AND dom.n IS NOT NULL) $$;
+
+-- The matrix of what a release of workload wl through strategy st measured, one row a value of
+-- its measurements (strategy_dense says when there is one).
+CREATE OR REPLACE FUNCTION dpm_internal.gls_matrix(st dpm.strategies, wl dpm.workloads, dom dpm.domains) RETURNS float8[]
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN st.matrix IS NOT NULL THEN st.matrix
+              WHEN (st.hdmm).kind = 'residual'
+              THEN dpm_internal.residual_parts_matrix(wl.spec, dom, (st.hdmm).p, (st.hdmm).theta, st.noise = 'laplace')
+              ELSE dpm_internal.hdmm_matrix(dom.attr_sizes, (st.hdmm).kind, (st.hdmm).p, (st.hdmm).theta, (st.hdmm).weights) END
+$$;
 
 -- The releases of a source an estimate can use for role caller: released answers (not keys) the
 -- caller may see (as dpm.releases shows them), of the same quantity (counts; or sums of measure
@@ -235,7 +245,7 @@ $$;
 -- and of the periods asked for, with their cells' maps from the base (one row a release), and
 -- the map of the base to dom.  Periods are disjoint rows: with releases of some of the periods
 -- asked for, the cells mapped are the base's in each segment of periods.
--- skipped: the releases of those domains measured through strategies not written out (residual).  Domains of the
+-- skipped: the releases of those domains measured through strategies not written out.  Domains of the
 -- same definition have the same cells: refinement is decided once per definition.
 CREATE OR REPLACE FUNCTION dpm_internal.estimate_plan(dom dpm.domains, m dpm.measures, caller regrole, periods int4range,
                                                       OUT base dpm.domains, OUT ids bigint[], OUT maps int[],
@@ -375,12 +385,13 @@ BEGIN
     RAISE EXCEPTION 'no release of domain "%" or of a finer one that you may see has measured its % through a strategy estimates combine', dom.name,
       CASE WHEN meas.id IS NULL THEN 'counts' ELSE format('sums of "%s"', meas.name) END || dpm_internal.in_periods(src, periods)
       USING ERRCODE = 'no_data_found',
-            DETAIL = format('%s release(s) measured it through ResidualPlanner strategies (residual), which estimates do not combine yet.',
-                            plan.skipped),
+            DETAIL = CASE WHEN plan.skipped > 0
+                          THEN format('%s release(s) measured it over a domain too wide to write its strategy out.', plan.skipped)
+                          ELSE 'Estimates combine the releases of this domain and of finer ones, of the same quantity and periods.' END,
             HINT = 'Release a workload of this domain first (dpm.answer).';
   END IF;
   IF plan.skipped > 0 THEN
-    RAISE NOTICE 'the estimate leaves out % release(s) of domain "%" measured through ResidualPlanner strategies (residual)',
+    RAISE NOTICE 'the estimate leaves out % release(s) of domain "%" whose strategies cannot be written out',
       plan.skipped, (plan.base).name;
   END IF;
   RETURN QUERY SELECT * FROM dpm_internal.estimate_from(wl, dom, meas, plan.ids, plan.w_map, plan.maps, estimate.confidence);

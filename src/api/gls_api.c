@@ -72,27 +72,41 @@ maps_arg(FunctionCallInfo fcinfo, int i, int rows, int *n)
 }
 
 /*
- * release id's measurement of this quantity, into part (in cxt): through its
- * stored matrix, or an HDMM strategy written out as one
+ * Release id's measurements of this quantity as parts (in cxt), one per part
+ * of its measurements (a ResidualPlanner plan has one per residual or table,
+ * each with its noise), appended to parts[*count ..]: rows of the matrix its
+ * strategy writes out (dpm_internal.gls_matrix), each through map (NULL:
+ * the identity) onto the base's n cells.
  */
 static void
-read_part(int64 id, text *quantity, GlsPart *part, MemoryContext cxt)
+read_release(int64 id, text *quantity, const int32 *map, int n, GlsPart **parts, int *count, int *cap,
+			 MemoryContext cxt)
 {
 	Oid			types[2] = {INT8OID, TEXTOID};
 	Datum		values[2] = {Int64GetDatum(id), PointerGetDatum(quantity)};
-	bool		isnull[5];
-	Datum		d[5];
+	bool		isnull[6];
+	Datum		d[6];
 	MemoryContext old;
-	int			len;
+	int			len,
+				nsizes,
+				nvar,
+				nt = 0,
+				row = 0;
 	SPIPlanPtr	plan;
+	Mat		   *a;
+	double	   *y,
+			   *variance,
+			   *t = NULL;
+	int32	   *sizes,
+			   *grid = NULL;
 
 	/*
 	 * With the latest snapshot: dpm.answer combines the release its worker
 	 * has just committed, which a REPEATABLE READ caller's snapshot cannot
 	 * see; a release's measurements never change once written.
 	 */
-	plan = SPI_prepare("SELECT coalesce(s.matrix, dpm_internal.hdmm_matrix(d.attr_sizes, (s.hdmm).kind, (s.hdmm).p, "
-					   "(s.hdmm).theta, (s.hdmm).weights)), m.y, m.variance, m.laplace_t, m.laplace_grid_exp "
+	plan = SPI_prepare("SELECT dpm_internal.gls_matrix(s, w, d), m.y, m.part_sizes, m.variance, m.laplace_t, "
+					   "m.laplace_grid_exp "
 					   "FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id "
 					   "JOIN dpm.workloads w ON w.id = r.workload_id JOIN dpm.domains d ON d.id = w.domain_id "
 					   "JOIN dpm.release_measurements m ON m.release_id = r.id AND m.quantity = $2 "
@@ -105,29 +119,60 @@ read_part(int64 id, text *quantity, GlsPart *part, MemoryContext cxt)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("release " INT64_FORMAT " keeps no %s measured through a strategy that can be written out", id,
 						text_to_cstring(quantity))));
-	for (int c = 0; c < 5; c++)
+	for (int c = 0; c < 6; c++)
 		d[c] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, c + 1, &isnull[c]);
 	old = MemoryContextSwitchTo(cxt);
-	part->a = array_to_mat(DatumGetArrayTypeP(d[0]), "strategy");
-	part->y = array_to_vec(DatumGetArrayTypeP(d[1]), "y", &len);
-	if (len != part->a->rows)
-		elog(ERROR, "release " INT64_FORMAT " measured %d values through a strategy of %d rows", id, len, part->a->rows);
-	part->variance = array_to_vec(DatumGetArrayTypeP(d[2]), "variance", &len)[0];
-	part->law.t = 0.0;
-	part->law.grid_exp = 0;
-	if (!isnull[3] && !isnull[4])
+	a = array_to_mat(DatumGetArrayTypeP(d[0]), "strategy");
+	y = array_to_vec(DatumGetArrayTypeP(d[1]), "y", &len);
+	if (len != a->rows)
+		elog(ERROR, "release " INT64_FORMAT " measured %d values through a strategy of %d rows", id, len, a->rows);
 	{
-		int			lt,
-					lg;
-		double	   *t = array_to_vec(DatumGetArrayTypeP(d[3]), "laplace_t", &lt);
-		ArrayType  *g = DatumGetArrayTypeP(d[4]);
+		ArrayType  *ps = DatumGetArrayTypeP(d[2]);
 
-		lg = ArrayGetNItems(ARR_NDIM(g), ARR_DIMS(g));
-		if (lt != 1 || lg != 1 || ARR_ELEMTYPE(g) != INT4OID || !(t[0] > 0.0))
-			elog(ERROR, "release " INT64_FORMAT " keeps an invalid Laplace law", id);
-		part->law.t = t[0];
-		part->law.grid_exp = ((int32 *) ARR_DATA_PTR(g))[0];
+		nsizes = ArrayGetNItems(ARR_NDIM(ps), ARR_DIMS(ps));
+		sizes = (int32 *) ARR_DATA_PTR(ps);
 	}
+	variance = array_to_vec(DatumGetArrayTypeP(d[3]), "variance", &nvar);
+	if (!isnull[4] && !isnull[5])
+	{
+		ArrayType  *g = DatumGetArrayTypeP(d[5]);
+
+		t = array_to_vec(DatumGetArrayTypeP(d[4]), "laplace_t", &nt);
+		if (ARR_ELEMTYPE(g) != INT4OID || ArrayGetNItems(ARR_NDIM(g), ARR_DIMS(g)) != nt)
+			elog(ERROR, "release " INT64_FORMAT " keeps an invalid Laplace law", id);
+		grid = (int32 *) ARR_DATA_PTR(g);
+	}
+	if (nvar != nsizes || (t != NULL && nt != nsizes))
+		elog(ERROR, "release " INT64_FORMAT " keeps %d parts but %d variances", id, nsizes, nvar);
+	for (int k = 0; k < nsizes; k++)
+	{
+		GlsPart    *part;
+		Mat		   *rows;
+
+		if (sizes[k] < 0 || row + sizes[k] > a->rows)
+			elog(ERROR, "release " INT64_FORMAT " keeps parts of more values than it measured", id);
+		if (*count == *cap)
+		{
+			*cap *= 2;
+			*parts = repalloc(*parts, sizeof(GlsPart) * *cap);
+		}
+		part = &(*parts)[(*count)++];
+		rows = mat_new(sizes[k], a->cols);
+		for (int c = 0; c < a->cols; c++)
+			for (int i = 0; i < sizes[k]; i++)
+				MAT(rows, i, c) = MAT(a, row + i, c);
+		part->a = through_map(rows, map, n, "a release");
+		part->y = y + row;
+		part->variance = variance[k];
+		part->law.t = t != NULL ? t[k] : 0.0;
+		part->law.grid_exp = grid != NULL ? grid[k] : 0;
+		if (t != NULL && !(t[k] > 0.0))
+			elog(ERROR, "release " INT64_FORMAT " keeps an invalid Laplace law", id);
+		row += sizes[k];
+	}
+	if (row != a->rows)
+		elog(ERROR, "release " INT64_FORMAT " keeps parts of fewer values than it measured", id);
+	mat_free(a);
 	MemoryContextSwitchTo(old);
 }
 
@@ -140,7 +185,9 @@ dpm_gls(PG_FUNCTION_ARGS)
 	Mat		   *w;
 	ArrayType  *ids;
 	int64	   *id;
-	int			nparts;
+	int			nids,
+				nparts = 0,
+				cap;
 	GlsPart    *parts;
 	GlsResult  *res;
 	double		confidence;
@@ -159,34 +206,26 @@ dpm_gls(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("release_ids must be a one-dimensional bigint array without NULLs")));
-	nparts = ArrayGetNItems(1, ARR_DIMS(ids));
-	if (nparts < 1)
+	nids = ArrayGetNItems(1, ARR_DIMS(ids));
+	if (nids < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("an estimate needs at least one release")));
 	id = (int64 *) ARR_DATA_PTR(ids);
 	confidence = api_confidence_arg(fcinfo, 3);
 	w_map = maps_arg(fcinfo, 4, 0, &n);
-	maps = maps_arg(fcinfo, 5, nparts, &n);
+	maps = maps_arg(fcinfo, 5, nids, &n);
 	if ((w_map == NULL) != (maps == NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("w_map and maps go together: both NULL, or both given")));
 	w = through_map(w, w_map, n, "the workload");
 
-	parts = palloc0(sizeof(GlsPart) * nparts);
+	cap = nids;
+	parts = palloc0(sizeof(GlsPart) * cap);
 	SPI_connect();
-	for (int k = 0; k < nparts; k++)
-	{
-		read_part(id[k], PG_GETARG_TEXT_PP(2), &parts[k], cxt);
-		if (maps != NULL)
-		{
-			MemoryContext old = MemoryContextSwitchTo(cxt);
-
-			parts[k].a = through_map((Mat *) parts[k].a, maps + (size_t) k * n, n, "a release");
-			MemoryContextSwitchTo(old);
-		}
-	}
+	for (int k = 0; k < nids; k++)
+		read_release(id[k], PG_GETARG_TEXT_PP(2), maps ? maps + (size_t) k * n : NULL, n, &parts, &nparts, &cap, cxt);
 	SPI_finish();
 
 	res = gls_estimate(w, parts, nparts, confidence);

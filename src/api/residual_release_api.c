@@ -626,3 +626,98 @@ dpm_residual_exact(PG_FUNCTION_ARGS)
 	put_answers(fcinfo, &sm, answers, NULL, NO_INTERVALS, NULL, 0);
 	return (Datum) 0;
 }
+
+/*
+ * dpm_internal.residual_parts_matrix(spec, dom, subsets, values, laplace):
+ * the measurements of a residual plan written out over a dense domain's
+ * cells, part after part in the order residual_measure keeps them, for
+ * estimates that combine releases (inference/gls.h).  A Laplace plan's part
+ * is table S, rows M_S with iid noise.  A Gaussian plan's part is residual
+ * A's estimate of Pi_A M_A x, whose noise has covariance V_A Pi_A: as
+ * Pi_A is an orthogonal projection and the estimate lies in its range,
+ * least squares with rows Pi_A M_A and iid noise of variance V_A has the
+ * same normal equations, hence the same estimates and variances.
+ */
+PG_FUNCTION_INFO_V1(dpm_residual_parts_matrix);
+Datum
+dpm_residual_parts_matrix(PG_FUNCTION_ARGS)
+{
+	SpecMarginals sm;
+	const Residual **parts;
+	int			count = 0;
+	double		n = 1.0,
+				rows = 0.0;
+	Mat		   *a;
+	int			row = 0;
+
+	check_plan_args(fcinfo, 4);
+	spec_marginals(fcinfo, &sm);
+	parts = palloc(sizeof(Residual *) * Max(sm.w->count, 1));
+	if (PG_GETARG_BOOL(4))
+	{
+		double	   *theta;
+		int			k;
+		int		   *sets = plan_tables(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3), &theta, &k);
+
+		parts = repalloc(parts, sizeof(Residual *) * Max(k, 1));
+		for (int i = 0; i < k; i++)
+			parts[count++] = &sm.w->residuals[sets[i]];
+	}
+	else
+	{
+		double	   *variance = plan_variances(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3));
+
+		for (int i = 0; i < sm.w->count; i++)
+			if (variance[i] > 0.0)
+				parts[count++] = &sm.w->residuals[i];
+	}
+	for (int b = 0; b < sm.d; b++)
+		n *= sm.sizes[b];
+	for (int i = 0; i < count; i++)
+		rows += parts[i]->cells;
+	mat_check_size(rows, n, "the residual plan written out");
+	a = mat_new((int) rows, (int) n);
+	for (int i = 0; i < count; i++)
+	{
+		const Residual *r = parts[i];
+
+		for (int c = 0; c < (int) n; c++)
+		{
+			int			digit[RESIDUAL_MAX_ORDER];
+			int			rest = c,
+						t = 0;
+
+			CHECK_FOR_INTERRUPTS();
+			/* cell c's bin on each of the part's attributes (the last attribute fastest) */
+			for (int b = sm.d - 1; b >= 0; b--)
+			{
+				for (int o = 0; o < r->order; o++)
+					if (r->attrs[o] == b)
+						digit[o] = rest % sm.sizes[b];
+				rest /= sm.sizes[b];
+			}
+			for (int o = 0; o < r->order; o++)
+				t = t * sm.sizes[r->attrs[o]] + digit[o];
+			if (PG_GETARG_BOOL(4))
+				MAT(a, row + t, c) = 1.0;
+			else
+				/* (Pi_A M_A)[t, c] = prod over A of ([t_o = c_o] - 1 / n_o) */
+				for (int u = 0; u < (int) r->cells; u++)
+				{
+					double		v = 1.0;
+					int			left = u;
+
+					for (int o = r->order - 1; o >= 0; o--)
+					{
+						int			size = sm.sizes[r->attrs[o]];
+
+						v *= (left % size == digit[o] ? 1.0 : 0.0) - 1.0 / size;
+						left /= size;
+					}
+					MAT(a, row + u, c) = v;
+				}
+		}
+		row += (int) r->cells;
+	}
+	PG_RETURN_ARRAYTYPE_P(array_from_mat(a));
+}

@@ -147,6 +147,25 @@ SELECT s.matrix IS NULL AND (s.hdmm).kind IS NOT NULL AS kept_by_parameters
 SELECT bool_and(abs(e.answer - h.answer) < 1e-9 * 320 AND abs(e.stderr - h.stderr) < 1e-9 * h.stderr) AS as_released,
        bool_and(e.determined) AS determined, count(*) AS queries
   FROM dpm.estimate('es_hd_w', confidence => NULL) e JOIN es_hda h USING (query);
+-- so are ResidualPlanner releases: a Laplace plan (weighted marginal tables) and a Gaussian one
+-- (residuals, each with its noise) estimate their workloads as they answered them
+CREATE TABLE es_rp3 AS SELECT u AS unit, u % 3 AS a, (u / 3) % 4 AS b, (u / 12) % 2 AS c FROM generate_series(1, 600) u;
+SELECT dpm.register_source('es_rp3', 'unit', 1, epsilon => 100);
+SELECT dpm.create_domain('es_rp3_abc', 'es_rp3', '[{"name": "a", "values": [0, 1, 2]}, {"name": "b", "values": [0, 1, 2, 3]}, {"name": "c", "values": [0, 1]}]');
+SELECT dpm.create_workload('es_rp3_w', 'es_rp3_abc', 'Marginals(2)');
+SELECT * INTO TEMP es_rp3a FROM dpm.answer('es_rp3_w', epsilon => 1, method => 'residual', confidence => NULL);
+CREATE TABLE es_rp4 AS SELECT * FROM es_rp3;
+SELECT dpm.register_source('es_rp4', 'unit', 1, rho => 100);
+SELECT dpm.create_domain('es_rp4_abc', 'es_rp4', '[{"name": "a", "values": [0, 1, 2]}, {"name": "b", "values": [0, 1, 2, 3]}, {"name": "c", "values": [0, 1]}]');
+SELECT dpm.create_workload('es_rp4_w', 'es_rp4_abc', 'Marginals(2) + Marginal(a)');
+SELECT * INTO TEMP es_rp4a FROM dpm.answer('es_rp4_w', rho => 0.5, method => 'residual', confidence => NULL);
+SELECT x.plan, bool_and(abs(e.answer - h.answer) < 1e-9 * 600) AS as_released,
+       bool_and(abs(e.stderr - h.stderr) < 1e-9 * h.stderr) AS same_stderr, bool_and(e.determined) AS determined, count(*) AS queries
+  FROM (VALUES ('laplace', 'es_rp3_w'), ('gaussian', 'es_rp4_w')) x(plan, workload)
+ CROSS JOIN LATERAL dpm.estimate(x.workload, confidence => NULL) e
+  JOIN (SELECT 'es_rp3_w' AS workload, * FROM es_rp3a UNION ALL SELECT 'es_rp4_w', * FROM es_rp4a) h
+    ON h.workload = x.workload AND h.query = e.query
+ GROUP BY x.plan ORDER BY x.plan;
 
 -- partly determined: auto measures only the rest, as a workload of its own with a strategy
 -- optimized for it, and charges that release alone; the answers combine it with the earlier ones
@@ -228,5 +247,5 @@ DELETE FROM dpm.ledger WHERE source_id IN (SELECT id FROM dpm.sources WHERE rela
 DELETE FROM dpm.releases WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
 DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
 DELETE FROM dpm.sources WHERE relation::text LIKE 'es_%';
-DROP TABLE es_people, es_ages, es_fresh, es_rep, es_rem, es_hd;
+DROP TABLE es_people, es_ages, es_fresh, es_rep, es_rem, es_hd, es_rp3, es_rp4;
 DROP ROLE regress_es_analyst;
