@@ -20,7 +20,8 @@ awk -v dir="$blocks" '
 ' README.md
 
 # What a statement prints that differs at every run (noisy answers, simulated intervals, timings,
-# pids): only the header and the row count of its result are compared.  Everywhere: psql's file
+# pids): only the header and the row count of its result are compared, and times in messages are
+# masked.  Everywhere: psql's file
 # prefix goes, spaces are collapsed and table rules dropped (column widths follow the values), and
 # decimals are compared to 9 significant digits (the last ones depend on the BLAS's kernels).
 NOISY='dpm\.(answer|mechanism|noise|progress|explain|release\(|quantiles|estimate)|optimize_ms|reporting\.population'
@@ -35,6 +36,7 @@ mask() {
 			print "(rows not compared)\n";
 			$skipping = $masked = 0;
 		}
+		s/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?([+-]\d\d(:\d\d)?)?/<time>/g;
 		s/(-?[0-9]+\.[0-9]{9,})/sprintf("%.9g", $1)/ge;
 		s/ +/ /g; s/^ | $//g;
 		print;'
