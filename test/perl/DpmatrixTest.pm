@@ -67,7 +67,8 @@ sub set_server
 
 # bg_psql(NODE, DB, SQL, name => APPLICATION_NAME, options => '-c a=b ...'): psql runs SQL (a
 # string, or a list of statements run one after the other) in the background; returns the session
-# for bg_wait_for and bg_finish.  Without options, the session has the test's PGOPTIONS.
+# for bg_wait_for and bg_finish.  options come after the test's PGOPTIONS (libpq's options
+# parameter would replace them: the suite's dpm.reuse = never among them), so they win.
 sub bg_psql
 {
 	my ($node, $db, $sql, %opts) = @_;
@@ -75,7 +76,8 @@ sub bg_psql
 	my $connstr = $node->connstr($db);
 
 	$connstr .= " application_name=$opts{name}" if defined $opts{name};
-	$connstr .= " options='$opts{options}'"     if defined $opts{options};
+	$connstr .= " options='" . join(' ', grep { defined } $ENV{PGOPTIONS}, $opts{options}) . "'"
+	  if defined $opts{options};
 	$bg->{timer} = IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default);
 	$bg->{run} = IPC::Run::start(
 		[
