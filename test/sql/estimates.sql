@@ -243,6 +243,18 @@ SELECT count(*) AS pairs, sum(err ^ 2 / stderr ^ 2) BETWEEN 45 AND 186 AS varian
        max(stderr) - min(stderr) < 1e-12 AS one_stderr
   FROM e;
 
+-- the cell maps of dpm_internal.gls: both or neither, one row a release of the base's cells, each
+-- within its domain; identity maps change nothing
+SELECT min(r.id) AS rep_release FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id WHERE w.name = 'es_rep_id' \gset
+SELECT count(*) FROM dpm_internal.gls('{{1,1,1,1}}', ARRAY[:rep_release]::bigint[], 'counts', NULL, '{0,1,2,3}', NULL);
+SELECT count(*) FROM dpm_internal.gls('{{1,1,1,1}}', ARRAY[:rep_release]::bigint[], 'counts', NULL, '{0,1,2,3}', '{0,1,2,3}');
+SELECT count(*) FROM dpm_internal.gls('{{1,1,1,1}}', ARRAY[:rep_release]::bigint[], 'counts', NULL, '{0,1,2,3}', '{{0,1,2}}');
+SELECT count(*) FROM dpm_internal.gls('{{1,1,1,1}}', ARRAY[:rep_release]::bigint[], 'counts', NULL, '{0,1,2,3}', '{{0,1,2,7}}');
+SELECT count(*) FROM dpm_internal.gls('{{1,1,1,1}}', ARRAY[:rep_release]::bigint[], 'counts', NULL, '{0,1,-2,3}', '{{0,1,2,3}}');
+SELECT abs(a.answer - b.answer) < 1e-9 AND abs(a.stderr - b.stderr) < 1e-12 AS identity_maps
+  FROM dpm_internal.gls('{{1,1,1,1}}', ARRAY[:rep_release]::bigint[], 'counts', NULL) a,
+       dpm_internal.gls('{{1,1,1,1}}', ARRAY[:rep_release]::bigint[], 'counts', NULL, '{0,1,2,3}', '{{0,1,2,3}}') b;
+
 DELETE FROM dpm.ledger WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
 DELETE FROM dpm.releases WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
 DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'es_%');
