@@ -198,6 +198,19 @@ SELECT bool_and(abs(a.answer - e.answer) < 1e-9 * 400 AND abs(a.stderr - e.stder
 SELECT count(*) AS replayed FROM dpm.release((SELECT max(id) FROM dpm.releases));
 SELECT count(*) AS answered FROM dpm.answer('es_rem_prefix', rho => 0.5);
 SELECT count(*) - :ledger_rem AS charges FROM dpm.ledger;
+-- in a REPEATABLE READ transaction too: the answers combine the release its worker committed
+-- after the transaction's snapshot (kinds 0 to 4 refine kinds 0 to 3, whose releases, with the
+-- total's, leave 2 of the 6 queries to measure)
+SELECT dpm.create_domain('es_rem_kind2', 'es_rem', '[{"name": "kind", "values": [0, 1, 2, 3, 4]}]');
+SELECT dpm.create_workload('es_rem_total2', 'es_rem_kind2', 'Total(kind)');
+SELECT dpm.create_workload('es_rem_both2', 'es_rem_kind2', 'Identity(kind) + Total(kind)');
+SELECT count(*) FROM dpm.answer('es_rem_total2', rho => 0.5, method => 'workload');
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) AS queries, bool_and(a.answer IS NOT NULL AND a.stderr > 0) AS answered
+  FROM dpm.answer('es_rem_both2', rho => 0.5, confidence => NULL) a;
+COMMIT;
+SELECT count(*) - :ledger_rem AS charges FROM dpm.ledger;
+SELECT w.m AS measured FROM dpm.workloads w JOIN dpm.workloads p ON p.id = w.remainder_of WHERE p.name = 'es_rem_both2';
 RESET dpm.reuse;
 
 -- past 1,024 cells reuse is asked for, not automatic: the estimate decomposes an n x n matrix
