@@ -700,8 +700,11 @@ BEGIN
     END IF;
   END IF;
   -- partly determined: measure only the rest (with a strategy of its own), unless a strategy or
-  -- options (per-query targets) were given for the whole
-  IF mode = 'auto' AND determined > 0 AND answer.strategy IS NULL AND answer.options IS NULL THEN
+  -- options (per-query targets) were given for the whole, or the domain is wide (a remainder is
+  -- rows of a dense workload)
+  IF mode = 'auto' AND determined > 0 AND answer.strategy IS NULL AND answer.options IS NULL
+     AND (SELECT d.n FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id
+           WHERE w.name = answer.workload AND w.dropped_at IS NULL) IS NOT NULL THEN
     remainder := e.undetermined;
     args := args || jsonb_build_object('queries', to_jsonb(remainder));
   END IF;

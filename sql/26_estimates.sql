@@ -240,6 +240,14 @@ AS $$
      AND (pg_has_role(caller, r.released_by, 'USAGE') OR pg_has_role(caller, 'dpm_admin', 'USAGE'))
 $$;
 
+-- The same over a wide domain (no dense cells), from residual releases only, combined residual by
+-- residual (src/api/residual_release_api.c); spec is the workload's, of marginals.
+CREATE OR REPLACE FUNCTION dpm_internal.wide_gls(spec text, dom dpm.domains, release_ids bigint[], quantity text,
+                                                 confidence float8, OUT query int, OUT answer float8, OUT stderr float8,
+                                                 OUT half float8, OUT determined boolean, OUT ci_draws int)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'dpm_wide_gls' LANGUAGE C VOLATILE;
+
 -- What an estimate over dom uses, for role caller: a base domain (dom, or a finer domain whose
 -- releases determine more), the dense releases of every domain it refines (dom's own among them)
 -- and of the periods asked for, with their cells' maps from the base (one row a release), and
@@ -272,7 +280,18 @@ DECLARE
   nseg int;
 BEGIN
   skipped := 0;
-  IF dom.n IS NULL THEN      -- a wide domain has no dense cells to estimate
+  IF dom.n IS NULL THEN
+    -- a wide domain: the residual releases of its definition, of the same periods, combined in
+    -- the residual basis (dpm_internal.wide_gls); no finer domain, no map
+    base := dom;
+    SELECT array_agg(r.id ORDER BY r.id) FILTER (WHERE (s.hdmm).kind = 'residual' AND w.spec IS NOT NULL),
+           count(*) FILTER (WHERE (s.hdmm).kind IS DISTINCT FROM 'residual' OR w.spec IS NULL)
+      INTO ids, skipped
+      FROM dpm_internal.estimate_releases(dom.source_id, m, caller, periods) r
+      JOIN dpm.domains d ON d.id = r.domain_id
+      JOIN dpm.releases x ON x.id = r.id JOIN dpm.strategies s ON s.id = x.strategy_id JOIN dpm.workloads w ON w.id = x.workload_id
+     WHERE d.attr_exprs = dom.attr_exprs AND d.created_by = dom.created_by AND d.n IS NULL
+       AND r.release_periods IS NOT DISTINCT FROM estimate_plan.periods;
     RETURN;
   END IF;
   SELECT array_agg(r.id), array_agg(r.domain_id), array_agg(r.dense), array_agg(r.release_periods)
@@ -349,6 +368,14 @@ AS $$
                                              ids, CASE WHEN m.id IS NULL THEN 'counts' ELSE 'sums' END, confidence, w_map, maps),
                             dpm_internal.workload_labels(wl.labels, wl.spec, dom))
            AS g(query, answer, stderr, half, determined, ci_draws, label)
+   WHERE dom.n IS NOT NULL
+  UNION ALL
+  SELECT g.query, g.label, g.answer * u.u, g.stderr * u.u, (g.answer - g.half) * u.u, (g.answer + g.half) * u.u, g.determined
+    FROM (SELECT CASE WHEN m.id IS NULL THEN 1 ELSE 2::float8 ^ m.grid_exp END AS u) u,
+         LATERAL ROWS FROM (dpm_internal.wide_gls(wl.spec, dom, ids, CASE WHEN m.id IS NULL THEN 'counts' ELSE 'sums' END, confidence),
+                            dpm_internal.workload_labels(wl.labels, wl.spec, dom))
+           AS g(query, answer, stderr, half, determined, ci_draws, label)
+   WHERE dom.n IS NULL
 $$;
 
 -- The best estimate of a workload's queries from every release of its domain that the caller may
@@ -457,7 +484,8 @@ BEGIN
     END IF;
     RETURN;
   END IF;
-  IF reuse_answers.mode = 'auto' AND (reuse_answers.epsilon IS NOT NULL OR reuse_answers.rho IS NOT NULL) THEN
+  -- (over a wide domain W is too large to write out; its residual releases have no lightly weighted rows)
+  IF reuse_answers.mode = 'auto' AND (reuse_answers.epsilon IS NOT NULL OR reuse_answers.rho IS NOT NULL) AND dom.n IS NOT NULL THEN
     cost := dpm_internal.privacy_cost(src, reuse_answers.epsilon, coalesce(reuse_answers.delta, 0), reuse_answers.rho);
     np := dpm_internal.noise_params(cost.noise, cost.c_epsilon, cost.c_delta, cost.c_rho);
     wm := coalesce(wl.matrix, (dpm_internal.workload_matrix(wl.spec, dom, true, false)).matrix);

@@ -111,8 +111,47 @@ SELECT dpm_internal.cell_map(pg_temp.dom('rc_fine'), pg_temp.dom('rc_other_age20
 -- dpm.explain counts the free queries
 SELECT free_queries FROM dpm.explain('rc_age20_prefix', epsilon => 1);
 
+-- a wide domain (135 cells, more than dpm.max_cells: no dense cells) combines its residual
+-- releases residual by residual: one release is estimated as it answered, two equal ones halve
+-- the variances, a marginal of the measured ones is free, and a 3-way one (a residual none
+-- measured) is not determined
+SET dpm.max_cells = 100;
+CREATE TABLE rc_wide AS SELECT u AS unit, u % 3 AS a, (u / 3) % 3 AS b, (u / 9) % 3 AS c, (u / 27) % 5 AS d
+  FROM generate_series(1, 2700) u;
+SELECT dpm.register_source('rc_wide', 'unit', 1, rho => 100);
+SELECT dpm.create_domain('rc_wide_abc', 'rc_wide', '[{"name": "a", "values": [0, 1, 2]}, {"name": "b", "values": [0, 1, 2]},
+  {"name": "c", "values": [0, 1, 2]}, {"name": "d", "values": [0, 1, 2, 3, 4]}]');
+SELECT dpm.create_workload('rc_wide_2', 'rc_wide_abc', 'Marginals(2)');
+SELECT dpm.create_workload('rc_wide_ab', 'rc_wide_abc', 'Marginal(a, b)');
+SELECT dpm.create_workload('rc_wide_abc3', 'rc_wide_abc', 'Marginal(a, b, c)');
+SELECT * INTO TEMP rc_w1 FROM dpm.answer('rc_wide_2', rho => 0.5, method => 'residual', confidence => NULL, reuse => 'never');
+SELECT bool_and(abs(e.answer - a.answer) < 1e-9 * 2700) AS as_released, bool_and(abs(e.stderr - a.stderr) < 1e-9 * a.stderr) AS same_stderr,
+       bool_and(abs((e.ci_high - e.ci_low) / 2 - 1.959963984540054 * e.stderr) < 1e-9 * e.stderr) AS normal_interval,
+       bool_and(e.determined) AS determined, count(*) AS queries
+  FROM dpm.estimate('rc_wide_2') e JOIN rc_w1 a USING (query);
+SELECT * INTO TEMP rc_w2 FROM dpm.answer('rc_wide_2', rho => 0.5, method => 'residual', confidence => NULL, reuse => 'never');
+SELECT bool_and(abs(e.stderr ^ 2 - a.stderr ^ 2 / 2) < 1e-9 * e.stderr ^ 2) AS variance_halved,
+       bool_and(abs(e.answer - (a.answer + b.answer) / 2) < 1e-9 * 2700) AS mean_of_both
+  FROM dpm.estimate('rc_wide_2', confidence => NULL) e JOIN rc_w1 a USING (query) JOIN rc_w2 b USING (query);
+SELECT count(*) AS ledger_wide FROM dpm.ledger \gset
+SELECT count(*) AS free, bool_and(a.stderr > 0) AS answered FROM dpm.answer('rc_wide_ab', rho => 0.5, reuse => 'only') a;
+SELECT * FROM dpm.answer('rc_wide_abc3', rho => 0.5, reuse => 'only');
+SELECT count(*) - :ledger_wide AS charges FROM dpm.ledger;
+-- under Laplace noise too (a plan of weighted tables): estimated as released
+CREATE TABLE rc_widel AS SELECT * FROM rc_wide;
+SELECT dpm.register_source('rc_widel', 'unit', 1, epsilon => 100);
+SELECT dpm.create_domain('rc_widel_abc', 'rc_widel', '[{"name": "a", "values": [0, 1, 2]}, {"name": "b", "values": [0, 1, 2]},
+  {"name": "c", "values": [0, 1, 2]}, {"name": "d", "values": [0, 1, 2, 3, 4]}]');
+SELECT dpm.create_workload('rc_widel_2', 'rc_widel_abc', 'Marginals(2)');
+SET dpm.max_cells = 200;     -- the Laplace plan may measure larger tables; the domain stays wide
+SELECT * INTO TEMP rc_wl FROM dpm.answer('rc_widel_2', epsilon => 1, method => 'residual', confidence => NULL, reuse => 'never');
+SELECT bool_and(abs(e.answer - a.answer) < 1e-9 * 2700) AS as_released, bool_and(abs(e.stderr - a.stderr) < 1e-9 * a.stderr) AS same_stderr,
+       bool_and(e.ci_low IS NULL) AS no_interval, count(*) AS queries
+  FROM dpm.estimate('rc_widel_2') e JOIN rc_wl a USING (query);
+RESET dpm.max_cells;
+
 DELETE FROM dpm.ledger WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'rc\_%');
 DELETE FROM dpm.releases WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'rc\_%');
 DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'rc\_%');
 DELETE FROM dpm.sources WHERE relation::text LIKE 'rc\_%';
-DROP TABLE rc_people, rc_other;
+DROP TABLE rc_people, rc_other, rc_wide, rc_widel;
