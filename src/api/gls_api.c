@@ -16,9 +16,9 @@
 #include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/snapmgr.h"
 
 #include "api/array.h"
+#include "api/measurements.h"
 #include "inference/gls.h"
 #include "mechanism/interval.h"
 
@@ -82,8 +82,6 @@ static void
 read_release(int64 id, text *quantity, const int32 *map, int n, GlsPart **parts, int *count, int *cap,
 			 MemoryContext cxt)
 {
-	Oid			types[2] = {INT8OID, TEXTOID};
-	Datum		values[2] = {Int64GetDatum(id), PointerGetDatum(quantity)};
 	bool		isnull[6];
 	Datum		d[6];
 	MemoryContext old;
@@ -92,7 +90,6 @@ read_release(int64 id, text *quantity, const int32 *map, int n, GlsPart **parts,
 				nvar,
 				nt = 0,
 				row = 0;
-	SPIPlanPtr	plan;
 	Mat		   *a;
 	double	   *y,
 			   *variance,
@@ -100,27 +97,13 @@ read_release(int64 id, text *quantity, const int32 *map, int n, GlsPart **parts,
 	int32	   *sizes,
 			   *grid = NULL;
 
-	/*
-	 * With the latest snapshot: dpm.answer combines the release its worker
-	 * has just committed, which a REPEATABLE READ caller's snapshot cannot
-	 * see; a release's measurements never change once written.
-	 */
-	plan = SPI_prepare("SELECT dpm_internal.gls_matrix(s, w, d), m.y, m.part_sizes, m.variance, m.laplace_t, "
-					   "m.laplace_grid_exp "
-					   "FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id "
-					   "JOIN dpm.workloads w ON w.id = r.workload_id JOIN dpm.domains d ON d.id = w.domain_id "
-					   "JOIN dpm.release_measurements m ON m.release_id = r.id AND m.quantity = $2 "
-					   "WHERE r.id = $1 AND dpm_internal.strategy_dense(s, d)", 2, types);
-	if (plan == NULL ||
-		SPI_execute_snapshot(plan, values, NULL, GetLatestSnapshot(), InvalidSnapshot, true, false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the measurements of release " INT64_FORMAT, id);
-	if (SPI_processed != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("release " INT64_FORMAT " keeps no %s measured through a strategy that can be written out", id,
-						text_to_cstring(quantity))));
-	for (int c = 0; c < 6; c++)
-		d[c] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, c + 1, &isnull[c]);
+	api_release_row("SELECT dpm_internal.gls_matrix(s, w, d), m.y, m.part_sizes, m.variance, m.laplace_t, "
+					"m.laplace_grid_exp "
+					"FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id "
+					"JOIN dpm.workloads w ON w.id = r.workload_id JOIN dpm.domains d ON d.id = w.domain_id "
+					"JOIN dpm.release_measurements m ON m.release_id = r.id AND m.quantity = $2 "
+					"WHERE r.id = $1 AND dpm_internal.strategy_dense(s, d)",
+					id, quantity, "measured through a strategy that can be written out", 6, d, isnull);
 	old = MemoryContextSwitchTo(cxt);
 	a = array_to_mat(DatumGetArrayTypeP(d[0]), "strategy");
 	y = array_to_vec(DatumGetArrayTypeP(d[1]), "y", &len);

@@ -1,15 +1,19 @@
 /*
  * measurements.c -- Measurements <-> a dpm.release_measurements row:
  * (release_id, y, part_sizes, variance, laplace_t, laplace_grid_exp), the
- * last two NULL for Gaussian noise.
+ * last two NULL for Gaussian noise; and a release's row read back for the
+ * estimates that combine releases.
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
+#include "executor/spi.h"
 #include "funcapi.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/snapmgr.h"
 
 #include "api/array.h"
 #include "api/measurements.h"
@@ -125,4 +129,22 @@ api_measurements_arg(FunctionCallInfo fcinfo, int i)
 			m->laws[k] = (LaplaceLaw) {grid[k], t[k]};
 	}
 	return m;
+}
+
+void
+api_release_row(const char *sql, int64 id, text *quantity, const char *what, int ncols, Datum *d, bool *isnull)
+{
+	Oid			types[2] = {INT8OID, TEXTOID};
+	Datum		values[2] = {Int64GetDatum(id), PointerGetDatum(quantity)};
+	SPIPlanPtr	plan = SPI_prepare(sql, 2, types);
+
+	if (plan == NULL ||
+		SPI_execute_snapshot(plan, values, NULL, GetLatestSnapshot(), InvalidSnapshot, true, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the measurements of release " INT64_FORMAT, id);
+	if (SPI_processed != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("release " INT64_FORMAT " keeps no %s %s", id, text_to_cstring(quantity), what)));
+	for (int c = 0; c < ncols; c++)
+		d[c] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, c + 1, &isnull[c]);
 }

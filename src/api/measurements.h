@@ -17,4 +17,14 @@ extern Datum api_measurements_datum(FunctionCallInfo fcinfo, const Measurements 
 /* argument i, such a row; shapes are checked by the inference that reads it */
 extern Measurements *api_measurements_arg(FunctionCallInfo fcinfo, int i);
 
+/*
+ * The one row of sql ($1 release id, $2 quantity) into d and isnull (ncols
+ * columns), read inside SPI with the latest snapshot: dpm.answer combines
+ * the release its worker has just committed, which a REPEATABLE READ
+ * caller's snapshot cannot see; a release's measurements never change once
+ * written.  what: the measurements sql asks for, for the error.
+ */
+extern void api_release_row(const char *sql, int64 id, text *quantity, const char *what, int ncols, Datum *d,
+							bool *isnull);
+
 #endif

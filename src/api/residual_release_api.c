@@ -19,7 +19,6 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
-#include "utils/snapmgr.h"
 
 #include "api/array.h"
 #include "api/measurements.h"
@@ -767,11 +766,8 @@ wide_add(WideSum *ws, const SpecMarginals *t, int i, const double *est, double v
 static void
 wide_read(int64 id, text *quantity, WorkloadDomain *dom, const SpecMarginals *t, WideSum *ws)
 {
-	Oid			types[2] = {INT8OID, TEXTOID};
-	Datum		values[2] = {Int64GetDatum(id), PointerGetDatum(quantity)};
 	bool		isnull[6];
 	Datum		d[6];
-	SPIPlanPtr	plan;
 	SpecMarginals sm;
 	double	   *y,
 			   *variance;
@@ -780,26 +776,15 @@ wide_read(int64 id, text *quantity, WorkloadDomain *dom, const SpecMarginals *t,
 				row = 0;
 	bool		laplace;
 
-	/* the latest snapshot, as gls_api.c's read_release */
-	plan = SPI_prepare("SELECT w.spec, (s.hdmm).p, (s.hdmm).theta, s.noise = 'laplace', m.y, m.variance "
-					   "FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id "
-					   "JOIN dpm.workloads w ON w.id = r.workload_id "
-					   "JOIN dpm.release_measurements m ON m.release_id = r.id AND m.quantity = $2 "
-					   "WHERE r.id = $1 AND (s.hdmm).kind = 'residual' AND w.spec IS NOT NULL", 2, types);
-	if (plan == NULL ||
-		SPI_execute_snapshot(plan, values, NULL, GetLatestSnapshot(), InvalidSnapshot, true, false, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the measurements of release " INT64_FORMAT, id);
-	if (SPI_processed != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("release " INT64_FORMAT " keeps no %s measured through a residual strategy", id,
-						text_to_cstring(quantity))));
+	api_release_row("SELECT w.spec, (s.hdmm).p, (s.hdmm).theta, s.noise = 'laplace', m.y, m.variance "
+					"FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id "
+					"JOIN dpm.workloads w ON w.id = r.workload_id "
+					"JOIN dpm.release_measurements m ON m.release_id = r.id AND m.quantity = $2 "
+					"WHERE r.id = $1 AND (s.hdmm).kind = 'residual' AND w.spec IS NOT NULL",
+					id, quantity, "measured through a residual strategy", 6, d, isnull);
 	for (int c = 0; c < 6; c++)
-	{
-		d[c] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, c + 1, &isnull[c]);
 		if (isnull[c])
 			elog(ERROR, "release " INT64_FORMAT " keeps an incomplete residual plan", id);
-	}
 	spec_marginals_of(dom, TextDatumGetCString(d[0]), &sm);
 	laplace = DatumGetBool(d[3]);
 	y = array_to_vec(DatumGetArrayTypeP(d[4]), "y", &len);
