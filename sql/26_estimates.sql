@@ -99,28 +99,23 @@ BEGIN
     END IF;
     RETURN ARRAY(SELECT coalesce(array_position(clabels, l), 0) - 1 FROM unnest(flabels) WITH ORDINALITY f(l, k) ORDER BY k);
   END IF;
-  -- intervals: both sets disjoint, each fine one inside a coarse one or outside them all, and
-  -- each coarse one tiled by the fine ones inside it
-  SELECT array_agg(coalesce(c.bin, -1) ORDER BY f.bin) INTO m
-    FROM dpm_internal.bin_intervals(fine, j) f
-    LEFT JOIN dpm_internal.bin_intervals(coarse, i) c ON c.lo <= f.lo AND f.hi <= c.hi;
-  IF m IS NULL OR cardinality(m) <> fine.attr_sizes[j]
-     OR (SELECT count(*) FROM dpm_internal.bin_intervals(coarse, i)) <> coarse.attr_sizes[i]
-     OR EXISTS (SELECT 1 FROM (SELECT x.lo, lag(x.hi) OVER (ORDER BY x.lo) AS prev_hi FROM dpm_internal.bin_intervals(fine, j) x) x
-                 WHERE x.prev_hi > x.lo)
-     OR EXISTS (SELECT 1 FROM (SELECT x.lo, lag(x.hi) OVER (ORDER BY x.lo) AS prev_hi FROM dpm_internal.bin_intervals(coarse, i) x) x
-                 WHERE x.prev_hi > x.lo)
-     -- a fine interval overlapping a coarse one without being inside it
-     OR EXISTS (SELECT 1 FROM dpm_internal.bin_intervals(fine, j) f, dpm_internal.bin_intervals(coarse, i) c
-                 WHERE f.lo < c.hi AND c.lo < f.hi AND NOT (c.lo <= f.lo AND f.hi <= c.hi))
-     -- a coarse interval not tiled: its fine intervals, in order, must run from its lo to its hi
-     OR EXISTS (SELECT 1 FROM dpm_internal.bin_intervals(coarse, i) c
-                 WHERE (SELECT min(f.lo) IS DISTINCT FROM c.lo OR max(f.hi) IS DISTINCT FROM c.hi
-                               OR bool_or(f.prev_hi IS NOT NULL AND f.prev_hi <> f.lo)
-                          FROM (SELECT x.lo, x.hi, lag(x.hi) OVER (ORDER BY x.lo) AS prev_hi
-                                  FROM dpm_internal.bin_intervals(fine, j) x WHERE c.lo <= x.lo AND x.hi <= c.hi) f)) THEN
-    RETURN NULL;
-  END IF;
+  -- intervals, each side computed once: both sets disjoint, each fine one inside a coarse one or
+  -- outside them all, and each coarse one tiled by the fine ones inside it
+  WITH f AS (SELECT x.bin, x.lo, x.hi, lag(x.hi) OVER (ORDER BY x.lo) AS prev_hi FROM dpm_internal.bin_intervals(fine, j) x),
+       c AS (SELECT x.bin, x.lo, x.hi, lag(x.hi) OVER (ORDER BY x.lo) AS prev_hi FROM dpm_internal.bin_intervals(coarse, i) x)
+  SELECT CASE WHEN (SELECT count(*) FROM f) = fine.attr_sizes[j] AND (SELECT count(*) FROM c) = coarse.attr_sizes[i]
+                   AND NOT EXISTS (SELECT 1 FROM f WHERE f.prev_hi > f.lo)
+                   AND NOT EXISTS (SELECT 1 FROM c WHERE c.prev_hi > c.lo)
+                   -- a fine interval overlapping a coarse one without being inside it
+                   AND NOT EXISTS (SELECT 1 FROM f, c WHERE f.lo < c.hi AND c.lo < f.hi AND NOT (c.lo <= f.lo AND f.hi <= c.hi))
+                   -- a coarse interval not tiled: its fine intervals, in order, must run from its lo to its hi
+                   AND NOT EXISTS (SELECT 1 FROM c
+                                    WHERE (SELECT min(t.lo) IS DISTINCT FROM c.lo OR max(t.hi) IS DISTINCT FROM c.hi
+                                                  OR bool_or(t.prev_hi IS NOT NULL AND t.prev_hi <> t.lo)
+                                             FROM (SELECT f.lo, f.hi, lag(f.hi) OVER (ORDER BY f.lo) AS prev_hi
+                                                     FROM f WHERE c.lo <= f.lo AND f.hi <= c.hi) t))
+              THEN ARRAY(SELECT coalesce((SELECT c.bin FROM c WHERE c.lo <= f.lo AND f.hi <= c.hi), -1) FROM f ORDER BY f.bin) END
+    INTO m;
   RETURN m;
 END
 $$;
