@@ -119,3 +119,34 @@ CREATE OR REPLACE AGGREGATE dpm_internal.marginal_avg(bins int[], sizes int[], s
   PARALLEL = SAFE
 );
 COMMENT ON FUNCTION dpm_internal.marginal_avg_transfn(internal, int[], int[], int[], float8, float8, float8, int, boolean) IS 'support function of the aggregate dpm_internal.marginal_avg: adds one row''s value and its count to every table';
+
+-- The same states from rows already grouped (src/histogram): each group's cell (or bins) and its
+-- amounts, one per vector of the state (a count; a sum of units; a sum and a count for an
+-- average), as the grouped scans of other servers return them (dpm_internal.scan).
+CREATE OR REPLACE FUNCTION dpm_internal.histogram_groups_transfn(internal, int, int, int8[]) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpm_histogram_groups_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE AGGREGATE dpm_internal.histogram_groups(cell int, n int, amounts int8[]) (
+  SFUNC = dpm_internal.histogram_groups_transfn,
+  STYPE = internal,
+  COMBINEFUNC = dpm_internal.histogram_combinefn,
+  SERIALFUNC = dpm_internal.histogram_serialfn,
+  DESERIALFUNC = dpm_internal.histogram_deserialfn,
+  FINALFUNC = dpm_internal.histogram_finalfn,
+  PARALLEL = SAFE
+);
+COMMENT ON FUNCTION dpm_internal.histogram_groups_transfn(internal, int, int, int8[]) IS 'support function of the aggregate dpm_internal.histogram_groups: adds one group''s amounts to its cell';
+
+CREATE OR REPLACE FUNCTION dpm_internal.marginal_groups_transfn(internal, int[], int[], int[], int8[]) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpm_marginal_groups_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE OR REPLACE AGGREGATE dpm_internal.marginal_groups(bins int[], sizes int[], sets int[], amounts int8[]) (
+  SFUNC = dpm_internal.marginal_groups_transfn,
+  STYPE = internal,
+  COMBINEFUNC = dpm_internal.histogram_combinefn,
+  SERIALFUNC = dpm_internal.histogram_serialfn,
+  DESERIALFUNC = dpm_internal.histogram_deserialfn,
+  FINALFUNC = dpm_internal.histogram_finalfn,
+  PARALLEL = SAFE
+);
+COMMENT ON FUNCTION dpm_internal.marginal_groups_transfn(internal, int[], int[], int[], int8[]) IS 'support function of the aggregate dpm_internal.marginal_groups: adds one group''s amounts to every table';

@@ -171,15 +171,17 @@ AS $$
                             'period_to', dpm_internal.period_first(src, upper(periods) - 1))
 $$;
 
--- The rows of these periods, as a FROM item over the source (dpm_internal.source_rows), each
+-- The rows of these periods, as a FROM item over the source's table rel or one of its partitions
+-- (dpm_internal.source_rows), each
 -- privacy unit's rows in its first max_periods periods only when capped.  The window that finds
 -- those reads every period up to the last one named (later ones cannot change a unit's first),
 -- but only the rows of units with a row in the periods named.
-CREATE OR REPLACE FUNCTION dpm_internal.period_rows(src dpm.sources, periods int4range, capped boolean) RETURNS text
+CREATE OR REPLACE FUNCTION dpm_internal.period_rows(src dpm.sources, periods int4range, capped boolean, rel regclass)
+RETURNS text
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  RETURN (SELECT CASE WHEN src.privacy_unit IS NULL OR NOT capped
+  RETURN CASE WHEN src.privacy_unit IS NULL OR NOT capped
               THEN format('(SELECT * FROM %s WHERE %I >= %s AND %I < %s)', rel, src.period_column,
                           dpm_internal.period_bound_sql(src, lower(periods)), src.period_column,
                           dpm_internal.period_bound_sql(src, upper(periods)))
@@ -189,8 +191,7 @@ BEGIN
                           'WHERE dpm_period_rank__ <= %8$s AND %4$I >= %7$s)',
                           src.privacy_unit, dpm_internal.period_of_sql(src), rel, src.period_column,
                           dpm_internal.period_bound_sql(src, 0), dpm_internal.period_bound_sql(src, upper(periods)),
-                          dpm_internal.period_bound_sql(src, lower(periods)), src.max_periods) END
-    FROM dpm_internal.source_table(src) rel);
+                          dpm_internal.period_bound_sql(src, lower(periods)), src.max_periods) END;
 END
 $$;
 

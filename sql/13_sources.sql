@@ -69,35 +69,6 @@ BEGIN
 END
 $$;
 
--- The rows a scan of the source reads: with capped, each privacy unit keeps at most
--- max_contributions rows, chosen with the secure generator; of a source with periods, only those
--- of the periods given (NULL: all).  Built from the catalog only (the relation and its columns).
-CREATE OR REPLACE FUNCTION dpm_internal.source_rows(src dpm.sources, capped boolean, periods int4range DEFAULT NULL)
-RETURNS text
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT CASE WHEN src.privacy_unit IS NULL OR NOT capped THEN rel || ' s'
-              ELSE format('(SELECT *, row_number() OVER (PARTITION BY %I ORDER BY dpm_internal.random_key()) AS dpm_rank__ '
-                          'FROM %s s) s WHERE dpm_rank__ <= %s', src.privacy_unit, rel, src.max_contributions) END
-    FROM (SELECT CASE WHEN source_rows.periods IS NULL THEN dpm_internal.source_table(src)::text
-                      ELSE dpm_internal.period_rows(src, source_rows.periods, capped) END AS rel) x
-$$;
-
--- The source's frequency vector over a domain, scanned with run_as's privileges (the domain's
--- creator for a release, the calling custodian for exact answers), from source_rows.  The SQL is
--- built from the catalog only: the custodian's cell expression and source_rows.
-CREATE OR REPLACE FUNCTION dpm_internal.frequency_vector(src dpm.sources, dom dpm.domains, run_as regrole, capped boolean,
-                                      periods int4range DEFAULT NULL)
-RETURNS float8[]
-LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  RETURN coalesce(dpm_internal.exec_as(run_as, format('SELECT dpm.histogram((%s)::int4, %s) FROM %s', dom.cell_expr, dom.n,
-                                                      dpm_internal.source_rows(src, capped, periods))),
-                  array_fill(0::float8, ARRAY[dom.n]));
-END
-$$;
-
 -- How many cells the tables of these attribute sets (1-based, 0 pads, one a row) have in all.
 CREATE OR REPLACE FUNCTION dpm_internal.table_cells(sizes int[], sets int[]) RETURNS int
 LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
@@ -105,24 +76,6 @@ AS $$
   SELECT coalesce(sum(coalesce(round(exp(x.lnp)), 1)), 0)::int
     FROM generate_subscripts(sets, 1) i,
          LATERAL (SELECT sum(ln(sizes[sets[i][j]])) AS lnp FROM generate_subscripts(sets, 2) j WHERE sets[i][j] > 0) x
-$$;
-
--- The marginal tables of these attribute sets (dpm_internal.marginal_counts) in one scan, with
--- the same rules as the frequency vector: run as the domain's creator, at most max_contributions
--- rows per privacy unit (when capped), rows in no cell dropped.  Memory: the tables, whatever the
--- number of rows.
-CREATE OR REPLACE FUNCTION dpm_internal.marginal_tables(src dpm.sources, dom dpm.domains, run_as regrole, capped boolean,
-                                     sets int[], periods int4range DEFAULT NULL)
-RETURNS float8[]
-LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  -- no row at all: every table is zeros
-  RETURN coalesce(dpm_internal.exec_as(run_as, format('SELECT dpm_internal.marginal_counts(%s, %L::int4[], %L::int4[]) FROM %s',
-                                                      dpm_internal.bins_expr(dom.attr_exprs), dom.attr_sizes, sets,
-                                                      dpm_internal.source_rows(src, capped, periods))),
-                  array_fill(0::float8, ARRAY[dpm_internal.table_cells(dom.attr_sizes, sets)]));
-END
 $$;
 
 -- Plans (and so checks the privileges of run_as on everything it reads) a cell expression over

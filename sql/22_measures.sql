@@ -119,6 +119,15 @@ AS $$
          || CASE WHEN NOT avg THEN '' WHEN m.nulls = 'drop' THEN ', true' ELSE ', false' END
 $$;
 
+-- What each group of a grouped scan (dpm_internal.scan) adds to the sum aggregates' state: its
+-- sum of units, and for an average its rows (those with a value, when NULLs are dropped).
+CREATE OR REPLACE FUNCTION dpm_internal.group_amounts(m dpm.measures, avg boolean) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN NOT avg THEN 'ARRAY[g.s::int8]'
+              WHEN m.nulls = 'drop' THEN 'ARRAY[g.s::int8, g.v]' ELSE 'ARRAY[g.s::int8, g.c]' END
+$$;
+
 -- A source's sums of a measure per cell of a domain, in units of the measure's grid, scanned as
 -- frequency_vector scans (run_as's rights, max_contributions rows per privacy unit when capped);
 -- for an average (avg), followed by the counts it divides them by.  The measure is checked again
@@ -131,10 +140,11 @@ AS $$
 DECLARE
   type regtype := dpm_internal.check_measure(run_as, dpm_internal.source_table(src, dom.name), m.name, m.expression);
 BEGIN
-  RETURN coalesce(dpm_internal.exec_as(run_as, format('SELECT dpm_internal.histogram_%s((%s)::int4, %s, %s) FROM %s',
-                                                      CASE WHEN avg THEN 'avg' ELSE 'sum' END, dom.cell_expr, dom.n,
-                                                      dpm_internal.measure_args(m, type, avg),
-                                                      dpm_internal.source_rows(src, capped, periods))),
+  RETURN coalesce(dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, run_as, capped, periods,
+                                    format('dpm_internal.histogram_%s((%s)::int4, %s, %s)', CASE WHEN avg THEN 'avg' ELSE 'sum' END,
+                                           dom.cell_expr, dom.n, dpm_internal.measure_args(m, type, avg)),
+                                    format('(%s)::int4', dom.cell_expr), dpm_internal.units_sql(m, type),
+                                    format('dpm_internal.histogram_groups(g.k, %s, %s)', dom.n, dpm_internal.group_amounts(m, avg)))),
                   array_fill(0::float8, ARRAY[CASE WHEN avg THEN 2 ELSE 1 END * dom.n]));
 END
 $$;
@@ -149,11 +159,13 @@ AS $$
 DECLARE
   type regtype := dpm_internal.check_measure(run_as, dpm_internal.source_table(src, dom.name), m.name, m.expression);
 BEGIN
-  RETURN coalesce(dpm_internal.exec_as(run_as, format('SELECT dpm_internal.marginal_%s(%s, %L::int4[], %L::int4[], %s) FROM %s',
-                                                      CASE WHEN avg THEN 'avg' ELSE 'sums' END,
-                                                      dpm_internal.bins_expr(dom.attr_exprs), dom.attr_sizes, sets,
-                                                      dpm_internal.measure_args(m, type, avg),
-                                                      dpm_internal.source_rows(src, capped, periods))),
+  RETURN coalesce(dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, run_as, capped, periods,
+                                    format('dpm_internal.marginal_%s(%s, %L::int4[], %L::int4[], %s)',
+                                           CASE WHEN avg THEN 'avg' ELSE 'sums' END, dpm_internal.bins_expr(dom.attr_exprs),
+                                           dom.attr_sizes, sets, dpm_internal.measure_args(m, type, avg)),
+                                    dpm_internal.bins_expr(dom.attr_exprs), dpm_internal.units_sql(m, type),
+                                    format('dpm_internal.marginal_groups(g.k, %L::int4[], %L::int4[], %s)', dom.attr_sizes, sets,
+                                           dpm_internal.group_amounts(m, avg)))),
                   array_fill(0::float8, ARRAY[CASE WHEN avg THEN 2 ELSE 1 END * dpm_internal.table_cells(dom.attr_sizes, sets)]));
 END
 $$;

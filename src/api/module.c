@@ -29,6 +29,11 @@ static int	dpm_reuse = 0;
 static const struct config_enum_entry reuse_options[] = {
 	{"auto", 0, false}, {"only", 1, false}, {"never", 2, false}, {NULL, 0, false}
 };
+/* read by the SQL side (dpm_internal.scan) with current_setting */
+static int	dpm_grouped_scans = 0;
+static const struct config_enum_entry grouped_scans_options[] = {
+	{"auto", 0, false}, {"on", 1, false}, {"off", 2, false}, {NULL, 0, false}
+};
 
 static void
 assign_blas_threads(int newval, void *extra)
@@ -116,6 +121,11 @@ _PG_init(void)
 							 "Whether dpm.answer answers from earlier releases at no cost: auto (when they determine every query), only (and refuse otherwise), never.",
 							 NULL,
 							 &dpm_reuse, 0, reuse_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("dpm.grouped_scans",
+							 "How scans count rows: auto (a grouped query where the rows live on other servers, Citus or postgres_fdw, our aggregate here otherwise), on (always grouped), off (always our aggregate).",
+							 "Both give the same counts; a grouped query lets the servers holding the rows count them, so that only counts cross the network.",
+							 &dpm_grouped_scans, 0, grouped_scans_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dpm");
 	if (process_shared_preload_libraries_in_progress)

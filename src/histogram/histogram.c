@@ -1,7 +1,8 @@
 /*
  * histogram.c -- the frequency-vector aggregate dpm.histogram(cell, n), the
  * same for the sum of a measure per cell (dpm_internal.histogram_sum), and
- * both at once for an average (dpm_internal.histogram_avg: sums, then counts).
+ * both at once for an average (dpm_internal.histogram_avg: sums, then counts);
+ * the same states from rows grouped by cell on other servers (_groups).
  *
  * The transition state is one int64 counter per cell, allocated once in the
  * aggregate context (memory independent of the number of rows).  Combine,
@@ -562,6 +563,79 @@ dpm_marginal_avg_transfn(PG_FUNCTION_ARGS)
 		st = marginal_add(fcinfo, st, l, 0, units);
 	if (valued || !drop)
 		st = marginal_add(fcinfo, st, l, st->n / 2, 1);
+	PG_RETURN_POINTER(st);
+}
+
+/*
+ * The amounts of one group of rows at argument i (int8[], one per copy of the
+ * state; a NULL element adds nothing), checked against `copies` when known.
+ */
+static int
+group_amounts(FunctionCallInfo fcinfo, int i, int64 *amounts, int max_copies)
+{
+	ArrayType  *a;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			k;
+
+	if (PG_ARGISNULL(i))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the amounts of a group must not be NULL")));
+	a = PG_GETARG_ARRAYTYPE_P(i);
+	deconstruct_array(a, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &elems, &nulls, &k);
+	if (ARR_NDIM(a) != 1 || k < 1 || k > max_copies)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a group needs 1 to %d amounts, got %d", max_copies, k)));
+	for (int j = 0; j < k; j++)
+		amounts[j] = nulls[j] ? 0 : DatumGetInt64(elems[j]);
+	return k;
+}
+
+/*
+ * dpm_internal.histogram_groups(cell, n, amounts): the state of histogram,
+ * histogram_sum or histogram_avg from rows already grouped by cell (each
+ * group's count, or sum of units, per copy), as a grouped query on other
+ * servers returns them (Citus, postgres_fdw: dpm_internal.scan in sql/14_scans.sql).
+ */
+PG_FUNCTION_INFO_V1(dpm_histogram_groups_transfn);
+Datum
+dpm_histogram_groups_transfn(PG_FUNCTION_ARGS)
+{
+	int64		amounts[2];
+	int			copies = group_amounts(fcinfo, 3, amounts, 2);
+	int32		cell;
+	HistState  *st = hist_row(fcinfo, "dpm_histogram_groups_transfn", copies, &cell);
+
+	if (cell >= 0)
+		for (int j = 0; j < copies; j++)
+			st->counts[j * (st->n / copies) + cell] = add_saturating(st->counts[j * (st->n / copies) + cell], amounts[j]);
+	PG_RETURN_POINTER(st);
+}
+
+/*
+ * dpm_internal.marginal_groups(bins, sizes, sets, amounts): the same for the
+ * marginal aggregates, from rows grouped by their bins.
+ */
+PG_FUNCTION_INFO_V1(dpm_marginal_groups_transfn);
+Datum
+dpm_marginal_groups_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext cxt = agg_context(fcinfo, "dpm_marginal_groups_transfn");
+	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
+	MarginalLayout *l = marginal_layout(fcinfo);
+	int64		amounts[2];
+	int			copies = group_amounts(fcinfo, 4, amounts, 2);
+
+	if (st == NULL)
+		st = hist_new(cxt, (int32) Max(l->cells, 1), copies);
+	else if (st->n != (int32) Max(l->cells, 1) * copies)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the number of amounts changed within one aggregate")));
+	for (int j = 0; j < copies; j++)
+		st = marginal_add(fcinfo, st, l, j * (st->n / copies), amounts[j]);
 	PG_RETURN_POINTER(st);
 }
 

@@ -45,7 +45,7 @@ RESET ROLE;
 SET ROLE regress_ms_analyst;
 SELECT dpm.create_measure('ms_people', 'bad', 'income', 0, 1);
 -- the bounds are public: analysts read them
-SELECT name, expression, lo, hi, nulls, grid_exp FROM dpm.measures ORDER BY id;
+SELECT name, expression, lo, hi, nulls, grid_exp FROM dpm.measures WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation = 'ms_people'::regclass) ORDER BY id;
 RESET ROLE;
 
 -- the grid: every bound B is between 2^23 and 2^24 units of 2^grid_exp, so a value is at most

@@ -72,7 +72,7 @@ SELECT query, abs(avg(z)) < 4.42 / sqrt(100) AS unbiased, avg(z * z) BETWEEN 0.4
 
 -- every release records its measure; non-negative estimates of a measure that cannot be
 -- negative are derived at no cost from any of them
-SELECT count(*) AS releases, bool_and(measure_id = (SELECT id FROM dpm.measures WHERE name = 'amount')) AS summed
+SELECT count(*) AS releases, bool_and(measure_id = (SELECT id FROM dpm.measures WHERE name = 'amount' AND source_id = (SELECT id FROM dpm.sources WHERE relation = 'sm_people'::regclass))) AS summed
   FROM dpm.releases WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'sm_people'::regclass);
 SELECT max(id) AS last_sum FROM dpm.releases \gset
 SELECT bool_and(answer >= 0) AS non_negative FROM dpm.release(:last_sum, inference => 'nnls');

@@ -1,0 +1,182 @@
+-- The scans that read a source: the rows they count, and where the counting runs.
+--
+-- On one server, a scan is one of our aggregates over the rows (dpm.histogram and its kin,
+-- src/histogram).  When the rows live on other servers (Citus workers, postgres_fdw foreign
+-- tables), those servers cannot run an aggregate whose state is internal, so every row would
+-- travel to this one.  There the scan is a plain grouped query instead (a count, and a sum of a
+-- measure's units, per cell), which Citus and postgres_fdw run where the rows are: one count per
+-- non-empty cell per shard crosses the network, and our aggregate adds up the groups here
+-- (dpm_internal.histogram_groups, marginal_groups).  The two forms give the same numbers.
+
+-- Whether a unit column holds each value once: a valid unique index on that column alone, not
+-- partial, immediate, over a NOT NULL column (rows with a NULL unit would be one unit to the
+-- capping).  Citus enforces such an index on the whole distributed table (it must include the
+-- distribution column), and a partitioned table's on all its partitions.
+CREATE OR REPLACE FUNCTION dpm_internal.unit_unique(rel regclass, unit name) RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT EXISTS (SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+                  WHERE i.indrelid = rel AND i.indisunique AND i.indimmediate AND i.indisvalid
+                    AND i.indnkeyatts = 1 AND i.indpred IS NULL AND i.indexprs IS NULL
+                    AND a.attname = unit AND a.attnotnull)
+$$;
+
+-- The rows a scan of the source reads (a FROM item aliased s), from its table or, given rel, from
+-- one partition of it: with capped, each privacy unit keeps at most max_contributions rows, chosen
+-- with the secure generator (nothing to choose when the unit column is unique); of a source with
+-- periods, only those of the periods given (NULL: all).  Built from the catalog only.
+CREATE OR REPLACE FUNCTION dpm_internal.source_rows(src dpm.sources, capped boolean, periods int4range DEFAULT NULL,
+                                                    rel regclass DEFAULT NULL)
+RETURNS text
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN NOT c.capped THEN x.rows || ' s'
+              ELSE format('(SELECT *, row_number() OVER (PARTITION BY %I ORDER BY dpm_internal.random_key()) AS dpm_rank__ '
+                          'FROM %s s) s WHERE dpm_rank__ <= %s', src.privacy_unit, x.rows, src.max_contributions) END
+    FROM (SELECT coalesce(source_rows.rel, dpm_internal.source_table(src)) AS t) t,
+         LATERAL (SELECT source_rows.capped AND src.privacy_unit IS NOT NULL
+                         AND NOT dpm_internal.unit_unique(t.t, src.privacy_unit) AS capped) c,
+         LATERAL (SELECT CASE WHEN source_rows.periods IS NULL THEN t.t::text
+                              ELSE dpm_internal.period_rows(src, source_rows.periods, c.capped, t.t) END AS rows) x
+$$;
+
+-- Whether a relation's rows live on other servers: it, one of its partitions or a relation a
+-- view of it reads (at any depth) is a foreign table or a Citus table.
+CREATE OR REPLACE FUNCTION dpm_internal.rows_elsewhere(rel regclass) RETURNS boolean
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  rels oid[];
+  citus boolean;
+BEGIN
+  WITH RECURSIVE r(oid) AS (
+    SELECT rel::oid
+    UNION
+    SELECT x.oid
+      FROM r, LATERAL (SELECT i.inhrelid AS oid FROM pg_inherits i WHERE i.inhparent = r.oid
+                       UNION ALL
+                       SELECT d.refobjid FROM pg_rewrite w
+                         JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid
+                                         AND d.refclassid = 'pg_class'::regclass
+                        WHERE w.ev_class = r.oid AND d.refobjid <> r.oid) x)
+  SELECT array_agg(r.oid) INTO rels FROM r;
+  IF EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = ANY (rels) AND c.relkind = 'f') THEN
+    RETURN true;
+  END IF;
+  IF to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+    RETURN false;
+  END IF;
+  EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid::oid = ANY ($1))'
+    INTO citus USING rels;
+  RETURN citus;
+END
+$$;
+
+-- The partitions a scan reads one at a time, so that each foreign partition counts its own rows on
+-- its server (postgres_fdw pushes a grouped query on one foreign table down, but never the partial
+-- aggregates of a partitioned one): the leaves of a partitioned source with a foreign one among
+-- them; NULL to read the source as one relation.  Only where reading the leaves is reading the
+-- source: no row-level security on any table of the tree (a parent's policies would be skipped,
+-- a leaf's applied), run_as may read every leaf, and when capped, no unit can have rows in two
+-- leaves (every partitioned table of the tree is partitioned by the unit column alone).
+CREATE OR REPLACE FUNCTION dpm_internal.scan_parts(src dpm.sources, run_as regrole, capped boolean) RETURNS regclass[]
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  rel regclass := dpm_internal.source_table(src);
+BEGIN
+  IF (SELECT c.relkind FROM pg_class c WHERE c.oid = rel) <> 'p'
+     OR NOT EXISTS (SELECT 1 FROM pg_partition_tree(rel) t JOIN pg_class c ON c.oid = t.relid
+                     WHERE t.isleaf AND c.relkind = 'f')
+     OR EXISTS (SELECT 1 FROM pg_partition_tree(rel) t JOIN pg_class c ON c.oid = t.relid
+                 WHERE c.relrowsecurity OR (t.isleaf AND NOT has_table_privilege(run_as, t.relid, 'SELECT')))
+     OR (capped AND src.privacy_unit IS NOT NULL
+         AND EXISTS (SELECT 1 FROM pg_partition_tree(rel) t JOIN pg_partitioned_table p ON p.partrelid = t.relid
+                      WHERE p.partnatts <> 1 OR p.partattrs[0] = 0
+                         OR (SELECT a.attname FROM pg_attribute a
+                              WHERE a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]) <> src.privacy_unit)) THEN
+    RETURN NULL;
+  END IF;
+  RETURN ARRAY(SELECT t.relid FROM pg_partition_tree(rel) t WHERE t.isleaf ORDER BY t.relid::oid);
+END
+$$;
+
+-- A measure's value on a row in integer units of its grid, as the sum aggregates take it
+-- (src/histogram: clamped to [lo, hi], a numeric compared as numeric_measure does, scaled by
+-- 2^-grid_exp, rounded half to even; NULL for a NULL or NaN value), in SQL that Citus and
+-- postgres_fdw run on their servers: built-in functions only.
+CREATE OR REPLACE FUNCTION dpm_internal.units_sql(m dpm.measures, type regtype) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT format('(CASE WHEN %1$s IS NULL OR %1$s = ''NaN'' THEN NULL WHEN %1$s < %2$s THEN round(%4$s * %6$s) '
+                'WHEN %1$s > %3$s THEN round(%5$s * %6$s) ELSE round((%1$s)::float8 * %6$s) END)::int8',
+                CASE WHEN num THEN format('(%s)', m.expression) ELSE format('(%s)::float8', m.expression) END,
+                format('%s::float8', lo) || CASE WHEN num THEN '::numeric' ELSE '' END,
+                format('%s::float8', hi) || CASE WHEN num THEN '::numeric' ELSE '' END,
+                format('%s::float8', lo), format('%s::float8', hi), format('%s::float8', 2::float8 ^ (-m.grid_exp)))
+    FROM (SELECT type = 'numeric'::regtype AS num, format('%L', m.lo) AS lo, format('%L', m.hi) AS hi) x
+$$;
+
+-- The SQL of a scan of the source as run_as: direct, an aggregate call over the rows (aliased s),
+-- or, when the rows live elsewhere (or dpm.grouped_scans is on), grouped, an aggregate call over
+-- the groups g(k, c, s, v) of the rows by key: k the key, c the rows, s and v the sum and the
+-- number of the units when units (a measure's units_sql) is given.  Its one value is NULL when
+-- there is no row at all.
+CREATE OR REPLACE FUNCTION dpm_internal.scan_sql(src dpm.sources, run_as regrole, capped boolean, periods int4range,
+                                                 direct text, key text, units text, grouped text)
+RETURNS text
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  mode text := lower(coalesce(current_setting('dpm.grouped_scans', true), 'auto'));
+  parts regclass[];
+  cols text;
+BEGIN
+  IF mode <> 'off' THEN
+    parts := dpm_internal.scan_parts(src, run_as, capped);
+  END IF;
+  IF mode = 'off' OR (mode = 'auto' AND parts IS NULL AND NOT dpm_internal.rows_elsewhere(dpm_internal.source_table(src))) THEN
+    RETURN format('SELECT %s FROM %s', direct, dpm_internal.source_rows(src, capped, periods));
+  END IF;
+  cols := format('%s AS k, count(*) AS c', key)
+          || CASE WHEN units IS NULL THEN '' ELSE format(', sum(%1$s) AS s, count(%1$s) AS v', units) END;
+  RETURN format('SELECT %s FROM (%s) g', grouped,
+                (SELECT string_agg(format('SELECT %s FROM %s GROUP BY 1', cols, dpm_internal.source_rows(src, capped, periods, p)),
+                                   ' UNION ALL ')
+                   FROM unnest(coalesce(parts, ARRAY[NULL::regclass])) p));
+END
+$$;
+
+-- The source's frequency vector over a domain, scanned with run_as's privileges (the domain's
+-- creator for a release, the calling custodian for exact answers).  The SQL is built from the
+-- catalog only: the custodian's cell expression and source_rows.
+CREATE OR REPLACE FUNCTION dpm_internal.frequency_vector(src dpm.sources, dom dpm.domains, run_as regrole, capped boolean,
+                                      periods int4range DEFAULT NULL)
+RETURNS float8[]
+LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce(dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, run_as, capped, periods,
+                                    format('dpm.histogram((%s)::int4, %s)', dom.cell_expr, dom.n),
+                                    format('(%s)::int4', dom.cell_expr), NULL,
+                                    format('dpm_internal.histogram_groups(g.k, %s, ARRAY[g.c])', dom.n))),
+                  array_fill(0::float8, ARRAY[dom.n]))
+$$;
+
+-- The marginal tables of these attribute sets (dpm_internal.marginal_counts) in one scan, with
+-- the same rules as the frequency vector: run as the domain's creator, at most max_contributions
+-- rows per privacy unit (when capped), rows in no cell dropped.  Memory: the tables, whatever the
+-- number of rows (grouped: the cells holding rows, on the servers that hold them).
+CREATE OR REPLACE FUNCTION dpm_internal.marginal_tables(src dpm.sources, dom dpm.domains, run_as regrole, capped boolean,
+                                     sets int[], periods int4range DEFAULT NULL)
+RETURNS float8[]
+LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+  -- no row at all: every table is zeros
+  SELECT coalesce(dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, run_as, capped, periods,
+                                    format('dpm_internal.marginal_counts(%s, %L::int4[], %L::int4[])',
+                                           dpm_internal.bins_expr(dom.attr_exprs), dom.attr_sizes, sets),
+                                    dpm_internal.bins_expr(dom.attr_exprs), NULL,
+                                    format('dpm_internal.marginal_groups(g.k, %L::int4[], %L::int4[], ARRAY[g.c])',
+                                           dom.attr_sizes, sets))),
+                  array_fill(0::float8, ARRAY[dpm_internal.table_cells(dom.attr_sizes, sets)]))
+$$;

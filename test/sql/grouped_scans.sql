@@ -1,0 +1,175 @@
+-- Grouped scans (issue 25): where a source's rows live on other servers, scans are grouped
+-- queries those servers run (a count and a sum of units per cell), added up here; they give
+-- exactly what our aggregates give over the rows.  Here on one server, with dpm.grouped_scans
+-- forcing either form, and with a partitioned source one of whose partitions is a postgres_fdw
+-- foreign table (a loopback server).  test/t/006_scale_out.pl runs Citus and remote servers.
+\set SHOW_CONTEXT never
+SET client_min_messages = warning;
+-- 300 units: unit u has 1 + u % 3 rows, all alike (so capping at 2 keeps min(rows, 2) of them,
+-- whichever it picks); kind 4 falls in no cell.  amount: NULL, NaN, out of [-100, 1000], halfway
+-- between two units of the grid (2^-14 for these bounds) and not on it; amount_n the same as
+-- numeric, some beyond float8's precision or range
+CREATE TABLE gs_rows AS
+  SELECT u AS unit, u % 5 AS kind, u % 2 = 0 AS flag,
+         CASE WHEN u % 17 = 0 THEN NULL WHEN u % 19 = 0 THEN 'NaN' WHEN u % 23 = 0 THEN -1e6
+              WHEN u % 7 = 0 THEN u + 2 ^ (-15) ELSE u * 3.3 - 60 END::float8 AS amount,
+         CASE WHEN u % 13 = 0 THEN NULL WHEN u % 11 = 0 THEN 'NaN' WHEN u % 29 = 0 THEN 1e400
+              WHEN u % 31 = 0 THEN -1e400 ELSE u / 7.0 - 20 END::numeric AS amount_n,
+         date '2024-01-01' + u % 6 AS day
+    FROM generate_series(1, 300) u, generate_series(1, 3) r WHERE r <= 1 + u % 3;
+SELECT dpm.register_source('gs_rows', 'unit', 2, epsilon => 100);
+SELECT dpm.create_domain('gs_d', 'gs_rows', '[{"name": "kind", "values": [0, 1, 2, 3]}, {"name": "flag", "values": [true, false]}]');
+SELECT dpm.create_measure('gs_rows', 'gs_amount', 'amount', -100, 1000) > 0 AS amount;
+SELECT dpm.create_measure('gs_rows', 'gs_amount_n', 'amount_n', -50, 50, nulls => 'drop') > 0 AS amount_n;
+
+-- every scan of this source, by name: counts, sums and averages, as vectors and as marginal tables
+CREATE FUNCTION gs_scans(source regclass, periods int4range DEFAULT NULL) RETURNS TABLE(scan text, v float8[])
+LANGUAGE sql AS $$
+  SELECT x.scan, x.v
+    FROM (SELECT s FROM dpm.sources s WHERE s.relation = source AND s.unregistered_at IS NULL) s,
+         (SELECT d FROM dpm.domains d WHERE d.source_id = (SELECT id FROM dpm.sources WHERE relation = source)) d,
+         (SELECT m FROM dpm.measures m WHERE m.name = 'gs_amount' AND m.source_id = (SELECT id FROM dpm.sources WHERE relation = source)) m,
+         (SELECT m FROM dpm.measures m WHERE m.name = 'gs_amount_n' AND m.source_id = (SELECT id FROM dpm.sources WHERE relation = source)) n,
+         LATERAL (VALUES
+           ('counts', dpm_internal.frequency_vector(s.s, d.d, current_user::regrole, false, periods)),
+           ('capped counts', dpm_internal.frequency_vector(s.s, d.d, current_user::regrole, true, periods)),
+           ('sums', dpm_internal.measure_vector(s.s, d.d, m.m, current_user::regrole, true, false, periods)),
+           ('averages', dpm_internal.measure_vector(s.s, d.d, m.m, current_user::regrole, true, true, periods)),
+           ('numeric sums', dpm_internal.measure_vector(s.s, d.d, n.m, current_user::regrole, true, false, periods)),
+           ('numeric averages, NULLs dropped', dpm_internal.measure_vector(s.s, d.d, n.m, current_user::regrole, true, true, periods)),
+           ('marginal counts', dpm_internal.marginal_tables(s.s, d.d, current_user::regrole, true, '{{1,0},{2,0},{1,2}}', periods)),
+           ('marginal sums', dpm_internal.measure_tables(s.s, d.d, m.m, current_user::regrole, true, '{{1,0},{1,2}}', false, periods)),
+           ('marginal averages', dpm_internal.measure_tables(s.s, d.d, n.m, current_user::regrole, true, '{{2,0},{1,2}}', true, periods))
+         ) x(scan, v)
+$$;
+
+-- our aggregates, then grouped queries: the same numbers, to the last bit
+SET dpm.grouped_scans = off;
+CREATE TEMP TABLE gs_direct AS SELECT * FROM gs_scans('gs_rows');
+SET dpm.grouped_scans = on;
+SELECT d.scan, cardinality(d.v) AS cells, g.v = d.v AS same FROM gs_direct d JOIN gs_scans('gs_rows') g USING (scan) ORDER BY d.scan;
+-- and they are right: capped counts by hand; a sum by hand for the cells without a NULL, NaN or
+-- halfway value (2 * min(rows, 2) / 2 rows: each unit's capped rows, in units of 2^-14)
+SELECT d.v = ARRAY(SELECT coalesce(sum(least(1 + u % 3, 2)), 0)::float8
+                     FROM generate_series(0, 7) c
+                     LEFT JOIN generate_series(1, 300) u ON u % 5 = c / 2 AND (u % 2 = 0) = (c % 2 = 0)
+                    GROUP BY c ORDER BY c) AS capped_counts_right
+  FROM gs_direct d WHERE d.scan = 'capped counts';
+SELECT d.v[1] = (SELECT sum(least(1 + u % 3, 2) * round(greatest(u * 3.3 - 60, -100) * 16384))
+                   FROM generate_series(1, 300) u
+                  WHERE u % 5 = 0 AND u % 2 = 0 AND u % 17 <> 0 AND u % 19 <> 0 AND u % 23 <> 0 AND u % 7 <> 0)
+       + (SELECT sum(least(1 + u % 3, 2) * CASE WHEN u % 23 = 0 THEN -100 * 16384 ELSE round((u + 2 ^ (-15)) * 16384) END)
+            FROM generate_series(1, 300) u
+           WHERE u % 5 = 0 AND u % 2 = 0 AND u % 17 <> 0 AND u % 19 <> 0 AND (u % 23 = 0 OR u % 7 = 0)) AS sums_right
+  FROM gs_direct d WHERE d.scan = 'sums';
+-- halfway values round to even units: u + 2^-15 is u * 16384 + 1/2 units
+SELECT round(70 * 16384 + 0.5::float8) = 70 * 16384 AS even_down, round(7 * 16384 + 0.5::float8) = 7 * 16384 AS even_down_too;
+
+-- the grouped SQL counts per cell, then our aggregate adds the groups up; the direct one does not group
+SELECT dpm_internal.scan_sql(s, current_user::regrole, false, NULL, 'dpm.histogram(1, 1)', 'k', NULL, 'g') AS grouped
+  FROM dpm.sources s WHERE relation = 'gs_rows'::regclass;
+SET dpm.grouped_scans = auto;
+SELECT dpm_internal.scan_sql(s, current_user::regrole, false, NULL, 'dpm.histogram(1, 1)', 'k', NULL, 'g') AS auto_here
+  FROM dpm.sources s WHERE relation = 'gs_rows'::regclass;
+
+-- periods: a unit's rows are all on one day, so capping by periods keeps them; days 1 to 3
+SELECT dpm.set_periods('gs_rows', 'day', '1 day', '2024-01-01');
+SET dpm.grouped_scans = off;
+CREATE TEMP TABLE gs_direct_periods AS SELECT * FROM gs_scans('gs_rows', int4range(1, 4));
+SET dpm.grouped_scans = on;
+SELECT d.scan, g.v = d.v AS same FROM gs_direct_periods d JOIN gs_scans('gs_rows', int4range(1, 4)) g USING (scan)
+ ORDER BY d.scan;
+SELECT (SELECT sum(x) FROM unnest(v) x) = (SELECT sum(least(1 + u % 3, 2)) FROM generate_series(1, 300) u
+                                           WHERE u % 5 < 4 AND u % 6 BETWEEN 1 AND 3) AS period_counts_right
+  FROM gs_direct_periods WHERE scan = 'capped counts';
+SET dpm.grouped_scans = auto;
+
+-- a unique unit column needs no capping: nothing to sort, whatever the scan
+CREATE TABLE gs_u1 (id int PRIMARY KEY, x int);
+CREATE TABLE gs_u2 (id int UNIQUE, x int);
+CREATE TABLE gs_u3 (id int NOT NULL, x int);
+CREATE UNIQUE INDEX ON gs_u3 (id) WHERE x > 0;
+CREATE TABLE gs_u4 (id int NOT NULL, x int, UNIQUE (id, x));
+CREATE TABLE gs_u5 (id int NOT NULL, x int, UNIQUE (id) DEFERRABLE);
+CREATE TABLE gs_u6 (id int NOT NULL, x int);
+CREATE UNIQUE INDEX ON gs_u6 ((id + 0));
+SELECT t, dpm_internal.unit_unique(t, 'id') AS unique_unit
+  FROM unnest('{gs_u1,gs_u2,gs_u3,gs_u4,gs_u5,gs_u6}'::regclass[]) t;
+SELECT dpm_internal.unit_unique('gs_u1', 'x') AS other_column;
+SELECT dpm.register_source('gs_u1', 'id', 3, epsilon => 1);
+SELECT dpm.register_source('gs_u2', 'id', 3, epsilon => 1);
+SELECT s.relation, dpm_internal.source_rows(s, true) LIKE '%row_number%' AS capped
+  FROM dpm.sources s WHERE s.relation IN ('gs_u1'::regclass, 'gs_u2'::regclass) ORDER BY 1;
+
+-- a partitioned source with a foreign partition (postgres_fdw, over a loopback server): each
+-- partition is read alone, the foreign one's counts computed by its server
+CREATE EXTENSION postgres_fdw;
+DO $$
+BEGIN
+  EXECUTE format('CREATE SERVER gs_loop FOREIGN DATA WRAPPER postgres_fdw OPTIONS (dbname %L, port %L, host %L)',
+                 current_database(), current_setting('port'),
+                 coalesce(nullif(split_part(current_setting('unix_socket_directories'), ',', 1), ''), 'localhost'));
+END $$;
+CREATE USER MAPPING FOR CURRENT_USER SERVER gs_loop;
+CREATE TABLE gs_part (LIKE gs_rows) PARTITION BY HASH (unit);
+CREATE TABLE gs_part_0 PARTITION OF gs_part FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE gs_remote (LIKE gs_rows);
+CREATE FOREIGN TABLE gs_part_1 PARTITION OF gs_part FOR VALUES WITH (MODULUS 2, REMAINDER 1)
+  SERVER gs_loop OPTIONS (table_name 'gs_remote');
+INSERT INTO gs_part SELECT * FROM gs_rows;
+SELECT (SELECT count(*) FROM gs_part_0) AS here, (SELECT count(*) FROM gs_remote) AS there;
+SELECT dpm.register_source('gs_part', 'unit', 2, epsilon => 100);
+SELECT dpm.create_domain('gs_pd', 'gs_part', '[{"name": "kind", "values": [0, 1, 2, 3]}, {"name": "flag", "values": [true, false]}]');
+SELECT dpm.create_measure('gs_part', 'gs_amount', 'amount', -100, 1000) > 0 AS amount;
+SELECT dpm.create_measure('gs_part', 'gs_amount_n', 'amount_n', -50, 50, nulls => 'drop') > 0 AS amount_n;
+SELECT dpm_internal.rows_elsewhere('gs_part') AS part_elsewhere, dpm_internal.rows_elsewhere('gs_rows') AS rows_elsewhere;
+CREATE VIEW gs_part_view AS SELECT * FROM gs_part WHERE unit > 0;
+SELECT dpm_internal.rows_elsewhere('gs_part_view') AS view_elsewhere;
+-- the same numbers as the one table, read partition by partition (auto)
+SELECT d.scan, g.v = d.v AS same FROM gs_direct d JOIN gs_scans('gs_part') g USING (scan) ORDER BY d.scan;
+SELECT dpm_internal.scan_parts(s, current_user::regrole, true) AS parts FROM dpm.sources s WHERE relation = 'gs_part'::regclass;
+-- the foreign partition's grouped count runs on its server: one Foreign Scan of an aggregate
+CREATE FUNCTION gs_plan(capped boolean) RETURNS TABLE(line text) LANGUAGE plpgsql AS $$
+DECLARE
+  q text := (SELECT dpm_internal.scan_sql(s, current_user::regrole, capped, NULL, 'x', format('(%s)::int4', d.cell_expr), NULL,
+                                          format('dpm_internal.histogram_groups(g.k, %s, ARRAY[g.c])', d.n))
+               FROM dpm.sources s JOIN dpm.domains d ON d.source_id = s.id WHERE s.relation = 'gs_part'::regclass);
+BEGIN
+  RETURN QUERY EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || q;
+END $$;
+SELECT count(*) FILTER (WHERE line ~ 'Relations: Aggregate on') AS pushed_down_aggregates,
+       count(*) FILTER (WHERE line ~ 'Remote SQL: SELECT .* GROUP BY') AS grouped_remote_sql
+  FROM gs_plan(false);
+-- capped, postgres_fdw cannot run the window that picks a unit's rows: they cross (still exact)
+SELECT count(*) FILTER (WHERE line ~ 'Relations: Aggregate on') AS pushed_down_aggregates FROM gs_plan(true);
+-- where reading the partitions is not reading the source, the source is read as one (the rows of
+-- the foreign partition cross): a unit that could be in two partitions (capped only) ...
+CREATE TABLE gs_part2 (LIKE gs_rows) PARTITION BY LIST (kind);
+CREATE TABLE gs_part2_0 PARTITION OF gs_part2 FOR VALUES IN (0, 1, 2);
+CREATE FOREIGN TABLE gs_part2_1 PARTITION OF gs_part2 FOR VALUES IN (3, 4) SERVER gs_loop OPTIONS (table_name 'gs_remote');
+SELECT dpm.register_source('gs_part2', 'unit', 2, epsilon => 1);
+SELECT capped, dpm_internal.scan_parts(s, current_user::regrole, capped) AS parts
+  FROM dpm.sources s, (VALUES (true), (false)) c(capped) WHERE relation = 'gs_part2'::regclass;
+-- ... row-level security on the partitioned table, and a role that may read it but not its partitions
+ALTER TABLE gs_part2 ENABLE ROW LEVEL SECURITY;
+SELECT dpm_internal.scan_parts(s, current_user::regrole, false) AS parts_under_rls FROM dpm.sources s WHERE relation = 'gs_part2'::regclass;
+ALTER TABLE gs_part2 DISABLE ROW LEVEL SECURITY;
+CREATE ROLE gs_reader;
+GRANT SELECT ON gs_part2 TO gs_reader;
+SELECT dpm_internal.scan_parts(s, 'gs_reader', false) AS parts_for_reader FROM dpm.sources s WHERE relation = 'gs_part2'::regclass;
+GRANT SELECT ON gs_part2_0, gs_part2_1 TO gs_reader;
+SELECT cardinality(dpm_internal.scan_parts(s, 'gs_reader', false)) AS parts_granted FROM dpm.sources s WHERE relation = 'gs_part2'::regclass;
+REVOKE ALL ON gs_part2, gs_part2_0, gs_part2_1 FROM gs_reader;
+DROP ROLE gs_reader;
+
+-- a release over the partitioned source: answers as over the one table, charged once
+SELECT dpm.create_workload('gs_pw', 'gs_pd', 'Identity(kind) * Identity(flag) + Total(kind) * Total(flag)');
+SELECT count(*) AS answers, bool_and(answer IS NOT NULL) AS all_answered
+  FROM dpm.answer('gs_pw', epsilon => 1, method => 'identity', reuse => 'never');
+SELECT count(*) AS charges, sum(epsilon) AS spent FROM dpm.ledger WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'gs_part'::regclass);
+SELECT array_agg(answer ORDER BY query) = (SELECT v FROM gs_direct WHERE scan = 'counts') || (SELECT sum(x) FROM gs_direct, unnest(v) x WHERE scan = 'counts')
+       AS exact_answers_same
+  FROM dpm.exact_answers('gs_pw');
+
+RESET dpm.grouped_scans;
+RESET client_min_messages;
