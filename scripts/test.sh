@@ -139,6 +139,16 @@ if ! scripts/setup.sh; then
 	exit 1
 fi
 
+# Citus, for test/t/006_scale_out.pl: a test-time dependency no package archive here carries, built
+# from the workplace's vendor directory (next to this tree, or DPM_VENDOR); never linked or shipped.
+# Without it that test is skipped.
+for vendor in "${DPM_VENDOR:-}" ../shared/vendor /work/shared/vendor; do
+	if [ -n "$vendor" ] && [ -f "$vendor/install-citus.sh" ]; then
+		bash "$vendor/install-citus.sh" "$PG_CONFIG" || echo "test: Citus did not install; test/t/006_scale_out.pl is skipped"
+		break
+	fi
+done
+
 # tap: the TAP tests (make installcheck's prove part); adds to passed and failed.  Each assertion
 # counts, read from the test's log (tmp_check/log/regress_log_NAME, where every "ok N" and
 # "not ok N" line is copied, after a timestamp); a test file that failed without a failed assertion

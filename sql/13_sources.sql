@@ -84,8 +84,37 @@ $$;
 CREATE OR REPLACE FUNCTION dpm_internal.plan_cells(cell_expr text, relation regclass, run_as regrole) RETURNS void
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+  state text;
+  msg text;
+  hint text;
 BEGIN
   PERFORM dpm_internal.exec_as(run_as, format('SELECT ARRAY[(%s)::float8] FROM %s LIMIT 0', cell_expr, relation));
+EXCEPTION WHEN feature_not_supported OR internal_error THEN
+  -- a distributed engine (Citus) that cannot run the source's query: say so before anything is charged
+  IF NOT dpm_internal.rows_elsewhere(relation) THEN
+    RAISE;
+  END IF;
+  GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
+  RAISE EXCEPTION 'the servers holding the rows of "%" cannot run a query over it: %', relation, msg
+    USING ERRCODE = state,
+          HINT = concat_ws(' ', nullif(hint, ''), 'A source view may join distributed tables only on their distribution columns, when they are colocated, or with reference tables.');
+END
+$$;
+
+-- The distribution column of a Citus hash-distributed table (NULL for any other relation).
+CREATE OR REPLACE FUNCTION dpm_internal.distribution_column(rel regclass) RETURNS name
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  col name;
+BEGIN
+  IF to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+    RETURN NULL;
+  END IF;
+  EXECUTE 'SELECT pg_catalog.column_to_column_name(logicalrelid, partkey) FROM pg_catalog.pg_dist_partition
+            WHERE logicalrelid = $1 AND partmethod = ''h''' INTO col USING rel;
+  RETURN col;
 END
 $$;
 
@@ -253,6 +282,13 @@ BEGIN
   EXCEPTION WHEN unique_violation THEN    -- a concurrent registration committed after the check
     RAISE EXCEPTION '"%" is already registered', relation USING ERRCODE = 'duplicate_object';
   END;
+  IF privacy_unit IS NOT NULL AND dpm_internal.distribution_column(relation) <> privacy_unit
+     AND NOT dpm_internal.unit_unique(relation, privacy_unit) THEN
+    RAISE NOTICE 'the privacy unit "%" is not the distribution column of "%": to keep at most % rows of each unit, every release reads each row''s unit here',
+                 privacy_unit, relation, max_contributions
+      USING DETAIL = 'A unit''s rows may be on several workers, so the capping runs on the coordinator; the counts stay exact.',
+            HINT = format('Distributed by %I (colocated with the tables it joins), the workers cap and count, and only counts cross.', privacy_unit);
+  END IF;
 END
 $$;
 COMMENT ON FUNCTION dpm.register_source(regclass, name, int, float8, float8, float8) IS
