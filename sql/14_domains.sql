@@ -29,12 +29,16 @@ DECLARE
   off int := 0;
 BEGIN
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
-  -- one scan: the number of rows, then each attribute's bin counts (dpm.histogram skips NULL bins)
-  counts := dpm_internal.exec_as(run_as, format('SELECT ARRAY[count(*)::float8] || %s FROM %s',
-              (SELECT string_agg(format('coalesce(dpm.histogram((%s), %s), array_fill(0::float8, ARRAY[%s]))',
+  -- one scan: the number of rows, then each attribute's bin counts (dpm.histogram skips NULL
+  -- bins); grouped by the row's bins where the rows live elsewhere (dpm_internal.scan_sql)
+  counts := dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, run_as, false, NULL,
+              'ARRAY[count(*)::float8] || ' || (SELECT string_agg(format('coalesce(dpm.histogram((%s), %s), array_fill(0::float8, ARRAY[%s]))',
                                         dom.attr_exprs[k], dom.attr_sizes[k], dom.attr_sizes[k]), ' || ' ORDER BY k)
                  FROM generate_subscripts(dom.attr_names, 1) k),
-              dpm_internal.source_rows(src, false)));
+              dpm_internal.bins_expr(dom.attr_exprs), NULL,
+              'ARRAY[sum(g.c)::float8] || ' || (SELECT string_agg(format('coalesce(dpm_internal.histogram_groups(g.k[%s], %s, ARRAY[g.c]), array_fill(0::float8, ARRAY[%s]))',
+                                        k, dom.attr_sizes[k], dom.attr_sizes[k]), ' || ' ORDER BY k)
+                 FROM generate_subscripts(dom.attr_names, 1) k)));
   FOR k IN 1 .. cardinality(dom.attr_names) LOOP
     attribute := dom.attr_names[k];
     rows := counts[1]::bigint;
