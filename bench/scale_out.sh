@@ -88,15 +88,16 @@ SELECT round(pg_temp.t(\$s\$$1\$s\$)::numeric, 3);
 SQL
 }
 cell() { q 5611 -c "SELECT cell_expr FROM dpm.domains WHERE name = '$1'"; }
-# the baseline: the cells' GROUP BY as the servers run it (on the foreign partitions, one each)
+# the baseline: the cells' GROUP BY as the servers run it (on the foreign partitions, one each,
+# concurrently), fetched
 groupby() {
 	local c
 	c=$(cell "$1")
 	if [ "$2" = people ]; then
 		echo "SELECT count(*) FROM (SELECT ($c)::int4 AS cell, count(*) FROM people GROUP BY 1) g"
 	else
-		echo "SELECT count(*) FROM (SELECT cell, sum(n) FROM (SELECT ($c)::int4 AS cell, count(*) AS n FROM people_fdw_0 GROUP BY 1
-		      UNION ALL SELECT ($c)::int4, count(*) FROM people_fdw_1 GROUP BY 1) u GROUP BY 1) g"
+		echo "SELECT count(k), sum(c) FROM (SELECT ($c)::int4 AS k, count(*) AS c FROM people_fdw_0 s GROUP BY 1
+		      UNION ALL SELECT ($c)::int4 AS k, count(*) AS c FROM people_fdw_1 s GROUP BY 1) g"
 	fi
 }
 answer() { echo "SELECT count(*) FROM dpm.answer('$1', epsilon => 1, method => 'identity')"; }
