@@ -150,3 +150,31 @@ CREATE OR REPLACE AGGREGATE dpm_internal.marginal_groups(bins int[], sizes int[]
   PARALLEL = SAFE
 );
 COMMENT ON FUNCTION dpm_internal.marginal_groups_transfn(internal, int[], int[], int[], int8[]) IS 'support function of the aggregate dpm_internal.marginal_groups: adds one group''s amounts to every table';
+
+-- The capping of a scan as one aggregate, so that postgres_fdw can run it where a foreign
+-- partition's rows are (src/histogram/capped.c): each unit's rows, at most k of them chosen at
+-- random, grouped by key (a cell, or a row's bins, as int4[]), with their units of a measure.
+-- IMMUTABLE only so that postgres_fdw ships it (it sends no mutable function): its randomness
+-- picks which rows of a unit count, as the capping window does, and nothing caches its result.
+CREATE OR REPLACE FUNCTION dpm_internal.capped_groups_transfn(internal, anyelement, int, int4[], int8) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpm_capped_groups_transfn' LANGUAGE C IMMUTABLE;
+
+CREATE OR REPLACE FUNCTION dpm_internal.capped_groups_finalfn(internal, anyelement, int, int4[], int8) RETURNS int8[]
+AS 'MODULE_PATHNAME', 'dpm_capped_groups_finalfn' LANGUAGE C IMMUTABLE;
+
+CREATE OR REPLACE AGGREGATE dpm_internal.capped_groups(unit anyelement, k int, key int4[], units int8) (
+  SFUNC = dpm_internal.capped_groups_transfn,
+  STYPE = internal,
+  FINALFUNC = dpm_internal.capped_groups_finalfn,
+  FINALFUNC_EXTRA
+);
+COMMENT ON FUNCTION dpm_internal.capped_groups_transfn(internal, anyelement, int, int4[], int8) IS 'support function of the aggregate dpm_internal.capped_groups: draws one row of its unit';
+
+-- capped_groups' result as rows: a key, its kept rows, their sum of units, those with a value.
+CREATE OR REPLACE FUNCTION dpm_internal.capped_rows(a int8[]) RETURNS TABLE(k int4[], c int8, s int8, v int8)
+LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT a[2 + i * (a[1] + 3) : 1 + i * (a[1] + 3) + a[1]]::int4[], a[2 + i * (a[1] + 3) + a[1]],
+         a[3 + i * (a[1] + 3) + a[1]], a[4 + i * (a[1] + 3) + a[1]]
+    FROM generate_series(0, (cardinality(a) - 1) / (a[1] + 3) - 1) i
+$$;

@@ -290,11 +290,12 @@ BEGIN
             HINT = format('Distributed by %I (colocated with the tables it joins), the workers cap and count, and only counts cross.', privacy_unit);
   END IF;
   IF privacy_unit IS NOT NULL AND EXISTS (SELECT 1 FROM pg_partition_tree(relation) t JOIN pg_class c ON c.oid = t.relid
-                                           WHERE c.relkind = 'f') THEN
+                                           WHERE c.relkind = 'f'
+                                             AND NOT dpm_internal.caps_remotely((SELECT s FROM dpm.sources s WHERE s.relation = register_source.relation AND s.unregistered_at IS NULL), c.oid::regclass, true, NULL)) THEN
     RAISE NOTICE 'rows of "%" are in foreign tables: to keep at most % rows of each unit "%", every release reads their rows here',
                  relation, max_contributions, privacy_unit
       USING DETAIL = 'postgres_fdw runs no window function on the remote server, so the capping runs here; the counts stay exact.',
-            HINT = 'When each row is its own privacy unit, register the source without privacy_unit: the servers then count, and only counts cross.';
+            HINT = 'Install dpmatrix on those servers and add it to their foreign servers'' extensions (ALTER SERVER ... OPTIONS (ADD extensions ''dpmatrix'')): they then cap and count, and only counts cross.';
   END IF;
 END
 $$;

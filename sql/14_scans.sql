@@ -117,6 +117,24 @@ AS $$
     FROM (SELECT type = 'numeric'::regtype AS num, format('%L', m.lo) AS lo, format('%L', m.hi) AS hi) x
 $$;
 
+-- Whether a capped scan of rel (the source's table or one of its partitions) caps on the server
+-- holding its rows: a postgres_fdw foreign table whose server lists dpmatrix in its extensions
+-- (postgres_fdw then ships dpm_internal.capped_groups; that server must have dpmatrix installed).
+-- Not for periods, whose capping needs each unit's earlier periods.
+CREATE OR REPLACE FUNCTION dpm_internal.caps_remotely(src dpm.sources, rel regclass, capped boolean, periods int4range)
+RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT capped AND src.privacy_unit IS NOT NULL AND periods IS NULL
+         AND EXISTS (SELECT 1 FROM pg_foreign_table ft
+                       JOIN pg_foreign_server fs ON fs.oid = ft.ftserver
+                       JOIN pg_foreign_data_wrapper w ON w.oid = fs.srvfdw
+                      WHERE ft.ftrelid = rel AND w.fdwname = 'postgres_fdw'
+                        AND EXISTS (SELECT 1 FROM unnest(fs.srvoptions) o
+                                     WHERE o LIKE 'extensions=%'
+                                       AND 'dpmatrix' = ANY (string_to_array(replace(substr(o, 12), ' ', ''), ','))))
+$$;
+
 -- The SQL of a scan of the source as run_as: direct, an aggregate call over the rows (aliased s),
 -- or, when the rows live elsewhere (or dpm.grouped_scans is on), grouped, an aggregate call over
 -- the groups g(k, c, s, v) of the rows by key: k the key, c the rows, s and v the sum and the
@@ -131,6 +149,7 @@ DECLARE
   mode text := lower(coalesce(current_setting('dpm.grouped_scans', true), 'auto'));
   parts regclass[];
   cols text;
+  capped_cols text;
 BEGIN
   IF mode <> 'off' THEN
     parts := dpm_internal.scan_parts(src, run_as, capped);
@@ -140,10 +159,20 @@ BEGIN
   END IF;
   cols := format('%s AS k, count(*) AS c', key)
           || CASE WHEN units IS NULL THEN '' ELSE format(', sum(%1$s) AS s, count(%1$s) AS v', units) END;
+  -- a capped foreign table whose server runs dpmatrix: capped_groups there (a key is a cell, or
+  -- bins_expr's int4[] for marginal tables)
+  capped_cols := CASE WHEN key LIKE 'ARRAY[%' THEN 'r.k AS k' ELSE 'r.k[1] AS k' END || ', r.c AS c'
+                 || CASE WHEN units IS NULL THEN '' ELSE ', r.s AS s, r.v AS v' END;
   RETURN format('SELECT %s FROM (%s) g', grouped,
-                (SELECT string_agg(format('SELECT %s FROM %s GROUP BY 1', cols, dpm_internal.source_rows(src, capped, periods, p)),
+                (SELECT string_agg(CASE WHEN dpm_internal.caps_remotely(src, t.t, capped, periods)
+                   THEN format('SELECT %s FROM dpm_internal.capped_rows((SELECT dpm_internal.capped_groups(%I, %s, %s, %s) FROM %s s)) r',
+                               capped_cols, src.privacy_unit, src.max_contributions,
+                               CASE WHEN key LIKE 'ARRAY[%' THEN key ELSE format('ARRAY[%s]::int4[]', key) END,
+                               coalesce(units, 'NULL::int8'), t.t)
+                   ELSE format('SELECT %s FROM %s GROUP BY 1', cols, dpm_internal.source_rows(src, capped, periods, p)) END,
                                    ' UNION ALL ')
-                   FROM unnest(coalesce(parts, ARRAY[NULL::regclass])) p));
+                   FROM unnest(coalesce(parts, ARRAY[NULL::regclass])) p,
+                        LATERAL (SELECT coalesce(p, dpm_internal.source_table(src)) AS t) t));
 END
 $$;
 

@@ -140,8 +140,26 @@ END $$;
 SELECT count(*) FILTER (WHERE line ~ 'Relations: Aggregate on') AS pushed_down_aggregates,
        count(*) FILTER (WHERE line ~ 'Remote SQL: SELECT .* GROUP BY') AS grouped_remote_sql
   FROM gs_plan(false);
--- capped, postgres_fdw cannot run the window that picks a unit's rows: they cross (still exact)
+-- capped, postgres_fdw cannot run the window that picks a unit's rows: they cross (still exact) ...
 SELECT count(*) FILTER (WHERE line ~ 'Relations: Aggregate on') AS pushed_down_aggregates FROM gs_plan(true);
+-- ... unless the server runs dpmatrix: then capped_groups caps and counts there
+ALTER SERVER gs_loop OPTIONS (ADD extensions 'dpmatrix');
+SELECT count(*) FILTER (WHERE line ~ 'Relations: Aggregate on') AS pushed_down_aggregates,
+       count(*) FILTER (WHERE line ~ 'Remote SQL: SELECT dpm_internal.capped_groups\(unit, 2, ') AS capped_remotely
+  FROM gs_plan(true);
+SELECT d.scan, g.v = d.v AS same FROM gs_direct d JOIN gs_scans('gs_part') g USING (scan) ORDER BY d.scan;
+-- capped_groups keeps k rows of each unit, every row of a unit equally likely: 4000 draws of 2 of
+-- a unit's 4 rows (values 1 to 4) keep each value 2000 times on average (binomial, sd 31.6);
+-- each count within 6 sd of it fails by chance with probability below 1e-8
+SELECT kept, abs(count(*) - 2000) < 6 * sqrt(4000 * 0.5 * 0.5) AS uniform
+  FROM (SELECT dpm_internal.capped_groups(1, 2, ARRAY[v], NULL::int8) AS g
+          FROM generate_series(1, 4000) d, generate_series(1, 4) v GROUP BY d) x,
+       dpm_internal.capped_rows(x.g) r, unnest(r.k) kept
+ GROUP BY kept ORDER BY kept;
+-- bad input
+SELECT dpm_internal.capped_groups(1, 0, ARRAY[1], NULL::int8);
+SELECT dpm_internal.capped_groups(1, 1, ARRAY[[1]], NULL::int8);
+SELECT dpm_internal.capped_groups(x, 1, ARRAY[1], NULL::int8) FROM (VALUES ('{"a": 1}'::json)) t(x);
 -- where reading the partitions is not reading the source, the source is read as one (the rows of
 -- the foreign partition cross): a unit that could be in two partitions (capped only) ...
 CREATE TABLE gs_part2 (LIKE gs_rows) PARTITION BY LIST (kind);

@@ -8,7 +8,8 @@
 #      or a grouped query to each foreign server, read concurrently (async); the bytes the
 #      coordinator receives do not grow with the rows;
 #   3. a privacy unit that is not the distribution column is still capped exactly (its rows are
-#      gathered), with a notice at registration; a source view Citus cannot run is refused when the
+#      gathered), with a notice at registration; over postgres_fdw, the servers cap when they run
+#      dpmatrix (capped_groups); a source view Citus cannot run is refused when the
 #      domain is created, before anything is charged;
 #   4. the budget holds under concurrent releases from the coordinator.
 # Needs Citus (scripts/setup.sh installs it from ../shared/vendor when that is there).
@@ -31,6 +32,7 @@ my $conf = "shared_preload_libraries = 'citus'\nmax_worker_processes = 24\n";
 my $coord = dpm_node('coord', conf => $conf);
 my @workers = map { dpm_node("worker$_", conf => $conf) } (1, 2);
 my @shards = map { dpm_node("shard$_") } (1, 2);
+$_->safe_psql('postgres', 'CREATE EXTENSION dpmatrix') foreach @shards;
 foreach my $node ($coord, @workers)
 {
 	# a node connects to itself (intermediate results) through citus.local_hostname
@@ -204,8 +206,17 @@ INSERT INTO people_fdw SELECT * FROM people_local;
 ok($shards[0]->safe_psql('postgres', 'SELECT count(*) FROM people_part') > 9000
 	  && $shards[1]->safe_psql('postgres', 'SELECT count(*) FROM people_part') > 9000,
 	'the rows are on the two servers');
-register('people_fdw', 'id', 1, $cells, 'income');
+$notice = register('people_fdw', 'id', 1, $cells, 'income');
+like($notice, qr/rows of "public.people_fdw" are in foreign tables:.*HINT:  .*extensions/s,
+	'a privacy unit over foreign tables: a notice that says how to cap on their servers');
 is(scans('people_fdw'), $want, 'postgres_fdw partitions: every scan equals the local one');
+is(scalar(() = plan_of(scan_sql('people_fdw', 'true')) =~ /Relations: Aggregate on/g), 0,
+	'capped, without dpmatrix among the servers\' extensions: the rows cross (postgres_fdw ships no window)');
+sql(q{ALTER SERVER shard0 OPTIONS (ADD extensions 'dpmatrix'); ALTER SERVER shard1 OPTIONS (ADD extensions 'dpmatrix')});
+$plan = plan_of(scan_sql('people_fdw', 'true'));
+is(scalar(() = $plan =~ /Relations: Aggregate on/g), 2, 'with it, each server caps and counts its own rows') or diag($plan);
+like($plan, qr/Remote SQL: SELECT dpm_internal\.capped_groups\(id, 1, /, 'through dpm_internal.capped_groups');
+is(scans('people_fdw'), $want, 'and every scan still equals the local one');
 sql(q{SELECT dpm.create_workload('w_fdw', 'd_people_fdw', 'Identity(age) * Identity(sex) + Total(age) * Total(sex)')});
 is(sql(q{SELECT array_agg(answer ORDER BY query) FROM dpm.exact_answers('w_fdw')}),
 	sql(q{SELECT array_agg(answer ORDER BY query) FROM dpm.exact_answers('w_people_local')}), 'exact answers equal');
