@@ -85,7 +85,6 @@ CREATE OR REPLACE FUNCTION dpm_internal.plan_cells(cell_expr text, relation regc
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  state text;
   msg text;
   hint text;
 BEGIN
@@ -95,9 +94,9 @@ EXCEPTION WHEN feature_not_supported OR internal_error THEN
   IF NOT dpm_internal.rows_elsewhere(relation) THEN
     RAISE;
   END IF;
-  GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
+  GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
   RAISE EXCEPTION 'the servers holding the rows of "%" cannot run a query over it: %', relation, msg
-    USING ERRCODE = state,
+    USING ERRCODE = 'feature_not_supported',
           HINT = concat_ws(' ', nullif(hint, ''), 'A source view may join distributed tables only on their distribution columns, when they are colocated, or with reference tables.');
 END
 $$;
