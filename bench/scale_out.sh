@@ -4,7 +4,8 @@
 # coordinator and two workers, and a partitioned table whose two partitions are postgres_fdw
 # foreign tables on two more servers, all on this machine (throw-away clusters in a temporary
 # directory).  Prints seconds (median of 3) and the bytes the coordinator receives (Citus's
-# EXPLAIN ANALYZE) at ROWS / 10 and at ROWS rows (default 10^7).  Needs Citus installed
+# EXPLAIN ANALYZE) at ROWS / 10 and at ROWS rows (default 10^7).  Over postgres_fdw, each row is
+# its own unit, then ("fdw, capped") the id is a privacy unit capped by the servers.  Needs Citus installed
 # (../shared/vendor/install-citus.sh) and dpmatrix installed.
 set -euo pipefail
 ROWS=${1:-10000000}
@@ -35,6 +36,7 @@ for i in "${!PORTS[@]}"; do
 done
 q() { local p=$1; shift; PGOPTIONS="-c client_min_messages=error" psql -X -q -At -h "$work" -p "$p" -U postgres -d postgres -v ON_ERROR_STOP=1 "$@"; }
 for p in 5611 5612 5613; do q $p -c 'CREATE EXTENSION citus' -c 'CREATE EXTENSION dpmatrix'; done
+for p in 5614 5615; do q $p -c 'CREATE EXTENSION dpmatrix'; done	# capped_groups runs there
 q 5611 -c "SELECT citus_set_coordinator_host('$work', 5611)" -c "SELECT citus_add_node('$work', 5612)" \
 	-c "SELECT citus_add_node('$work', 5613)" >/dev/null
 
@@ -63,6 +65,15 @@ CREATE FOREIGN TABLE people_fdw_1 PARTITION OF people_fdw FOR VALUES WITH (MODUL
 SELECT dpm.register_source('people_fdw', epsilon => 1000);
 SELECT dpm.create_domain('d_fdw', 'people_fdw', '$cells');
 SELECT dpm.create_workload('w_fdw', 'd_fdw', 'Identity(age) * Identity(sex) * Identity(region) * Identity(signup)');
+-- the same rows with id as a privacy unit: the servers cap (capped_groups) and count
+ALTER SERVER s1 OPTIONS (ADD extensions 'dpmatrix');
+ALTER SERVER s2 OPTIONS (ADD extensions 'dpmatrix');
+CREATE TABLE people_fdwu (id bigint NOT NULL, age int, sex text, region int, signup date) PARTITION BY HASH (id);
+CREATE FOREIGN TABLE people_fdwu_0 PARTITION OF people_fdwu FOR VALUES WITH (MODULUS 2, REMAINDER 0) SERVER s1 OPTIONS (table_name 'people');
+CREATE FOREIGN TABLE people_fdwu_1 PARTITION OF people_fdwu FOR VALUES WITH (MODULUS 2, REMAINDER 1) SERVER s2 OPTIONS (table_name 'people');
+SELECT dpm.register_source('people_fdwu', privacy_unit => 'id', epsilon => 1000);
+SELECT dpm.create_domain('d_fdwu', 'people_fdwu', '$cells');
+SELECT dpm.create_workload('w_fdwu', 'd_fdwu', 'Identity(age) * Identity(sex) * Identity(region) * Identity(signup)');
 SQL
 
 # load FROM TO: rows FROM .. TO into both sources (through the coordinator's partitioned table)
@@ -128,6 +139,9 @@ for n in "$step" "$ROWS"; do
 		g=$(secs "$(groupby d_fdw people_fdw)")
 		a=$(secs "$(answer w_fdw)")
 		printf '%-10s  %-12s  %-22s  %10s  %10s  %8s  %s\n' "$n" postgres_fdw "$form" "$g" "$a" \
+			"$(awk -v a="$a" -v g="$g" 'BEGIN { printf "%.2f", a / g }')" -
+		a=$(secs "$(answer w_fdwu)")
+		printf '%-10s  %-12s  %-22s  %10s  %10s  %8s  %s\n' "$n" "fdw, capped" "$form" "$g" "$a" \
 			"$(awk -v a="$a" -v g="$g" 'BEGIN { printf "%.2f", a / g }')" -
 	done
 	q 5611 -c "ALTER DATABASE postgres RESET dpm.grouped_scans"

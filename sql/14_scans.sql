@@ -148,8 +148,8 @@ AS $$
 DECLARE
   mode text := lower(coalesce(current_setting('dpm.grouped_scans', true), 'auto'));
   parts regclass[];
+  rels regclass[];
   cols text;
-  capped_cols text;
 BEGIN
   IF mode <> 'off' THEN
     parts := dpm_internal.scan_parts(src, run_as, capped);
@@ -159,20 +159,25 @@ BEGIN
   END IF;
   cols := format('%s AS k, count(*) AS c', key)
           || CASE WHEN units IS NULL THEN '' ELSE format(', sum(%1$s) AS s, count(%1$s) AS v', units) END;
-  -- a capped foreign table whose server runs dpmatrix: capped_groups there (a key is a cell, or
-  -- bins_expr's int4[] for marginal tables)
-  capped_cols := CASE WHEN key LIKE 'ARRAY[%' THEN 'r.k AS k' ELSE 'r.k[1] AS k' END || ', r.c AS c'
-                 || CASE WHEN units IS NULL THEN '' ELSE ', r.s AS s, r.v AS v' END;
+  rels := coalesce(parts, ARRAY[dpm_internal.source_table(src)]);
+  -- capped, over foreign tables whose servers run dpmatrix: each relation caps and counts in one
+  -- aggregate, capped_groups, on its server (each an Append child, so that postgres_fdw reads
+  -- them concurrently; the local ones here).  A key is a cell, or bins_expr's int4[].
+  IF EXISTS (SELECT 1 FROM unnest(rels) t JOIN pg_class c ON c.oid = t WHERE c.relkind = 'f')
+     AND NOT EXISTS (SELECT 1 FROM unnest(rels) t JOIN pg_class c ON c.oid = t
+                      WHERE c.relkind = 'f' AND NOT dpm_internal.caps_remotely(src, t, capped, periods)) THEN
+    RETURN format('SELECT %s FROM (SELECT %s FROM (%s) x, dpm_internal.capped_rows(x.a) r) g', grouped,
+                  CASE WHEN key LIKE 'ARRAY[%' THEN 'r.k' ELSE 'r.k[1]' END || ' AS k, r.c AS c, r.s AS s, r.v AS v',
+                  (SELECT string_agg(format('SELECT dpm_internal.capped_groups(%I, %s, %s, %s) AS a FROM %s s',
+                                            src.privacy_unit, src.max_contributions,
+                                            CASE WHEN key LIKE 'ARRAY[%' THEN key ELSE format('ARRAY[%s]::int4[]', key) END,
+                                            coalesce(units, 'NULL::int8'), t), ' UNION ALL ')
+                     FROM unnest(rels) t));
+  END IF;
   RETURN format('SELECT %s FROM (%s) g', grouped,
-                (SELECT string_agg(CASE WHEN dpm_internal.caps_remotely(src, t.t, capped, periods)
-                   THEN format('SELECT %s FROM dpm_internal.capped_rows((SELECT dpm_internal.capped_groups(%I, %s, %s, %s) FROM %s s)) r',
-                               capped_cols, src.privacy_unit, src.max_contributions,
-                               CASE WHEN key LIKE 'ARRAY[%' THEN key ELSE format('ARRAY[%s]::int4[]', key) END,
-                               coalesce(units, 'NULL::int8'), t.t)
-                   ELSE format('SELECT %s FROM %s GROUP BY 1', cols, dpm_internal.source_rows(src, capped, periods, p)) END,
+                (SELECT string_agg(format('SELECT %s FROM %s GROUP BY 1', cols, dpm_internal.source_rows(src, capped, periods, p)),
                                    ' UNION ALL ')
-                   FROM unnest(coalesce(parts, ARRAY[NULL::regclass])) p,
-                        LATERAL (SELECT coalesce(p, dpm_internal.source_table(src)) AS t) t));
+                   FROM unnest(coalesce(parts, ARRAY[NULL::regclass])) p));
 END
 $$;
 

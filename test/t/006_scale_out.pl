@@ -67,6 +67,12 @@ SELECT create_reference_table('areas');
 INSERT INTO areas SELECT r, CASE WHEN r < 5 THEN 'north' ELSE 'south' END FROM generate_series(0, 8) r;
 CREATE TABLE areas_local AS SELECT * FROM areas;
 CREATE VIEW people_areas AS SELECT p.*, a.area FROM people p JOIN areas a USING (region);
+CREATE TABLE pets (pet_id bigint, owner bigint, kind text);
+SELECT create_distributed_table('pets', 'owner', colocate_with => 'people');
+INSERT INTO pets SELECT i, i % 20000 + 1, CASE WHEN i % 4 = 0 THEN 'cat' ELSE 'dog' END FROM generate_series(1, 30000) i;
+CREATE TABLE pets_local AS SELECT * FROM pets;
+CREATE VIEW pet_owners AS SELECT o.id, o.age, o.sex, o.income, p.kind FROM people o JOIN pets p ON p.owner = o.id;
+CREATE VIEW pet_owners_local AS SELECT o.id, o.age, o.sex, o.income, p.kind FROM people_local o JOIN pets_local p ON p.owner = o.id;
 CREATE VIEW people_areas_local AS SELECT p.*, a.area FROM people_local p JOIN areas_local a USING (region);
 });
 
@@ -135,6 +141,17 @@ my $want = scans('people_local');
 like($want, qr/^\{[^}]+\}( \{[^}]+\}){5}$/, 'the local scans: six vectors');
 is(scans('people'), $want, 'a distributed table: every scan equals the local one');
 is(scans('people_areas'), scans('people_areas_local'), 'a view joining a reference table: every scan equals the local one');
+# a view joining colocated tables on the distribution column: a person's pets, at most 2 of them
+my $pet_cells = q{[{"name": "kind", "values": ["cat", "dog"]}, {"name": "sex", "values": ["F", "M"]}]};
+register('pet_owners', 'id', 2, $pet_cells, 'income');
+register('pet_owners_local', 'id', 2, $pet_cells, 'income');
+is(sql(q{SELECT v FROM dpm.sources s, dpm.domains d, dpm_internal.frequency_vector(s, d, 'postgres', false) v
+          WHERE s.relation = 'pet_owners'::regclass AND d.name = 'd_pet_owners'}),
+	sql(q{SELECT v FROM dpm.sources s, dpm.domains d, dpm_internal.frequency_vector(s, d, 'postgres', false) v
+          WHERE s.relation = 'pet_owners_local'::regclass AND d.name = 'd_pet_owners_local'}),
+	'a view joining colocated tables: the same counts as the local one');
+like(plan_of(scan_sql('pet_owners', 'true')), qr/Task Count: 32.*Query: SELECT .*row_number\(\) OVER \(PARTITION BY/s,
+	'and each worker caps the units of its shards (the window runs in the tasks)');
 # each person's 4 visits are in one cell: capped at 3, whichever 3 are kept, the counts are exact
 is(scans('visits'), scans('visits_local'), 'a unit that is not the distribution column: capped exactly');
 is(sql(q{SELECT v[1] + v[2] FROM dpm.sources s, dpm.domains d, dpm_internal.frequency_vector(s, d, 'postgres', true) v
@@ -215,6 +232,7 @@ is(scalar(() = plan_of(scan_sql('people_fdw', 'true')) =~ /Relations: Aggregate 
 sql(q{ALTER SERVER shard0 OPTIONS (ADD extensions 'dpmatrix'); ALTER SERVER shard1 OPTIONS (ADD extensions 'dpmatrix')});
 $plan = plan_of(scan_sql('people_fdw', 'true'));
 is(scalar(() = $plan =~ /Relations: Aggregate on/g), 2, 'with it, each server caps and counts its own rows') or diag($plan);
+is(scalar(() = $plan =~ /Async Foreign Scan/g), 2, 'concurrently');
 like($plan, qr/Remote SQL: SELECT dpm_internal\.capped_groups\(id, 1, /, 'through dpm_internal.capped_groups');
 is(scans('people_fdw'), $want, 'and every scan still equals the local one');
 sql(q{SELECT dpm.create_workload('w_fdw', 'd_people_fdw', 'Identity(age) * Identity(sex) + Total(age) * Total(sex)')});
@@ -224,8 +242,28 @@ $plan = plan_of(scan_sql('people_fdw', 'false'));
 is(scalar(() = $plan =~ /Async Foreign Scan/g), 2, 'the two servers are read concurrently');
 is(scalar(() = $plan =~ /Relations: Aggregate on \(public\.people_fdw_\d s(?:_\d+)?\)/g), 2, 'each counts its own rows');
 like($plan, qr/Remote SQL: SELECT .*count\(\*\) FROM public\.people_part GROUP BY/, 'a grouped query runs on each server');
+# the rows the coordinator fetches from the servers: the counts of the cells, whatever the rows
+# (uncapped: a row a cell and server; capped: one array of them a server)
+sub fetched
+{
+	my ($capped) = @_;
+	my $total = 0;
+	$total += $_ foreach plan_of(scan_sql('people_fdw', $capped), 1) =~ /Foreign Scan \(actual rows=(\d+)/g;
+	return $total;
+}
+my ($fetched, $fetched_capped) = (fetched('false'), fetched('true'));
+sql("INSERT INTO people_fdw SELECT id + 20000, age, sex, region, income FROM people_local");
+is(fetched('false'), $fetched, "twice the rows, the same counts fetched ($fetched rows)");
+is(fetched('true'), $fetched_capped, "capped too ($fetched_capped rows)");
+ok($fetched > 0 && $fetched <= 2 * 8 && $fetched_capped == 2, 'at most one a cell and server, one array a server when capped');
+sql("DELETE FROM people_fdw WHERE id > 20000");
 $bad = sql(q{SELECT count(*) FROM dpm.answer('w_fdw', epsilon => 0.4, method => 'identity', reuse => 'never') a
                JOIN dpm.exact_answers('w_fdw') e USING (query) WHERE abs(a.answer - e.answer) > 30 * 5});
 is($bad, 0, 'a release over the foreign partitions answers within its noise');
+@bg = map { bg_psql($coord, 'postgres', q{SELECT count(*) FROM dpm.answer('w_fdw', epsilon => 0.4, method => 'identity', reuse => 'never')}) } (1, 2);
+@res = map { [ bg_finish($_) ] } @bg;
+is(scalar(grep { $_->[0] == 0 } @res), 1, 'postgres_fdw: two concurrent releases of 0.4 with 0.6 left: one is paid');
+is(sql(q{SELECT sum(epsilon) = 0.8 FROM dpm.ledger WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'people_fdw'::regclass)}),
+	't', 'the ledger holds the two releases paid');
 
 done_testing();
