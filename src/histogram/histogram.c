@@ -606,7 +606,14 @@ dpm_histogram_groups_transfn(PG_FUNCTION_ARGS)
 	int64		amounts[2];
 	int			copies = group_amounts(fcinfo, 3, amounts, 2);
 	int32		cell;
-	HistState  *st = hist_row(fcinfo, "dpm_histogram_groups_transfn", copies, &cell);
+	HistState  *st;
+
+	if (!PG_ARGISNULL(0) && !PG_ARGISNULL(2)
+		&& ((HistState *) PG_GETARG_POINTER(0))->n != (int64) PG_GETARG_INT32(2) * copies)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the histogram size or the number of amounts changed within one aggregate")));
+	st = hist_row(fcinfo, "dpm_histogram_groups_transfn", copies, &cell);
 
 	if (cell >= 0)
 		for (int j = 0; j < copies; j++)
@@ -633,7 +640,7 @@ dpm_marginal_groups_transfn(PG_FUNCTION_ARGS)
 	else if (st->n != (int32) Max(l->cells, 1) * copies)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the number of amounts changed within one aggregate")));
+				 errmsg("the histogram size or the number of amounts changed within one aggregate")));
 	for (int j = 0; j < copies; j++)
 		st = marginal_add(fcinfo, st, l, j * (st->n / copies), amounts[j]);
 	PG_RETURN_POINTER(st);

@@ -157,6 +157,14 @@ SELECT kept, abs(count(*) - 2000) < 6 * sqrt(4000 * 0.5 * 0.5) AS uniform
        dpm_internal.capped_rows(x.g) r, unnest(r.k) kept
  GROUP BY kept ORDER BY kept;
 -- bad input
+SELECT dpm_internal.histogram_groups(c, 4, a) FROM (VALUES (4, ARRAY[1::int8])) x(c, a);
+SELECT dpm_internal.histogram_groups(c, 4, a) FROM (VALUES (0, NULL::int8[])) x(c, a);
+SELECT dpm_internal.histogram_groups(c, 4, a) FROM (VALUES (0, ARRAY[1::int8, 2, 3])) x(c, a);
+SELECT dpm_internal.histogram_groups(c, 4, a) FROM (VALUES (0, ARRAY[1::int8]), (1, ARRAY[1::int8, 2])) x(c, a);
+SELECT dpm_internal.histogram_groups(c, 4, a) = '{1,0,0,0,0,0,0,0}' AS null_adds_nothing
+  FROM (VALUES (0, ARRAY[1::int8, NULL])) x(c, a);
+SELECT dpm_internal.marginal_groups(b, '{2,3}', '{{1,2}}', ARRAY[1::int8]) FROM (VALUES ('{1}'::int4[])) x(b);
+SELECT dpm_internal.marginal_groups(b, '{2,3}', '{{1,2}}', ARRAY[1::int8]) FROM (VALUES ('{1,3}'::int4[])) x(b);
 SELECT dpm_internal.capped_groups(1, 0, ARRAY[1], NULL::int8);
 SELECT dpm_internal.capped_groups(1, 1, ARRAY[[1]], NULL::int8);
 SELECT dpm_internal.capped_groups(x, 1, ARRAY[1], NULL::int8) FROM (VALUES ('{"a": 1}'::json)) t(x);
