@@ -167,7 +167,12 @@ dpm_capped_groups_transfn(PG_FUNCTION_ARGS)
 	{
 		/* the key must outlive the row: a copy in the aggregate's memory */
 		if (!uk.isnull)
+		{
+			MemoryContext old = MemoryContextSwitchTo(st->cxt);
+
 			e->key.value = datumCopy(uk.value, st->type->typbyval, st->type->typlen);
+			MemoryContextSwitchTo(old);
+		}
 		e->seen = 0;
 	}
 	/* reservoir: the first k rows fill the slots, the t-th replaces a random one with probability k / t */

@@ -156,6 +156,12 @@ SELECT kept, abs(count(*) - 2000) < 6 * sqrt(4000 * 0.5 * 0.5) AS uniform
           FROM generate_series(1, 4000) d, generate_series(1, 4) v GROUP BY d) x,
        dpm_internal.capped_rows(x.g) r, unnest(r.k) kept
  GROUP BY kept ORDER BY kept;
+-- units of a type passed by reference (text), and a NULL unit (one unit, as in the window): 300
+-- units of 3 rows each, capped at 2, and 5 rows of no unit, capped at 2 too
+SELECT r.k, r.c
+  FROM dpm_internal.capped_rows((SELECT dpm_internal.capped_groups(u, 2, ARRAY[0], NULL::int8)
+                                   FROM (SELECT 'unit ' || (i % 300) AS u FROM generate_series(1, 900) i
+                                         UNION ALL SELECT NULL FROM generate_series(1, 5)) x)) r;
 -- bad input
 SELECT dpm_internal.histogram_groups(c, 4, a) FROM (VALUES (4, ARRAY[1::int8])) x(c, a);
 SELECT dpm_internal.histogram_groups(c, 4, a) FROM (VALUES (0, NULL::int8[])) x(c, a);
