@@ -568,7 +568,7 @@ dpm_marginal_avg_transfn(PG_FUNCTION_ARGS)
 
 /*
  * The amounts of one group of rows at argument i (int8[], one per copy of the
- * state; a NULL element adds nothing), checked against `copies` when known.
+ * state, at most max_copies; a NULL element adds nothing), and their number.
  */
 static int
 group_amounts(FunctionCallInfo fcinfo, int i, int64 *amounts, int max_copies)
@@ -597,7 +597,7 @@ group_amounts(FunctionCallInfo fcinfo, int i, int64 *amounts, int max_copies)
  * dpm_internal.histogram_groups(cell, n, amounts): the state of histogram,
  * histogram_sum or histogram_avg from rows already grouped by cell (each
  * group's count, or sum of units, per copy), as a grouped query on other
- * servers returns them (Citus, postgres_fdw: dpm_internal.scan in sql/14_scans.sql).
+ * servers returns them (Citus, postgres_fdw: dpm_internal.scan_sql in sql/14_scans.sql).
  */
 PG_FUNCTION_INFO_V1(dpm_histogram_groups_transfn);
 Datum
