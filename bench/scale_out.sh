@@ -61,7 +61,7 @@ CREATE USER MAPPING FOR CURRENT_USER SERVER s2;
 CREATE TABLE people_fdw (id bigint NOT NULL, age int, sex text, region int, signup date) PARTITION BY HASH (id);
 CREATE FOREIGN TABLE people_fdw_0 PARTITION OF people_fdw FOR VALUES WITH (MODULUS 2, REMAINDER 0) SERVER s1 OPTIONS (table_name 'people');
 CREATE FOREIGN TABLE people_fdw_1 PARTITION OF people_fdw FOR VALUES WITH (MODULUS 2, REMAINDER 1) SERVER s2 OPTIONS (table_name 'people');
--- each row is a person: no privacy unit column to cap by (see the README: postgres_fdw runs no window remotely)
+-- each row is a person: no privacy unit column to cap by
 SELECT dpm.register_source('people_fdw', epsilon => 1000);
 SELECT dpm.create_domain('d_fdw', 'people_fdw', '$cells');
 SELECT dpm.create_workload('w_fdw', 'd_fdw', 'Identity(age) * Identity(sex) * Identity(region) * Identity(signup)');

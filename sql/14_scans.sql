@@ -149,6 +149,7 @@ DECLARE
   mode text := lower(coalesce(current_setting('dpm.grouped_scans', true), 'auto'));
   parts regclass[];
   rels regclass[];
+  wide boolean;
   cols text;
 BEGIN
   IF mode <> 'off' THEN
@@ -160,17 +161,18 @@ BEGIN
   cols := format('%s AS k, count(*) AS c', key)
           || CASE WHEN units IS NULL THEN '' ELSE format(', sum(%1$s) AS s, count(%1$s) AS v', units) END;
   rels := coalesce(parts, ARRAY[dpm_internal.source_table(src)]);
+  wide := key LIKE 'ARRAY[%';
   -- capped, over foreign tables whose servers run dpmatrix: each relation caps and counts in one
   -- aggregate, capped_groups, on its server (each an Append child, so that postgres_fdw reads
-  -- them concurrently; the local ones here).  A key is a cell, or bins_expr's int4[].
+  -- them concurrently; the local ones here).  A key is a cell, or (wide) bins_expr's int4[].
   IF EXISTS (SELECT 1 FROM unnest(rels) t JOIN pg_class c ON c.oid = t WHERE c.relkind = 'f')
      AND NOT EXISTS (SELECT 1 FROM unnest(rels) t JOIN pg_class c ON c.oid = t
                       WHERE c.relkind = 'f' AND NOT dpm_internal.caps_remotely(src, t, capped, periods)) THEN
     RETURN format('SELECT %s FROM (SELECT %s FROM (%s) x, dpm_internal.capped_rows(x.a) r) g', grouped,
-                  CASE WHEN key LIKE 'ARRAY[%' THEN 'r.k' ELSE 'r.k[1]' END || ' AS k, r.c AS c, r.s AS s, r.v AS v',
+                  CASE WHEN wide THEN 'r.k' ELSE 'r.k[1]' END || ' AS k, r.c AS c, r.s AS s, r.v AS v',
                   (SELECT string_agg(format('SELECT dpm_internal.capped_groups(%I, %s, %s, %s) AS a FROM %s s',
                                             src.privacy_unit, src.max_contributions,
-                                            CASE WHEN key LIKE 'ARRAY[%' THEN key ELSE format('ARRAY[%s]::int4[]', key) END,
+                                            CASE WHEN wide THEN key ELSE format('ARRAY[%s]::int4[]', key) END,
                                             coalesce(units, 'NULL::int8'), t), ' UNION ALL ')
                      FROM unnest(rels) t));
   END IF;

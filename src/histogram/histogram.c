@@ -491,16 +491,35 @@ marginal_add(FunctionCallInfo fcinfo, HistState *st, const MarginalLayout *l, in
 	return st;
 }
 
+/*
+ * The state of a marginal aggregate (`copies` sets of tables, made at the
+ * first row) and in *l its layout.
+ */
+static HistState *
+marginal_state(FunctionCallInfo fcinfo, const char *fname, int copies, MarginalLayout **l)
+{
+	MemoryContext cxt = agg_context(fcinfo, fname);
+	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
+	int32		cells;
+
+	*l = marginal_layout(fcinfo);
+	cells = (int32) Max((*l)->cells, 1);
+	if (st == NULL)
+		return hist_new(cxt, cells, copies);
+	if (st->n != cells * copies)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the histogram size or the number of amounts changed within one aggregate")));
+	return st;
+}
+
 PG_FUNCTION_INFO_V1(dpm_marginal_counts_transfn);
 Datum
 dpm_marginal_counts_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext cxt = agg_context(fcinfo, "dpm_marginal_counts_transfn");
-	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
-	MarginalLayout *l = marginal_layout(fcinfo);
+	MarginalLayout *l;
+	HistState  *st = marginal_state(fcinfo, "dpm_marginal_counts_transfn", 1, &l);
 
-	if (st == NULL)
-		st = hist_new(cxt, (int32) Max(l->cells, 1), 1);
 	PG_RETURN_POINTER(marginal_add(fcinfo, st, l, 0, 1));
 }
 
@@ -513,16 +532,12 @@ static bool
 marginal_value(FunctionCallInfo fcinfo, const char *fname, int copies, HistState **st,
 			   MarginalLayout **l, int64 *units)
 {
-	MemoryContext cxt = agg_context(fcinfo, fname);
 	double		lo,
 				hi;
 	int32		grid_exp;
 
-	*st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
-	*l = marginal_layout(fcinfo);
+	*st = marginal_state(fcinfo, fname, copies, l);
 	sum_args(fcinfo, 5, &lo, &hi, &grid_exp);
-	if (*st == NULL)
-		*st = hist_new(cxt, (int32) Max((*l)->cells, 1), copies);
 	return !PG_ARGISNULL(4) && value_units(PG_GETARG_FLOAT8(4), lo, hi, grid_exp, units);
 }
 
@@ -629,18 +644,11 @@ PG_FUNCTION_INFO_V1(dpm_marginal_groups_transfn);
 Datum
 dpm_marginal_groups_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext cxt = agg_context(fcinfo, "dpm_marginal_groups_transfn");
-	HistState  *st = PG_ARGISNULL(0) ? NULL : (HistState *) PG_GETARG_POINTER(0);
-	MarginalLayout *l = marginal_layout(fcinfo);
+	MarginalLayout *l;
 	int64		amounts[2];
 	int			copies = group_amounts(fcinfo, 4, amounts, 2);
+	HistState  *st = marginal_state(fcinfo, "dpm_marginal_groups_transfn", copies, &l);
 
-	if (st == NULL)
-		st = hist_new(cxt, (int32) Max(l->cells, 1), copies);
-	else if (st->n != (int32) Max(l->cells, 1) * copies)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the histogram size or the number of amounts changed within one aggregate")));
 	for (int j = 0; j < copies; j++)
 		st = marginal_add(fcinfo, st, l, j * (st->n / copies), amounts[j]);
 	PG_RETURN_POINTER(st);
