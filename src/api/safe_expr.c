@@ -122,6 +122,39 @@ leakproof(Oid funcid)
 	return result;
 }
 
+/*
+ * A constant field of extract or date_part that yields a number for every
+ * value of the type, infinities and the ends of its range included (each was
+ * tried on those; test/sql/date_bins.sql).  A date has no hour: extract would
+ * fail on every row, so whether a release failed would say whether any row
+ * was read.  Synonyms PostgreSQL also takes ("years", "mon") are not listed:
+ * the hint gives these names.
+ */
+static const char *const date_fields[] = {"year", "month", "day", "quarter", "week", "doy", "dow",
+	"isodow", "isoyear", "decade", "century", "millennium", "epoch", "julian", NULL};
+static const char *const time_fields[] = {"hour", "minute", "second", "milliseconds", "microseconds", NULL};
+
+static const char *
+unsafe_extract(List *args, bool with_time)
+{
+	Const	   *c = list_length(args) == 2 ? (Const *) linitial(args) : NULL;
+	char	   *field;
+
+	if (c != NULL && IsA(c, Const) && !c->constisnull && c->consttype == TEXTOID)
+	{
+		field = TextDatumGetCString(c->constvalue);
+		for (int i = 0; date_fields[i]; i++)
+			if (strcmp(field, date_fields[i]) == 0)
+				return NULL;
+		for (int i = 0; with_time && time_fields[i]; i++)
+			if (strcmp(field, time_fields[i]) == 0)
+				return NULL;
+	}
+	return psprintf("extract takes a constant field of %s: %s%s", with_time ? "a timestamp" : "a date",
+					"year, month, day, quarter, week, doy, dow, isodow, isoyear, decade, century, millennium, epoch, julian",
+					with_time ? ", hour, minute, second, milliseconds, microseconds" : "");
+}
+
 /* a type's default btree comparison cannot fail (width_bucket and GREATEST/LEAST use it) */
 static bool
 safe_comparison(Oid type)
@@ -170,6 +203,16 @@ unsafe_call(Oid funcid, List *args)
 		case F_NAMENLIKE:
 			return list_length(args) == 2 && safe_like_pattern(lsecond(args)) ? NULL :
 				"LIKE is allowed only with a constant pattern that does not end with a backslash";
+			/* a part of a date or timestamp, by a field that fits every value of the type */
+		case F_EXTRACT_TEXT_DATE:
+			return unsafe_extract(args, false);
+		case F_EXTRACT_TEXT_TIMESTAMP:
+		case F_DATE_PART_TEXT_TIMESTAMP:
+			return unsafe_extract(args, true);
+			/* its value would follow the session's time zone, and so would the bins */
+		case F_EXTRACT_TEXT_TIMESTAMPTZ:
+		case F_DATE_PART_TEXT_TIMESTAMPTZ:
+			return "extract from a timestamptz depends on the session's time zone: bin the column by calendar width instead (\"width\": \"1 year\"), or extract from a timestamp column";
 
 			/*
 			 * width_bucket over a constant one-dimensional array without
@@ -368,7 +411,7 @@ dpm_check_cells(PG_FUNCTION_ARGS)
 					 errmsg("attribute \"%s\" of domain \"%s\" could fail on some rows: %s",
 							TextDatumGetCString(name_values[i]), domain, check.why),
 					 errdetail("A release reads its source after it is charged: an expression that can raise an error on some value would make whether it answers depend on the rows."),
-					 errhint("Conditions may use columns, constants, comparisons, AND, OR, NOT, IN lists, CASE, COALESCE, IS NULL, LIKE with a constant pattern and functions marked LEAKPROOF (see \"What a condition may contain\" in the README).")));
+					 errhint("Conditions may use columns, constants, comparisons, AND, OR, NOT, IN lists, CASE, COALESCE, IS NULL, LIKE with a constant pattern, extract of a date or timestamp by a constant field and functions marked LEAKPROOF (see \"What a condition may contain\" in the README).")));
 		i++;
 	}
 	check_source_definition(query, relation, run_as);

@@ -349,9 +349,13 @@ listed_bins(Bins *b, const DomainJson *list)
 						 errmsg("bin [%s, %s) of attribute \"%s\" is empty",
 								jlo->str, jhi->str, name)));
 			text = domain_json_text(label);
-			if (text == NULL)
-				text = psprintf("[%s,%s)", jlo ? domain_dec_out_trimmed(vlo) : "-inf",
-								jhi ? domain_dec_out_trimmed(vhi) : "inf");
+			/* an open end reads as the condition it is, as in the workloads' labels (labels.c) */
+			if (text == NULL && jlo == NULL)
+				text = psprintf("< %s", domain_dec_out_trimmed(vhi));
+			else if (text == NULL && jhi == NULL)
+				text = psprintf(">= %s", domain_dec_out_trimmed(vlo));
+			else if (text == NULL)
+				text = psprintf("[%s,%s)", domain_dec_out_trimmed(vlo), domain_dec_out_trimmed(vhi));
 			lo = jlo ? domain_dec_to_float8(vlo) : -INFINITY;
 			initStringInfo(&c);
 			if (jlo != NULL)

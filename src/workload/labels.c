@@ -96,9 +96,11 @@ cmp_bins(const void *a, const void *b, void *arg)
 }
 
 /*
- * Selected interval bins as the union of the value ranges they cover.
- * Adjacent bins merge, so bins 20-30 and 30-40 read [20,40); bins with a
- * gap between them stay apart, since values in the gap are not counted.
+ * Selected interval bins as the union of the value ranges they cover, after
+ * the attribute's name.  Adjacent bins merge, so bins 20-30 and 30-40 read
+ * age in [20,40); bins with a gap between them stay apart, since values in the
+ * gap are not counted, and the runs read as one condition each:
+ * (age in [18,30) or age >= 65).
  */
 static void
 append_interval_set(StringInfo buf, const WorkloadAttr *attr, int *sel, int count)
@@ -119,9 +121,8 @@ append_interval_set(StringInfo buf, const WorkloadAttr *attr, int *sel, int coun
 		}
 		if (s > 0)
 		{
-			if (nruns++ > 0)
-				appendStringInfoString(&runs, ", ");
-			workload_append_interval(&runs, lo, hi);
+			appendStringInfo(&runs, "%s%s", nruns++ > 0 ? " or " : "", attr->name);
+			append_range(&runs, lo, hi);
 		}
 		if (s < count)
 		{
@@ -129,10 +130,7 @@ append_interval_set(StringInfo buf, const WorkloadAttr *attr, int *sel, int coun
 			hi = attr->hi[sel[s]];
 		}
 	}
-	if (nruns == 1)
-		append_range(buf, lo, hi);
-	else
-		appendStringInfo(buf, " in (%s)", runs.data);
+	appendStringInfoString(buf, nruns == 1 ? runs.data : psprintf("(%s)", runs.data));
 	pfree(runs.data);
 }
 
@@ -153,14 +151,13 @@ selection_condition(const WorkloadAttr *attr, int *sel, int count)
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	appendStringInfoString(&buf, attr->name);
 	if (attr->is_interval)
 		append_interval_set(&buf, attr, sel, count);
 	else if (count == 1)
-		appendStringInfo(&buf, " = %s", attr->labels[sel[0]]);
+		appendStringInfo(&buf, "%s = %s", attr->name, attr->labels[sel[0]]);
 	else
 	{
-		appendStringInfoString(&buf, " in (");
+		appendStringInfo(&buf, "%s in (", attr->name);
 		for (int s = 0; s < count; s++)
 			appendStringInfo(&buf, "%s%s", s > 0 ? ", " : "", attr->labels[sel[s]]);
 		appendStringInfoChar(&buf, ')');
