@@ -124,9 +124,13 @@ BEGIN
   ELSIF wl.n IS NULL THEN
     RAISE EXCEPTION 'method % needs a dense cell index, which the domain of workload "%" does not have', method, wl.name
       USING ERRCODE = 'program_limit_exceeded', HINT = 'Use method residual, which works from the spec over any domain.';
-  ELSIF method = 'identity' AND wl.spec IS NOT NULL AND (wl.matrix IS NULL OR wl.n > 4096) THEN
-    -- the identity over many cells, kept as a Kronecker product of identities (HDMM's p-Identity
-    -- with p = 0 on every attribute): never an n x n matrix
+  ELSIF method = 'identity' AND wl.spec IS NOT NULL THEN
+    -- the identity over a spec's cells, at any size, kept as a Kronecker product of identities
+    -- (HDMM's p-Identity with p = 0 on every attribute): never an n x n matrix
+    IF options <> '{}' THEN
+      RAISE EXCEPTION 'unknown option "%" for method identity', (SELECT min(k) FROM jsonb_object_keys(options) k)
+        USING ERRCODE = 'invalid_parameter_value', HINT = 'The identity of a workload given as a spec takes no options.';
+    END IF;
     st.hdmm := ROW('kronecker', array_fill(0, ARRAY[cardinality(dom.attr_sizes)]), '{}'::float8[], NULL)::dpm.hdmm_strategy;
     st.sensitivity_l1 := 1;
     st.sensitivity_l2 := 1;

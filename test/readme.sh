@@ -83,6 +83,17 @@ extra=$(comm -13 <(echo "$public") <(echo "$documented") | tr '\n' ' ')
 check "doc/reference.md documents everything public${missing:+ (missing: $missing)}" "$(tf test -z "$missing")"
 check "doc/reference.md documents nothing that is not one${extra:+ (not in schema dpm: $extra)}" "$(tf test -z "$extra")"
 
+# the README's session_preload_libraries block took effect: a new session knows the settings
+# before any dpmatrix function runs (issue 22, item 7)
+shown=$(psql -X -q -At -d "$DB" -c "SHOW dpm.max_cells" 2>&1)
+check "a new session shows dpm.max_cells without a dpmatrix call (got: $shown)" "$(tf test "$shown" -gt 0 2>/dev/null)"
+# doc/reference.md's settings table names exactly the library's settings
+settings=$(psql -X -q -At -d "$DB" -c "LOAD 'dpmatrix'" -c "SELECT name FROM pg_settings WHERE name LIKE 'dpm.%' ORDER BY name COLLATE \"C\"")
+tabled=$(grep -oE '^\| `dpm\.[a-z_]+`' doc/reference.md | sed -E 's/^\| `(dpm\.[a-z_]+)`/\1/' | LC_ALL=C sort -u)
+check "doc/reference.md's settings table lists every setting and only those ($(echo "$settings" | wc -w) settings)" \
+	"$(tf test -n "$settings" -a "$settings" = "$tabled")"
+psql -X -q -d postgres -c "ALTER SYSTEM RESET session_preload_libraries" -c "SELECT pg_reload_conf()" >/dev/null
+
 # the roles the README creates are cluster-wide
 psql -X -q -d postgres -c "DROP DATABASE $DB" >/dev/null 2>&1
 for r in carol alex dashboard; do psql -X -q -d postgres -c "DROP ROLE IF EXISTS $r" >/dev/null 2>&1; done

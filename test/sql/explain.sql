@@ -127,3 +127,31 @@ SELECT bool_and(abs(c.stderr - m.stderr) < 1e-12 * m.stderr) AS cached_same_stde
   FROM dpm_internal.dense_infer(:'w', :'a', :'pinv', :'profile', dpm_internal.dense_measure(:'a', '{1,2,3,4,5}', 1, 1e-6)) c
   JOIN dpm.mechanism(:'w', :'a', '{1,2,3,4,5}', 1, 1e-6) m USING (query);
 SELECT count(*) FROM dpm_internal.dense_infer(:'w', :'a', :'w', :'profile', dpm_internal.dense_measure(:'a', '{1,2,3,4,5}', 1));
+
+-- Asked again, method auto reuses what it built (issue 22, item 4): a second dpm.explain, a
+-- dpm.answer and a second dpm.compare_strategies build no strategy, and the release goes through
+-- the strategy explain announced.  Each strategy keeps the time it took to build.
+SELECT dpm.create_workload('ex_again', 'ex_kind', 'Prefix(kind) + Total(kind)') > 0 AS made;
+CREATE TEMP TABLE ex_built AS
+  SELECT s.id, s.method, s.optimize_ms FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'ex_again';
+SELECT count(*) AS strategies_before FROM ex_built;
+CREATE TEMP TABLE ex_first AS SELECT * FROM dpm.explain('ex_again', epsilon => 0.1);
+CREATE TEMP TABLE ex_after_explain AS
+  SELECT s.id, s.method, s.optimize_ms FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'ex_again';
+SELECT count(*) > 0 AS explain_built FROM ex_after_explain;
+CREATE TEMP TABLE ex_second AS SELECT * FROM dpm.explain('ex_again', epsilon => 0.2);
+CREATE TEMP TABLE ex_answered AS SELECT * FROM dpm.answer('ex_again', epsilon => 0.1);
+SELECT (SELECT count(*) FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'ex_again')
+         = (SELECT count(*) FROM ex_after_explain) AS nothing_built_again,
+       (SELECT bool_and(s.optimize_ms = a.optimize_ms) FROM ex_after_explain a JOIN dpm.strategies s USING (id)) AS same_strategies,
+       (SELECT strategy_id FROM ex_second) = (SELECT strategy_id FROM ex_first) AS explain_same_pick,
+       (SELECT strategy_id FROM dpm.releases ORDER BY id DESC LIMIT 1) = (SELECT strategy_id FROM ex_first) AS answer_same_pick;
+CREATE TEMP TABLE ex_cmp1 AS SELECT * FROM dpm.compare_strategies('ex_again');
+CREATE TEMP TABLE ex_after_compare AS
+  SELECT s.id, s.optimize_ms FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'ex_again';
+CREATE TEMP TABLE ex_cmp2 AS SELECT * FROM dpm.compare_strategies('ex_again');
+SELECT (SELECT count(*) FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'ex_again')
+         = (SELECT count(*) FROM ex_after_compare) AS compare_built_nothing_again,
+       (SELECT bool_and(c1.strategy = c2.strategy AND c1.total_error = c2.total_error)
+          FROM ex_cmp1 c1 JOIN ex_cmp2 c2 USING (method)) AS same_comparison,
+       (SELECT count(*) FROM ex_cmp1) = (SELECT count(*) FROM ex_cmp2) AS same_methods;

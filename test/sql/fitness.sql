@@ -120,15 +120,15 @@ SELECT dpm.create_workload('ff_marg', 'ff_abc',
 CREATE TEMP TABLE ff_ids AS
   SELECT name, dpm.optimize(name, 'fitness', options => '{"targets": 1}') AS f,
          dpm.optimize(name, 'gaussian_optimal', rho => 1) AS ca, dpm.optimize(name, 'hierarchical', rho => 1) AS hm,
-         dpm.optimize(name, 'identity', rho => 1) AS ip
+         dpm.strategy(matrix, 'identity') AS ip
     FROM dpm.workloads WHERE name IN ('ff_pl94', 'ff_marg');
 SELECT w.name, pg_temp.targets_met(w.matrix, f.matrix, array_fill(1.0::float8, ARRAY[w.m])) AS targets_met,
        f.sensitivity_l2 <= pg_temp.rescaled_cost(w.matrix, ca.matrix, array_fill(1.0::float8, ARRAY[w.m])) * (1 + 1e-6) AS beats_ca,
        f.sensitivity_l2 <= pg_temp.rescaled_cost(w.matrix, hm.matrix, array_fill(1.0::float8, ARRAY[w.m])) AS beats_hm,
-       f.sensitivity_l2 <= pg_temp.rescaled_cost(w.matrix, ip.matrix, array_fill(1.0::float8, ARRAY[w.m])) AS beats_ip
+       f.sensitivity_l2 <= pg_temp.rescaled_cost(w.matrix, i.ip, array_fill(1.0::float8, ARRAY[w.m])) AS beats_ip
   FROM ff_ids i JOIN dpm.workloads w USING (name)
        JOIN dpm.strategies f ON f.id = i.f JOIN dpm.strategies ca ON ca.id = i.ca
-       JOIN dpm.strategies hm ON hm.id = i.hm JOIN dpm.strategies ip ON ip.id = i.ip
+       JOIN dpm.strategies hm ON hm.id = i.hm
  ORDER BY w.name;
 
 -- The total-variance weight lambda: a smaller total for a higher privacy cost, targets still met

@@ -1,7 +1,8 @@
--- Workloads from a spec stay implicit past a sixteenth of dpm.max_matrix_mb, and the identity
--- strategy over them is a Kronecker product of identities, never an n x n matrix (issue 22, item
--- 4).  A dense method over such a workload builds W when it runs, and gets what it gets with W
--- stored.  Here dpm.max_matrix_mb = 1 makes a 200-cell workload (320 kB) implicit.
+-- Workloads from a spec are kept as their spec, W beside it only up to a sixteenth of
+-- dpm.max_matrix_mb, and the identity strategy over a spec is a Kronecker product of identities
+-- at any size, never an n x n matrix (issue 22, item 4).  A dense method over a workload kept
+-- without W builds W when it runs, and gets what it gets with W stored.  Here dpm.max_matrix_mb = 1
+-- makes a 200-cell workload (320 kB) implicit.
 \set SHOW_CONTEXT never
 SET client_min_messages = warning;
 CREATE TABLE imp_people AS SELECT g AS id, g % 20 AS a, (g / 20) % 10 AS b FROM generate_series(1, 4000) g;
@@ -20,11 +21,17 @@ SELECT matrix IS NULL AND (hdmm).kind = 'kronecker' AND (hdmm).p = '{0,0}' AS by
        sensitivity_l1, sensitivity_l2, profile_trace = 200 + 10 * (20 * 21 / 2) AS trace_closed_form,
        max_profile = 200 AS max_closed_form
   FROM dpm.strategies WHERE id = :imp_id;
--- the same figures as the dense identity over the stored W
-SELECT dpm.optimize('imp_stored', 'identity') AS imp_dense_id \gset
+-- so is it over a small spec whose W is kept, and both give the figures of the dense identity over
+-- the same W given as a matrix
+SELECT dpm.optimize('imp_stored', 'identity') AS imp_small_id \gset
+SELECT dpm.create_workload('imp_matrix', 'imp_d', (SELECT matrix FROM dpm.workloads WHERE name = 'imp_stored')) > 0 AS made;
+SELECT dpm.optimize('imp_matrix', 'identity') AS imp_dense_id \gset
 SELECT abs(i.profile_trace - d.profile_trace) < 1e-9 * d.profile_trace AS same_trace,
-       abs(i.ratio_to_bound - d.ratio_to_bound) < 1e-9 AS same_ratio, d.matrix IS NOT NULL AS dense_was_dense
-  FROM dpm.strategies i, dpm.strategies d WHERE i.id = :imp_id AND d.id = :imp_dense_id;
+       abs(i.ratio_to_bound - d.ratio_to_bound) < 1e-9 AS same_ratio, d.matrix IS NOT NULL AS dense_was_dense,
+       s.matrix IS NULL AND (s.hdmm).kind = 'kronecker' AS small_by_parameters,
+       abs(s.profile_trace - d.profile_trace) < 1e-9 * d.profile_trace AS small_same_trace
+  FROM dpm.strategies i, dpm.strategies d, dpm.strategies s
+ WHERE i.id = :imp_id AND d.id = :imp_dense_id AND s.id = :imp_small_id;
 
 -- a dense method builds W from the spec: the same strategy as over the stored W
 SELECT dpm.optimize('imp_spec', 'hierarchical') AS imp_h \gset

@@ -176,7 +176,8 @@ SELECT c.method, abs(c.total_error - sq.total) < 1e-6 * sq.total AS total_as_com
   FROM dpm.compare_strategies('opt_low', 0.5) c
   JOIN dpm.strategies s ON s.id = c.strategy
   JOIN dpm.workloads w ON w.id = s.workload_id,
-  LATERAL (SELECT sum(variance) AS total FROM dpm.expected_error(w.matrix, s.matrix, 0.5)) sq
+  LATERAL (SELECT sum(variance) AS total
+             FROM dpm.expected_error(w.matrix, coalesce(s.matrix, dpm.strategy(w.matrix, 'identity')), 0.5)) sq
  WHERE c.method IN ('identity', 'lrm', 'eigen') ORDER BY 1;
 -- auto picks the lowest expected error among them
 SELECT (SELECT method FROM dpm.strategies WHERE id = dpm.optimize('opt_low'))
