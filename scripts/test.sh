@@ -132,6 +132,11 @@ if [ "${1:-}" = --in-cluster ]; then
 	in_cluster "$2"
 	exit
 fi
+# for test/test_script.sh: what a failed run shows of a server log ($PG_CLUSTER_CONF_ROOT's)
+if [ "${1:-}" = --crash-lines ]; then
+	crash_lines
+	exit
+fi
 
 if ! scripts/setup.sh; then
 	echo "test: set-up failed, no test ran"

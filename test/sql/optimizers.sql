@@ -199,10 +199,11 @@ SELECT w.name, a.method AS picked, a.ratio_to_bound < 1 + 1e-5 AS at_bound,
 SELECT (SELECT method FROM dpm.strategies WHERE id = :lap_st)
        = (SELECT method FROM dpm.compare_strategies('opt_auto_lap') ORDER BY total_error LIMIT 1) AS laplace_auto_is_best;
 -- candidates are ranked by their error profile alone; only the one picked gets the pseudo-inverse a
--- release needs (dpm_internal.cache_strategy: gaussian_optimal here), and a loser asked for by name
--- gets it at its first release (hierarchical, under Laplace noise)
-SELECT s.method, s.pinv IS NOT NULL AS has_pinv
-  FROM dpm.strategies s WHERE s.workload_id = (SELECT workload_id FROM dpm.strategies WHERE id = :gauss_st)
+-- release needs (dpm_internal.cache_strategy: gaussian_optimal under Gaussian noise; under Laplace
+-- noise hdmm, which needs none, so no dense candidate has one), and a loser asked for by name gets
+-- it at its first release (hierarchical, under Laplace noise)
+SELECT s.noise, s.method, s.pinv IS NOT NULL AS has_pinv
+  FROM dpm.strategies s WHERE s.workload_id IN (SELECT workload_id FROM dpm.strategies WHERE id IN (:gauss_st, :lap_st))
    AND s.matrix IS NOT NULL ORDER BY s.id;
 SELECT count(*) AS answers FROM dpm.answer('opt_auto_lap', epsilon => 0.01, method => 'hierarchical');
 SELECT s.method, s.pinv IS NOT NULL AS has_pinv
