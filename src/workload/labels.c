@@ -130,7 +130,10 @@ append_interval_set(StringInfo buf, const WorkloadAttr *attr, int *sel, int coun
 			hi = attr->hi[sel[s]];
 		}
 	}
-	appendStringInfoString(buf, nruns == 1 ? runs.data : psprintf("(%s)", runs.data));
+	if (nruns == 1)
+		appendStringInfoString(buf, runs.data);
+	else
+		appendStringInfo(buf, "(%s)", runs.data);
 	pfree(runs.data);
 }
 
