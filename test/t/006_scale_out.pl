@@ -28,7 +28,15 @@ plan skip_all => 'Citus is not installed (scripts/setup.sh installs it from ../s
   unless -e $probe->config_data('--pkglibdir') . '/citus.so';
 
 $ENV{PGOPTIONS} = ($ENV{PGOPTIONS} // '') . ' -c client_min_messages=warning';
-my $conf = "shared_preload_libraries = 'citus'\nmax_worker_processes = 24\n";
+# Citus's version checks read every control file of the extension directory (pg_available_extensions)
+# at a session's first use of a distributed table, and fail that statement when the directory is
+# being written: a fresh clone's run on a loaded machine failed with "citus extension is not found"
+# while reading the scans, and a session's first query fails 1 time in 300 to 400 with "could not
+# open extension control file" while another install rewrites dpmatrix.control beside it (0 in 400
+# with the checks off).  The test runs one build of Citus throughout, the mismatch those checks
+# guard against, so they are off.
+my $conf = "shared_preload_libraries = 'citus'\nmax_worker_processes = 24\n"
+  . "citus.enable_version_checks = off\ncolumnar.enable_version_checks = off\n";
 my $coord = dpm_node('coord', conf => $conf);
 my @workers = map { dpm_node("worker$_", conf => $conf) } (1, 2);
 my @shards = map { dpm_node("shard$_") } (1, 2);
