@@ -14,6 +14,18 @@ CREATE OR REPLACE FUNCTION dpm_internal.check_cells(run_as regrole, relation reg
                                  exprs text[]) RETURNS void
 AS 'MODULE_PATHNAME', 'dpm_check_cells' LANGUAGE C VOLATILE STRICT;
 
+-- Refuses a source whose definition, as run_as sees it (a view's query, row-level security), could
+-- raise an error on some row or is not a stable transformation of its rows (LIMIT, DISTINCT,
+-- aggregates, window functions, set operations, TABLESAMPLE): src/api/safe_expr.c.
+CREATE OR REPLACE FUNCTION dpm_internal.check_source(run_as regrole, relation regclass) RETURNS void
+AS 'MODULE_PATHNAME', 'dpm_check_source' LANGUAGE C VOLATILE STRICT;
+
+-- The functions and operators a release may call on every row, each with its rule and the reason
+-- it cannot fail (src/api/safe_calls.c); test/sql/vetted_calls.sql runs each on extreme values.
+CREATE OR REPLACE FUNCTION dpm_internal.vetted_calls(OUT fn regprocedure, OUT rule text, OUT reason text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'dpm_vetted_calls' LANGUAGE C VOLATILE STRICT;
+
 CREATE OR REPLACE FUNCTION dpm_internal.source(relation regclass) RETURNS dpm.sources
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -224,6 +236,7 @@ BEGIN
       USING ERRCODE = 'wrong_object_type', HINT = 'Releases are computed in a session of their own, which cannot see it.';
   END IF;
   PERFORM dpm_internal.check_can_read(relation);
+  PERFORM dpm_internal.check_source(dpm_internal.invoker(), relation);
   PERFORM dpm_internal.check_privacy_args(epsilon, delta, rho, 'budget');
   IF rho IS NOT NULL AND epsilon IS NOT NULL THEN
     RAISE EXCEPTION 'give a zCDP budget (rho) or an epsilon budget (with delta), not both'

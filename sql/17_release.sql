@@ -295,6 +295,7 @@ BEGIN
     SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
     -- the catalog may have changed since the plan: refuse now rather than fail after the charge
     PERFORM dpm_internal.check_domain(dom, src);
+    PERFORM dpm_internal.check_measure(dom.created_by, src.relation, m.name, m.expression) FROM dpm.measures m WHERE m.id = (req->>'measure_id')::int;
   END IF;
 
   -- the budget check: one charge at a time per source (row lock), exact numeric sums.  The sum

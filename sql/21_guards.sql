@@ -60,6 +60,7 @@ BEGIN
                               dom.name);
       END;
     END LOOP;
+    PERFORM dpm_internal.check_source(src.registered_by, src.relation);   -- a source without domains too
   END LOOP;
 END
 $$;

@@ -12,22 +12,23 @@
  * row-level security policies), must be built from nothing but
  *   - column references, constants, AND/OR/NOT, CASE, COALESCE, NULLIF,
  *     IS [NOT] NULL, IS [NOT] TRUE/FALSE, IN lists, GREATEST/LEAST,
- *     binary-compatible and row-type casts, field selection, array subscripts;
- *   - functions and operators marked LEAKPROOF: by PostgreSQL's definition
- *     they raise no error that depends on their arguments, and only a
- *     superuser can mark one so (comparisons of the built-in types, widening
- *     casts such as integer to numeric);
- *   - a few built-in functions that PostgreSQL leaves unmarked but that
- *     cannot fail on any value (vetted below, each with its reason).
+ *     binary-compatible casts, field selection, array subscripts, and
+ *     ARRAY[...] and ROW(...) of fixed-length values;
+ *   - the functions and operators on dpmatrix's own list (safe_calls.c),
+ *     each with the reason it cannot fail on any value.
  * Constant subexpressions are folded first, so an error in one is raised
  * here, on no row.  Whatever is not on these lists is refused (a subquery,
- * an aggregate, a cast through text, a domain type's check, a function
- * marked neither way) with the reason and what to write instead.
+ * an aggregate, a cast through text, a domain type's check, a function not
+ * on the list) with the reason and what to write instead.
+ *
+ * A view must also be a stable transformation of its rows: no LIMIT,
+ * DISTINCT, aggregate, window function, set operation or TABLESAMPLE at any
+ * level (unstable_query), checked at dpm.register_source and before every
+ * charge (dpm_internal.check_source, check_cells, check_measure).
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
-#include "catalog/pg_proc.h"
 #include "lib/stringinfo.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
@@ -47,11 +48,13 @@
 #include "utils/typcache.h"
 
 #include "api/access.h"
+#include "api/safe_calls.h"
 
-/* why a node is unsafe, or NULL */
+/* why a node is unsafe, or NULL; unstable: a query that is not a stable transformation */
 typedef struct SafeCheck
 {
 	const char *why;
+	bool		unstable;
 } SafeCheck;
 
 static bool unsafe_walker(Node *node, SafeCheck *check);
@@ -63,187 +66,66 @@ refuse(SafeCheck *check, const char *why)
 	return true;				/* stops the walk */
 }
 
-/* a divisor that cannot make integer division fail: a constant other than 0 and -1 */
-static bool
-safe_divisor(Node *arg)
-{
-	Const	   *c = (Const *) arg;
-	int64		v;
+/*
+ * ARRAY[...] and ROW(...) are built on every row: of varlena values they can
+ * pass the 1 GB allocation limit, of arrays they fail when the arrays'
+ * dimensions differ.  Of fixed-length values their size is the same on every
+ * row, and bounded here.
+ */
+#define MAX_BUILT_BYTES (1024 * 1024)
 
-	if (!IsA(arg, Const) || c->constisnull)
-		return false;
-	switch (c->consttype)
+static const char *
+unsafe_built(List *elements, const char *what)
+{
+	ListCell   *lc;
+	int64		bytes = 0;
+
+	foreach(lc, elements)
 	{
-		case INT2OID:
-			v = DatumGetInt16(c->constvalue);
-			break;
-		case INT4OID:
-			v = DatumGetInt32(c->constvalue);
-			break;
-		case INT8OID:
-			v = DatumGetInt64(c->constvalue);
-			break;
-		default:
-			return false;
+		Oid			type = exprType(lfirst(lc));
+		int16		len = get_typlen(type);
+
+		if (len <= 0 || OidIsValid(get_element_type(type)))
+			return psprintf("%s of %s values is not allowed: of variable-length values it can exceed 1 GB on some rows, of arrays it fails on arrays of different dimensions; compare the values one by one instead (a = x AND b = y, a IS NULL OR b IS NULL)",
+							what, format_type_be(type));
+		bytes += len;
 	}
-	return v != 0 && v != -1;
-}
-
-/* a LIKE pattern that cannot raise "LIKE pattern must not end with escape character" */
-static bool
-safe_like_pattern(Node *arg)
-{
-	Const	   *c = (Const *) arg;
-	text	   *t;
-	const char *p;
-	int			len;
-
-	if (!IsA(arg, Const) || c->constisnull)
-		return false;
-	t = DatumGetTextPP(c->constvalue);
-	p = VARDATA_ANY(t);
-	len = VARSIZE_ANY_EXHDR(t);
-	for (int i = 0; i < len; i++)
-		if (p[i] == '\\' && ++i == len)
-			return false;
-	return true;
-}
-
-static bool
-leakproof(Oid funcid)
-{
-	HeapTuple	tp = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
-	bool		result;
-
-	if (!HeapTupleIsValid(tp))
-		elog(ERROR, "cache lookup failed for function %u", funcid);
-	result = ((Form_pg_proc) GETSTRUCT(tp))->proleakproof;
-	ReleaseSysCache(tp);
-	return result;
+	if (bytes > MAX_BUILT_BYTES)
+		return psprintf("%s is limited to %d bytes", what, MAX_BUILT_BYTES);
+	return NULL;
 }
 
 /*
- * A constant field of extract or date_part that yields a number for every
- * value of the type, infinities and the ends of its range included (each was
- * tried on those; test/sql/date_bins.sql).  A date has no hour: extract would
- * fail on every row, so whether a release failed would say whether any row
- * was read.  Synonyms PostgreSQL also takes ("years", "mon") are not listed:
- * the hint gives these names.
- */
-static const char *const date_fields[] = {"year", "month", "day", "quarter", "week", "doy", "dow",
-	"isodow", "isoyear", "decade", "century", "millennium", "epoch", "julian", NULL};
-static const char *const time_fields[] = {"hour", "minute", "second", "milliseconds", "microseconds", NULL};
-
-static const char *
-unsafe_extract(List *args, bool with_time)
-{
-	Const	   *c = list_length(args) == 2 ? (Const *) linitial(args) : NULL;
-	char	   *field;
-
-	if (c != NULL && IsA(c, Const) && !c->constisnull && c->consttype == TEXTOID)
-	{
-		field = TextDatumGetCString(c->constvalue);
-		for (int i = 0; date_fields[i]; i++)
-			if (strcmp(field, date_fields[i]) == 0)
-				return NULL;
-		for (int i = 0; with_time && time_fields[i]; i++)
-			if (strcmp(field, time_fields[i]) == 0)
-				return NULL;
-	}
-	return psprintf("extract takes a constant field of %s: %s%s", with_time ? "a timestamp" : "a date",
-					"year, month, day, quarter, week, doy, dow, isodow, isoyear, decade, century, millennium, epoch, julian",
-					with_time ? ", hour, minute, second, milliseconds, microseconds" : "");
-}
-
-/* a type's default btree comparison cannot fail (width_bucket and GREATEST/LEAST use it) */
-static bool
-safe_comparison(Oid type)
-{
-	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_CMP_PROC);
-
-	return OidIsValid(tc->cmp_proc) &&
-		(leakproof(tc->cmp_proc) || tc->cmp_proc == F_NUMERIC_CMP);
-}
-
-/*
- * Can a call of funcid on args fail on some row?  Returns a reason, or NULL.
- * The arguments themselves are checked by the caller's walk.
+ * A query that is not a stable transformation of its source's rows: through
+ * these, removing one privacy unit's rows can bring other rows in (LIMIT
+ * lets the next row in, DISTINCT another duplicate, a group's aggregate
+ * changes every member's row), so the privacy loss would exceed the charge.
  */
 static const char *
-unsafe_call(Oid funcid, List *args)
+unstable_query(Query *q)
 {
-	switch (funcid)
-	{
-			/* numeric comparisons order every value, NaN included, and never fail */
-		case F_NUMERIC_EQ:
-		case F_NUMERIC_NE:
-		case F_NUMERIC_LT:
-		case F_NUMERIC_LE:
-		case F_NUMERIC_GT:
-		case F_NUMERIC_GE:
-		case F_NUMERIC_CMP:
-			/* char(n) to text only trims blanks */
-		case F_TEXT_BPCHAR:
-			return NULL;
-			/* integer division and modulo fail only for a divisor 0, or -1 (overflow) */
-		case F_INT2DIV:
-		case F_INT2MOD:
-		case F_INT4DIV:
-		case F_INT4MOD:
-		case F_INT8DIV:
-		case F_INT8MOD:
-			return list_length(args) == 2 && safe_divisor(lsecond(args)) ? NULL :
-				"integer division or modulo fails for a divisor of 0 or -1: divide only by a constant other than those";
-			/* LIKE fails only on a pattern that ends with its escape character */
-		case F_TEXTLIKE:
-		case F_TEXTNLIKE:
-		case F_BPCHARLIKE:
-		case F_BPCHARNLIKE:
-		case F_NAMELIKE:
-		case F_NAMENLIKE:
-			return list_length(args) == 2 && safe_like_pattern(lsecond(args)) ? NULL :
-				"LIKE is allowed only with a constant pattern that does not end with a backslash";
-			/* a part of a date or timestamp, by a field that fits every value of the type */
-		case F_EXTRACT_TEXT_DATE:
-			return unsafe_extract(args, false);
-		case F_EXTRACT_TEXT_TIMESTAMP:
-		case F_DATE_PART_TEXT_TIMESTAMP:
-			return unsafe_extract(args, true);
-			/* its value would follow the session's time zone, and so would the bins */
-		case F_EXTRACT_TEXT_TIMESTAMPTZ:
-		case F_DATE_PART_TEXT_TIMESTAMPTZ:
-			return "extract from a timestamptz depends on the session's time zone: bin the column by calendar width instead (\"width\": \"1 year\"), or extract from a timestamp column";
+	ListCell   *lc;
 
-			/*
-			 * width_bucket over a constant one-dimensional array without
-			 * NULLs (dpmatrix's binary search for width bins) only compares
-			 */
-		case F_WIDTH_BUCKET_ANYCOMPATIBLE_ANYCOMPATIBLEARRAY:
-			{
-				Const	   *c = list_length(args) == 2 ? (Const *) lsecond(args) : NULL;
-				ArrayType  *a;
-
-				if (c == NULL || !IsA(c, Const) || c->constisnull)
-					return "width_bucket needs a constant array of thresholds";
-				a = DatumGetArrayTypeP(c->constvalue);
-				if (ARR_NDIM(a) != 1 || array_contains_nulls(a) ||
-					!safe_comparison(ARR_ELEMTYPE(a)))
-					return "width_bucket needs a one-dimensional array of thresholds without NULLs, of a type whose comparison cannot fail";
-				return NULL;
-			}
-		default:
-			if (leakproof(funcid))
-				return NULL;
-			return psprintf("function %s can raise an error on some values (it is not marked LEAKPROOF)",
-							format_procedure(funcid));
-	}
+	if (q->setOperations != NULL)
+		return "a set operation (UNION, INTERSECT, EXCEPT)";
+	if (q->limitCount != NULL || q->limitOffset != NULL)
+		return "LIMIT, OFFSET or FETCH";
+	if (q->distinctClause != NIL)
+		return q->hasDistinctOn ? "DISTINCT ON" : "DISTINCT";
+	if (q->hasAggs || q->groupClause != NIL || q->groupingSets != NIL || q->havingQual != NULL)
+		return "an aggregate, GROUP BY or HAVING";
+	if (q->hasWindowFuncs)
+		return "a window function";
+	foreach(lc, q->rtable)
+		if (lfirst_node(RangeTblEntry, lc)->tablesample != NULL)
+			return "TABLESAMPLE";
+	return NULL;
 }
 
 static bool
 unsafe_walker(Node *node, SafeCheck *check)
 {
 	const char *why = NULL;
-	List	   *args = NIL;
 
 	if (node == NULL)
 		return false;
@@ -251,7 +133,6 @@ unsafe_walker(Node *node, SafeCheck *check)
 	switch (nodeTag(node))
 	{
 			/* structure and expressions that cannot fail */
-		case T_Var:
 		case T_Const:
 		case T_CaseTestExpr:
 		case T_RelabelType:
@@ -262,43 +143,76 @@ unsafe_walker(Node *node, SafeCheck *check)
 		case T_CaseWhen:
 		case T_CoalesceExpr:
 		case T_FieldSelect:
-		case T_ArrayExpr:
-		case T_RowExpr:
-		case T_ConvertRowtypeExpr:
 		case T_CollateExpr:
 		case T_SQLValueFunction:
-		case T_ArrayCoerceExpr: /* its per-element expression is walked */
 		case T_List:
 		case T_TargetEntry:
 		case T_FromExpr:
 		case T_JoinExpr:
 		case T_RangeTblRef:
 		case T_RangeTblFunction:	/* its function call is walked */
+		case T_CommonTableExpr: /* its query is walked */
+			break;
+		case T_Var:
+			/* a whole row detoasts every column into one value, which can exceed 1 GB */
+			if (((Var *) node)->varattno == InvalidAttrNumber)
+				return refuse(check, "a whole-row reference is not allowed: name the columns");
 			break;
 		case T_Query:
+			if ((why = unstable_query((Query *) node)) != NULL)
+			{
+				check->unstable = true;
+				return refuse(check, why);
+			}
 			return query_tree_walker((Query *) node, unsafe_walker, check, 0);
-		case T_SubscriptingRef:
-			if (((SubscriptingRef *) node)->refassgnexpr != NULL)
-				return refuse(check, "array assignment is not allowed");
+		case T_ArrayExpr:
+			why = unsafe_built(((ArrayExpr *) node)->elements, "ARRAY[...]");
 			break;
+		case T_RowExpr:
+			why = unsafe_built(((RowExpr *) node)->args, "ROW(...)");
+			break;
+		case T_SubscriptingRef:
+			{
+				SubscriptingRef *sr = (SubscriptingRef *) node;
+				RegProcedure handler = get_typsubscript(sr->refcontainertype, NULL);
+
+				/* fetching from an array gives an element, a smaller array or NULL */
+				if (sr->refassgnexpr != NULL)
+					return refuse(check, "array assignment is not allowed");
+				if (handler != F_ARRAY_SUBSCRIPT_HANDLER && handler != F_RAW_ARRAY_SUBSCRIPT_HANDLER)
+					return refuse(check, psprintf("subscripts of type %s are not allowed (only of arrays)",
+												  format_type_be(sr->refcontainertype)));
+				break;
+			}
 		case T_MinMaxExpr:
-			if (!safe_comparison(((MinMaxExpr *) node)->minmaxtype))
-				return refuse(check, "GREATEST and LEAST need a type whose comparison cannot fail");
+			why = safe_calls_comparison(((MinMaxExpr *) node)->minmaxtype, ((MinMaxExpr *) node)->inputcollid);
 			break;
 		case T_FuncExpr:
-			why = unsafe_call(((FuncExpr *) node)->funcid, args = ((FuncExpr *) node)->args);
+			why = safe_calls_unsafe(((FuncExpr *) node)->funcid, ((FuncExpr *) node)->args,
+									((FuncExpr *) node)->inputcollid);
 			break;
 		case T_OpExpr:
 		case T_DistinctExpr:
 		case T_NullIfExpr:
 			set_opfuncid((OpExpr *) node);
-			why = unsafe_call(((OpExpr *) node)->opfuncid, args = ((OpExpr *) node)->args);
+			why = safe_calls_unsafe(((OpExpr *) node)->opfuncid, ((OpExpr *) node)->args,
+									((OpExpr *) node)->inputcollid);
 			break;
 		case T_ScalarArrayOpExpr:
-			set_sa_opfuncid((ScalarArrayOpExpr *) node);
-			why = unsafe_call(((ScalarArrayOpExpr *) node)->opfuncid,
-							  args = ((ScalarArrayOpExpr *) node)->args);
-			break;
+			{
+				ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) node;
+
+				set_sa_opfuncid(sa);
+				why = safe_calls_unsafe(sa->opfuncid, sa->args, sa->inputcollid);
+				/* a long IN list is hashed: under ICU, through a sort key as large as the value allows */
+				if (why == NULL && OidIsValid(sa->inputcollid) && safe_calls_collation(sa->inputcollid, true) != NULL)
+					why = "IN lists and = ANY are not allowed under a nondeterministic collation (a long one is hashed through a sort key, which fails on large values): write a = 'x' OR a = 'y'";
+				break;
+			}
+		case T_ArrayCoerceExpr:
+			return refuse(check, "an array cast builds a new array, which can exceed 1 GB: compare the elements in their own type");
+		case T_ConvertRowtypeExpr:
+			return refuse(check, "a whole-row conversion is not allowed: name the columns");
 		case T_CoerceViaIO:
 			return refuse(check, "a cast through text can fail on a malformed value: compare with a value of the column's own type instead");
 		case T_CoerceToDomain:
@@ -318,55 +232,90 @@ unsafe_walker(Node *node, SafeCheck *check)
 	return expression_tree_walker(node, unsafe_walker, check);
 }
 
-/*
- * The query "SELECT (e1)cast, (e2)cast, ... FROM relation", analyzed and
- * rewritten as the current role.
- */
-static Query *
-analyzed(const char *relation, ArrayType *exprs, int n, const char *cast)
+/* "SELECT (e1)cast, (e2)cast, ..." of n text expressions */
+static char *
+select_list(ArrayType *exprs, int n, const char *cast)
 {
 	StringInfoData sql;
 	Datum	   *values;
 	bool	   *nulls;
 	int			count;
-	List	   *raw;
-	List	   *rewritten;
 
 	deconstruct_array(exprs, TEXTOID, -1, false, TYPALIGN_INT, &values, &nulls, &count);
 	initStringInfo(&sql);
-	appendStringInfoString(&sql, "SELECT ");
 	for (int i = 0; i < n; i++)
 	{
 		if (nulls[i])
 			elog(ERROR, "dpm_internal.check_cells: a NULL expression");
 		appendStringInfo(&sql, "%s(%s)%s", i > 0 ? ", " : "", TextDatumGetCString(values[i]), cast);
 	}
-	appendStringInfo(&sql, " FROM %s", relation);
-	raw = raw_parser(sql.data, RAW_PARSE_DEFAULT);
+	return sql.data;
+}
+
+/* The query "SELECT list FROM relation", analyzed and rewritten as the current role. */
+static Query *
+analyzed(Oid relation, const char *list)
+{
+	char	   *sql = psprintf("SELECT %s FROM %s", list,
+							   quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
+														  get_rel_name(relation)));
+	List	   *raw;
+	List	   *rewritten;
+
+	raw = raw_parser(sql, RAW_PARSE_DEFAULT);
 	if (list_length(raw) != 1)
 		elog(ERROR, "dpm_internal.check_cells: not one statement");
-	rewritten = pg_analyze_and_rewrite_fixedparams(linitial_node(RawStmt, raw), sql.data, NULL, 0, NULL);
+	rewritten = pg_analyze_and_rewrite_fixedparams(linitial_node(RawStmt, raw), sql, NULL, 0, NULL);
 	if (list_length(rewritten) != 1 || linitial_node(Query, rewritten)->commandType != CMD_SELECT)
 		elog(ERROR, "dpm_internal.check_cells: not one query");
 	return linitial_node(Query, rewritten);
 }
 
-/* the relation as the scanning role sees it (view queries, security policies) must be safe too */
+/*
+ * The relation as the scanning role sees it (view queries, security
+ * policies) must be safe too, and a stable transformation of its rows.
+ */
 static void
 check_source_definition(Query *query, Oid relation, Oid run_as)
 {
-	SafeCheck	check = {NULL};
+	SafeCheck	check = {NULL, false};
+	char	   *name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
+												  get_rel_name(relation));
 
 	query->targetList = NIL;
-	if (unsafe_walker((Node *) query, &check))
+	if (!unsafe_walker((Node *) query, &check))
+		return;
+	if (check.unstable)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the definition of source %s could fail on some rows: %s",
-						quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
-												   get_rel_name(relation)), check.why),
-				 errdetail("A view's query and the row-level security policies that apply to the scanning role %s are evaluated on every row a release reads, after its charge.",
-						   GetUserNameFromId(run_as, false)),
-				 errhint("Register a table, or a view whose expressions cannot fail (the same rules as domain conditions).")));
+				 errmsg("source %s is not a stable transformation of its rows: its query uses %s", name, check.why),
+				 errdetail("Through it, removing one privacy unit's rows can bring other rows in or change them, so a release would lose more privacy than it is charged."),
+				 errhint("Register the table, or a view that only selects, filters and joins rows; aggregate, deduplicate or sample in the workload, or in a table of your own.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("the definition of source %s could fail on some rows: %s", name, check.why),
+			 errdetail("A view's query and the row-level security policies that apply to the scanning role %s are evaluated on every row a release reads, after its charge.",
+					   GetUserNameFromId(run_as, false)),
+			 errhint("Register a table, or a view whose expressions cannot fail (the same rules as domain conditions).")));
+}
+
+/*
+ * dpm_internal.check_source(run_as, relation): errors out, before any row is
+ * read, unless the relation's definition as run_as sees it is safe and
+ * stable (dpm.register_source, dpm.select_keys and its charge).
+ */
+PG_FUNCTION_INFO_V1(dpm_check_source);
+Datum
+dpm_check_source(PG_FUNCTION_ARGS)
+{
+	Oid			run_as = PG_GETARG_OID(0);
+	Oid			relation = PG_GETARG_OID(1);
+	AsRole		saved;
+
+	api_as_role_begin(&saved, run_as);
+	check_source_definition(analyzed(relation, ""), relation, run_as);
+	api_as_role_end(&saved);
+	PG_RETURN_VOID();
 }
 
 /*
@@ -390,16 +339,14 @@ dpm_check_cells(PG_FUNCTION_ARGS)
 	Query	   *query;
 	ListCell   *lc;
 	int			i = 0;
-	SafeCheck	check = {NULL};
+	SafeCheck	check = {NULL, false};
 
 	deconstruct_array(names, TEXTOID, -1, false, TYPALIGN_INT, &name_values, NULL, &nnames);
 	if (n < 1 || nnames != n)
 		elog(ERROR, "dpm_internal.check_cells: %d names for %d expressions", nnames, n);
 
 	api_as_role_begin(&saved, run_as);
-	query = analyzed(quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
-												get_rel_name(relation)),
-					 exprs, n, "::int4");
+	query = analyzed(relation, select_list(exprs, n, "::int4"));
 	foreach(lc, query->targetList)
 	{
 		TargetEntry *te = lfirst_node(TargetEntry, lc);
@@ -411,7 +358,7 @@ dpm_check_cells(PG_FUNCTION_ARGS)
 					 errmsg("attribute \"%s\" of domain \"%s\" could fail on some rows: %s",
 							TextDatumGetCString(name_values[i]), domain, check.why),
 					 errdetail("A release reads its source after it is charged: an expression that can raise an error on some value would make whether it answers depend on the rows."),
-					 errhint("Conditions may use columns, constants, comparisons, AND, OR, NOT, IN lists, CASE, COALESCE, IS NULL, LIKE with a constant pattern, extract of a date or timestamp by a constant field and functions marked LEAKPROOF (see \"What a condition may contain\" in the README).")));
+					 errhint("Conditions may use columns, constants, comparisons and widening casts of the built-in types, AND, OR, NOT, IN lists, CASE, COALESCE, IS NULL, LIKE with a constant pattern, extract of a date or timestamp by a constant field (see \"What a condition may contain\" in the README).")));
 		i++;
 	}
 	check_source_definition(query, relation, run_as);
@@ -436,12 +383,10 @@ dpm_check_measure(PG_FUNCTION_ARGS)
 	Query	   *query;
 	TargetEntry *te;
 	Oid			type;
-	SafeCheck	check = {NULL};
+	SafeCheck	check = {NULL, false};
 
 	api_as_role_begin(&saved, run_as);
-	query = analyzed(quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
-												get_rel_name(relation)),
-					 construct_array(&expr, 1, TEXTOID, -1, false, TYPALIGN_INT), 1, "");
+	query = analyzed(relation, select_list(construct_array(&expr, 1, TEXTOID, -1, false, TYPALIGN_INT), 1, ""));
 	if (list_length(query->targetList) != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -459,7 +404,7 @@ dpm_check_measure(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("measure \"%s\" could fail on some rows: %s", measure, check.why),
 				 errdetail("A release reads its source after it is charged: an expression that can raise an error on some value would make whether it answers depend on the rows."),
-				 errhint("A measure may use columns, constants, CASE, COALESCE, GREATEST, LEAST and functions marked LEAKPROOF, but no arithmetic, which can overflow: for price * quantity, measure a stored generated column (ALTER TABLE ... ADD COLUMN amount numeric GENERATED ALWAYS AS (price * quantity) STORED), where an error falls at insert time.")));
+				 errhint("A measure may use columns, constants, CASE, COALESCE, GREATEST, LEAST and widening casts, but no arithmetic, which can overflow: for price * quantity, measure a stored generated column (ALTER TABLE ... ADD COLUMN amount numeric GENERATED ALWAYS AS (price * quantity) STORED), where an error falls at insert time.")));
 	check_source_definition(query, relation, run_as);
 	api_as_role_end(&saved);
 	PG_RETURN_OID(type);

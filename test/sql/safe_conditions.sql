@@ -62,7 +62,7 @@ SELECT w.name, r.status FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.wor
  WHERE w.name LIKE 'sc\_w%' ORDER BY w.name;
 RESET ROLE;
 
--- a view's own query is evaluated on every row too: a view that can fail is refused
+-- a view's own query is evaluated on every row too: a view that can fail is refused (at its registration)
 CREATE VIEW sc_view AS SELECT id, age FROM sc_td WHERE 100 / (age - 77) > -1000;
 CREATE VIEW sc_goodview AS SELECT id, age, code FROM sc_td WHERE age > 3;
 GRANT SELECT ON sc_view, sc_goodview TO regress_sc_custodian;
