@@ -22,8 +22,8 @@
  * on the list) with the reason and what to write instead.
  *
  * A view must also be a stable transformation of its rows: no LIMIT,
- * DISTINCT, aggregate, window function, set operation or TABLESAMPLE at any
- * level (unstable_query), checked at dpm.register_source and before every
+ * DISTINCT, aggregate, window function, set operation, TABLESAMPLE or outer
+ * join at any level (unstable_query, and JoinExpr below), checked at dpm.register_source and before every
  * charge (dpm_internal.check_source, check_cells, check_measure).
  */
 #include "postgres.h"
@@ -148,7 +148,6 @@ unsafe_walker(Node *node, SafeCheck *check)
 		case T_List:
 		case T_TargetEntry:
 		case T_FromExpr:
-		case T_JoinExpr:
 		case T_RangeTblRef:
 		case T_RangeTblFunction:	/* its function call is walked */
 		case T_CommonTableExpr: /* its query is walked */
@@ -165,6 +164,19 @@ unsafe_walker(Node *node, SafeCheck *check)
 				return refuse(check, why);
 			}
 			return query_tree_walker((Query *) node, unsafe_walker, check, 0);
+		case T_JoinExpr:
+			/*
+			 * An outer join's row exists, or holds NULLs, according to
+			 * whether another row matches: "LEFT JOIN t b ON ... WHERE b.id
+			 * IS NULL" keeps the rows no other unit shares, so removing one
+			 * unit brings another's row in.
+			 */
+			if (((JoinExpr *) node)->jointype != JOIN_INNER)
+			{
+				check->unstable = true;
+				return refuse(check, "an outer join (LEFT, RIGHT or FULL JOIN)");
+			}
+			break;
 		case T_ArrayExpr:
 			why = unsafe_built(((ArrayExpr *) node)->elements, "ARRAY[...]");
 			break;

@@ -1,7 +1,7 @@
 -- A source is a stable transformation of its rows (src/api/safe_expr.c, unstable_query): a view
 -- registered as a source may not use LIMIT/OFFSET/FETCH, DISTINCT [ON], aggregates, GROUP BY,
--- HAVING, window functions, set operations or TABLESAMPLE at any level (subqueries, CTEs, views
--- over views): through them, removing one privacy unit's rows can bring other rows in (a LIMIT 1000
+-- HAVING, window functions, set operations, TABLESAMPLE or outer joins at any level (subqueries,
+-- CTEs, views over views): through them, removing one privacy unit's rows can bring other rows in (a LIMIT 1000
 -- view lets the 1001st row in), so a release would lose more privacy than it is charged.  They are
 -- refused at dpm.register_source, and again before every charge.  This file releases nothing.
 SET client_min_messages = warning;
@@ -24,6 +24,10 @@ CREATE VIEW vs_sample AS SELECT * FROM vs_people TABLESAMPLE BERNOULLI (50) REPE
 CREATE VIEW vs_sub AS SELECT * FROM (SELECT * FROM vs_people LIMIT 100) s WHERE age > 3;
 CREATE VIEW vs_cte AS WITH firsts AS (SELECT DISTINCT ON (age) * FROM vs_people) SELECT * FROM firsts;
 CREATE VIEW vs_over AS SELECT id, age FROM vs_limit WHERE age > 3;
+-- an outer join: the rows whose code no other row shares (removing one unit brings another's in)
+CREATE VIEW vs_antijoin AS SELECT a.* FROM vs_people a LEFT JOIN vs_people b ON b.code = a.code AND b.id <> a.id
+  WHERE b.id IS NULL;
+CREATE VIEW vs_full AS SELECT a.id, a.age FROM vs_people a FULL JOIN vs_people b ON b.id = a.id + 1;
 -- stable: selecting, filtering, projecting, joining
 CREATE VIEW vs_fine AS SELECT p.id, p.age, p.code FROM vs_people p JOIN vs_people q ON q.id = p.id WHERE p.age > 3;
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO regress_vs_custodian;
@@ -38,7 +42,7 @@ END
 $$;
 SELECT v AS view, pg_temp.vs_register(v::regclass) AS outcome
   FROM unnest('{vs_limit, vs_offset, vs_fetch, vs_distinct, vs_distinct_on, vs_group, vs_aggregate, vs_window,
-               vs_union, vs_union_all, vs_sample, vs_sub, vs_cte, vs_over, vs_fine}'::text[]) v;
+               vs_union, vs_union_all, vs_sample, vs_sub, vs_cte, vs_over, vs_antijoin, vs_full, vs_fine}'::text[]) v;
 SELECT relation FROM dpm.sources WHERE relation::text LIKE 'vs\_%' ORDER BY 1;
 -- the refusal's whole message
 SELECT dpm.register_source('vs_limit', epsilon => 1);
@@ -73,7 +77,7 @@ DELETE FROM dpm.ledger WHERE source_id IN (SELECT id FROM dpm.sources WHERE rela
 DELETE FROM dpm.releases WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'vs\_%');
 DELETE FROM dpm.sources WHERE relation::text LIKE 'vs\_%';
 DROP VIEW vs_limit, vs_offset, vs_fetch, vs_distinct, vs_distinct_on, vs_group, vs_aggregate, vs_window, vs_union,
-  vs_union_all, vs_sample, vs_sub, vs_cte, vs_over, vs_fine CASCADE;
+  vs_union_all, vs_sample, vs_sub, vs_cte, vs_over, vs_antijoin, vs_full, vs_fine CASCADE;
 DROP TABLE vs_people;
 DROP FUNCTION pg_temp.vs_register;
 DROP OWNED BY regress_vs_custodian, regress_vs_analyst;
