@@ -94,6 +94,12 @@ CREATE OR REPLACE FUNCTION dpm_internal.current_period(src dpm.sources) RETURNS 
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT dpm_internal.period_of(src, (now() AT TIME ZONE src.period_zone)::date) $$;
 
+-- A date as YYYY-MM-DD whatever the DateStyle, for messages: to_char would go through a
+-- timestamp, whose range ends about 294,000 AD, the date's at 5,874,897 AD.
+CREATE OR REPLACE FUNCTION dpm_internal.iso_date(d date) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT format('%s-%s-%s', extract(year FROM d), lpad(extract(month FROM d)::text, 2, '0'), lpad(extract(day FROM d)::text, 2, '0')) $$;
+
 -- The periods a release reads, from the dates its caller names (period_from and period_to, both
 -- included): by default every period from the first to today's, and period_to defaults to
 -- period_from.  NULL for a source without periods, which takes no dates.
@@ -105,6 +111,12 @@ DECLARE
   b int;
   now_k int;
 BEGIN
+  -- no period holds an infinite date (date arithmetic would fail on it)
+  IF NOT isfinite(period_from) OR NOT isfinite(period_to) THEN
+    RAISE EXCEPTION '% must be a date, not %', CASE WHEN NOT isfinite(period_from) THEN 'period_from' ELSE 'period_to' END,
+                    CASE WHEN NOT isfinite(period_from) THEN period_from ELSE period_to END
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Name the first and last days of the periods to read.';
+  END IF;
   IF src.period_column IS NULL THEN
     IF period_from IS NOT NULL OR period_to IS NOT NULL THEN
       RAISE EXCEPTION 'source "%" has no periods: a release of it reads the whole table', src.relation
@@ -122,10 +134,14 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value', DETAIL = format('%s names a date before it.', CASE WHEN a < 0 THEN 'period_from' ELSE 'period_to' END);
   END IF;
   IF a > b THEN
-    RAISE EXCEPTION 'period_from (%) is after period_to (%)', to_char(period_from, 'YYYY-MM-DD'), to_char(period_to, 'YYYY-MM-DD') USING ERRCODE = 'invalid_parameter_value';
+    RAISE EXCEPTION 'period_from (%) is after period_to (%)', dpm_internal.iso_date(period_from), dpm_internal.iso_date(period_to) USING ERRCODE = 'invalid_parameter_value';
   END IF;
   IF b > now_k THEN
-    RAISE EXCEPTION 'period % of source "%" has not begun', dpm_internal.period_label(src, b), src.relation
+    -- named by the date given: the label of a period far ahead is past the range of timestamps
+    -- (dpm_internal.iso_date)
+    RAISE EXCEPTION '% (%) is in a period of source "%" that has not begun',
+      CASE WHEN period_to IS NOT NULL THEN 'period_to' ELSE 'period_from' END,
+      dpm_internal.iso_date(coalesce(period_to, period_from)), src.relation
       USING ERRCODE = 'invalid_parameter_value',
             DETAIL = format('Today (%s, %s) is in period %s.', to_char(now() AT TIME ZONE src.period_zone, 'YYYY-MM-DD'), src.period_zone,
                             dpm_internal.period_label(src, now_k)),

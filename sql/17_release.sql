@@ -49,68 +49,35 @@ CREATE OR REPLACE FUNCTION dpm_internal.release_plan(args jsonb, store boolean, 
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  k text;
-  cost record;
+  a record := dpm_internal.release_args(args);       -- every argument checked, first
   sid int := (args->>'strategy')::int;
   method text := args->>'method';
-  delta float8 := CASE WHEN args ? 'delta' THEN (args->>'delta')::float8 ELSE 0 END;
+  delta float8 := a.delta;
   confidence float8 := (args->>'confidence')::float8;
-  accuracy_first boolean;
+  accuracy_first boolean := a.accuracy_first;
+  cost record;
   need record;
   chosen record;
   mine boolean;
   np record;
-  aggregate text := args->>'aggregate';
   part record;
   parent_id int;
   remainder int[];
   rid int;
   fresh boolean := false;
 BEGIN
-  FOR k IN SELECT jsonb_object_keys(args) LOOP
-    IF k NOT IN ('workload', 'epsilon', 'delta', 'rho', 'strategy', 'method', 'options', 'inference',
-                 'confidence', 'ci_draws', 'measure', 'aggregate', 'sum_share', 'period_from', 'period_to', 'queries') THEN
-      RAISE EXCEPTION 'unknown release argument "%"', k USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-  END LOOP;
-  IF coalesce(args->>'inference', 'ls') NOT IN ('ls', 'nnls', 'nnls_integer') THEN
-    RAISE EXCEPTION 'unknown inference "%"', args->>'inference'
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Valid: ls (least squares), nnls (non-negative least squares), nnls_integer (the same, rounded to integers).';
-  END IF;
-  IF confidence IS NOT NULL AND NOT (confidence > 0 AND confidence < 1) THEN
-    RAISE EXCEPTION 'confidence must be between 0 and 1 (exclusive), got %', confidence
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for no intervals.';
-  END IF;
-  ci_draws := coalesce((args->>'ci_draws')::int, 1000);   -- the caller's dpm.ci_draws
-  IF ci_draws NOT BETWEEN 100 AND 100000 THEN
-    RAISE EXCEPTION 'ci_draws must be between 100 and 100000, got %', ci_draws
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  aggregate := coalesce(aggregate, CASE WHEN args->>'measure' IS NULL THEN 'count' ELSE 'sum' END);
-  IF aggregate NOT IN ('count', 'sum', 'avg') THEN
-    RAISE EXCEPTION 'unknown aggregate "%"', aggregate
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid: count, sum (of a measure), avg (of a measure).';
-  END IF;
-  IF (aggregate = 'count') <> (args->>'measure' IS NULL) THEN
-    RAISE EXCEPTION '%', CASE aggregate WHEN 'count' THEN 'aggregate count counts rows: it takes no measure'
-                                        ELSE format('aggregate %s needs a measure', aggregate) END
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Measures are listed in dpm.measures.';
-  END IF;
-  IF args->>'sum_share' IS NOT NULL AND aggregate <> 'avg' THEN
-    RAISE EXCEPTION 'sum_share splits the charge of an average: it needs aggregate avg'
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  sum_share := (args->>'sum_share')::float8;
-  IF NOT (sum_share > 0 AND sum_share < 1) THEN
-    RAISE EXCEPTION 'sum_share must be between 0 and 1 (exclusive), got %', sum_share
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for the share that minimizes the error of a typical average.';
-  END IF;
-  SELECT w.id, dpm_internal.in_this_transaction(w.xmin) INTO wl.id, mine FROM dpm.workloads w
-   WHERE w.name = args->>'workload' AND w.dropped_at IS NULL;
-  IF NOT FOUND THEN
-    PERFORM dpm_internal.workload(args->>'workload');    -- its error
-  END IF;
+  ci_draws := a.ci_draws;
+  sum_share := a.sum_share;
+  dom := a.dom;
+  src := a.src;
+  measure := a.measure;
+  periods := a.periods;
+  noise := a.noise;
+  c_epsilon := a.c_epsilon;
+  c_delta := a.c_delta;
+  c_rho := a.c_rho;
+  wl.id := a.wl_id;
+  SELECT dpm_internal.in_this_transaction(w.xmin) INTO mine FROM dpm.workloads w WHERE w.id = wl.id;
   IF mine AND NOT store THEN
     RAISE EXCEPTION 'workload "%" is not committed yet', args->>'workload'
       USING ERRCODE = 'undefined_object',
@@ -135,29 +102,11 @@ BEGIN
   SELECT w.id, w.name, w.domain_id, w.spec, NULL, w.labels, w.m, w.n, w.created_by, w.created_at, w.weights, NULL, w.dropped_at,
          w.remainder_of, w.queries
     INTO wl FROM dpm.workloads w WHERE w.id = wl.id;
-  SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
-  SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
-  periods := dpm_internal.period_range(src, (args->>'period_from')::date, (args->>'period_to')::date);
-  IF args->>'measure' IS NOT NULL THEN
+  IF measure.id IS NOT NULL THEN
     -- a sum per cell: the release scans the measure as the domain's creator, who must be able to
     -- evaluate it on every row
-    measure := dpm_internal.measure(src, args->>'measure');
     PERFORM dpm_internal.check_measure(dom.created_by, dpm_internal.source_table(src, dom.name), measure.name,
                                        measure.expression);
-    IF coalesce(args->>'inference', 'ls') = 'nnls_integer' THEN
-      RAISE EXCEPTION 'inference nnls_integer rounds counts; a sum of measure "%" is not one', measure.name
-        USING ERRCODE = 'invalid_parameter_value', HINT = 'Use ls, or nnls if the measure''s values are never negative.';
-    END IF;
-    IF args->>'inference' = 'nnls' AND measure.lo < 0 THEN
-      RAISE EXCEPTION 'inference nnls makes every cell''s sum non-negative, but measure "%" can be negative (lo = %)', measure.name, measure.lo
-        USING ERRCODE = 'invalid_parameter_value', HINT = 'Use inference ls.';
-    END IF;
-  END IF;
-  -- neither epsilon nor rho, with a strategy built for variance targets: they decide the charge
-  accuracy_first := args->>'epsilon' IS NULL AND args->>'rho' IS NULL
-                    AND (coalesce(dpm_internal.has_targets(method, args->'options'), false) OR sid IS NOT NULL);
-  IF NOT accuracy_first THEN
-    cost := dpm_internal.privacy_cost(src, (args->>'epsilon')::float8, delta, (args->>'rho')::float8);
   END IF;
 
   IF sid IS NULL THEN
@@ -184,13 +133,8 @@ BEGIN
     END IF;
     st := chosen.st;
     built := chosen.built;
-  ELSIF method IS NOT NULL THEN
-    RAISE EXCEPTION 'give a strategy or a method, not both' USING ERRCODE = 'invalid_parameter_value';
   ELSE
-    SELECT dpm_internal.in_this_transaction(s.xmin) INTO mine FROM dpm.strategies s WHERE s.id = sid AND s.dropped_at IS NULL;
-    IF NOT FOUND THEN
-      PERFORM dpm_internal.strategy_by_id(sid);                -- its error
-    END IF;
+    SELECT dpm_internal.in_this_transaction(s.xmin) INTO mine FROM dpm.strategies s WHERE s.id = sid;
     IF mine AND NOT store THEN
       RAISE EXCEPTION 'strategy % is not committed yet', sid
         USING ERRCODE = 'undefined_object',
@@ -199,39 +143,16 @@ BEGIN
     st := dpm_internal.strategy_head(sid);
     built := '{}';
   END IF;
-  IF st.workload_id <> wl.id THEN
-    RAISE EXCEPTION 'strategy % was built for another workload', sid
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Use dpm.optimize on this workload to get a strategy for it.';
-  END IF;
-  IF accuracy_first AND measure.id IS NOT NULL THEN
-    RAISE EXCEPTION 'variance targets are in counts: a sum of a measure needs epsilon or rho'
-      USING ERRCODE = 'feature_not_supported';
-  END IF;
   IF accuracy_first THEN
-    IF NOT dpm_internal.has_targets(st.method, st.options) THEN
-      cost := dpm_internal.privacy_cost(src, NULL, delta, NULL);    -- refused: give epsilon or rho
-    END IF;
+    -- the charge the targets need (Gaussian noise, in the source's model: dpm_internal.release_args
+    -- refused the others)
     need := dpm_internal.fitness_need(src, st, delta);
     cost := dpm_internal.privacy_cost(src, need.epsilon, delta, need.rho);
-  ELSIF dpm_internal.has_targets(st.method, st.options) AND cost.noise <> 'gaussian' THEN
-    RAISE EXCEPTION 'a % strategy meets variance targets with Gaussian noise, not Laplace', st.method
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Give delta > 0 or rho, or neither epsilon nor rho to be charged what the targets need.';
+    noise := cost.noise;
+    c_epsilon := cost.c_epsilon;
+    c_delta := cost.c_delta;
+    c_rho := cost.c_rho;
   END IF;
-  IF aggregate = 'avg' THEN
-    sum_share := coalesce(sum_share, dpm_internal.avg_sum_share(cost.noise, cost.c_epsilon, cost.c_delta, cost.c_rho));
-  END IF;
-  -- Laplace intervals take ceil(c (N + 1)) <= N simulated draws (src/mechanism/interval.h); an
-  -- average's take those of its sum and count at 1 - (1 - c) / 2
-  IF cost.noise = 'laplace' AND confidence IS NOT NULL
-     AND ceil(dpm_internal.part_confidence(confidence, aggregate = 'avg') * (ci_draws + 1)) > ci_draws THEN
-    RAISE EXCEPTION 'confidence % needs more than dpm.ci_draws = % simulated draws of the noise', confidence, ci_draws
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Raise dpm.ci_draws, or ask for a lower confidence.';
-  END IF;
-  noise := cost.noise;
-  c_epsilon := cost.c_epsilon;
-  c_delta := cost.c_delta;
-  c_rho := cost.c_rho;
   -- the sampler's own checks (its grid must fit these parameters), by the code the release runs
   FOR part IN SELECT * FROM dpm_internal.release_parts(src, measure, sum_share) LOOP
   np := dpm_internal.noise_params(noise, c_epsilon, c_delta, c_rho, part.share);
@@ -673,8 +594,8 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'Valid: auto (answer from earlier releases at no cost when they determine every query), only (and refuse otherwise), never.';
   END IF;
+  PERFORM dpm_internal.release_args(args);     -- every argument, before earlier releases are looked at
   IF mode <> 'never' THEN
-    PERFORM dpm_internal.check_privacy_args(answer.epsilon, answer.delta, answer.rho);
     -- what earlier releases determine, at no cost (sql/26_estimates.sql)
     SELECT array_agg(x.query ORDER BY x.query) AS q, array_agg(x.label ORDER BY x.query) AS l,
            array_agg(x.answer ORDER BY x.query) AS a, array_agg(x.stderr ORDER BY x.query) AS se,

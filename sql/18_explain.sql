@@ -93,6 +93,8 @@ DECLARE
   spent record;
   reuse record;
 BEGIN
+  -- every argument, before earlier releases are looked at
+  PERFORM dpm_internal.release_args(args);
   -- what the caller's earlier releases determine already (dpm.answer's reuse); with reuse auto
   -- (dpm.reuse) dpm.answer measures only the rest, and so does this plan
   SELECT count(*) FILTER (WHERE x.determined) AS free, array_agg(x.query ORDER BY x.query) FILTER (WHERE NOT x.determined) AS rest

@@ -101,6 +101,12 @@ BEGIN
   IF release_id IS NULL OR attribute IS NULL THEN
     RAISE EXCEPTION 'release_id and attribute must not be NULL' USING ERRCODE = 'null_value_not_allowed';
   END IF;
+  -- every argument before anything else, the size of the array first (each probability is a row
+  -- per group, found by a search of the bins)
+  IF cardinality(probabilities) > 1000 THEN
+    RAISE EXCEPTION 'at most 1000 probabilities at once, got %', cardinality(probabilities)
+      USING ERRCODE = 'program_limit_exceeded', HINT = 'Ask for fewer quantiles per call.';
+  END IF;
   IF probabilities IS NULL OR cardinality(probabilities) = 0
      OR EXISTS (SELECT 1 FROM unnest(probabilities) x WHERE x IS NULL OR NOT (x > 0 AND x < 1)) THEN
     RAISE EXCEPTION 'probabilities must be between 0 and 1 (exclusive), got %', probabilities

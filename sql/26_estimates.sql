@@ -385,17 +385,19 @@ LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
-  wl dpm.workloads := dpm_internal.workload(estimate.workload);
+  wl dpm.workloads;
   dom dpm.domains;
   src dpm.sources;
   meas dpm.measures;
   plan record;
   periods int4range;
 BEGIN
+  -- every argument before anything else (the plan and the estimate take seconds on large domains)
   IF NOT (estimate.confidence > 0 AND estimate.confidence < 1) THEN
     RAISE EXCEPTION 'confidence must be between 0 and 1 (exclusive), got %', estimate.confidence
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for no intervals.';
   END IF;
+  wl := dpm_internal.workload(estimate.workload);
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
   periods := dpm_internal.period_range(src, estimate.period_from, estimate.period_to);

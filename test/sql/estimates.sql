@@ -113,6 +113,44 @@ SELECT bool_and(a.answer = e.answer AND a.stderr = e.stderr AND a.ci_low IS NULL
 SET dpm.reuse = 'only';
 SELECT count(*) FROM dpm.answer('es_total', rho => 0.5);
 SELECT count(*) = :ledger_now AS nothing_charged FROM dpm.ledger;
+-- every argument is checked before earlier releases are looked at (issue 41, item 5): requests
+-- they could answer (es_prefix is determined, its sums too) are refused with reuse only and auto
+-- exactly as with never, and dpm.explain refuses them alike; nothing is charged
+SELECT (SELECT r.strategy_id FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id
+         WHERE w.name = 'es_total' LIMIT 1) AS es_total_strategy \gset
+SELECT count(*) AS charges_before, sum(rho) AS rho_before FROM dpm.ledger \gset
+CREATE FUNCTION pg_temp.refusal(fn text, args text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('SELECT count(*) FROM dpm.%s(%s)', fn, args);
+  RETURN 'accepted';
+EXCEPTION WHEN OTHERS THEN
+  RETURN regexp_replace(SQLSTATE || ': ' || SQLERRM, 'strategy [0-9]+', 'strategy N');
+END $$;
+SELECT regexp_replace(a, 'strategy => [0-9]+', 'strategy => (of es_total)') AS args,
+       pg_temp.refusal('answer', a || ', reuse => ''only''') = pg_temp.refusal('answer', a || ', reuse => ''never''')
+       AND pg_temp.refusal('answer', a || ', reuse => ''auto''') = pg_temp.refusal('answer', a || ', reuse => ''never''') AS as_never,
+       pg_temp.refusal('answer', a || ', reuse => ''never''') AS refusal
+  FROM unnest(ARRAY[$$'es_id', rho => 0.5, measure => 'score', aggregate => 'mean'$$,
+                    $$'es_prefix', rho => 0.5, aggregate => 'mean'$$,
+                    $$'es_prefix', rho => 0.5, aggregate => 'sum'$$,
+                    $$'es_prefix', rho => 0.5, sum_share => 0.5$$,
+                    $$'es_prefix', rho => 0.5, inference => 'lsq'$$,
+                    $$'es_prefix', rho => 0.5, confidence => 1$$,
+                    $$'es_prefix'$$,
+                    $$'es_prefix', epsilon => 1, rho => 0.5$$,
+                    $$'es_prefix', rho => 0.5, delta => 1e-6$$,
+                    $$'es_prefix', rho => 1e-5, delta => 2$$,
+                    $$'es_prefix', rho => 0.5, method => 'no_such_method'$$,
+                    $$'es_prefix', rho => 0.5, options => '{"branching": 2}'$$,
+                    format($$'es_prefix', rho => 0.5, strategy => %s$$, :es_total_strategy),
+                    format($$'es_prefix', rho => 0.5, method => 'identity', strategy => %s$$, :es_total_strategy),
+                    $$'es_prefix', rho => 0.5, period_to => 'infinity'$$]) a;
+SELECT a AS args, pg_temp.refusal('explain', a) = pg_temp.refusal('answer', a || ', reuse => ''never''') AS as_answer,
+       pg_temp.refusal('explain', a) AS refusal
+  FROM unnest(ARRAY[$$'es_prefix'$$, $$'es_prefix', rho => 1e-5, delta => 2$$,
+                    $$'es_prefix', epsilon => 1, rho => 0.5$$, $$'es_prefix', rho => 0.5, method => 'no_such_method'$$,
+                    $$'es_id', rho => 0.5, measure => 'nothing'$$]) a;
+SELECT count(*) = :charges_before AND sum(rho) = :rho_before AS nothing_charged FROM dpm.ledger;
 CREATE TABLE es_fresh AS SELECT u AS unit, u % 3 AS kind FROM generate_series(1, 30) u;
 SELECT dpm.register_source('es_fresh', 'unit', 1, rho => 10);
 SELECT dpm.create_domain('es_fresh_kind', 'es_fresh', '[{"name": "kind", "values": [0, 1, 2]}]');

@@ -92,6 +92,30 @@ SELECT count(*) FROM dpm.answer('per_total', epsilon => 0.1, period_from => '202
 SELECT count(*) FROM dpm.answer('per_total', epsilon => 0.1, period_from => '2999-01-01');
 SELECT count(*) FROM dpm.answer('per_total', epsilon => 0.1, period_to => '2999-01-01');
 \set VERBOSITY default
+-- dates no period holds (issue 41, item 5): infinite ones, and the last date PostgreSQL has
+-- (its period's first instant is past the range of timestamps), refused with a clear error by
+-- every function that takes periods, with reuse possible (day 5's cells are released) or not,
+-- and nothing is charged
+SELECT count(*) AS per_charges, sum(epsilon) AS per_spent
+  FROM dpm.ledger l JOIN dpm.sources s ON s.id = l.source_id WHERE s.relation = 'per_events'::regclass \gset
+CREATE FUNCTION pg_temp.refusal(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE q;
+  RETURN 'accepted';
+EXCEPTION WHEN OTHERS THEN
+  RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+SELECT pg_temp.refusal(q) AS refusal
+  FROM unnest(ARRAY[$$SELECT dpm.answer('per_total', epsilon => 0.1, period_to => 'infinity')$$,
+                    $$SELECT dpm.answer('per_cells', epsilon => 0.1, period_from => '2020-01-05', period_to => 'infinity', reuse => 'auto')$$,
+                    $$SELECT dpm.answer('per_cells', epsilon => 0.1, period_from => '-infinity', reuse => 'only')$$,
+                    $$SELECT dpm.answer('per_total', epsilon => 0.1, period_to => '5874897-12-31')$$,
+                    $$SELECT dpm.explain('per_total', epsilon => 0.1, period_from => 'infinity')$$,
+                    $$SELECT dpm.estimate('per_cells', period_from => '2020-01-05', period_to => 'infinity')$$,
+                    $$SELECT dpm.estimate('per_cells', period_to => '5874897-12-31')$$,
+                    $$SELECT dpm.estimate('per_cells', period_from => '5874897-12-31', period_to => '2020-01-05')$$]) q;
+SELECT count(*) = :per_charges AND sum(epsilon) = :per_spent AS nothing_charged
+  FROM dpm.ledger l JOIN dpm.sources s ON s.id = l.source_id WHERE s.relation = 'per_events'::regclass;
 
 -- estimates and reuse read the releases of the periods asked for: day 5's one release gives day 5's cells;
 -- day 7 (not measured) has no estimate and is refused with reuse only, at no charge
@@ -155,6 +179,7 @@ SELECT count(*) FROM dpm.answer('per_z_total', rho => 0.5, period_from => '2020-
 SELECT count(*) FROM dpm.answer('per_z_total', rho => 0.1, period_from => '2020-01-12');
 SELECT count(*) FROM dpm.answer('per_z_total', rho => 0.5, period_from => '2020-01-20');
 SELECT cardinality(dpm.select_keys('per_z', 'age', rho => 0.1, delta => 1e-5, period_from => '2020-01-27')) >= 0 AS selected;
+SELECT dpm.select_keys('per_z', 'age', rho => 0.1, delta => 1e-5, period_from => '2020-01-27', period_to => 'infinity');
 SELECT period, label, rho_spent, delta_spent, rho_remaining, releases FROM dpm.periods('per_z') WHERE period < 4 ORDER BY period;
 
 -- timestamps with a time zone: periods are the custodian's local days, whatever the session's

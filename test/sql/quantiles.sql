@@ -72,6 +72,11 @@ SELECT * FROM dpm.quantiles(:qt_release, 'income', '{0.5}', confidence => 1);
 SELECT * FROM dpm.quantiles(-1, 'income', '{0.5}');
 SELECT * FROM dpm.quantiles(NULL, 'income', '{0.5}');
 SELECT * FROM dpm.quantiles(:qt_release, NULL, '{0.5}');
+-- at most 1000 probabilities, checked before the release is looked for (a release that does not
+-- exist, or one that does) or any probability read: a clear error, not seconds of work first
+SELECT * FROM dpm.quantiles(-1, 'income', array_fill(0.5::float8, ARRAY[1001]));
+SELECT count(*) FROM dpm.quantiles(:qt_release, 'income', array_fill(0.5::float8, ARRAY[1001]));
+SELECT count(*) AS rows FROM dpm.quantiles(:qt_release, 'income', array_fill(0.5::float8, ARRAY[1000]));
 SELECT dpm.quantile_workload('qt_bad', 'qt_d', NULL);
 SELECT dpm.quantile_workload('qt_bad', 'qt_d', 'income', NULL);
 

@@ -1,0 +1,164 @@
+-- The arguments of a release request, checked before anything else runs.
+
+-- Every argument of a request to dpm.answer, dpm.explain or dpm.explain_queries (as
+-- dpm_internal.release_request writes it), checked in one place, first: by each entry point
+-- before its reuse path (what earlier releases determine, sql/26_estimates.sql) and by the plan
+-- (dpm_internal.release_plan) before any strategy is built, so that an invalid request is refused
+-- whatever earlier releases hold and whatever the optimizer would take.  Only cheap checks: the
+-- catalog rows the request names, no scan, no matrix.  What can be decided only once a strategy
+-- is chosen (its sampler's limits, a residual plan's tables) is the plan's.  Returns what the
+-- plan goes on with: the named workload's id, its domain and source, the measure, the periods,
+-- the aggregate with its share of the charge, the draws of Laplace intervals, and the charge
+-- (NULL when variance targets decide it: accuracy_first).
+CREATE OR REPLACE FUNCTION dpm_internal.release_args(args jsonb, OUT wl_id int, OUT dom dpm.domains, OUT src dpm.sources,
+                                                     OUT measure dpm.measures, OUT periods int4range, OUT aggregate text,
+                                                     OUT sum_share float8, OUT ci_draws int, OUT delta float8,
+                                                     OUT accuracy_first boolean, OUT noise text, OUT c_epsilon numeric,
+                                                     OUT c_delta numeric, OUT c_rho numeric)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  k text;
+  sid int := (args->>'strategy')::int;
+  mth text := args->>'method';
+  options jsonb := coalesce(nullif(args->'options', 'null'), '{}');
+  confidence float8 := (args->>'confidence')::float8;
+  wl_domain int;
+  st_workload int;
+  st_method text;
+  st_options jsonb;
+  targets boolean;
+  cost record;
+BEGIN
+  -- the arguments alone
+  FOR k IN SELECT jsonb_object_keys(args) LOOP
+    IF k NOT IN ('workload', 'epsilon', 'delta', 'rho', 'strategy', 'method', 'options', 'inference',
+                 'confidence', 'ci_draws', 'measure', 'aggregate', 'sum_share', 'period_from', 'period_to', 'queries') THEN
+      RAISE EXCEPTION 'unknown release argument "%"', k USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+  END LOOP;
+  IF coalesce(args->>'inference', 'ls') NOT IN ('ls', 'nnls', 'nnls_integer') THEN
+    RAISE EXCEPTION 'unknown inference "%"', args->>'inference'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Valid: ls (least squares), nnls (non-negative least squares), nnls_integer (the same, rounded to integers).';
+  END IF;
+  IF confidence IS NOT NULL AND NOT (confidence > 0 AND confidence < 1) THEN
+    RAISE EXCEPTION 'confidence must be between 0 and 1 (exclusive), got %', confidence
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for no intervals.';
+  END IF;
+  ci_draws := coalesce((args->>'ci_draws')::int, 1000);   -- the caller's dpm.ci_draws
+  IF ci_draws NOT BETWEEN 100 AND 100000 THEN
+    RAISE EXCEPTION 'ci_draws must be between 100 and 100000, got %', ci_draws
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  aggregate := coalesce(args->>'aggregate', CASE WHEN args->>'measure' IS NULL THEN 'count' ELSE 'sum' END);
+  IF aggregate NOT IN ('count', 'sum', 'avg') THEN
+    RAISE EXCEPTION 'unknown aggregate "%"', aggregate
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid: count, sum (of a measure), avg (of a measure).';
+  END IF;
+  IF (aggregate = 'count') <> (args->>'measure' IS NULL) THEN
+    RAISE EXCEPTION '%', CASE aggregate WHEN 'count' THEN 'aggregate count counts rows: it takes no measure'
+                                        ELSE format('aggregate %s needs a measure', aggregate) END
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Measures are listed in dpm.measures.';
+  END IF;
+  IF args->>'sum_share' IS NOT NULL AND aggregate <> 'avg' THEN
+    RAISE EXCEPTION 'sum_share splits the charge of an average: it needs aggregate avg'
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  sum_share := (args->>'sum_share')::float8;
+  IF NOT (sum_share > 0 AND sum_share < 1) THEN
+    RAISE EXCEPTION 'sum_share must be between 0 and 1 (exclusive), got %', sum_share
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for the share that minimizes the error of a typical average.';
+  END IF;
+  delta := CASE WHEN args ? 'delta' THEN (args->>'delta')::float8 ELSE 0 END;
+  PERFORM dpm_internal.check_privacy_args((args->>'epsilon')::float8, delta, (args->>'rho')::float8);
+  IF sid IS NOT NULL AND mth IS NOT NULL THEN
+    RAISE EXCEPTION 'give a strategy or a method, not both' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF coalesce(mth, CASE WHEN sid IS NULL THEN 'auto' END) = 'auto' AND options <> '{}' THEN
+    RAISE EXCEPTION 'method auto takes no options' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  -- the method's name (its options are read by the method, when the plan builds it)
+  IF mth <> 'auto' AND NOT EXISTS (SELECT 1 FROM dpm.strategy_methods() m WHERE m.method = mth) THEN
+    RAISE EXCEPTION 'unknown strategy method "%"', mth
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = format('Valid: auto, %s.', (SELECT string_agg(m.method, ', ') FROM dpm.strategy_methods() m));
+  END IF;
+
+  -- the catalog rows they name (the workload's without its matrix: megabytes)
+  SELECT w.id, w.domain_id INTO wl_id, wl_domain FROM dpm.workloads w WHERE w.name = args->>'workload' AND w.dropped_at IS NULL;
+  IF NOT FOUND THEN
+    PERFORM dpm_internal.workload(args->>'workload');    -- its error
+  END IF;
+  SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl_domain;
+  SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
+  IF sid IS NOT NULL THEN
+    SELECT s.workload_id, s.method, s.options INTO st_workload, st_method, st_options
+      FROM dpm.strategies s WHERE s.id = sid AND s.dropped_at IS NULL;
+    IF NOT FOUND THEN
+      PERFORM dpm_internal.strategy_by_id(sid);                -- its error
+    END IF;
+    IF st_workload <> wl_id THEN
+      RAISE EXCEPTION 'strategy % was built for another workload', sid
+        USING ERRCODE = 'invalid_parameter_value', HINT = 'Use dpm.optimize on this workload to get a strategy for it.';
+    END IF;
+    targets := dpm_internal.has_targets(st_method, st_options);
+  ELSE
+    targets := coalesce(dpm_internal.has_targets(mth, options), false);
+  END IF;
+  periods := dpm_internal.period_range(src, (args->>'period_from')::date, (args->>'period_to')::date);
+  IF args->>'measure' IS NOT NULL THEN
+    measure := dpm_internal.measure(src, args->>'measure');
+    IF coalesce(args->>'inference', 'ls') = 'nnls_integer' THEN
+      RAISE EXCEPTION 'inference nnls_integer rounds counts; a sum of measure "%" is not one', measure.name
+        USING ERRCODE = 'invalid_parameter_value', HINT = 'Use ls, or nnls if the measure''s values are never negative.';
+    END IF;
+    IF args->>'inference' = 'nnls' AND measure.lo < 0 THEN
+      RAISE EXCEPTION 'inference nnls makes every cell''s sum non-negative, but measure "%" can be negative (lo = %)', measure.name, measure.lo
+        USING ERRCODE = 'invalid_parameter_value', HINT = 'Use inference ls.';
+    END IF;
+  END IF;
+
+  -- the charge, in the source's model: neither epsilon nor rho, with a strategy built for
+  -- variance targets (asked for by method, or given), and the targets decide it (the plan)
+  accuracy_first := args->>'epsilon' IS NULL AND args->>'rho' IS NULL AND (targets OR sid IS NOT NULL);
+  IF accuracy_first AND NOT targets THEN
+    cost := dpm_internal.privacy_cost(src, NULL, delta, NULL);    -- refused: give epsilon or rho
+  END IF;
+  IF accuracy_first AND measure.id IS NOT NULL THEN
+    RAISE EXCEPTION 'variance targets are in counts: a sum of a measure needs epsilon or rho'
+      USING ERRCODE = 'feature_not_supported';
+  END IF;
+  IF accuracy_first THEN
+    -- what dpm_internal.fitness_need will refuse once the strategy is built, refused before
+    IF src.model = 'pure' THEN
+      RAISE EXCEPTION 'source "%" is registered for pure epsilon-differential privacy: a % strategy for variance targets needs Gaussian noise',
+        src.relation, coalesce(st_method, mth) USING ERRCODE = 'invalid_parameter_value';
+    ELSIF src.model = 'approx' AND NOT delta > 0 THEN
+      RAISE EXCEPTION 'give delta > 0: the epsilon a % strategy needs for its targets is computed for it', coalesce(st_method, mth)
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN;
+  END IF;
+  cost := dpm_internal.privacy_cost(src, (args->>'epsilon')::float8, delta, (args->>'rho')::float8);
+  IF targets AND cost.noise <> 'gaussian' THEN
+    RAISE EXCEPTION 'a % strategy meets variance targets with Gaussian noise, not Laplace', coalesce(st_method, mth)
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Give delta > 0 or rho, or neither epsilon nor rho to be charged what the targets need.';
+  END IF;
+  noise := cost.noise;
+  c_epsilon := cost.c_epsilon;
+  c_delta := cost.c_delta;
+  c_rho := cost.c_rho;
+  IF aggregate = 'avg' THEN
+    sum_share := coalesce(sum_share, dpm_internal.avg_sum_share(noise, c_epsilon, c_delta, c_rho));
+  END IF;
+  -- Laplace intervals take ceil(c (N + 1)) <= N simulated draws (src/mechanism/interval.h); an
+  -- average's take those of its sum and count at 1 - (1 - c) / 2
+  IF noise = 'laplace' AND confidence IS NOT NULL
+     AND ceil(dpm_internal.part_confidence(confidence, aggregate = 'avg') * (ci_draws + 1)) > ci_draws THEN
+    RAISE EXCEPTION 'confidence % needs more than dpm.ci_draws = % simulated draws of the noise', confidence, ci_draws
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Raise dpm.ci_draws, or ask for a lower confidence.';
+  END IF;
+END
+$$;
