@@ -15,6 +15,27 @@ BEGIN
 END
 $$;
 
+-- A name an analyst may give a workload.  Names are one namespace for every role (unique among
+-- workloads not dropped), and dpm.answer names the remainders it makes '<workload> (remainder
+-- <id>)' (dpm_internal.remainder_store): names of that form are kept for them, so that no
+-- analyst can take a remainder's name first and make another's dpm.answer fail.  A form kept out
+-- rather than a namespace of their own: a remainder stays a workload like the others, found by
+-- the name its release's notice gives (dpm.estimate, dpm.explain).
+CREATE OR REPLACE FUNCTION dpm_internal.check_workload_name(wname text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF wname IS NULL OR wname = '' THEN
+    RAISE EXCEPTION 'workload name must not be empty' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF wname ~ '\(remainder [0-9]+\)$' THEN
+    RAISE EXCEPTION 'workload name "%" is of the form dpm.answer names remainders with', wname
+      USING ERRCODE = 'invalid_parameter_value', DETAIL = 'Names ending in "(remainder N)" are kept for the remainders dpm.answer makes.',
+            HINT = 'Choose another name.';
+  END IF;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION dpm_internal.store_workload(wname text, dom dpm.domains, spec text, matrix float8[], labels text[],
                                     weights float8[], spans int[] DEFAULT NULL, queries bigint DEFAULT NULL)
 RETURNS int
@@ -27,9 +48,7 @@ BEGIN
     RAISE EXCEPTION 'workload of % queries is too large', m
       USING ERRCODE = 'program_limit_exceeded', HINT = 'Ask fewer queries at once.';
   END IF;
-  IF wname IS NULL OR wname = '' THEN
-    RAISE EXCEPTION 'workload name must not be empty' USING ERRCODE = 'invalid_parameter_value';
-  END IF;
+  PERFORM dpm_internal.check_workload_name(wname);
   IF EXISTS (SELECT 1 FROM dpm.workloads w WHERE w.name = wname AND w.dropped_at IS NULL) THEN
     RAISE EXCEPTION 'workload "%" already exists', wname USING ERRCODE = 'duplicate_object';
   END IF;
@@ -193,9 +212,7 @@ AS $$
 DECLARE
   wl dpm.workloads := dpm_internal.workload_for_change(workload);
 BEGIN
-  IF new_name IS NULL OR new_name = '' THEN
-    RAISE EXCEPTION 'workload name must not be empty' USING ERRCODE = 'invalid_parameter_value';
-  END IF;
+  PERFORM dpm_internal.check_workload_name(new_name);
   UPDATE dpm.workloads w SET name = new_name WHERE w.id = wl.id;
 EXCEPTION WHEN unique_violation THEN
   RAISE EXCEPTION 'workload "%" already exists', new_name USING ERRCODE = 'duplicate_object';

@@ -213,3 +213,6 @@ DROP FUNCTION dpm_internal.frequency_vector(dpm.sources, dpm.domains, regrole, b
 -- remainders of workloads (dpm.answer's reuse auto)
 ALTER TABLE dpm.workloads ADD COLUMN remainder_of int REFERENCES dpm.workloads ON DELETE CASCADE, ADD COLUMN queries int[],
   ADD CHECK ((remainder_of IS NULL) = (queries IS NULL));
+-- names ending in "(remainder N)" are the remainders' (dpm_internal.check_workload_name): a
+-- workload of 0.1 named so is renamed, so that no remainder's name is taken
+UPDATE dpm.workloads SET name = name || ' (renamed)' WHERE name ~ '\(remainder [0-9]+\)$';

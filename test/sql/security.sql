@@ -159,6 +159,58 @@ SELECT count(*) FROM dpm.answer('sec_alice_w', epsilon => 0.01);
 RESET ROLE;
 GRANT SELECT ON sec_people TO regress_sec_custodian;
 
+-- no analyst can take the name of another's remainder (issue 41, item 6).  Workload names are
+-- one namespace for all roles, and dpm.answer's reuse auto names the remainder it measures
+-- '<workload> (remainder <id>)', with the next id of the workloads' sequence.  Alice creates the
+-- names bob's next remainder would get (her 20 creations take 20 ids first) and renames a
+-- workload to one: each is refused, and bob's dpm.answer measures its remainder
+CREATE TABLE sec_rem AS SELECT u AS unit, u % 4 AS kind FROM generate_series(1, 400) u;
+SELECT dpm.register_source('sec_rem', 'unit', 1, rho => 10);
+SELECT dpm.create_domain('sec_rem_kind', 'sec_rem', '[{"name": "kind", "values": [0, 1, 2, 3]}]');
+SELECT last_value AS sec_next_workload FROM dpm.workloads_id_seq \gset
+SET ROLE regress_sec_bob;
+SELECT dpm.create_workload('sec_bob_total', 'sec_rem_kind', 'Total(kind)');
+SELECT dpm.create_workload('sec_bob_prefix', 'sec_rem_kind', 'Prefix(kind)');
+SELECT count(*) FROM dpm.answer('sec_bob_total', rho => 0.5, method => 'workload');
+SET ROLE regress_sec_alice;
+CREATE FUNCTION pg_temp.squat(first bigint) RETURNS TABLE(action text, outcome text, times bigint) LANGUAGE plpgsql AS $$
+DECLARE
+  tried text[] := '{}';
+  outcomes text[] := '{}';
+BEGIN
+  FOR i IN 1 .. 21 LOOP
+    BEGIN
+      IF i <= 20 THEN
+        tried := tried || 'create'::text;
+        PERFORM dpm.create_workload(format('sec_bob_prefix (remainder %s)', first + 20 + i), 'sec_rem_kind', 'Total(kind)');
+      ELSE
+        tried := tried || 'rename'::text;
+        PERFORM dpm.create_workload('sec_alice_squat', 'sec_rem_kind', 'Total(kind)');
+        PERFORM dpm.rename_workload('sec_alice_squat', format('sec_bob_prefix (remainder %s)', first + 42));
+      END IF;
+      outcomes := outcomes || 'done'::text;
+    EXCEPTION WHEN OTHERS THEN
+      outcomes := outcomes || (SQLSTATE || ': ' || regexp_replace(SQLERRM, '[0-9]+', 'N'));
+    END;
+  END LOOP;
+  RETURN QUERY SELECT t, o, count(*) FROM unnest(tried, outcomes) x(t, o) GROUP BY t, o ORDER BY t;
+END $$;
+SELECT * FROM pg_temp.squat(:sec_next_workload + 2);
+SET ROLE regress_sec_bob;
+SELECT count(*) AS answered, bool_and(a.answer IS NOT NULL) AS all_answered
+  FROM dpm.answer('sec_bob_prefix', rho => 0.5, confidence => NULL, reuse => 'auto') a;
+RESET ROLE;
+SELECT w.name = format('sec_bob_prefix (remainder %s)', w.id) AS named_so, w.created_by, w.m
+  FROM dpm.workloads w JOIN dpm.workloads p ON p.id = w.remainder_of WHERE p.name = 'sec_bob_prefix';
+SELECT count(*) AS squatted FROM dpm.workloads WHERE name LIKE 'sec\_bob\_prefix (remainder %' AND created_by = 'regress_sec_alice'::regrole;
+DROP FUNCTION pg_temp.squat(bigint);
+SELECT id AS sec_rem_source FROM dpm.sources WHERE relation = 'sec_rem'::regclass \gset
+DELETE FROM dpm.ledger WHERE source_id = :sec_rem_source;
+DELETE FROM dpm.releases WHERE source_id = :sec_rem_source;
+DELETE FROM dpm.domains WHERE source_id = :sec_rem_source;
+DELETE FROM dpm.sources WHERE id = :sec_rem_source;
+DROP TABLE sec_rem;
+
 -- the custodian sees every release, and the ledger holds exactly the legitimate charges:
 -- alice 0.3 + 0.1 (rolled back) + 0.1 (failed later) + 0.01 (search_path), bob 0.05
 SET ROLE regress_sec_custodian;
