@@ -41,6 +41,13 @@ CREATE OR REPLACE FUNCTION dpm_internal.noise_variance(noise text, sensitivity_l
                                                        epsilon float8, delta float8, rho float8) RETURNS float8
 AS 'MODULE_PATHNAME', 'dpm_noise_variance' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
+-- Testing only: the factor dpm.audit_sensitivity_scale puts on every release's sensitivity (1
+-- unless the privacy auditor, test/audit.sh, plants its defect); the mechanisms read it in C
+-- (api_privacy_args), the keys' selection here (dpm_internal.keys_fill).  Read in C, so that calling it
+-- loads the library, which refuses a value a non-superuser set before.
+CREATE OR REPLACE FUNCTION dpm_internal.audit_sensitivity_scale() RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_audit_sensitivity_scale_get' LANGUAGE C STABLE PARALLEL SAFE;
+
 -- What a release costs in its source's privacy model: the noise it uses and the exact charge.
 -- Every inconsistent or invalid combination is refused here, before anything is charged.
 CREATE OR REPLACE FUNCTION dpm_internal.privacy_cost(src dpm.sources, epsilon float8, delta float8, rho float8,

@@ -64,11 +64,13 @@ BEGIN
     dpm_internal.source_rows(src, true, r.periods), col));
   SELECT coalesce(array_agg(pairs[i][1] ORDER BY i), '{}'), coalesce(array_agg(pairs[i][2]::float8 ORDER BY i), '{}')
     INTO keys, counts FROM generate_subscripts(pairs, 1) i;
-  -- the charge's epsilon or rho, and delta, strictly below it (dpm_internal.below)
+  -- the charge's epsilon or rho, and delta, strictly below it (dpm_internal.below); the
+  -- auditor's planted defect (dpm_internal.audit_sensitivity_scale, 1 but in test/audit.sh) scales
+  -- the noise as a sensitivity would: epsilon / s, rho / s^2
   sel := dpm_internal.partition_select(counts, src.max_contributions,
-                                       CASE WHEN r.noise = 'laplace' THEN dpm_internal.below(r.epsilon) END,
+                                       CASE WHEN r.noise = 'laplace' THEN dpm_internal.below(r.epsilon) / dpm_internal.audit_sensitivity_scale() END,
                                        dpm_internal.below(r.delta),
-                                       CASE WHEN r.noise = 'gaussian' THEN dpm_internal.below(r.rho) END);
+                                       CASE WHEN r.noise = 'gaussian' THEN dpm_internal.below(r.rho) / dpm_internal.audit_sensitivity_scale() ^ 2 END);
   INSERT INTO dpm.release_answers (release_id, query, label)
   SELECT r.id, row_number() OVER (ORDER BY i), keys[i]
     FROM generate_subscripts(keys, 1) i WHERE sel.selected[i];

@@ -35,6 +35,23 @@ static const struct config_enum_entry grouped_scans_options[] = {
 	{"auto", 0, false}, {"on", 1, false}, {"off", 2, false}, {NULL, 0, false}
 };
 
+/*
+ * dpm.audit_sensitivity_scale: testing only, the privacy auditor's planted defect
+ * (test/audit.sh).  Every release's sensitivity is multiplied by it where it enters the noise
+ * (api_privacy_args, which every count, sum, average and marginal mechanism
+ * calls; the keys' noise in dpm_internal.keys_fill), so 0.5 halves
+ * it: the auditor must then see more loss than the charge.  Superusers only, hidden from SHOW
+ * ALL; it travels with each release request to the worker that draws the noise.
+ */
+double		dpm_audit_sensitivity_scale = 1.0;
+
+PG_FUNCTION_INFO_V1(dpm_audit_sensitivity_scale_get);
+Datum
+dpm_audit_sensitivity_scale_get(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(dpm_audit_sensitivity_scale);
+}
+
 static void
 assign_blas_threads(int newval, void *extra)
 {
@@ -87,6 +104,11 @@ _PG_init(void)
 							NULL,
 							&dpm_debug_release_delay, 0, 0, 600000,
 							PGC_SUSET, GUC_UNIT_MS | GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomRealVariable("dpm.audit_sensitivity_scale",
+							 "Testing only: a factor on every release's sensitivity, the privacy auditor's planted defect (0.01 .. 100).",
+							 "Below 1 the noise is too small for the charge: never set it outside test/audit.sh.",
+							 &dpm_audit_sensitivity_scale, 1.0, 0.01, 100.0,
+							 PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.release_worker_idle",
 							"How long a resident release worker waits for the next release before it exits (0 .. 600 s; 0: a new worker for every release).",
 							"It keeps the strategies it has read; while it waits, it is a session connected to its database, and DROP DATABASE waits 5 s at most for such sessions to leave.",

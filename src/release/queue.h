@@ -99,6 +99,7 @@ typedef struct ReleaseSlot
 	int			delay_ms;
 	/* the caller's dpm.max_cells, which planned the release: the worker must not refuse after the charge what it allowed */
 	int			max_cells;
+	double		audit_scale;	/* the caller's dpm.audit_sensitivity_scale (testing only) */
 	volatile int state;
 	int64		release_id;
 	int			sqlerrcode;

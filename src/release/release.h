@@ -10,6 +10,8 @@
 
 /* dpm.debug_release_delay: testing only, ms the worker waits after the charge */
 extern int	dpm_debug_release_delay;
+/* dpm.audit_sensitivity_scale: testing only, the auditor's planted defect (api/module.c) */
+extern double dpm_audit_sensitivity_scale;
 /* dpm.release_worker_idle: ms a resident release worker waits for the next release; 0: none */
 extern int	dpm_release_worker_idle;
 

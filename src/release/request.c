@@ -398,6 +398,7 @@ dpm_run_release(PG_FUNCTION_ARGS)
 	memset(slot, 0, offsetof(ReleaseSlot, data));
 	slot->delay_ms = dpm_debug_release_delay;
 	slot->max_cells = dpm_max_cells;
+	slot->audit_scale = dpm_audit_sensitivity_scale;
 	slot->req_len = req_len;
 	slot->built_len = built_len;
 	slot->built_type = built_type;

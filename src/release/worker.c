@@ -246,11 +246,15 @@ serve(ReleaseSlot *slot, Oid caller)
 	Datum		values[2];
 	bool		refused = false;
 	char		max_cells[16];
+	char		audit_scale[32];
 
 	progress_set_role(caller);
 	/* every release runs under its caller's dpm.max_cells, which its plan was checked against */
 	snprintf(max_cells, sizeof(max_cells), "%d", slot->max_cells);
 	SetConfigOption("dpm.max_cells", max_cells, PGC_SUSET, PGC_S_OVERRIDE);
+	/* and its (testing only) dpm.audit_sensitivity_scale, 1 unless the auditor set it */
+	snprintf(audit_scale, sizeof(audit_scale), "%.17g", slot->audit_scale);
+	SetConfigOption("dpm.audit_sensitivity_scale", audit_scale, PGC_SUSET, PGC_S_OVERRIDE);
 	SpinLockAcquire(&release_queue->mutex);
 	refused = release_queue->requests[my_request].cancel;
 	SpinLockRelease(&release_queue->mutex);
