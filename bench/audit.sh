@@ -11,7 +11,7 @@
 # database (the libpq variables say where; bench/run's PGDATABASE is not used).
 set -u
 cd "$(dirname "$0")/.." || exit 1
-DB=dpm_audit_bench
+DB=${BENCH_AUDIT_DB:-dpm_audit_bench}
 N=${BENCH_AUDIT_N:-1000}
 PAR=${BENCH_AUDIT_PAR:-2}
 ALPHA=0.05

@@ -13,7 +13,7 @@
 --     eps_lb = ln((p1_low - delta) / p0_high),
 -- a lower bound on the mechanism's true epsilon whenever both bounds hold.  The events are
 -- thresholds fixed before sampling, in units of the release's own standard error sd (public: it
--- does not depend on the data): E = {z >= 1/2 + k sd} (D' against D) and E = {z < 1/2 - k sd} (D
+-- does not depend on the data; a kind whose stderr does, such as an average's, gives none): E = {z >= 1/2 + k sd} (D' against D) and E = {z < 1/2 - k sd} (D
 -- against D', the symmetric direction) for k in 0, 1/2, 1, 3/2, 2 (for a yes-or-no statistic,
 -- such as a key being released, sd is NULL and k = 0 only).  The bound reported is the largest
 -- over these 2 K tests.  With every one of the 4 K Clopper-Pearson bounds at one-sided level

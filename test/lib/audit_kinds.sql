@@ -45,10 +45,11 @@ INSERT INTO audit.kinds VALUES ('sum_user_level',
   30, (SELECT sum(v) FROM c_tab WHERE c = 0), 2, 0,
   $q$INSERT INTO c_tab VALUES (100000, 0, 10), (100000, 0, 10), (100000, 0, 10)$q$, $q$DELETE FROM c_tab WHERE uid = 100000$q$);
 -- the average: its answer (noisy sum over noisy count) moves from avg(D) to avg(D'); no answer
--- (count not positive) counts as the true average of D
+-- (count not positive) counts as the true average of D.  Its stderr depends on the noisy answer,
+-- so the thresholds may not be drawn from it: the test is at the midpoint only (se NULL).
 INSERT INTO audit.kinds
 SELECT 'average_user_level',
-  $q$SELECT coalesce(answer, $q$ || s / n || $q$) AS s, stderr AS se FROM dpm.answer('c_w', epsilon => 2, measure => 'v_sum', aggregate => 'avg', reuse => 'never') WHERE query = 1$q$,
+  $q$SELECT coalesce(answer, $q$ || s / n || $q$) AS s, NULL::float8 AS se FROM dpm.answer('c_w', epsilon => 2, measure => 'v_sum', aggregate => 'avg', reuse => 'never') WHERE query = 1$q$,
   (s + 30) / (n + 3) - s / n, s / n, 2, 0,
   $q$INSERT INTO c_tab VALUES (100000, 0, 10), (100000, 0, 10), (100000, 0, 10)$q$, $q$DELETE FROM c_tab WHERE uid = 100000$q$
   FROM (SELECT sum(v)::float8 AS s, count(*)::float8 AS n FROM c_tab WHERE c = 0) t;
