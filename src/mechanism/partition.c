@@ -25,12 +25,12 @@ check_unit_grid(bool fits, const char *what, double value)
 }
 
 /*
- * tau and the noise's scale; for Laplace noise its law, for Gaussian noise
- * the sigma the caller's calibration asks the sampler for.
+ * tau and the noise's scale; for Laplace noise the grid is checked on the
+ * law the sampler will draw from, for Gaussian noise on the sigma the
+ * caller's calibration asks the sampler for.
  */
-static void
-partition_law(int k, double epsilon, double delta, double rho, LaplaceLaw *law, double *sigma,
-			  double *threshold, double *scale)
+void
+partition_begin(PartitionLaw *p, int k, double epsilon, double delta, double rho)
 {
 	if (k < 1)
 		elog(ERROR, "partition selection needs at least one key per unit, got %d", k);
@@ -38,54 +38,66 @@ partition_law(int k, double epsilon, double delta, double rho, LaplaceLaw *law, 
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("partition selection needs 0 < delta < 1, got %g", delta)));
+	p->k = k;
+	p->epsilon = epsilon;
+	p->rho = rho;
+	p->sigma = 0.0;
 	if (rho > 0.0)
 	{
-		*sigma = calibrate_zcdp_sigma(rho, sqrt((double) k));
-		*scale = dpm_gaussian_actual_sd(1, sqrt((double) k), *sigma);
+		p->sigma = calibrate_zcdp_sigma(rho, sqrt((double) k));
+		p->scale = dpm_gaussian_actual_sd(1, sqrt((double) k), p->sigma);
 		/* sigma / g >= 2^26 on the sampler's grids (sampler.c, section 7): g <= 1 below 2^26 */
-		check_unit_grid(*scale < ldexp(1.0, 26), "rho", rho);
-		*threshold = 1.0 + *scale * sqrt(2.0 * log(2.0 * k / delta));
+		check_unit_grid(p->scale < ldexp(1.0, 26), "rho", rho);
+		p->threshold = 1.0 + p->scale * sqrt(2.0 * log(2.0 * k / delta));
 	}
 	else
 	{
-		dpm_laplace_law(1, (double) k, epsilon, law);
-		check_unit_grid(law->grid_exp <= 0, "epsilon", epsilon);
-		*scale = ldexp(law->t, law->grid_exp);
-		*threshold = 1.0 + *scale * log((double) k / delta);
+		LaplaceLaw	law;
+
+		dpm_laplace_law(1, (double) k, epsilon, &law);
+		check_unit_grid(law.grid_exp <= 0, "epsilon", epsilon);
+		p->scale = ldexp(law.t, law.grid_exp);
+		p->threshold = 1.0 + p->scale * log((double) k / delta);
 	}
+}
+
+bool
+partition_passes(const PartitionLaw *p, int64 count)
+{
+	/* one exact answer: the count, an integer of one word on the unit grid */
+	uint64		word = (uint64) count;
+	ExactAnswers one = {1, 1, 0, &word};
+	double		noisy;
+
+	if (count < 0 || count > EXACT_COUNT_MAX)
+		elog(ERROR, "a count of units must be between 0 and 2^53, got " INT64_FORMAT, count);
+	CHECK_FOR_INTERRUPTS();
+	if (p->rho > 0.0)
+		(void) dpm_gaussian_mechanism(&one, sqrt((double) p->k), p->sigma, &noisy);
+	else
+		(void) dpm_laplace_mechanism(&one, (double) p->k, p->epsilon, NULL, &noisy);
+	return noisy >= p->threshold;
 }
 
 void
 partition_threshold(int k, double epsilon, double delta, double rho, double *threshold, double *scale)
 {
-	LaplaceLaw	law;
-	double		sigma;
+	PartitionLaw law;
 
-	partition_law(k, epsilon, delta, rho, &law, &sigma, threshold, scale);
+	partition_begin(&law, k, epsilon, delta, rho);
+	*threshold = law.threshold;
+	*scale = law.scale;
 }
 
 void
 partition_select(const int64 *counts, int n, int k, double epsilon, double delta, double rho,
 				 bool *selected, double *threshold, double *scale)
 {
-	LaplaceLaw	law;
-	double		sigma = 0.0;
+	PartitionLaw law;
 
-	partition_law(k, epsilon, delta, rho, &law, &sigma, threshold, scale);
+	partition_begin(&law, k, epsilon, delta, rho);
 	for (int i = 0; i < n; i++)
-	{
-		/* one exact answer: the count, an integer of one word on the unit grid */
-		uint64		word = (uint64) counts[i];
-		ExactAnswers one = {1, 1, 0, &word};
-		double		noisy;
-
-		if (counts[i] < 0 || counts[i] > EXACT_COUNT_MAX)
-			elog(ERROR, "a count of units must be between 0 and 2^53, got " INT64_FORMAT, counts[i]);
-		CHECK_FOR_INTERRUPTS();
-		if (rho > 0.0)
-			(void) dpm_gaussian_mechanism(&one, sqrt((double) k), sigma, &noisy);
-		else
-			(void) dpm_laplace_mechanism(&one, (double) k, epsilon, NULL, &noisy);
-		selected[i] = noisy >= *threshold;
-	}
+		selected[i] = partition_passes(&law, counts[i]);
+	*threshold = law.threshold;
+	*scale = law.scale;
 }

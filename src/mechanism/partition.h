@@ -32,10 +32,34 @@
 #include "postgres.h"
 
 /*
- * counts[0 .. n-1]: units per key (integers); k: keys per unit at most;
- * Laplace noise for epsilon, or Gaussian for rho > 0.  selected[i]: key i
- * passes; *threshold and *scale: tau and the noise's scale (s or sigma).
- * Refuses (before any draw) parameters whose grid would round the counts.
+ * The law of one selection: keys per unit k, Laplace noise for epsilon or
+ * Gaussian for rho > 0, threshold tau and the noise's scale (s or sigma).
+ */
+typedef struct PartitionLaw
+{
+	int			k;
+	double		epsilon;
+	double		rho;
+	double		sigma;			/* Gaussian noise: the sampler's parameter */
+	double		threshold;
+	double		scale;
+} PartitionLaw;
+
+/*
+ * The law, after its checks: refuses (before any draw) parameters whose grid
+ * would round the counts.
+ */
+extern void partition_begin(PartitionLaw *law, int k, double epsilon, double delta, double rho);
+
+/*
+ * Whether a key held by count units passes: one fresh draw, so that keys can
+ * be judged one at a time as a scan finds them.
+ */
+extern bool partition_passes(const PartitionLaw *law, int64 count);
+
+/*
+ * counts[0 .. n-1]: units per key (integers); selected[i]: key i passes;
+ * *threshold and *scale: tau and the noise's scale.
  */
 extern void partition_select(const int64 *counts, int n, int k, double epsilon, double delta, double rho,
 							 bool *selected, double *threshold, double *scale);
