@@ -258,7 +258,8 @@ BEGIN
           (req->>'measure_id')::int, (req->>'sum_share')::float8, periods)
   RETURNING id INTO rel_id;
   IF keys THEN
-    INSERT INTO dpm.release_keys (release_id, column_name) VALUES (rel_id, req->>'column');
+    INSERT INTO dpm.release_keys (release_id, column_name, max_key_bytes)
+    VALUES (rel_id, req->>'column', (req->>'max_key_bytes')::int);
   END IF;
   INSERT INTO dpm.ledger (source_id, release_id, epsilon, delta, rho, charged_by, periods)
   VALUES (src.id, rel_id, c_epsilon, c_delta, c_rho, caller, periods);

@@ -41,40 +41,73 @@ BEGIN
 END
 $$;
 
--- Step 2 of a partition selection, in the release worker: count the privacy units holding each
--- value of the column (max_contributions rows per unit, as releases read them, so a unit holds at
--- most max_contributions keys), keep the values whose noisy count passes the threshold, in the
--- column's order, as the release's answers' labels.
+-- The keys a selection may release, one at a time (src/api/keys_api.c): the rows (key, units) of
+-- sql, run as role, whose noisy count of units passes the threshold, in the query's order.
+CREATE OR REPLACE FUNCTION dpm_internal.keys_scan(role regrole, sql text, keys_per_unit int, epsilon float8,
+                                                  delta float8, rho float8)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'dpm_keys_scan' LANGUAGE C VOLATILE;
+
+-- The query a selection reads: each key with its count of privacy units (max_contributions rows
+-- per unit, as releases read them, so a unit holds at most max_contributions keys), in the
+-- column's order.  A key is the value's exact text, grouped bytewise (COLLATE "C"): under a
+-- nondeterministic collation spellings that compare equal are different keys, each counted and
+-- released on its own, so a spelling only one unit wrote is never released for the others'.
+-- Values longer than max_bytes are left out where the row is read: octet_length reads a stored
+-- value's size without detoasting it, so they never reach the grouping (a character(n) value is
+-- measured without its padding, detoasted only when its padding could bring it under the bound).
+CREATE OR REPLACE FUNCTION dpm_internal.keys_sql(src dpm.sources, col name, periods int4range, max_bytes int)
+RETURNS text
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  a pg_attribute;
+  units text := CASE WHEN src.privacy_unit IS NULL THEN '*' ELSE 'DISTINCT u' END;
+  rows text := format('(SELECT s.%I AS k%s FROM %s) x', col,
+                      CASE WHEN src.privacy_unit IS NULL THEN '' ELSE format(', s.%I AS u', src.privacy_unit) END,
+                      dpm_internal.source_rows(src, true, periods));
+BEGIN
+  SELECT * INTO a FROM pg_attribute x
+   WHERE x.attrelid = dpm_internal.source_table(src) AND x.attname = col AND x.attnum > 0 AND NOT x.attisdropped;
+  IF a.atttypid IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype) THEN
+    -- integers: equal values have one text
+    RETURN format('SELECT k::text, count(%s) FROM %s WHERE k IS NOT NULL GROUP BY k ORDER BY k', units, rows);
+  END IF;
+  RETURN format('SELECT key, n FROM (SELECT k::text COLLATE "C" AS key, count(%s) AS n, min(k) AS o FROM %s WHERE %s GROUP BY 1) g '
+                'ORDER BY o, key', units, rows,
+                CASE WHEN a.atttypid = 'character'::regtype
+                     -- the padding of a character(n) is at most n bytes; unbounded, at most 64 kB are read
+                     THEN format('CASE WHEN octet_length(k) <= %1$s THEN true WHEN octet_length(k) <= %1$s + %2$s '
+                                 'THEN octet_length(k::text) <= %1$s ELSE false END',
+                                 max_bytes, CASE WHEN a.atttypmod > 4 THEN a.atttypmod - 4 ELSE 65536 END)
+                     ELSE format('octet_length(k) <= %s', max_bytes) END);
+END
+$$;
+
+-- Step 2 of a partition selection, in the release worker: the keys whose noisy count of units
+-- passes the threshold, judged as the scan finds them (dpm_internal.keys_scan), so that memory
+-- holds only the keys released, as the release's answers' labels.
 CREATE OR REPLACE FUNCTION dpm_internal.keys_fill(r dpm.releases) RETURNS void
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   src dpm.sources := (SELECT s FROM dpm.sources s WHERE s.id = r.source_id);
-  col name := (SELECT k.column_name FROM dpm.release_keys k WHERE k.release_id = r.id);
-  pairs text[];
-  keys text[];
-  counts float8[];
-  sel record;
-BEGIN
-  -- the column was checked at the charge (dpm_internal.release_charge), as a domain is.  One
-  -- scan: each value with its count of units, in the column's own order
-  pairs := dpm_internal.exec_as_text(src.registered_by, format(
-    'SELECT array_agg(ARRAY[k::text, n::text] ORDER BY k) FROM (SELECT %I AS k, count(%s) AS n FROM %s GROUP BY 1 HAVING %I IS NOT NULL) x',
-    col, CASE WHEN src.privacy_unit IS NULL THEN '*' ELSE format('DISTINCT %I', src.privacy_unit) END,
-    dpm_internal.source_rows(src, true, r.periods), col));
-  SELECT coalesce(array_agg(pairs[i][1] ORDER BY i), '{}'), coalesce(array_agg(pairs[i][2]::float8 ORDER BY i), '{}')
-    INTO keys, counts FROM generate_subscripts(pairs, 1) i;
+  rk dpm.release_keys := (SELECT x FROM dpm.release_keys x WHERE x.release_id = r.id);
   -- the charge's epsilon or rho, and delta, strictly below it (dpm_internal.below); the
   -- auditor's planted defect (dpm_internal.audit_sensitivity_scale, 1 but in test/audit.sh) scales
   -- the noise as a sensitivity would: epsilon / s, rho / s^2
-  sel := dpm_internal.partition_select(counts, src.max_contributions,
-                                       CASE WHEN r.noise = 'laplace' THEN dpm_internal.below(r.epsilon) / dpm_internal.audit_sensitivity_scale() END,
-                                       dpm_internal.below(r.delta),
-                                       CASE WHEN r.noise = 'gaussian' THEN dpm_internal.below(r.rho) / dpm_internal.audit_sensitivity_scale() ^ 2 END);
+  eps float8 := CASE WHEN r.noise = 'laplace' THEN dpm_internal.below(r.epsilon) / dpm_internal.audit_sensitivity_scale() END;
+  dlt float8 := dpm_internal.below(r.delta);
+  rho float8 := CASE WHEN r.noise = 'gaussian' THEN dpm_internal.below(r.rho) / dpm_internal.audit_sensitivity_scale() ^ 2 END;
+  sel record;
+BEGIN
+  -- the column was checked at the charge (dpm_internal.release_charge), as a domain is
+  sel := dpm_internal.partition_select(NULL, src.max_contributions, eps, dlt, rho);
   INSERT INTO dpm.release_answers (release_id, query, label)
-  SELECT r.id, row_number() OVER (ORDER BY i), keys[i]
-    FROM generate_subscripts(keys, 1) i WHERE sel.selected[i];
-  UPDATE dpm.release_keys k SET threshold = sel.threshold, noise_scale = sel.scale WHERE k.release_id = r.id;
+  SELECT r.id, s.i, s.key
+    FROM dpm_internal.keys_scan(src.registered_by, dpm_internal.keys_sql(src, rk.column_name, r.periods, rk.max_key_bytes),
+                                src.max_contributions, eps, dlt, rho) WITH ORDINALITY s(key, i);
+  UPDATE dpm.release_keys x SET threshold = sel.threshold, noise_scale = sel.scale WHERE x.release_id = r.id;
   UPDATE dpm.releases x SET status = 'released' WHERE x.id = r.id;
 END
 $$;
@@ -86,10 +119,14 @@ $$;
 -- for max_contributions values per unit, and passes a threshold above which a value held by a
 -- single unit lands with probability below delta / max_contributions (src/mechanism/partition.h).
 -- Charged and computed by a release worker, like dpm.answer; the release (kind 'keys') lists the
--- keys as its answers' labels.
+-- keys as its answers' labels.  Values longer than max_key_bytes are read as no key: the caller
+-- chooses the bound because it changes no privacy (a row's own value decides, alike in
+-- neighbouring tables) but only which keys can come out, and it bounds what a selection holds, a
+-- key at a time, whatever the table: at most 64 kB, so no value can make a selection fail after
+-- its charge.
 CREATE OR REPLACE FUNCTION dpm.select_keys(source regclass, column_name name, epsilon float8 DEFAULT NULL,
                                 delta float8 DEFAULT NULL, rho float8 DEFAULT NULL, period_from date DEFAULT NULL,
-                                period_to date DEFAULT NULL)
+                                period_to date DEFAULT NULL, max_key_bytes int DEFAULT 256)
 RETURNS text[]
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -99,9 +136,15 @@ DECLARE
   c_delta numeric;
   rel_id bigint;
   periods int4range;
+  size bigint;
 BEGIN
-  IF source IS NULL OR column_name IS NULL THEN
-    RAISE EXCEPTION 'source and column_name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  IF source IS NULL OR column_name IS NULL OR max_key_bytes IS NULL THEN
+    RAISE EXCEPTION 'source, column_name and max_key_bytes must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF max_key_bytes NOT BETWEEN 1 AND 65536 THEN
+    RAISE EXCEPTION 'max_key_bytes must be between 1 and 65536, got %', max_key_bytes
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Values longer than max_key_bytes bytes are read as no key; keys are labels, not documents.';
   END IF;
   src := dpm_internal.source(source);
   IF src.model = 'pure' OR (src.model = 'zcdp' AND src.budget_delta = 0) THEN
@@ -131,13 +174,22 @@ BEGIN
                                         CASE WHEN rho IS NOT NULL THEN dpm_internal.below(cost.c_rho) END);
   rel_id := dpm_internal.run_release(jsonb_build_object('kind', 'keys', 'source_id', src.id, 'column', column_name,
                                                         'noise', CASE WHEN rho IS NULL THEN 'laplace' ELSE 'gaussian' END,
-                                                        'epsilon', cost.c_epsilon, 'delta', c_delta, 'rho', cost.c_rho)
+                                                        'epsilon', cost.c_epsilon, 'delta', c_delta, 'rho', cost.c_rho,
+                                                        'max_key_bytes', max_key_bytes)
                                      || dpm_internal.period_request(src, periods), '{}');
+  -- one array, well below the 1 GB a value may take: decided on the keys released alone, which
+  -- dpm.release(id) shows anyway
+  size := (SELECT sum(octet_length(a.label) + 16) FROM dpm.release_answers a WHERE a.release_id = rel_id);
+  IF size > 268435456 THEN
+    RAISE EXCEPTION 'release % selected keys of % MB in all, too many to return as one array', rel_id, size / 1048576
+      USING ERRCODE = 'program_limit_exceeded',
+            HINT = format('They are its answers'' labels: SELECT label FROM dpm.release(%s).', rel_id);
+  END IF;
   RETURN (SELECT coalesce(array_agg(a.label ORDER BY a.query), '{}') FROM dpm.release_answers a WHERE a.release_id = rel_id);
 END
 $$;
-COMMENT ON FUNCTION dpm.select_keys(regclass, name, float8, float8, float8, date, date) IS
-  'the values of a text or integer column held by enough privacy units (of a source with periods, in the periods holding period_from to period_to, as dpm.answer reads them), chosen by differentially private partition selection and charged to the source: epsilon and delta, or on a zCDP source with a delta budget rho (or epsilon) and delta; a value held by one unit is released with probability below delta; use them as a domain''s values with "values": {"selection": release_id}';
+COMMENT ON FUNCTION dpm.select_keys(regclass, name, float8, float8, float8, date, date, int) IS
+  'the values of a text or integer column held by enough privacy units (of a source with periods, in the periods holding period_from to period_to, as dpm.answer reads them), chosen by differentially private partition selection and charged to the source: epsilon and delta, or on a zCDP source with a delta budget rho (or epsilon) and delta; a value held by one unit is released with probability below delta; each value counts by its exact text (spellings a collation calls equal are different keys), and values longer than max_key_bytes (at most 65536) are read as no key; use them as a domain''s values with "values": {"selection": release_id}';
 
 -- An attribute definition whose "values" names a selection ({"selection": release_id}) with those
 -- keys in their place: the selection must be of this source and of the attribute's column, and

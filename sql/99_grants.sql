@@ -43,7 +43,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8, text),
   dpm.progress_rows(), dpm.quantile_workload(text, text, text, text[]),
   dpm.quantiles(bigint, text, float8[], text[], float8), dpm.drop_workload(text), dpm.rename_workload(text, text), dpm.drop_strategy(int),
-  dpm.select_keys(regclass, name, float8, float8, float8, date, date), dpm.estimate(text, text, float8, date, date),
+  dpm.select_keys(regclass, name, float8, float8, float8, date, date, int), dpm.estimate(text, text, float8, date, date),
   dpm.periods(regclass)
   TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION

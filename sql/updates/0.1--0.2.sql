@@ -178,9 +178,11 @@ CREATE TABLE dpm.release_keys (
   release_id   bigint PRIMARY KEY REFERENCES dpm.releases ON DELETE CASCADE,
   column_name  name NOT NULL,
   threshold    float8,                   -- a key passed when its noisy count of units reached it
-  noise_scale  float8                    -- of the Laplace noise on each count
+  noise_scale  float8,                   -- of the Laplace noise on each count
+  -- values longer than this (in bytes) were read as no key
+  max_key_bytes int NOT NULL DEFAULT 256 CHECK (max_key_bytes BETWEEN 1 AND 65536)
 );
-COMMENT ON TABLE dpm.release_keys IS 'partition selections: the column whose values were selected, the threshold and the noise';
+COMMENT ON TABLE dpm.release_keys IS 'partition selections: the column whose values were selected, the longest value read as a key, the threshold and the noise';
 SELECT pg_catalog.pg_extension_config_dump('dpm.release_keys', '');
 ALTER TABLE dpm.release_keys ENABLE ROW LEVEL SECURITY;
 CREATE POLICY own_keys ON dpm.release_keys FOR SELECT

@@ -113,9 +113,67 @@ RESET ROLE;
 REVOKE SELECT ON ky_mine FROM regress_ky_custodian;
 SELECT dpm.select_keys('ky_mine', 'tag', 0.1, 0.01);
 
+-- (the sources and releases of these tests are deleted below, and their sequences set back: the
+-- tests that follow print their ids)
+SELECT (SELECT last_value FROM dpm.releases_id_seq) AS ky_seq, (SELECT last_value FROM dpm.sources_id_seq) AS ky_src_seq \gset
+-- A key is a value's exact text (issue 41, item 3).  Under a case-insensitive collation, unit
+-- 1's own spelling (fullwidth, with soft hyphens: equal to 'smith' at level 2) is not released on
+-- the strength of the 399 units that wrote 'smith'; grouping by the collation took the spelling
+-- of the row read first, unit 1's, for the whole group's.  The threshold is 1 + ln(1e6) = 14.8
+-- (k 1, epsilon 1): 399 units pass but with probability below e^-384, and one unit's key below
+-- 1e-6 (false alarms of the whole test below 1e-5).
+CREATE COLLATION ky_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE ky_spellings (unit int, name text COLLATE ky_ci);
+INSERT INTO ky_spellings VALUES (1, 'ＳＭＩＴＨ' || chr(173) || chr(173));
+INSERT INTO ky_spellings SELECT u, 'smith' FROM generate_series(2, 400) u;
+SELECT dpm.register_source('ky_spellings', 'unit', epsilon => 100, delta => 0.5);
+SELECT 'smith' = ('ＳＭＩＴＨ' || chr(173) || chr(173)) COLLATE ky_ci AS one_value_to_the_collation;
+SELECT dpm.select_keys('ky_spellings', 'name', 1, 1e-6);
+-- two spellings each held by 399 or 400 units are two keys: in the collation's order, then bytewise
+INSERT INTO ky_spellings SELECT u, 'Smith' FROM generate_series(401, 800) u;
+SELECT dpm.select_keys('ky_spellings', 'name', 1, 1e-6);
+-- every accepted type, with the values at its ends: 50 units each hold the values of a line,
+-- NULLs are no key, '' is one; a character(300) value is its text without padding (2 bytes, not
+-- 300: under the bound), and the spaces that end an unbounded character value are not its text
+CREATE TABLE ky_types (unit int, c char(300), b bpchar, v varchar(10) COLLATE ky_ci, i bigint, s smallint);
+INSERT INTO ky_types SELECT u, 'ab', 'ab', 'Ab', -9223372036854775808, -32768 FROM generate_series(1, 50) u;
+INSERT INTO ky_types SELECT u, 'ab ', 'ab   ', 'aB', 9223372036854775807, 32767 FROM generate_series(51, 100) u;
+INSERT INTO ky_types SELECT u, NULL, '', '', NULL, NULL FROM generate_series(101, 150) u;
+SELECT dpm.register_source('ky_types', 'unit', epsilon => 100, delta => 0.5);
+SELECT dpm.select_keys('ky_types', 'c', 1, 1e-6) AS c, dpm.select_keys('ky_types', 'b', 1, 1e-6) AS b,
+       dpm.select_keys('ky_types', 'v', 1, 1e-6) AS v, dpm.select_keys('ky_types', 'i', 1, 1e-6) AS i,
+       dpm.select_keys('ky_types', 's', 1, 1e-6) AS s;
+
+-- Values longer than max_key_bytes (default 256) are read as no key, never detoasted (issue 41,
+-- item 1): 1100 units hold a megabyte of their own each, 1.1 GB in all (stored compressed), which
+-- a selection gathering every value before the threshold could not hold (it failed after its
+-- charge); five units each hold a 3 MB value, a 256-byte and a 257-byte one.  Threshold 1 + (3 /
+-- 50) ln(3e6) = 1.9 (k 3, epsilon 50): a key of five units passes but with probability below e^-51.
+CREATE TABLE ky_long (unit int, name text COMPRESSION lz4);
+INSERT INTO ky_long SELECT u, md5(u::text) || repeat('x', 1000000) FROM generate_series(1, 1100) u;
+INSERT INTO ky_long SELECT u, repeat(v, n) FROM generate_series(1101, 1105) u, (VALUES ('a', 3000000), ('b', 256), ('c', 257)) x(v, n);
+SELECT dpm.register_source('ky_long', 'unit', 3, epsilon => 1000, delta => 0.5);
+SELECT array_agg(octet_length(k)) AS key_bytes FROM unnest(dpm.select_keys('ky_long', 'name', 50, 1e-6)) k;
+SELECT array_agg(octet_length(k)) AS key_bytes FROM unnest(dpm.select_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => 257)) k;
+SELECT max_key_bytes FROM dpm.release_keys WHERE release_id = (SELECT max(id) FROM dpm.releases);
+-- the bound is an argument, checked before any charge
+SELECT sum(epsilon) AS spent FROM dpm.ledger WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'ky_long'::regclass) \gset
+SELECT dpm.select_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => 0);
+SELECT dpm.select_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => 65537);
+SELECT dpm.select_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => NULL);
+SELECT sum(epsilon) = :spent AS nothing_charged FROM dpm.ledger WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'ky_long'::regclass);
+-- candidates are judged as the scan yields them and only the keys that pass are kept: 20,000
+-- candidates of 60 kB (1.2 GB, more than one value may hold) held by one unit each, none
+-- passing (probability below 20,000 delta = 2e-6), and one held by 1000 units
+SELECT array_agg(k) AS streamed FROM dpm_internal.keys_scan(current_user::regrole,
+  'SELECT ''common'', 1000::bigint UNION ALL SELECT repeat(''x'', 60000) || i, 1::bigint FROM generate_series(1, 20000) i',
+  1, 1, 1e-10, NULL) k;
+
 DELETE FROM dpm.ledger WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'ky_%');
 DELETE FROM dpm.releases WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'ky_%');
 DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'ky_%');
 DELETE FROM dpm.sources WHERE relation::text LIKE 'ky_%';
-DROP TABLE ky_people, ky_zpeople, ky_other, ky_pure, ky_mine;
+DROP TABLE ky_people, ky_zpeople, ky_other, ky_pure, ky_mine, ky_spellings, ky_types, ky_long;
+DROP COLLATION ky_ci;
+SELECT setval('dpm.releases_id_seq', :ky_seq) IS NOT NULL AND setval('dpm.sources_id_seq', :ky_src_seq) IS NOT NULL AS sequences_set_back;
 DROP ROLE regress_ky_analyst, regress_ky_other, regress_ky_custodian;
