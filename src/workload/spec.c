@@ -16,6 +16,11 @@
  * domain, in double quotes when they are not plain identifiers.  A product
  * with a parenthesized union distributes over it, term by term.  Positions
  * in messages count characters from 1.
+ *
+ * Parsing takes time linear in the spec's length (terms keep byte offsets;
+ * only an error counts characters), checks for interrupts at every token
+ * and every term it makes, and refuses a spec longer than
+ * WORKLOAD_SPEC_MAX_BYTES before reading it.
  */
 #include "postgres.h"
 
@@ -75,6 +80,11 @@ static const char *const block_names[] = {
 
 static List *parse_workload(Parser *p);
 
+/*
+ * The character position of a byte offset, for a message: it counts the
+ * characters before it, so it is called on the way to an error only (once
+ * per attribute, it made a spec of 40,000 terms take 80 s to parse).
+ */
 static int
 position(const Parser *p, int offset)
 {
@@ -114,6 +124,7 @@ scan_quoted(Parser *p, char quote, const char *what)
 	initStringInfo(&buf);
 	for (;;)
 	{
+		CHECK_FOR_INTERRUPTS();
 		if (i >= p->len)
 			ereport(ERROR,
 					(errcode(ERRCODE_SYNTAX_ERROR),
@@ -142,6 +153,8 @@ advance(Parser *p)
 	const char *s = p->spec;
 	int			i = p->next;
 
+	/* every loop over the spec takes tokens: a long spec can be cancelled */
+	CHECK_FOR_INTERRUPTS();
 	while (i < p->len && isspace((unsigned char) s[i]))
 		i++;
 	p->tok.start = p->next = i;
@@ -229,10 +242,14 @@ term_new(const Parser *p)
 	return t;
 }
 
+/* an attribute given twice in a term, at these byte offsets */
 static void
 pg_attribute_noreturn()
-repeated(const Parser *p, int attr, int pos1, int pos2)
+repeated(const Parser *p, int attr, int offset1, int offset2)
 {
+	int			pos1 = position(p, offset1),
+				pos2 = position(p, offset2);
+
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("attribute \"%s\" appears twice in one term, at positions %d and %d of workload spec",
@@ -240,7 +257,7 @@ repeated(const Parser *p, int attr, int pos1, int pos2)
 			 errhint("A term takes one block per attribute: list several ranges in one Ranges(...) block, or join terms with '+'.")));
 }
 
-/* an attribute name; returns its index */
+/* an attribute name; returns its index, and its byte offset in *where */
 static int
 parse_attribute(Parser *p, int *where)
 {
@@ -248,7 +265,7 @@ parse_attribute(Parser *p, int *where)
 
 	if (p->tok.type != TOK_IDENT && p->tok.type != TOK_QUOTED)
 		syntax_error(p, "an attribute name");
-	*where = position(p, p->tok.start);
+	*where = p->tok.start;
 	for (int a = 0; a < dom->nattrs; a++)
 		if (strcmp(dom->attrs[a].name, p->tok.text) == 0)
 		{
@@ -266,7 +283,7 @@ parse_attribute(Parser *p, int *where)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("unknown attribute \"%s\" at position %d of workload spec",
-						p->tok.text, *where),
+						p->tok.text, position(p, *where)),
 				 errhint("The attributes of this domain are %s.", list.data)));
 	}
 	pg_unreachable();
@@ -501,6 +518,7 @@ check_term_weights(List *terms)
 	{
 		WorkloadTerm *t = lfirst(lc);
 
+		CHECK_FOR_INTERRUPTS();
 		if (!(t->weight >= WEIGHT_MIN && t->weight <= WEIGHT_MAX))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -532,7 +550,7 @@ static List *
 parse_marginals(Parser *p)
 {
 	const WorkloadDomain *dom = p->dom;
-	int			start = position(p, p->tok.start),
+	int			start = p->tok.start,	/* byte offsets, as in WorkloadTerm */
 				k,
 				n = 0,
 				where;
@@ -549,7 +567,7 @@ parse_marginals(Parser *p)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("Marginals at position %d of workload spec takes first the number of attributes each marginal keeps, a whole number from 0 to %d",
-						start, dom->nattrs),
+						position(p, start), dom->nattrs),
 				 errhint("Marginals(2) is every 2-way marginal; Marginals(2, a, b, c) those of a, b and c.")));
 	k = (int) p->tok.number;
 	advance(p);
@@ -562,7 +580,7 @@ parse_marginals(Parser *p)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("attribute \"%s\" is listed twice in Marginals, at positions %d and %d of workload spec",
-								dom->attrs[a].name, at[i], where)));
+								dom->attrs[a].name, position(p, at[i]), position(p, where))));
 		attrs[n] = a;
 		at[n++] = where;
 	}
@@ -577,7 +595,7 @@ parse_marginals(Parser *p)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("Marginals(%d, ...) at position %d of workload spec needs at least %d attributes, not %d",
-						k, start, k, n)));
+						k, position(p, start), k, n)));
 	for (int i = 0; i < k; i++)
 		count = count * (n - i) / (i + 1);
 	check_term_count(p, count);
@@ -611,24 +629,61 @@ parse_marginals(Parser *p)
 	return terms;
 }
 
+/* every term's weight times this one */
+static void
+scale_terms(List *terms, double weight)
+{
+	ListCell   *lc;
+
+	foreach(lc, terms)
+	{
+		CHECK_FOR_INTERRUPTS();
+		((WorkloadTerm *) lfirst(lc))->weight *= weight;
+	}
+}
+
+static List *parse_factor_unweighted(Parser *p);
+
+/*
+ * A factor with the weights before it: 2 * 3 * factor scales how much the
+ * factor's queries matter.  The weights are multiplied first, innermost
+ * first, and applied to the factor's terms once: a chain of them costs
+ * one pass over the terms, not one per weight.
+ */
 static List *
 parse_factor(Parser *p)
 {
-	check_stack_depth();
-	if (p->tok.type == TOK_NUMBER ||
-		(is_char(p, '-') && p->next < p->len && isdigit((unsigned char) p->spec[p->next])))
-	{
-		/* a weight: number * factor, scaling how much the factor's queries matter */
-		double		weight = parse_weight(p);
-		List	   *w;
-		ListCell   *lc;
+	double	   *weights = NULL;
+	int			n = 0,
+				size = 0;
+	double		scale = 1;
+	List	   *w;
 
+	check_stack_depth();
+	while (p->tok.type == TOK_NUMBER ||
+		   (is_char(p, '-') && p->next < p->len && isdigit((unsigned char) p->spec[p->next])))
+	{
+		if (n == size)
+		{
+			size = Max(8, 2 * size);
+			weights = weights ? repalloc(weights, sizeof(double) * size) : palloc(sizeof(double) * size);
+		}
+		weights[n++] = parse_weight(p);
 		expect_char(p, '*', "\"*\" after a weight");
-		w = parse_factor(p);
-		foreach(lc, w)
-			((WorkloadTerm *) lfirst(lc))->weight *= weight;
-		return w;
 	}
+	w = parse_factor_unweighted(p);
+	if (n == 0)
+		return w;
+	while (n > 0)
+		scale *= weights[--n];
+	scale_terms(w, scale);
+	pfree(weights);
+	return w;
+}
+
+static List *
+parse_factor_unweighted(Parser *p)
+{
 	if (accept_char(p, '('))
 	{
 		List	   *w = parse_workload(p);
@@ -683,8 +738,10 @@ product(Parser *p, List *left, List *right)
 		foreach(r, right)
 		{
 			WorkloadTerm *rt = lfirst(r);
-			WorkloadTerm *t = term_new(p);
+			WorkloadTerm *t;
 
+			CHECK_FOR_INTERRUPTS();
+			t = term_new(p);
 			for (int a = 0; a < p->dom->nattrs; a++)
 			{
 				if (lt->blocks[a] && rt->blocks[a])
@@ -709,11 +766,7 @@ parse_term(Parser *p)
 		if (p->tok.type == TOK_NUMBER && !star_follows(p))
 		{
 			/* a weight on the right: Total(a) * 3 */
-			ListCell   *lc;
-			double		weight = parse_weight(p);
-
-			foreach(lc, t)
-				((WorkloadTerm *) lfirst(lc))->weight *= weight;
+			scale_terms(t, parse_weight(p));
 			continue;
 		}
 		t = product(p, t, parse_factor(p));
@@ -736,10 +789,17 @@ workload_parse(const WorkloadDomain *dom, const char *spec)
 {
 	Parser		p;
 	List	   *terms;
+	size_t		len = strlen(spec);
 
+	/* before anything is read: the limit bounds the time and memory of every parse of it */
+	if (len > WORKLOAD_SPEC_MAX_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("workload spec is %zu bytes long, the limit is %d bytes", len, WORKLOAD_SPEC_MAX_BYTES),
+				 errhint("Say many queries in few words (Ranges(a, ...), AllRange(a), Marginals(k)), or split the workload in several.")));
 	p.dom = dom;
 	p.spec = spec;
-	p.len = strlen(spec);
+	p.len = (int) len;
 	p.next = 0;
 	advance(&p);
 	if (p.tok.type == TOK_END)

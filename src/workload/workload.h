@@ -144,7 +144,16 @@ extern void workload_block_moments(Block *b, double *sq, double *sum);
 /* out[r * out_stride] = row r of the block times the line x[c * stride], c < size */
 extern void workload_block_apply(Block *b, const double *x, int stride, double *out, int out_stride);
 
-/* spec.c: parse a spec into a list of WorkloadTerm (blocks not yet built) */
+/*
+ * spec.c: parse a spec into a list of WorkloadTerm (blocks not yet built).
+ * A spec is at most WORKLOAD_SPEC_MAX_BYTES long: 2 MB is 70,000 terms such
+ * as "Identity(age) * Total(sex) + ", over 300 times the longest spec of the
+ * tests, README and benchmarks but bench/spec_parse.sql's, and parses in a
+ * fraction of a second.  A constant, not a setting: a stored spec is parsed
+ * again by every release of it, even after its charge, and must not be
+ * refused then by a limit lowered since.
+ */
+#define WORKLOAD_SPEC_MAX_BYTES (2 * 1024 * 1024)
 extern List *workload_parse(const WorkloadDomain *dom, const char *spec);
 
 /* blocks.c */

@@ -242,4 +242,24 @@ FROM dpm_internal.workload_matrix('Identity(a)', dpm_internal.domain_of('{a}', '
                           array_fill('NaN'::float8, ARRAY[100]), array_fill('NaN'::float8, ARRAY[100])));
 RESET dpm.max_matrix_mb;
 
+-- No analyst can block another (issue 41, item 6).  A spec is at most 2 MB, refused (54000)
+-- before it is read; one just within is parsed, in linear time (bench/spec_parse.sql)
+CREATE TEMP TABLE long_specs AS
+SELECT repeat('Total(x) + ', 190000) || 'Total(x)' AS within,
+       repeat('Total(x) + ', 190700) || 'Total(x)' AS over,
+       -- a syntax error, found only once the whole spec is read
+       repeat('Total(x) + ', 190000) || 'Total(x))' AS flat;
+SELECT octet_length(within) AS within, octet_length(over) AS over FROM long_specs;
+SELECT cardinality(dpm_internal.spec_term_rows(within, dpm_internal.domain_of('{x}', '{1}', '{a}', '{NaN}', '{NaN}')))
+  FROM long_specs;
+SELECT dpm_internal.spec_term_rows(over, dpm_internal.domain_of('{x}', '{1}', '{a}', '{NaN}', '{NaN}')) FROM long_specs;
+-- and a long one can be cancelled (statement_timeout takes the same path): the backend cancels
+-- itself, in the same expression as the parse, with no check for interrupts in between.  The
+-- parse stops at its first check, before the syntax error at the end of the spec, which a parse
+-- that never checked would report
+SELECT CASE WHEN pg_cancel_backend(pg_backend_pid())
+            THEN dpm_internal.spec_term_rows(flat, dpm_internal.domain_of('{x}', '{1}', '{a}', '{NaN}', '{NaN}')) END
+  FROM long_specs;
+DROP TABLE long_specs;
+
 DROP FUNCTION w1, w2, w3, wgap, bits, sqlstate_of;
