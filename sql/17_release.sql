@@ -174,7 +174,45 @@ BEGIN
                                      np.epsilon, np.delta, np.rho);
   END IF;
   END LOOP;
+  PERFORM dpm_internal.check_answer_quota(dpm_internal.invoker(), wl.name, wl.m);
   PERFORM dpm_internal.check_domain(dom, src);
+END
+$$;
+
+-- What one role may keep stored (issue 41): a release of m answers is refused, before its charge,
+-- past dpm.max_answers_per_release or when the role's releases would then keep more than
+-- dpm.max_answers_per_role answers, counted from their workloads (not from dpm.release_answers,
+-- which a charge must not wait for).  A selection of keys (m = 0: how many depends on the data;
+-- they are not counted) is refused once the role's answers reach the limit.  A release stores one
+-- row per answer, about 120 bytes; a charge of epsilon 1e-4 is accepted, so without these a budget
+-- of 1 would pay for 10,000 releases of 4 M answers, 0.8 TB.  Both are the caller's settings (the
+-- worker is handed them, as dpm.max_cells): a superuser sets them per role with ALTER ROLE.
+-- Releases charged at the same moment on different sources are each checked against the answers
+-- stored before them.
+CREATE OR REPLACE FUNCTION dpm_internal.check_answer_quota(caller regrole, wl_name text, m bigint) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  per_release bigint := current_setting('dpm.max_answers_per_release')::bigint;
+  per_role bigint := current_setting('dpm.max_answers_per_role')::bigint;
+  stored bigint;
+BEGIN
+  IF m > per_release THEN
+    RAISE EXCEPTION 'a release of workload "%" would store % answers, the limit is % (dpm.max_answers_per_release)',
+      wl_name, m, per_release
+      USING ERRCODE = 'program_limit_exceeded', DETAIL = 'Nothing was charged.',
+            HINT = 'Ask fewer queries at once (a smaller workload, or several), or ask a superuser to raise dpm.max_answers_per_release.';
+  END IF;
+  -- 'charged' ones are being computed and will store theirs; 'failed' and 'interrupted' store none
+  SELECT coalesce(sum(w.m), 0) INTO stored
+    FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id
+   WHERE r.released_by = caller AND r.status IN ('charged', 'released');
+  IF stored + m > per_role OR stored >= per_role THEN
+    RAISE EXCEPTION 'role % keeps % stored answers, and % more would pass the limit of % (dpm.max_answers_per_role)',
+      caller, stored, m, per_role
+      USING ERRCODE = 'configuration_limit_exceeded', DETAIL = 'Nothing was charged.',
+            HINT = 'Every release keeps its answers, for dpm.release to replay them at no cost: ask fewer queries, or ask a superuser to raise dpm.max_answers_per_role for your role (ALTER ROLE ... SET).';
+  END IF;
 END
 $$;
 
@@ -223,6 +261,9 @@ BEGIN
   -- after the lock must see every charge committed before it, which only READ COMMITTED gives.
   PERFORM dpm_internal.require_read_committed('a release''s charge');
   SELECT * INTO src FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
+  -- after the lock, which orders the role's charges on this source
+  PERFORM dpm_internal.check_answer_quota(caller, (SELECT w.name FROM dpm.workloads w WHERE w.id = wl_id),
+                                          coalesce((SELECT w.m FROM dpm.workloads w WHERE w.id = wl_id), 0));
   -- the periods it reads, as the source counts them now (NULL: the whole table)
   periods := dpm_internal.period_range(src, (req->>'period_from')::date, (req->>'period_to')::date);
   -- a release left 'charged' by a worker that stopped (crash, kill -9) will never get answers

@@ -124,6 +124,16 @@ _PG_init(void)
 							"A further dpm.answer is refused before anything is charged.",
 							&dpm_max_releases_per_role, 16, 1, 1000,
 							PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dpm.max_answers_per_release",
+							"Most answers one release may store (1 .. 2147483647).",
+							"A release of a larger workload is refused before anything is charged; each answer is a row of dpm.release_answers, about 120 bytes.",
+							&dpm_max_answers_per_release, 1000000, 1, INT_MAX,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dpm.max_answers_per_role",
+							"Most answers the releases of one role may keep stored (1 .. 2147483647).",
+							"A release that would pass it is refused before anything is charged; set it per role with ALTER ROLE ... SET.",
+							&dpm_max_answers_per_role, 10000000, 1, INT_MAX,
+							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.ci_draws",
 							"Simulated draws of Laplace noise behind each release's confidence intervals (100 .. 100000).",
 							"Coverage is the confidence on average, with a standard deviation of about sqrt(c (1 - c) / draws).",

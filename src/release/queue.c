@@ -39,6 +39,38 @@ release_shmem_size(void)
 	return MAXALIGN(sizeof(ReleaseShared));
 }
 
+/*
+ * The most workers one role's releases may occupy in a database: one fewer
+ * than the pool, so that another role's release always finds a worker, free
+ * or freed by the end of a release it is not waiting behind (with a pool of
+ * one, one).
+ */
+int
+release_role_cap(void)
+{
+	return Max(1, dpm_release_workers - 1);
+}
+
+/*
+ * May a worker of r's database take r now?  Not while r's role has
+ * release_role_cap() of them in service there (the queue's lock is held).
+ */
+bool
+release_may_take(const Request *r)
+{
+	int			running = 0;
+
+	for (int i = 0; i < QUEUE_LEN; i++)
+	{
+		const Request *o = &release_queue->requests[i];
+
+		if (o->state == REQ_TAKEN && o->caller == r->caller && o->database == r->database &&
+			o->owner == r->owner)
+			running++;
+	}
+	return running < release_role_cap();
+}
+
 void
 release_locktag(LOCKTAG *tag, int64 release_id)
 {

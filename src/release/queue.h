@@ -30,7 +30,11 @@
  * which stay resident for dpm.release_worker_idle without a request, keeping
  * their caches (matrix_cache.c).  A free worker takes the queued request
  * whose role has the fewest releases being computed, then the oldest: one
- * analyst's many releases cannot starve another's.  Charges on one source
+ * analyst's many releases cannot starve another's.  No role's releases take
+ * more than dpm.release_workers - 1 workers of a database at once (its
+ * further ones wait, though a worker is free): however long a role's
+ * releases run, another role's release finds a worker, and a role's small
+ * release runs beside its own large one.  Charges on one source
  * are serialized by its row lock, so a worker skips the requests of a source
  * that another worker is charging: a source whose row is held (by a
  * custodian's open transaction, say) holds one worker, never the pool, and
@@ -100,6 +104,9 @@ typedef struct ReleaseSlot
 	/* the caller's dpm.max_cells, which planned the release: the worker must not refuse after the charge what it allowed */
 	int			max_cells;
 	double		audit_scale;	/* the caller's dpm.audit_sensitivity_scale (testing only) */
+	/* and its answer quotas (sql/17_release.sql, check_answer_quota), which may be set per role */
+	int			max_answers_per_release;
+	int			max_answers_per_role;
 	volatile int state;
 	int64		release_id;
 	int			sqlerrcode;
@@ -162,6 +169,10 @@ typedef struct ReleaseShared
 /* the queue and the workers' list, made on first use */
 extern ReleaseShared *release_queue;
 extern void release_queue_attach(void);
+
+/* the most workers one role's releases may occupy in a database, and whether r may be taken now */
+extern int	release_role_cap(void);
+extern bool release_may_take(const Request *r);
 
 /* the lock a worker holds on a release from its charge to its answers */
 extern void release_locktag(LOCKTAG *tag, int64 release_id);

@@ -19,6 +19,9 @@ extern int	dpm_release_worker_idle;
 extern int	dpm_release_workers;
 /* dpm.max_releases_per_role: most releases in flight per role */
 extern int	dpm_max_releases_per_role;
+/* dpm.max_answers_per_release, dpm.max_answers_per_role: read by the SQL, handed to the worker */
+extern int	dpm_max_answers_per_release;
+extern int	dpm_max_answers_per_role;
 
 /*
  * true in a resident release worker, which answers one release after another:

@@ -28,6 +28,8 @@
 
 int			dpm_release_workers = 4;
 int			dpm_max_releases_per_role = 16;
+int			dpm_max_answers_per_release = 1000000;
+int			dpm_max_answers_per_role = 10000000;
 
 /* the request this backend waits for */
 static int	waiting_request = -1;
@@ -52,8 +54,9 @@ extension_owner(void)
 
 /*
  * Make sure a worker will take the queued requests of this database: wake an
- * idle one, and start one more while there are more queued requests than
- * idle and starting workers and fewer workers than dpm.release_workers.  A
+ * idle one, and start one more while there are more queued requests a worker
+ * may take (release_may_take) than idle and starting workers and fewer
+ * workers than dpm.release_workers.  A
  * start that fails (no free background worker slot) is retried by the
  * waiting caller's next call; the request waits meanwhile.
  */
@@ -74,7 +77,7 @@ kick_workers(Oid owner)
 	SpinLockAcquire(&release_queue->mutex);
 	for (int i = 0; i < QUEUE_LEN; i++)
 		if (release_queue->requests[i].state == REQ_QUEUED && release_queue->requests[i].database == MyDatabaseId &&
-			release_queue->requests[i].owner == owner)
+			release_queue->requests[i].owner == owner && release_may_take(&release_queue->requests[i]))
 			queued++;
 	for (int i = 0; i < MAX_WORKERS; i++)
 	{
@@ -399,6 +402,8 @@ dpm_run_release(PG_FUNCTION_ARGS)
 	slot->delay_ms = dpm_debug_release_delay;
 	slot->max_cells = dpm_max_cells;
 	slot->audit_scale = dpm_audit_sensitivity_scale;
+	slot->max_answers_per_release = dpm_max_answers_per_release;
+	slot->max_answers_per_role = dpm_max_answers_per_role;
 	slot->req_len = req_len;
 	slot->built_len = built_len;
 	slot->built_type = built_type;

@@ -245,16 +245,20 @@ serve(ReleaseSlot *slot, Oid caller)
 	Oid			types[2];
 	Datum		values[2];
 	bool		refused = false;
-	char		max_cells[16];
-	char		audit_scale[32];
+	char		setting[32];
 
 	progress_set_role(caller);
 	/* every release runs under its caller's dpm.max_cells, which its plan was checked against */
-	snprintf(max_cells, sizeof(max_cells), "%d", slot->max_cells);
-	SetConfigOption("dpm.max_cells", max_cells, PGC_SUSET, PGC_S_OVERRIDE);
+	snprintf(setting, sizeof(setting), "%d", slot->max_cells);
+	SetConfigOption("dpm.max_cells", setting, PGC_SUSET, PGC_S_OVERRIDE);
 	/* and its (testing only) dpm.audit_sensitivity_scale, 1 unless the auditor set it */
-	snprintf(audit_scale, sizeof(audit_scale), "%.17g", slot->audit_scale);
-	SetConfigOption("dpm.audit_sensitivity_scale", audit_scale, PGC_SUSET, PGC_S_OVERRIDE);
+	snprintf(setting, sizeof(setting), "%.17g", slot->audit_scale);
+	SetConfigOption("dpm.audit_sensitivity_scale", setting, PGC_SUSET, PGC_S_OVERRIDE);
+	/* and its caller's answer quotas, which a superuser may have set for that role */
+	snprintf(setting, sizeof(setting), "%d", slot->max_answers_per_release);
+	SetConfigOption("dpm.max_answers_per_release", setting, PGC_SUSET, PGC_S_OVERRIDE);
+	snprintf(setting, sizeof(setting), "%d", slot->max_answers_per_role);
+	SetConfigOption("dpm.max_answers_per_role", setting, PGC_SUSET, PGC_S_OVERRIDE);
 	SpinLockAcquire(&release_queue->mutex);
 	refused = release_queue->requests[my_request].cancel;
 	SpinLockRelease(&release_queue->mutex);
@@ -348,7 +352,8 @@ pick_request(void)
 
 		bool		source_busy = false;
 
-		if (r->state != REQ_QUEUED || r->database != me->database || r->owner != me->owner)
+		if (r->state != REQ_QUEUED || r->database != me->database || r->owner != me->owner ||
+			!release_may_take(r))
 			continue;
 		/* one charge per source at a time: the others would wait for its row lock */
 		for (int j = 0; j < QUEUE_LEN && !source_busy; j++)
