@@ -219,6 +219,12 @@ connect_worker(Oid database, Oid owner)
 	SetConfigOption("statement_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
 	/* never wait forever on a source row held by an open transaction (maybe the caller's) */
 	SetConfigOption("lock_timeout", "30s", PGC_SUSET, PGC_S_OVERRIDE);
+	/*
+	 * The capping sort and the grouping spill to temporary files that grow
+	 * with the rows: under a server's temp_file_limit, whether a charged
+	 * release answers would depend on how many rows its source holds.
+	 */
+	SetConfigOption("temp_file_limit", "-1", PGC_SUSET, PGC_S_OVERRIDE);
 }
 
 /* the strategies the plan built (dpm.strategies[]), back from their binary form */

@@ -74,3 +74,33 @@ ROLLBACK;
 SELECT count(*) = :charges_before AS nothing_charged FROM dpm.ledger;
 -- the same call outside that transaction answers
 SELECT count(*) AS answers FROM dpm.answer('rw_w', epsilon => 1, strategy => :s_eigen, confidence => NULL);
+
+-- A server's temp_file_limit caps the temporary files of every statement, and the scan's capping
+-- sort spills more the more rows a source holds: a release run under it would be charged, then
+-- fail or not according to the rows.  Release workers run without it (src/release/worker.c).
+-- Here the database's own settings (which a worker's session takes) make the capping sort of
+-- 150,000 rows spill past a 1 MB limit, as the same query shows in this session.
+CREATE TABLE rw_spill AS SELECT i % 60000 AS unit, i % 10 AS d FROM generate_series(1, 150000) i;
+SELECT dpm.register_source('rw_spill', privacy_unit => 'unit', max_contributions => 2, epsilon => 10);
+SELECT dpm.create_domain('rw_spill_d', 'rw_spill', '[{"name": "d", "bins": {"min": 0, "max": 10, "width": 1}}]');
+SELECT dpm.create_workload('rw_spill_w', 'rw_spill_d', 'Identity(d)');
+SELECT current_database() AS db \gset
+ALTER DATABASE :"db" SET temp_file_limit = '1MB';
+ALTER DATABASE :"db" SET work_mem = '64kB';
+-- workers connected before took the old settings: end them, so that the next release starts one
+SELECT count(pg_terminate_backend(pid)) >= 0 FROM pg_stat_activity WHERE backend_type = 'dpmatrix release';
+DO $$
+BEGIN
+  WHILE EXISTS (SELECT FROM pg_stat_activity WHERE backend_type = 'dpmatrix release') LOOP
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+END
+$$;
+\c
+SELECT count(*) FROM (SELECT unit, row_number() OVER (PARTITION BY unit ORDER BY random()) AS r FROM rw_spill) s
+ WHERE r <= 2;
+SELECT count(*) AS answers FROM dpm.answer('rw_spill_w', epsilon => 1);
+SELECT status FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id WHERE w.name = 'rw_spill_w';
+ALTER DATABASE :"db" RESET temp_file_limit;
+ALTER DATABASE :"db" RESET work_mem;
+\c
