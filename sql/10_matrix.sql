@@ -57,7 +57,7 @@ COMMENT ON FUNCTION dpm.reconstruct(float8[], float8[], text) IS
 CREATE OR REPLACE FUNCTION dpm.strategy(w float8[], method text, options jsonb DEFAULT '{}') RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_strategy' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION dpm.strategy(float8[], text, jsonb) IS
-  'a strategy matrix for workload w: method identity, workload, hierarchical (option "branching", default 2), wavelet, eigen, eigen_design or gaussian_optimal (options "tol", "max_iter"), min_sensitivity (options "base", "branching", "max_sweeps"), lrm (options "rank", "gamma", "max_iter"), hdmm (options "p", "max_iter"; for a workload given as a spec, dpm.optimize also takes "parameterization": "auto", "kronecker" or "marginals", and "rounds"), fitness (options "targets", ...); every method but fitness takes "augment" ("none", "l1" or "l2": complete deficient columns in that norm) and "noise" ("laplace" or "gaussian", the default: the noise the strategy is for, whose norm eigen_design is completed in); dpm.strategy_methods lists them';
+  'a strategy matrix for workload w: method identity, workload, hierarchical (option "branching", default 2), wavelet, eigen, eigen_design or gaussian_optimal (options "tol", "max_iter"), min_sensitivity (options "base", "branching", "max_sweeps"), lrm (options "rank", "gamma", "max_iter"), hdmm (options "p", "max_iter"; for a workload given as a spec, dpm.optimize also takes "parameterization": "auto", "kronecker" or "marginals", and "rounds"), fitness (options "targets", "basis", "lambda", "max_iter", "mu", "tol", "newton_tol", "cg_iters"); every method but fitness and residual takes "augment" ("none", "l1" or "l2": complete deficient columns in that norm), and every method but fitness "noise" ("laplace" or "gaussian", the default: the noise the strategy is for, whose norm eigen_design is completed in), except identity over a workload given as a spec, which takes no options; dpm.strategy_methods lists them';
 
 CREATE OR REPLACE FUNCTION dpm.svd_bound(w float8[], epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0) RETURNS float8
 AS 'MODULE_PATHNAME', 'dpm_svd_bound' LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -80,7 +80,7 @@ CREATE OR REPLACE FUNCTION dpm.strategy_methods()
 RETURNS TABLE(method text, in_auto boolean, applies_to text, options text[], memory_per_n2 float8)
 AS 'MODULE_PATHNAME', 'dpm_strategy_methods' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 12;
 COMMENT ON FUNCTION dpm.strategy_methods() IS
-  'the strategy methods of dpm.strategy, dpm.optimize and dpm.answer, in the order method auto (and dpm.compare_strategies) tries them: whether auto tries it and on which workloads, the options it takes (NULL: its own, described with dpm.strategy), and its peak memory in doubles per n^2 for n cells (checked against dpm.max_memory_mb)';
+  'the strategy methods of dpm.strategy, dpm.optimize and dpm.answer, in the order method auto (and dpm.compare_strategies) tries them: whether auto tries it and on which workloads, the options it takes (described with dpm.strategy), and its peak memory in doubles per n^2 for n cells (checked against dpm.max_memory_mb)';
 
 -- Why method auto does not try a method on a workload of n cells, a spec or not, whose rank is
 -- rank_w (NULL: not known yet); NULL when it applies.
@@ -128,6 +128,10 @@ COMMENT ON FUNCTION dpm_internal.hdmm_exact_matvec(int[], text, int[], float8[],
 
 CREATE OR REPLACE FUNCTION dpm_internal.strategy_memory_mb(method text, m int, n int) RETURNS float8
 AS 'MODULE_PATHNAME', 'dpm_strategy_memory_mb' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- A method's options (names and values) checked as its builder reads them, building nothing: for
+-- a workload given as a spec (is_spec) or as a matrix (src/api/strategy_api.c).
+CREATE OR REPLACE FUNCTION dpm_internal.check_method_options(method text, options jsonb, is_spec boolean) RETURNS void
+AS 'MODULE_PATHNAME', 'dpm_check_method_options' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE OR REPLACE FUNCTION dpm_internal.strategy_cache(w float8[], a float8[], OUT pinv float8[], OUT profile float8[])
 AS 'MODULE_PATHNAME', 'dpm_strategy_cache' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -127,10 +127,7 @@ BEGIN
   ELSIF method = 'identity' AND wl.spec IS NOT NULL THEN
     -- the identity over a spec's cells, at any size, kept as a Kronecker product of identities
     -- (HDMM's p-Identity with p = 0 on every attribute): never an n x n matrix
-    IF options <> '{}' THEN
-      RAISE EXCEPTION 'unknown option "%" for method identity', (SELECT min(k) FROM jsonb_object_keys(options) k)
-        USING ERRCODE = 'invalid_parameter_value', HINT = 'The identity of a workload given as a spec takes no options.';
-    END IF;
+    PERFORM dpm_internal.check_method_options(method, options, true);    -- none: the registry's
     st.hdmm := ROW('kronecker', array_fill(0, ARRAY[cardinality(dom.attr_sizes)]), '{}'::float8[], NULL)::dpm.hdmm_strategy;
     st.sensitivity_l1 := 1;
     st.sensitivity_l2 := 1;

@@ -24,6 +24,7 @@ DECLARE
   options jsonb := coalesce(nullif(args->'options', 'null'), '{}');
   confidence float8 := (args->>'confidence')::float8;
   wl_domain int;
+  is_spec boolean;
   st_workload int;
   st_method text;
   st_options jsonb;
@@ -78,7 +79,7 @@ BEGIN
   IF coalesce(mth, CASE WHEN sid IS NULL THEN 'auto' END) = 'auto' AND options <> '{}' THEN
     RAISE EXCEPTION 'method auto takes no options' USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  -- the method's name (its options are read by the method, when the plan builds it)
+  -- the method's name (its options are checked once the workload says how it is built, below)
   IF mth <> 'auto' AND NOT EXISTS (SELECT 1 FROM dpm.strategy_methods() m WHERE m.method = mth) THEN
     RAISE EXCEPTION 'unknown strategy method "%"', mth
       USING ERRCODE = 'invalid_parameter_value',
@@ -86,9 +87,15 @@ BEGIN
   END IF;
 
   -- the catalog rows they name (the workload's without its matrix: megabytes)
-  SELECT w.id, w.domain_id INTO wl_id, wl_domain FROM dpm.workloads w WHERE w.name = args->>'workload' AND w.dropped_at IS NULL;
+  SELECT w.id, w.domain_id, w.spec IS NOT NULL INTO wl_id, wl_domain, is_spec
+    FROM dpm.workloads w WHERE w.name = args->>'workload' AND w.dropped_at IS NULL;
   IF NOT FOUND THEN
     PERFORM dpm_internal.workload(args->>'workload');    -- its error
+  END IF;
+  -- the method's options, as its builder will read them (some of hdmm's and identity's depend on
+  -- whether it builds from the spec: a remainder of some queries is a matrix)
+  IF mth <> 'auto' THEN
+    PERFORM dpm_internal.check_method_options(mth, options, is_spec AND NOT args ? 'queries');
   END IF;
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl_domain;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;

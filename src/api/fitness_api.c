@@ -12,26 +12,32 @@
 #include "api/array.h"
 #include "api/fitness_api.h"
 #include "api/options.h"
+#include "strategy/strategy.h"
 
-static const char *const basis_choices[] = {"auto", "identity", "upper", "workload", NULL};
-
-Mat *
-api_fitness_from_options(const Mat *w, Jsonb *options, FitnessRun *run)
+double *
+api_fitness_targets(Jsonb *options, int *count)
 {
-	static const char *const keys[] = {"targets", "basis", "lambda", "max_iter", "mu", "tol",
-	"newton_tol", "cg_iters", NULL};
-	FitnessOptions opts;
-	Mat		   *l;
-	int			nc;
-	double	   *c;
+	double	   *c = options_get_targets(options, "targets", count);
 
-	options_check_keys(options, keys, "method fitness");
-	c = options_get_numbers(options, "targets", &nc);
 	if (c == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("method fitness needs variance targets"),
 				 errhint("Give options {\"targets\": v} (every query), an array with one variance per query, or one per block of the workload spec.")));
+	return c;
+}
+
+Mat *
+api_fitness_from_options(const Mat *w, Jsonb *options, FitnessRun *run)
+{
+	StrategyOptions opts;
+	Mat		   *l;
+	int			nc;
+	double	   *c;
+
+	/* its options as the registry describes them (strategy/methods.c) */
+	api_method_options(strategy_method("fitness"), options, false, &opts);
+	c = api_fitness_targets(options, &nc);
 	if (nc == 1)
 	{
 		double		t = c[0];
@@ -45,11 +51,6 @@ api_fitness_from_options(const Mat *w, Jsonb *options, FitnessRun *run)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("targets must have one value, or one per query (%d), not %d", w->rows, nc)));
-	for (int j = 0; j < nc; j++)
-		if (!(c[j] > 0) || !isfinite(c[j]))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("variance targets must be positive and finite, target %d is %g", j + 1, c[j])));
 	for (int j = 0; j < w->rows; j++)
 	{
 		bool		zero = true;
@@ -62,16 +63,8 @@ api_fitness_from_options(const Mat *w, Jsonb *options, FitnessRun *run)
 					 errmsg("workload query %d is all zeros", j + 1),
 					 errhint("Drop it: its answer is 0 without noise.")));
 	}
-	opts.max_iter = options_get_int(options, "max_iter", 1000, 1, 10000000);
-	opts.mu = options_get_float(options, "mu", 5.0, 1.01, 1000.0);
-	opts.tol = options_get_float(options, "tol", 1e-5, 1e-12, 1.0);
-	opts.newton_tol = options_get_float(options, "newton_tol", 1e-10, 1e-16, 1.0);
-	opts.lambda = options_get_float(options, "lambda", 0.0, 0.0, 1e12);
-	opts.cg_iters = options_get_int(options, "cg_iters", 200, 1, 100000);
-
-	fitness_basis(w, (FitnessBasis) options_get_choice(options, "basis", basis_choices, 0),
-				  &run->b, &l);
-	run->sigma = fitness_optimize(run->b, l, c, &opts, &run->rep);
+	fitness_basis(w, (FitnessBasis) opts.basis, &run->b, &l);
+	run->sigma = fitness_optimize(run->b, l, c, &opts.fitness, &run->rep);
 	return fitness_strategy(run->b, run->sigma);
 }
 

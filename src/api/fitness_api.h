@@ -20,6 +20,8 @@ typedef struct FitnessRun
  * The strategy C^-1 B for workload w and options (targets required; basis,
  * lambda, max_iter, mu, tol, newton_tol, cg_iters).
  */
+/* option targets, required, each positive and finite (not yet matched to w's queries) */
+extern double *api_fitness_targets(Jsonb *options, int *count);
 extern Mat *api_fitness_from_options(const Mat *w, Jsonb *options, FitnessRun *run);
 
 #endif

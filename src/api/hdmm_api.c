@@ -29,10 +29,9 @@
 #include "api/workload_api.h"
 #include "hdmm/hdmm.h"
 #include "strategy/gram_strategies.h"
+#include "strategy/strategy.h"
 #include "mechanism/mechanism.h"
 
-static const char *const parameterizations[] = {"auto", "kronecker", "marginals", NULL};
-static const char *const noises[] = {"laplace", "gaussian", NULL};
 
 /* theta[a], p_a x n_a, for each attribute: p = max(1, n_a / divisor), or p_fixed if >= 0 */
 static Mat **
@@ -72,7 +71,7 @@ dpm_hdmm(PG_FUNCTION_ARGS)
 {
 	char	   *spec = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	Jsonb	   *options = PG_GETARG_JSONB_P(SPEC_ARGS);
-	static const char *const keys[] = {"parameterization", "p", "max_iter", "rounds", "noise", NULL};
+	StrategyOptions opts;
 	WorkloadDomain dom;
 	KronGram   *kg;
 	int			kind,
@@ -94,14 +93,14 @@ dpm_hdmm(PG_FUNCTION_ARGS)
 	double	   *flat;
 
 	api_domain_arg(fcinfo, &dom);
-	options_check_keys(options, keys, "method hdmm");
-	kind = options_get_choice(options, "parameterization", parameterizations, 0);
-	p_fixed = options_get_int(options, "p", -1, 0, 100000);
-	/* L-BFGS-B gains under 0.2% after 100 iterations on AllRange(256) */
-	max_iter = options_get_int(options, "max_iter", 200, 1, 10000000);
-	rounds = options_get_int(options, "rounds", 20, 1, 10000);
+	/* the options of method hdmm over a spec, as the registry describes them (strategy/methods.c) */
+	api_method_options(strategy_method("hdmm"), options, true, &opts);
+	kind = opts.parameterization;
+	p_fixed = opts.p;
+	max_iter = opts.max_iter;
+	rounds = opts.rounds;
 	/* the error the strategy is optimized for: L1 sensitivity (Laplace) or L2 (Gaussian) */
-	l2 = options_get_choice(options, "noise", noises, 0);
+	l2 = opts.noise == 0;
 	kg = workload_kron_gram(&dom, workload_parse(&dom, spec));
 	d = kg->nattrs;
 

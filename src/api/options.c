@@ -174,3 +174,16 @@ options_get_numbers(Jsonb *options, const char *key, int *count)
 	*count = n;
 	return out;
 }
+
+double *
+options_get_targets(Jsonb *options, const char *key, int *count)
+{
+	double	   *c = options_get_numbers(options, key, count);
+
+	for (int j = 0; j < *count; j++)
+		if (!(c[j] > 0) || !isfinite(c[j]))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("variance targets must be positive and finite, target %d is %g", j + 1, c[j])));
+	return c;
+}

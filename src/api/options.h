@@ -20,9 +20,16 @@ extern int	options_get_choice(Jsonb *options, const char *key, const char *const
 /* a number or an array of numbers (NULL when absent); *count receives how many */
 extern double *options_get_numbers(Jsonb *options, const char *key, int *count);
 
-/* method m's options from the jsonb, as the registry describes them, plus augment and noise */
+/* variances: a number or a non-empty array of numbers, each positive and finite (NULL when absent) */
+extern double *options_get_targets(Jsonb *options, const char *key, int *count);
+
+/*
+ * method m's options from the jsonb, checked as the registry describes them,
+ * for a workload given as a spec or as a matrix (api/strategy_api.c)
+ */
 struct StrategyMethod;
 struct StrategyOptions;
-extern void api_method_options(const struct StrategyMethod *m, Jsonb *options, struct StrategyOptions *opts);
+extern void api_method_options(const struct StrategyMethod *m, Jsonb *options, bool is_spec,
+							   struct StrategyOptions *opts);
 
 #endif

@@ -214,7 +214,7 @@ static double *
 targets_option(Jsonb *options, const SpecMarginals *sm, bool laplace, int loss)
 {
 	int			nc;
-	double	   *c = options_get_numbers(options, "targets", &nc);
+	double	   *c = options_get_targets(options, "targets", &nc);
 	double	   *targets;
 
 	if (c == NULL)
@@ -240,13 +240,7 @@ targets_option(Jsonb *options, const SpecMarginals *sm, bool laplace, int loss)
 				 errmsg("targets must have one variance, or one per marginal of the workload (%d), not %d", sm->m, nc)));
 	targets = palloc(sizeof(double) * Max(sm->m, 1));
 	for (int j = 0; j < sm->m; j++)
-	{
 		targets[j] = c[nc == 1 ? 0 : j];
-		if (!(targets[j] > 0) || !isfinite(targets[j]))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("variance targets must be positive and finite, target %d is %g", j + 1, targets[j])));
-	}
 	return targets;
 }
 
@@ -283,12 +277,8 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	api_method_options(strategy_method("residual"), PG_GETARG_JSONB_P(2), &opts);
-	if (opts.augment != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("method residual takes no augment")));
-	laplace = strcmp(options_get_text(PG_GETARG_JSONB_P(2), "noise", "gaussian"), "laplace") == 0;
+	api_method_options(strategy_method("residual"), PG_GETARG_JSONB_P(2), true, &opts);
+	laplace = opts.noise == 1;
 	spec_marginals(fcinfo, &sm);
 	w = sm.w;
 	targets = targets_option(PG_GETARG_JSONB_P(2), &sm, laplace, opts.loss);

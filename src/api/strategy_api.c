@@ -23,8 +23,6 @@
 #include "mechanism/exact.h"
 #include "strategy/strategy.h"
 
-static const char *const augment_choices[] = {"none", "l1", "l2", NULL};
-
 /*
  * Entries of a computed strategy below 1e-100 in magnitude become zeros.
  * Matrices entering dpmatrix may not hold such values (array.c), and a
@@ -42,23 +40,22 @@ flush_tiny(Mat *a)
 }
 
 /*
- * Method m's options from the jsonb, as the registry (strategy/methods.c)
- * describes them, plus the two every method takes: augment, and noise
- * (laplace or gaussian: what the strategy is for, which eigen_design's
- * augmentation follows).
+ * Method m's options from the jsonb, checked (names and values) and read as
+ * the registry (strategy/methods.c) describes them, for a workload given as
+ * a spec (is_spec: hdmm and identity are then built from the spec, with
+ * options of their own) or as a matrix.  Every family reads its options
+ * here, and dpm_internal.check_method_options checks a request's options
+ * here before anything runs.
  */
 void
-api_method_options(const StrategyMethod *m, Jsonb *options, StrategyOptions *opts)
+api_method_options(const StrategyMethod *m, Jsonb *options, bool is_spec, StrategyOptions *opts)
 {
-	static const char *const noise_choices[] = {"gaussian", "laplace", NULL};
-	const char *keys[lengthof(m->options) + 2];
+	const char *keys[lengthof(m->options)];
 	int			nkeys = 0;
-	int			noise;
 
 	for (const MethodOption *o = m->options; o->key; o++)
-		keys[nkeys++] = o->key;
-	keys[nkeys++] = "augment";
-	keys[nkeys++] = "noise";
+		if (strategy_option_applies(o, is_spec))
+			keys[nkeys++] = o->key;
 	keys[nkeys] = NULL;
 	options_check_keys(options, keys, psprintf("method %s", m->name));
 	strategy_default_options(m, opts);
@@ -66,18 +63,62 @@ api_method_options(const StrategyMethod *m, Jsonb *options, StrategyOptions *opt
 	{
 		char	   *field = (char *) opts + o->offset;
 
+		if (!strategy_option_applies(o, is_spec))
+			continue;
 		if (o->kind == OPTION_INT)
 			*(int *) field = options_get_int(options, o->key, (int) o->dflt, (int) o->min, (int) o->max);
 		else if (o->kind == OPTION_FLOAT)
 			*(double *) field = options_get_float(options, o->key, o->dflt, o->min, o->max);
 		else if (o->kind == OPTION_CHOICE)
 			*(int *) field = options_get_choice(options, o->key, o->choices, (int) o->dflt);
+		else if (o->kind == OPTION_TARGETS)
+		{
+			int			count;
+
+			(void) options_get_targets(options, o->key, &count);
+		}
 		else if (o->kind == OPTION_METHOD)
+		{
+			/* another dense method, built with its defaults */
+			const StrategyMethod *other;
+
 			*(const char **) field = options_get_text(options, o->key, o->text_dflt);
+			other = strategy_method(*(const char **) field);
+			if (other == NULL || other->build == NULL || other == m)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("\"%s\" is not a base method for %s", *(const char **) field, m->name)));
+		}
 	}
-	noise = options_get_choice(options, "noise", noise_choices, 0);
-	opts->augment = options_get_choice(options, "augment", augment_choices,
-									   m->augment == AUGMENT_BY_NOISE ? 2 - noise : 0);
+	strategy_resolve_augment(m, opts);
+}
+
+/*
+ * dpm_internal.check_method_options(method, options, is_spec): method's
+ * options checked as its builder will read them, building nothing (a
+ * release request's, before its reuse path: sql/17_release_args.sql).
+ */
+PG_FUNCTION_INFO_V1(dpm_check_method_options);
+Datum
+dpm_check_method_options(PG_FUNCTION_ARGS)
+{
+	char	   *method = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	const StrategyMethod *m = strategy_method(method);
+	StrategyOptions opts;
+
+	if (m == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown strategy method \"%s\"", method),
+				 errhint("Valid methods: %s.", strategy_method_names())));
+	api_method_options(m, PG_GETARG_JSONB_P(1), PG_GETARG_BOOL(2), &opts);
+	if (strcmp(m->name, "fitness") == 0)
+	{
+		int			count;
+
+		(void) api_fitness_targets(PG_GETARG_JSONB_P(1), &count);
+	}
+	PG_RETURN_VOID();
 }
 
 static Mat *
@@ -107,7 +148,7 @@ strategy_from_args(FunctionCallInfo fcinfo, OptReport *rep)
 		rep->lower_bound = NAN;
 		return flush_tiny(a);
 	}
-	api_method_options(m, options, &opts);
+	api_method_options(m, options, false, &opts);
 	strategy_check_memory(m, w->rows, w->cols);
 	a = strategy_build(w, m, &opts, rep);
 	return flush_tiny(a);
@@ -243,22 +284,15 @@ dpm_strategy_methods(PG_FUNCTION_ARGS)
 		};
 		Datum		values[5];
 		bool		nulls[5] = {false, false, false, false, false};
-		Datum		keys[lengthof(m->options) + 2];
+		Datum		keys[lengthof(m->options)];
 		int			nkeys = 0;
 
 		for (const MethodOption *o = m->options; o->key; o++)
 			keys[nkeys++] = CStringGetTextDatum(o->key);
-		if (m->build != NULL)
-		{
-			keys[nkeys++] = CStringGetTextDatum("augment");
-			keys[nkeys++] = CStringGetTextDatum("noise");
-		}
 		values[0] = CStringGetTextDatum(m->name);
 		values[1] = BoolGetDatum(m->applies != METHOD_ON_REQUEST);
 		nulls[2] = applies[m->applies] == NULL;
 		values[2] = nulls[2] ? (Datum) 0 : CStringGetTextDatum(applies[m->applies]);
-		/* NULL: the method reads its own options (fitness: targets and its solver's) */
-		nulls[3] = m->build == NULL && m->options[0].key == NULL;
 		values[3] = PointerGetDatum(construct_array(keys, nkeys, TEXTOID, -1, false, TYPALIGN_INT));
 		values[4] = Float8GetDatum(m->memory_per_n2);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

@@ -8,21 +8,32 @@
 #ifndef DPM_STRATEGY_H
 #define DPM_STRATEGY_H
 
+#include "fitness/fitness.h"
 #include "linalg/linalg.h"
 #include "strategy/gram_strategies.h"
 
+/*
+ * Every method's options, read from the jsonb by api_method_options (one
+ * table, methods.c, for every family: the dense builders here, fitness/,
+ * hdmm/ and residual/).
+ */
 typedef struct StrategyOptions
 {
 	int			branching;		/* hierarchical: children per node, >= 2 */
 	double		tol;			/* iterative methods: relative duality gap to reach */
 	int			max_iter;		/* iterative methods: iteration cap */
-	int			augment;		/* 0: none; 1 or 2: complete columns in that norm */
+	int			augment;		/* 0: none; 1 or 2: complete columns in that norm; -1: by noise */
+	int			noise;			/* 0 gaussian, 1 laplace: the noise the strategy is for */
 	const char *base;			/* min_sensitivity: the method whose profile is kept */
 	int			max_sweeps;		/* min_sensitivity: rotation sweeps per starting point */
 	int			rank;			/* lrm: rows of L, 0 for 1.2 rank(W) */
 	double		gamma;			/* lrm: ||W - B L||_F / ||W||_F to reach */
 	int			p;				/* hdmm: rows of Theta in p-Identity strategies, -1 for n / 16 */
+	int			parameterization;	/* hdmm over a spec: 0 auto, 1 kronecker, 2 marginals */
+	int			rounds;			/* hdmm over a spec: rounds over the attributes */
 	int			loss;			/* residual: 0 the sum of variances, 1 the largest (choices) */
+	int			basis;			/* fitness: a FitnessBasis */
+	FitnessOptions fitness;		/* fitness: its solver's */
 } StrategyOptions;
 
 /* an option a method takes, read from dpm.strategy's jsonb options by api/ */
@@ -32,8 +43,21 @@ typedef enum OptionKind
 	OPTION_FLOAT,
 	OPTION_METHOD,				/* the name of another method */
 	OPTION_CHOICE,				/* one of choices, kept as its index; dflt is the default's */
-	OPTION_NUMBERS				/* a number or an array of them, which the method reads itself (no field) */
+	OPTION_TARGETS				/* variances, positive and finite: a number or an array of them,
+								 * which the method reads itself (no field) */
 } OptionKind;
+
+/*
+ * Where an option applies: hdmm and identity over a workload given as a
+ * spec are built from the spec (hdmm/, a Kronecker product of identities),
+ * with options of their own; over an explicit matrix, by the dense builders.
+ */
+typedef enum OptionScope
+{
+	OPTION_ANYWHERE,
+	OPTION_SPEC_ONLY,
+	OPTION_MATRIX_ONLY
+} OptionScope;
 
 typedef struct MethodOption
 {
@@ -45,6 +69,7 @@ typedef struct MethodOption
 	size_t		offset;			/* of its field in StrategyOptions */
 	const char *text_dflt;		/* OPTION_METHOD: the default */
 	const char *const *choices;	/* OPTION_CHOICE: NULL-terminated */
+	OptionScope scope;
 } MethodOption;
 
 /* which workloads a method applies to; all but ON_REQUEST are tried by method auto */
@@ -73,7 +98,7 @@ typedef struct StrategyMethod
 	double		memory_per_n2;	/* peak memory c n^2 + 2 m n doubles, beyond the backend's */
 	MethodScope applies;
 	MethodAugment augment;
-	MethodOption options[5];	/* besides augment and noise, which every method takes */
+	MethodOption options[10];
 } StrategyMethod;
 
 /* NULL if the name is unknown */
@@ -82,7 +107,12 @@ extern const StrategyMethod *strategy_method(const char *name);
 extern const StrategyMethod *strategy_method_at(int i);
 /* "identity, hierarchical, ...", for hints */
 extern char *strategy_method_names(void);
+/* m's options at their defaults (augment from noise) */
 extern void strategy_default_options(const StrategyMethod *m, StrategyOptions *opts);
+/* augment -1 (not given) as m's default for opts' noise */
+extern void strategy_resolve_augment(const StrategyMethod *m, StrategyOptions *opts);
+/* whether m takes option o for a workload given as a spec (is_spec) or as a matrix */
+extern bool strategy_option_applies(const MethodOption *o, bool is_spec);
 /*
  * why method auto does not try m on this workload of n cells (0: a wide
  * domain, with no dense cell index), or NULL (rank_w: 0 if unknown)

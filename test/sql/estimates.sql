@@ -144,12 +144,32 @@ SELECT regexp_replace(a, 'strategy => [0-9]+', 'strategy => (of es_total)') AS a
                     $$'es_prefix', rho => 0.5, options => '{"branching": 2}'$$,
                     format($$'es_prefix', rho => 0.5, strategy => %s$$, :es_total_strategy),
                     format($$'es_prefix', rho => 0.5, method => 'identity', strategy => %s$$, :es_total_strategy),
-                    $$'es_prefix', rho => 0.5, period_to => 'infinity'$$]) a;
+                    $$'es_prefix', rho => 0.5, period_to => 'infinity'$$,
+                    -- a method's options, names and values (each family's own)
+                    $$'es_prefix', rho => 0.5, method => 'identity', options => '{"nonsense": 1}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'identity', options => '{"augment": "l1"}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'identity', options => '[1]'$$,
+                    $$'es_prefix', rho => 0.5, method => 'hierarchical', options => '{"branching": 1}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'eigen_design', options => '{"max_iter": -5}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'eigen_design', options => '{"augment": "l3"}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'hdmm', options => '{"nonsense": 1}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'hdmm', options => '{"rounds": 0}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'hdmm', options => '{"parameterization": "tensor"}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'hdmm', options => '{"p": 1.5}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'fitness', options => '{}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'fitness', options => '{"targets": 1, "mu": 1}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'fitness', options => '{"targets": [1, -1, 1]}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'fitness', options => '{"targets": 1, "nonsense": 1}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'residual', options => '{"loss": "median"}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'residual', options => '{"targets": "many"}'$$]) a;
 SELECT a AS args, pg_temp.refusal('explain', a) = pg_temp.refusal('answer', a || ', reuse => ''never''') AS as_answer,
        pg_temp.refusal('explain', a) AS refusal
   FROM unnest(ARRAY[$$'es_prefix'$$, $$'es_prefix', rho => 1e-5, delta => 2$$,
                     $$'es_prefix', epsilon => 1, rho => 0.5$$, $$'es_prefix', rho => 0.5, method => 'no_such_method'$$,
-                    $$'es_id', rho => 0.5, measure => 'nothing'$$]) a;
+                    $$'es_id', rho => 0.5, measure => 'nothing'$$,
+                    $$'es_prefix', rho => 0.5, method => 'identity', options => '{"nonsense": 1}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'hdmm', options => '{"rounds": 0}'$$,
+                    $$'es_prefix', rho => 0.5, method => 'fitness', options => '{"targets": 1, "mu": 1}'$$]) a;
 SELECT count(*) = :charges_before AND sum(rho) = :rho_before AS nothing_charged FROM dpm.ledger;
 CREATE TABLE es_fresh AS SELECT u AS unit, u % 3 AS kind FROM generate_series(1, 30) u;
 SELECT dpm.register_source('es_fresh', 'unit', 1, rho => 10);
