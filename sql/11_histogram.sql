@@ -66,6 +66,11 @@ CREATE OR REPLACE AGGREGATE dpm_internal.histogram_sum(cell int, n int, value fl
 );
 COMMENT ON FUNCTION dpm_internal.histogram_sum_transfn(internal, int, int, float8, float8, float8, int) IS 'support function of the aggregate dpm_internal.histogram_sum: adds one row''s clamped value';
 
+-- A value's units as histogram_sum takes it (clamped to [lo, hi], in units of 2^grid_exp, rounded
+-- half to even; NULL for NaN): the grouped scans' SQL takes the units of a measure's bounds from it.
+CREATE OR REPLACE FUNCTION dpm_internal.value_units(v float8, lo float8, hi float8, grid_exp int) RETURNS int8
+AS 'MODULE_PATHNAME', 'dpm_value_units' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
 -- The marginal tables of sums of a measure (src/histogram): marginal_counts with each row adding
 -- its value as histogram_sum takes it.
 CREATE OR REPLACE FUNCTION dpm_internal.marginal_sums_transfn(internal, int[], int[], int[], float8, float8, float8, int)

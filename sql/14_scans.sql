@@ -104,16 +104,24 @@ $$;
 -- A measure's value on a row in integer units of its grid, as the sum aggregates take it
 -- (src/histogram: clamped to [lo, hi], a numeric compared as numeric_measure does, scaled by
 -- 2^-grid_exp, rounded half to even; NULL for a NULL or NaN value), in SQL that Citus and
--- postgres_fdw run on their servers: built-in functions only.
+-- postgres_fdw run on their servers: built-in functions only.  Total for every value of every
+-- measure type: NaN and NULL first; below lo or above hi (+-Infinity too), the bound's units,
+-- computed here by the aggregates' own rule (dpm_internal.value_units: a bound times the scale
+-- could underflow in SQL); a value within a quarter unit of 0, 0, as rounding gives (so neither
+-- 1e-400 becomes a float8 nor a denormal is multiplied: both raise errors in SQL); any other is
+-- a float8 of at least 2^-358 and at most max(|lo|, |hi|) <= 1e100 (check_measure_bounds), whose
+-- product with the scale lies in [1/4, 2^24].
 CREATE OR REPLACE FUNCTION dpm_internal.units_sql(m dpm.measures, type regtype) RETURNS text
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT format('(CASE WHEN %1$s IS NULL OR %1$s = ''NaN'' THEN NULL WHEN %1$s < %2$s THEN round(%4$s * %6$s) '
-                'WHEN %1$s > %3$s THEN round(%5$s * %6$s) ELSE round((%1$s)::float8 * %6$s) END)::int8',
+  SELECT format('(CASE WHEN %1$s IS NULL OR %1$s = ''NaN'' THEN NULL WHEN %1$s < %2$s THEN %4$s '
+                'WHEN %1$s > %3$s THEN %5$s WHEN abs(%1$s) < %6$s THEN 0 ELSE round((%1$s)::float8 * %7$s) END)::int8',
                 CASE WHEN num THEN format('(%s)', m.expression) ELSE format('(%s)::float8', m.expression) END,
                 format('%s::float8', lo) || CASE WHEN num THEN '::numeric' ELSE '' END,
                 format('%s::float8', hi) || CASE WHEN num THEN '::numeric' ELSE '' END,
-                format('%s::float8', lo), format('%s::float8', hi), format('%s::float8', 2::float8 ^ (-m.grid_exp)))
+                dpm_internal.value_units(m.lo, m.lo, m.hi, m.grid_exp), dpm_internal.value_units(m.hi, m.lo, m.hi, m.grid_exp),
+                format('%L::float8', 2::float8 ^ (m.grid_exp - 2)) || CASE WHEN num THEN '::numeric' ELSE '' END,
+                format('%s::float8', 2::float8 ^ (-m.grid_exp)))
     FROM (SELECT type = 'numeric'::regtype AS num, format('%L', m.lo) AS lo, format('%L', m.hi) AS hi) x
 $$;
 

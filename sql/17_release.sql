@@ -411,12 +411,13 @@ RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high fl
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  -- a sum's grid: answers in the measure's units
+  -- a sum's grid: answers in the measure's units, scaled without an error (dpm_internal.times)
   u float8 := CASE WHEN m.quantity = 'counts' THEN 1 ELSE dpm_internal.release_unit(r) END;
 BEGIN
   CASE dpm_internal.release_form(r)
   WHEN 'cached', 'dense' THEN
-    RETURN QUERY SELECT i.query, i.answer * u, i.stderr * u, i.ci_low * u, i.ci_high * u, i.ci_draws
+    RETURN QUERY SELECT i.query, dpm_internal.times(i.answer, u), dpm_internal.times(i.stderr, u),
+                        dpm_internal.times(i.ci_low, u), dpm_internal.times(i.ci_high, u), i.ci_draws
                    FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
                         LATERAL dpm_internal.dense_infer(
                                   coalesce(w.matrix, (dpm_internal.workload_matrix(w.spec, d, true, false)).matrix),
@@ -424,13 +425,15 @@ BEGIN
                                   release_infer.confidence) i
                   WHERE w.id = r.workload_id AND s.id = r.strategy_id AND d.id = w.domain_id;
   WHEN 'residual' THEN
-    RETURN QUERY SELECT i.query, i.answer * u, i.stderr * u, i.ci_low * u, i.ci_high * u, i.ci_draws
+    RETURN QUERY SELECT i.query, dpm_internal.times(i.answer, u), dpm_internal.times(i.stderr, u),
+                        dpm_internal.times(i.ci_low, u), dpm_internal.times(i.ci_high, u), i.ci_draws
                    FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
                         LATERAL dpm_internal.residual_infer(w.spec, d, (s.hdmm).p, (s.hdmm).theta, release_infer.m,
                                                             release_infer.inference, release_infer.confidence) i
                   WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
   ELSE
-    RETURN QUERY SELECT i.query, i.answer * u, i.stderr * u, i.ci_low * u, i.ci_high * u, i.ci_draws
+    RETURN QUERY SELECT i.query, dpm_internal.times(i.answer, u), dpm_internal.times(i.stderr, u),
+                        dpm_internal.times(i.ci_low, u), dpm_internal.times(i.ci_high, u), i.ci_draws
                    FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
                         LATERAL dpm_internal.hdmm_infer(w.spec, d, (s.hdmm).kind, (s.hdmm).p, (s.hdmm).theta,
                                                         (s.hdmm).weights, release_infer.m, release_infer.inference,

@@ -116,6 +116,7 @@ BEGIN
   periods := dpm_internal.period_range(src, (args->>'period_from')::date, (args->>'period_to')::date);
   IF args->>'measure' IS NOT NULL THEN
     measure := dpm_internal.measure(src, args->>'measure');
+    PERFORM dpm_internal.check_measure_bounds(measure.name, measure.lo, measure.hi);
     IF coalesce(args->>'inference', 'ls') = 'nnls_integer' THEN
       RAISE EXCEPTION 'inference nnls_integer rounds counts; a sum of measure "%" is not one', measure.name
         USING ERRCODE = 'invalid_parameter_value', HINT = 'Use ls, or nnls if the measure''s values are never negative.';

@@ -31,6 +31,48 @@ BEGIN
 END
 $$;
 
+-- The bounds a measure may have: finite, lo <= hi, not both 0, and the larger of |lo| and |hi|
+-- within [1e-100, 1e100], which keeps every step of every release of it finite and nonzero where
+-- SQL's float8 arithmetic would raise an error (overflow, underflow), whatever the rows:
+--   * its grid 2^grid_exp (dpm_internal.measure_grid) is between 2^-356 and 2^309, and its square
+--     (variances: dpm.explain, dpm.estimate) between 2^-712 and 2^618: normal float8s;
+--   * a value is at most 2^24 units and a cell's sum is held at 2^53 units (src/histogram), so in
+--     the answers' unit a cell is below 2^362 ~ 1e109, a query over all of dpm.max_cells' at most
+--     2^31 cells below 2^393 ~ 1e118, its square below 1e237: 1e71 to spare for the strategy's
+--     weights and the noise, whose scale is what one unit adds (max_contributions <= 2^31 times
+--     2^24 units) over epsilon (>= 1e-18);
+--   * hi - lo, and the sensitivity create_measure returns (max_contributions * 1e100), are finite;
+--   * a quarter unit of the grid, below which a value rounds to 0 (numeric_measure, units_sql),
+--     is at least 2^-358, a normal float8.
+-- After the charge the answers' scaling also saturates (dpm_internal.times): a factor beyond
+-- that margin could not raise an error either.  Checked when the measure is declared and again
+-- before each release's charge (dpm_internal.release_plan), for measures declared before.
+CREATE OR REPLACE FUNCTION dpm_internal.check_measure_bounds(name text, lo float8, hi float8) RETURNS void
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF NOT (lo > '-Infinity' AND hi < 'Infinity' AND lo <= hi) OR lo = 'NaN' OR hi = 'NaN' THEN
+    RAISE EXCEPTION 'the bounds of measure "%" must be finite numbers with lo <= hi, got [%, %]', name, lo, hi
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Values outside [lo, hi] are clamped to it; choose the bounds from what the column can hold, not from the data.';
+  END IF;
+  IF lo = 0 AND hi = 0 THEN
+    RAISE EXCEPTION 'measure "%" has bounds [0, 0]: every value would be clamped to 0', name
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF greatest(abs(lo), abs(hi)) > '1e100'::float8 THEN
+    RAISE EXCEPTION 'the bounds of measure "%" must lie within [-1e100, 1e100], got [%, %]', name, lo, hi
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Past 1e100, sums and their noise could leave the range of double precision. Measure in larger units: divide the expression by a power of ten.';
+  END IF;
+  IF greatest(abs(lo), abs(hi)) < '1e-100'::float8 THEN
+    RAISE EXCEPTION 'the bounds of measure "%" are too close to 0, got [%, %]: the larger of |lo| and |hi| must be at least 1e-100', name, lo, hi
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Measure in smaller units: multiply the expression by a power of ten.';
+  END IF;
+END
+$$;
+
 -- A custodian who may read the table declares a measure: a numeric expression over its rows (a
 -- column, or arithmetic that cannot fail), clamped to the public bounds [lo, hi].  The bounds
 -- must not be chosen by looking at the data: they are part of what is released.  Returns the
@@ -52,15 +94,7 @@ BEGIN
   IF name = '' THEN
     RAISE EXCEPTION 'a measure needs a name' USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  IF NOT (lo > '-Infinity' AND hi < 'Infinity' AND lo <= hi) OR lo = 'NaN' OR hi = 'NaN' THEN
-    RAISE EXCEPTION 'the bounds of measure "%" must be finite numbers with lo <= hi, got [%, %]', name, lo, hi
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Values outside [lo, hi] are clamped to it; choose the bounds from what the column can hold, not from the data.';
-  END IF;
-  IF lo = 0 AND hi = 0 THEN
-    RAISE EXCEPTION 'measure "%" has bounds [0, 0]: every value would be clamped to 0', name
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
+  PERFORM dpm_internal.check_measure_bounds(name, lo, hi);
   IF nulls NOT IN ('zero', 'drop') THEN
     RAISE EXCEPTION 'unknown nulls rule "%"', nulls
       USING ERRCODE = 'invalid_parameter_value',
@@ -94,6 +128,18 @@ $$;
 COMMENT ON FUNCTION dpm.drop_measure(regclass, text) IS
   'custodian: drop a measure; the releases that summed it are kept';
 
+-- x * y held at +-1.8e308 instead of SQL's overflow and underflow errors (src/api/total_arith.c):
+-- how the steps after a release's charge scale its answers to a measure's unit, halve intervals
+-- and take a share of a noisy total (dpm.quantiles).
+CREATE OR REPLACE FUNCTION dpm_internal.times(x float8, y float8) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_times' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- lo + (hi - lo) * above / span within [lo, hi], without SQL's overflow error for bins near
+-- float8's limits (src/api/total_arith.c): where dpm.quantiles places a quantile in its bin.
+CREATE OR REPLACE FUNCTION dpm_internal.interpolate(lo float8, hi float8, above float8, span float8) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_interpolate' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- A numeric value clamped to [lo, hi] in its own type, as float8 without an error (src/histogram).
 CREATE OR REPLACE FUNCTION dpm_internal.numeric_measure(v numeric, lo float8, hi float8) RETURNS float8
 AS 'MODULE_PATHNAME', 'dpm_numeric_measure' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
@@ -120,12 +166,14 @@ AS $$
 $$;
 
 -- What each group of a grouped scan (dpm_internal.scan) adds to the sum aggregates' state: its
--- sum of units, and for an average its rows (those with a value, when NULLs are dropped).
+-- sum of units, and for an average its rows (those with a value, when NULLs are dropped).  The
+-- sum (numeric: sum(int8) cannot overflow) is held at +-2^53 units, where the aggregates hold a
+-- cell's sum anyway, before it becomes an int8 (more than 2^39 rows of 2^24 units would not fit).
 CREATE OR REPLACE FUNCTION dpm_internal.group_amounts(m dpm.measures, avg boolean) RETURNS text
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE WHEN NOT avg THEN 'ARRAY[g.s::int8]'
-              WHEN m.nulls = 'drop' THEN 'ARRAY[g.s::int8, g.v]' ELSE 'ARRAY[g.s::int8, g.c]' END
+  SELECT format('ARRAY[least(greatest(g.s, -9007199254740992), 9007199254740992)::int8%s]',
+                CASE WHEN NOT avg THEN '' WHEN m.nulls = 'drop' THEN ', g.v' ELSE ', g.c' END)
 $$;
 
 -- A source's sums of a measure per cell of a domain, in units of the measure's grid, scanned as

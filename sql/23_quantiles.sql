@@ -152,7 +152,7 @@ BEGIN
     END IF;
     PERFORM set_config('dpm.ci_draws', greatest(coalesce(draws::int, 1000), ceil(2 * band / (1 - band))::int)::text, true);
   END IF;
-  SELECT array_agg(a.answer ORDER BY a.query), array_agg((a.ci_high - a.ci_low) / 2 ORDER BY a.query)
+  SELECT array_agg(a.answer ORDER BY a.query), array_agg(dpm_internal.times(a.ci_high, 0.5) - dpm_internal.times(a.ci_low, 0.5) ORDER BY a.query)
     INTO answers, halves
     FROM dpm.release(release_id, confidence => band) a;
   IF draws IS NOT NULL THEN
@@ -178,13 +178,13 @@ BEGIN
       probability := p;
       value := NULL; ci_low := NULL; ci_high := NULL;
       IF total > 0 THEN
-        target := p * total;
+        target := dpm_internal.times(p, total);
         j := (SELECT min(t) FROM generate_series(1, nbins) t WHERE cdf[t] >= target);
-        value := dom.bin_lo[first + j - 1] + (dom.bin_hi[first + j - 1] - dom.bin_lo[first + j - 1])
-                 * (target - coalesce(cdf[j - 1], 0)) / greatest(cdf[j] - coalesce(cdf[j - 1], 0), 1e-300);
+        value := dpm_internal.interpolate(dom.bin_lo[first + j - 1], dom.bin_hi[first + j - 1],    -- bins near float8's limits too
+                                          target - coalesce(cdf[j - 1], 0), greatest(cdf[j] - coalesce(cdf[j - 1], 0), 1e-300));
       END IF;
-      jl := coalesce((SELECT min(t) FROM generate_series(1, nbins) t WHERE up[t] >= p * (total - h_total)), 1);
-      ju := coalesce((SELECT min(t) FROM generate_series(1, nbins) t WHERE lo[t] >= p * (total + h_total)), nbins);
+      jl := coalesce((SELECT min(t) FROM generate_series(1, nbins) t WHERE up[t] >= dpm_internal.times(p, total - h_total)), 1);
+      ju := coalesce((SELECT min(t) FROM generate_series(1, nbins) t WHERE lo[t] >= dpm_internal.times(p, total + h_total)), nbins);
       ci_low := dom.bin_lo[first + jl - 1];
       ci_high := dom.bin_hi[first + ju - 1];
       RETURN NEXT;

@@ -68,8 +68,10 @@ BEGIN
     SELECT s.query, e.answer, e.stderr, e.ci_low, e.ci_high, greatest(s.ci_draws, n.ci_draws)
       FROM dpm_internal.release_infer(r, ms, release_avg.inference, c) s
       JOIN dpm_internal.release_infer(r, mc, release_avg.inference, c) n ON n.query = s.query,
-           LATERAL dpm_internal.ratio_estimate(s.answer, s.stderr, (s.ci_high - s.ci_low) / 2, n.answer, n.stderr,
-                                               (n.ci_high - n.ci_low) / 2, b.lo, b.hi, gaussian) e
+           -- half-widths as halves' difference (dpm_internal.times), which cannot overflow
+           LATERAL dpm_internal.ratio_estimate(s.answer, s.stderr, dpm_internal.times(s.ci_high, 0.5) - dpm_internal.times(s.ci_low, 0.5),
+                                               n.answer, n.stderr, dpm_internal.times(n.ci_high, 0.5) - dpm_internal.times(n.ci_low, 0.5),
+                                               b.lo, b.hi, gaussian) e
      ORDER BY s.query;
 END
 $$;

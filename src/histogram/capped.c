@@ -29,6 +29,8 @@
 #include "utils/memutils.h"
 #include "utils/typcache.h"
 
+#include "histogram/histogram.h"
+
 /* a privacy unit: its value (copied into the aggregate's memory) and hash; NULL is one unit */
 typedef struct UnitKey
 {
@@ -243,7 +245,8 @@ dpm_capped_groups_finalfn(PG_FUNCTION_ARGS)
 			t->rows++;
 			if (flags & SLOT_VALUED)
 			{
-				t->units += ((int64 *) s)[0];
+				/* saturating: k rows of up to 2^24 units each, over any number of units */
+				t->units = add_saturating(t->units, ((int64 *) s)[0]);
 				t->valued++;
 			}
 		}

@@ -35,17 +35,6 @@ int			dpm_max_cells = 10000000;
 /* a measure's value is at most 2^MEASURE_UNIT_BITS units of its grid */
 #define MEASURE_UNIT_BITS	24
 
-/* a + b, held at the int64 limits */
-static inline int64
-add_saturating(int64 a, int64 b)
-{
-	int64		r;
-
-	if (pg_add_s64_overflow(a, b, &r))
-		return b > 0 ? PG_INT64_MAX : PG_INT64_MIN;
-	return r;
-}
-
 typedef struct HistState
 {
 	int32		n;
@@ -239,9 +228,14 @@ dpm_histogram_avg_transfn(PG_FUNCTION_ARGS)
 
 /*
  * dpm_internal.numeric_measure(v, lo, hi): a numeric value clamped to [lo, hi]
- * in its own type, then as float8 (which numeric beyond float8's range could
- * not become without an error); NaN stays NaN, which histogram_sum skips.
- * STRICT: a NULL stays NULL (GREATEST and LEAST would have made it a bound).
+ * in its own type (+-Infinity too), then as float8; NaN stays NaN, which
+ * histogram_sum skips.  Total: a clamped value is within float8's range, and
+ * one too close to 0 for a float8 (1e-400) becomes 0 or a denormal rather
+ * than an error (numeric_float8_no_overflow ignores strtod's ERANGE, which
+ * numeric_float8 raises); any of those is less than a quarter of a unit of
+ * the grid (at least 2^-356: dpm_internal.check_measure_bounds), so it adds
+ * 0, as it would exactly.  STRICT: a NULL stays NULL (GREATEST and LEAST
+ * would have made it a bound).
  */
 PG_FUNCTION_INFO_V1(dpm_numeric_measure);
 Datum
@@ -259,7 +253,29 @@ dpm_numeric_measure(PG_FUNCTION_ARGS)
 	if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, NumericGetDatum(v),
 										  DirectFunctionCall1(float8_numeric, Float8GetDatum(hi)))) > 0)
 		PG_RETURN_FLOAT8(hi);
-	return DirectFunctionCall1(numeric_float8, NumericGetDatum(v));
+	return DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(v));
+}
+
+/*
+ * dpm_internal.value_units(v, lo, hi, grid_exp): a value's units as the sum
+ * aggregates take it (value_units), NULL for NaN: the grouped scans' SQL
+ * (dpm_internal.units_sql) takes the units of the bounds from here, so that
+ * both forms round alike and a bound's product with the grid's scale, which
+ * could underflow in SQL (1e-300 * 2^-300 raises an error), is never formed.
+ */
+PG_FUNCTION_INFO_V1(dpm_value_units);
+Datum
+dpm_value_units(PG_FUNCTION_ARGS)
+{
+	double		lo,
+				hi;
+	int32		grid_exp;
+	int64		units;
+
+	sum_args(fcinfo, 1, &lo, &hi, &grid_exp);
+	if (PG_ARGISNULL(0) || !value_units(PG_GETARG_FLOAT8(0), lo, hi, grid_exp, &units))
+		PG_RETURN_NULL();
+	PG_RETURN_INT64(units);
 }
 
 /*
