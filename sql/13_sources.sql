@@ -213,6 +213,23 @@ AS $$
                   WHERE a.attrelid = relation AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped)
 $$;
 
+-- Refuses a privacy unit column that the capping cannot compare on every value it can hold (no
+-- equality or ordering for its type, a field or an element of it; a nondeterministic collation):
+-- src/api/privacy_unit.c.  At registration, at each change of the table (sql/21_guards.sql) and
+-- before each charge (check_source_unit), since a column's type can change.
+CREATE OR REPLACE FUNCTION dpm_internal.check_privacy_unit(rel regclass, col name) RETURNS void
+AS 'MODULE_PATHNAME', 'dpm_check_privacy_unit' LANGUAGE C STABLE STRICT;
+
+-- Whether the unit column's type hashes too, as the capping on a remote server needs
+-- (dpm_internal.caps_remotely).
+CREATE OR REPLACE FUNCTION dpm_internal.unit_hashable(rel regclass, col name) RETURNS boolean
+AS 'MODULE_PATHNAME', 'dpm_unit_hashable' LANGUAGE C STABLE STRICT;
+
+-- The same check of a source's unit column, if it has one: each release calls it before its charge.
+CREATE OR REPLACE FUNCTION dpm_internal.check_source_unit(src dpm.sources) RETURNS void
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT dpm_internal.check_privacy_unit(src.relation, src.privacy_unit) $$;
+
 CREATE OR REPLACE FUNCTION dpm.register_source(relation regclass, privacy_unit name DEFAULT NULL,
                                     max_contributions int DEFAULT 1, epsilon float8 DEFAULT NULL,
                                     delta float8 DEFAULT 0, rho float8 DEFAULT NULL)
@@ -253,6 +270,9 @@ BEGIN
   END IF;
   IF privacy_unit IS NOT NULL AND NOT dpm_internal.has_column(relation, privacy_unit) THEN
     RAISE EXCEPTION 'column "%" of "%" does not exist', privacy_unit, relation USING ERRCODE = 'undefined_column';
+  END IF;
+  IF privacy_unit IS NOT NULL THEN
+    PERFORM dpm_internal.check_privacy_unit(relation, privacy_unit);
   END IF;
   IF EXISTS (SELECT 1 FROM dpm.sources s WHERE s.relation = relation AND s.unregistered_at IS NULL) THEN
     RAISE EXCEPTION '"%" is already registered', relation USING ERRCODE = 'duplicate_object';

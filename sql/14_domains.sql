@@ -212,7 +212,8 @@ $$;
 -- The scan a release of this domain runs must work, and its outcome must not depend on the rows:
 -- the domain's creator may still read the source (the scan runs with its rights), and every
 -- attribute's expression, with the source's own definition (views, row-level security), calls
--- only functions that cannot fail on any value (src/api/safe_expr.c).  No row is read.
+-- only functions that cannot fail on any value (src/api/safe_expr.c), and the capping can compare
+-- every value of the privacy unit column (src/api/privacy_unit.c).  No row is read.
 CREATE OR REPLACE FUNCTION dpm_internal.check_domain(dom dpm.domains, src dpm.sources) RETURNS void
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -225,6 +226,7 @@ BEGIN
                                   src.relation, dom.created_by);
   PERFORM dpm_internal.check_cells(dom.created_by, src.relation, dom.name, dom.attr_names, dom.attr_exprs);
   PERFORM dpm_internal.check_periods(src, dom.created_by);
+  PERFORM dpm_internal.check_source_unit(src);
 END
 $$;
 

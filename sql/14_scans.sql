@@ -127,13 +127,15 @@ $$;
 
 -- Whether a capped scan of rel (the source's table or one of its partitions) caps on the server
 -- holding its rows: a postgres_fdw foreign table whose server lists dpmatrix in its extensions
--- (postgres_fdw then ships dpm_internal.capped_groups; that server must have dpmatrix installed).
+-- (postgres_fdw then ships dpm_internal.capped_groups; that server must have dpmatrix installed),
+-- for a unit column whose type hashes (capped_groups keeps units in a hash table).
 -- Not for periods, whose capping needs each unit's earlier periods.
 CREATE OR REPLACE FUNCTION dpm_internal.caps_remotely(src dpm.sources, rel regclass, capped boolean, periods int4range)
 RETURNS boolean
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT capped AND src.privacy_unit IS NOT NULL AND periods IS NULL
+         AND dpm_internal.unit_hashable(rel, src.privacy_unit)
          AND EXISTS (SELECT 1 FROM pg_foreign_table ft
                        JOIN pg_foreign_server fs ON fs.oid = ft.ftserver
                        JOIN pg_foreign_data_wrapper w ON w.oid = fs.srvfdw

@@ -239,6 +239,7 @@ BEGIN
   IF keys THEN          -- a partition selection (sql/25_keys.sql)
     SELECT * INTO src FROM dpm.sources s WHERE s.id = (req->>'source_id')::int;
     PERFORM dpm_internal.check_keys_column(src, req->>'column');
+    PERFORM dpm_internal.check_source_unit(src);
     PERFORM dpm_internal.check_periods(src, src.registered_by);
   ELSE
     IF sid IS NULL THEN    -- built by the caller, cached by this worker just before

@@ -28,7 +28,7 @@ $$;
 
 -- ALTER of a registered source's relation (columns renamed, dropped or retyped, a view
 -- redefined) fails if a live domain over it no longer plans, or could now fail on some row, or
--- the privacy unit column is gone.
+-- the privacy unit column is gone or can no longer be compared (dpm_internal.check_privacy_unit).
 CREATE OR REPLACE FUNCTION dpm_internal.guard_alter() RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -46,6 +46,8 @@ BEGIN
         USING ERRCODE = 'dependent_objects_still_exist',
               HINT = 'Undo it, or have a custodian unregister the source first (dpm.unregister_source).';
     END IF;
+    -- a unit column retyped to one the capping cannot compare (json, point, a nondeterministic collation)
+    PERFORM dpm_internal.check_source_unit(src);
     PERFORM dpm_internal.check_periods(src, src.registered_by);
     FOR dom IN SELECT * FROM dpm.domains d WHERE d.source_id = src.id AND d.dropped_at IS NULL ORDER BY d.id LOOP
       -- a creator who can no longer read the source is told at its next release
