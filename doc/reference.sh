@@ -89,6 +89,8 @@ cat <<'MD'
 | --- | --- | --- |
 | 22023 | `invalid_parameter_value` | a bad argument: wrong matrix shapes, epsilon, delta, rho or confidence out of range, unknown method, option or inference, a workload spec that does not parse, a domain definition that does not (attributes, values, bins, labels: the message names the attribute and the key), a strategy that does not support a query, a data vector that is not integer counts; a domain condition, view or policy that could fail on some row |
 | 42703 | `undefined_column` | a domain attribute or privacy unit naming a column the source does not have |
+| 42883 | `undefined_function` | a privacy unit column whose type, or a field or element of it, has no equality and ordering (json, xml, point): refused at registration, by an `ALTER`, and before each charge |
+| 0A000 | `feature_not_supported` | a privacy unit column with a nondeterministic collation, at any depth of its type: refused likewise |
 | 40P01 | `deadlock_detected` | `dpm.answer` in a transaction that holds a lock its release needs (after `dpm.set_budget` on the same source, say); the DETAIL says whether anything was charged |
 | 22004 | `null_value_not_allowed` | a NULL where a value is required (matrix entries, x, inference) |
 | 22003 | `numeric_value_out_of_range` | NaN or infinite entries, values beyond ±1e100 or nonzero below 1e-100 in magnitude, answers too large to combine |

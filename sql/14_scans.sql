@@ -135,7 +135,6 @@ RETURNS boolean
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT capped AND src.privacy_unit IS NOT NULL AND periods IS NULL
-         AND dpm_internal.unit_hashable(rel, src.privacy_unit)
          AND EXISTS (SELECT 1 FROM pg_foreign_table ft
                        JOIN pg_foreign_server fs ON fs.oid = ft.ftserver
                        JOIN pg_foreign_data_wrapper w ON w.oid = fs.srvfdw
@@ -143,6 +142,7 @@ AS $$
                         AND EXISTS (SELECT 1 FROM unnest(fs.srvoptions) o
                                      WHERE o LIKE 'extensions=%'
                                        AND 'dpmatrix' = ANY (string_to_array(replace(substr(o, 12), ' ', ''), ','))))
+         AND dpm_internal.unit_hashable(rel, src.privacy_unit)
 $$;
 
 -- The SQL of a scan of the source as run_as: direct, an aggregate call over the rows (aliased s),

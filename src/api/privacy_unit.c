@@ -124,17 +124,22 @@ dpm_check_privacy_unit(PG_FUNCTION_ARGS)
 /*
  * dpm_internal.unit_hashable(rel, col): whether the capping can run as capped_groups, which
  * keeps units in a hash table: the column's type has hashing too (bit, varbit, money, tsvector
- * and tsquery have ordering only; they are capped by the window instead).
+ * and tsquery have ordering only; they are capped by the window instead).  false for a relation
+ * without that column: the planner may ask it of any foreign table while filtering pg_class.
  */
 PG_FUNCTION_INFO_V1(dpm_unit_hashable);
 Datum
 dpm_unit_hashable(PG_FUNCTION_ARGS)
 {
+	AttrNumber	att = get_attnum(PG_GETARG_OID(0), NameStr(*PG_GETARG_NAME(1)));
 	Oid			type,
 				coll;
+	int32		typmod;
 	TypeCacheEntry *tc;
 
-	unit_column(PG_GETARG_OID(0), PG_GETARG_NAME(1), &type, &coll);
+	if (att == InvalidAttrNumber)
+		PG_RETURN_BOOL(false);
+	get_atttypetypmodcoll(PG_GETARG_OID(0), att, &type, &typmod, &coll);
 	tc = lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_HASH_PROC);
 	PG_RETURN_BOOL(OidIsValid(tc->eq_opr) && OidIsValid(tc->hash_proc));
 }

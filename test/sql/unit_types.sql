@@ -46,7 +46,8 @@ SELECT count(dpm.create_domain(s.relation || '_d', s.relation, '[{"name": "kind"
   FROM dpm.sources s WHERE s.relation::text LIKE 'ut\_%';
 SELECT s.relation, (SELECT count(*) FROM dpm.answer(s.relation || '_w', epsilon => 0.1)) AS answers
   FROM dpm.sources s WHERE s.relation::text LIKE 'ut\_%' ORDER BY s.relation::text COLLATE "C";
-SELECT dpm_internal.unit_hashable('ut_bit_3_', 'unit') AS bit_hashes, dpm_internal.unit_hashable('ut_int', 'unit') AS int_hashes;
+SELECT dpm_internal.unit_hashable('ut_bit_3_', 'unit') AS bit_hashes, dpm_internal.unit_hashable('ut_int', 'unit') AS int_hashes,
+       dpm_internal.unit_hashable('ut_int', 'no_such_column') AS no_column;
 
 -- a unit column retyped after registration: refused by the change itself
 ALTER TABLE ut_int ALTER COLUMN unit TYPE json USING to_json(unit);
