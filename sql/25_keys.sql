@@ -70,8 +70,9 @@ BEGIN
   SELECT * INTO a FROM pg_attribute x
    WHERE x.attrelid = dpm_internal.source_table(src) AND x.attname = col AND x.attnum > 0 AND NOT x.attisdropped;
   IF a.atttypid IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype) THEN
-    -- integers: equal values have one text
-    RETURN format('SELECT k::text, count(%s) FROM %s WHERE k IS NOT NULL GROUP BY k ORDER BY k', units, rows);
+    -- integers: equal values have one text; in the column's order (named key, so that ORDER BY k
+    -- is the integer, not the text output column a bare k::text would be named after)
+    RETURN format('SELECT k::text AS key, count(%s) AS n FROM %s WHERE k IS NOT NULL GROUP BY k ORDER BY k', units, rows);
   END IF;
   RETURN format('SELECT key, n FROM (SELECT k::text COLLATE "C" AS key, count(%s) AS n, min(k) AS o FROM %s WHERE %s GROUP BY 1) g '
                 'ORDER BY o, key', units, rows,

@@ -116,6 +116,11 @@ SELECT dpm.select_keys('ky_mine', 'tag', 0.1, 0.01);
 -- (the sources and releases of these tests are deleted below, and their sequences set back: the
 -- tests that follow print their ids)
 SELECT (SELECT last_value FROM dpm.releases_id_seq) AS ky_seq, (SELECT last_value FROM dpm.sources_id_seq) AS ky_src_seq \gset
+-- An integer column's keys come out in its order, not their text's: -20 < 3 < 12 (each held by
+-- 300 units, threshold 1 + ln(1e6) = 14.8 at k 1: they pass but with probability below e^-280)
+CREATE TABLE ky_ints AS SELECT u, (ARRAY[12, -20, 3])[u % 3 + 1] AS n FROM generate_series(1, 900) u;
+SELECT dpm.register_source('ky_ints', 'u', 1, epsilon => 10, delta => 0.9);
+SELECT dpm.select_keys('ky_ints', 'n', 1, 1e-6) AS integer_keys;
 -- A key is a value's exact text (issue 41, item 3).  Under a case-insensitive collation, unit
 -- 1's own spelling (fullwidth, with soft hyphens: equal to 'smith' at level 2) is not released on
 -- the strength of the 399 units that wrote 'smith'; grouping by the collation took the spelling
@@ -173,7 +178,7 @@ DELETE FROM dpm.ledger WHERE source_id IN (SELECT id FROM dpm.sources WHERE rela
 DELETE FROM dpm.releases WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'ky_%');
 DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'ky_%');
 DELETE FROM dpm.sources WHERE relation::text LIKE 'ky_%';
-DROP TABLE ky_people, ky_zpeople, ky_other, ky_pure, ky_mine, ky_spellings, ky_types, ky_long;
+DROP TABLE ky_people, ky_zpeople, ky_other, ky_pure, ky_mine, ky_spellings, ky_types, ky_long, ky_ints;
 DROP COLLATION ky_ci;
 SELECT setval('dpm.releases_id_seq', :ky_seq) IS NOT NULL AND setval('dpm.sources_id_seq', :ky_src_seq) IS NOT NULL AS sequences_set_back;
 DROP ROLE regress_ky_analyst, regress_ky_other, regress_ky_custodian;
