@@ -77,6 +77,8 @@ SELECT format(E'## `%s`\n\n%s\n\n| column | type |\n| --- | --- |\n%s\n',
  ORDER BY c.relkind, c.relname;
 
 SELECT E'# Settings\n\n| setting | default | unit | who may set it | |\n| --- | --- | --- | --- | --- |';
+-- hidden from pg_settings (GUC_NO_SHOW_ALL): written here
+SELECT $hidden$| `dpm.audit_sensitivity_scale` | 1 |  | superusers | Testing only, hidden from `SHOW ALL` and `pg_settings`: a factor on every release's sensitivity where it enters the noise, the privacy auditor's planted defect (`test/audit.sh`; 0.01 .. 100). Below 1 the noise is too small for the charge. |$hidden$;
 SELECT format('| `%s` | %s | %s | %s | %s |', name, boot_val, coalesce(unit, ''),
               CASE context WHEN 'user' THEN 'anyone' WHEN 'superuser' THEN 'superusers' WHEN 'sighup' THEN 'server configuration (reload)' ELSE context END, short_desc)
   FROM pg_settings WHERE name LIKE 'dpm.%' ORDER BY name;
@@ -94,8 +96,8 @@ cat <<'MD'
 | 40P01 | `deadlock_detected` | `dpm.answer` in a transaction that holds a lock its release needs (after `dpm.set_budget` on the same source, say); the DETAIL says whether anything was charged |
 | 22004 | `null_value_not_allowed` | a NULL where a value is required (matrix entries, x, inference) |
 | 22003 | `numeric_value_out_of_range` | NaN or infinite entries, values beyond ±1e100 or nonzero below 1e-100 in magnitude, answers too large to combine |
-| 54000 | `program_limit_exceeded` | a matrix above `dpm.max_matrix_mb`, an optimization above `dpm.max_memory_mb`, a domain or an attribute above `dpm.max_cells`, a release beyond the exact sampler's range |
-| 53400 | `configuration_limit_exceeded` | a role with `dpm.max_releases_per_role` releases already in flight, or a full release queue: nothing is charged |
+| 54000 | `program_limit_exceeded` | a matrix above `dpm.max_matrix_mb`, an optimization above `dpm.max_memory_mb`, a domain or an attribute above `dpm.max_cells`, a release beyond the exact sampler's range, a release of more than `dpm.max_answers_per_release` answers (nothing is charged), a workload spec longer than 2 MB |
+| 53400 | `configuration_limit_exceeded` | a role with `dpm.max_releases_per_role` releases already in flight, a release that would leave its role more than `dpm.max_answers_per_role` stored answers, or a full release queue: nothing is charged |
 | 55000 | `object_not_in_prerequisite_state` | a replayed release that has no answers (still being computed, failed or interrupted) |
 | 42704 | `undefined_object` | an unknown workload, domain, source, strategy or release |
 | 42501 | `insufficient_privilege` | a caller without the right (custodian functions, a source the domain's creator can no longer read) |

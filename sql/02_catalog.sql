@@ -37,6 +37,8 @@ CREATE TABLE dpm.sources (
   period_start      date,
   period_zone       text,
   max_periods       int,
+  -- dpm.set_max_key_bytes: the longest value dpm.select_keys reads as a key (longer ones are no key)
+  max_key_bytes     int NOT NULL DEFAULT 256 CHECK (max_key_bytes BETWEEN 1 AND 65536),
   CHECK ((period_column IS NULL) = (period_width IS NULL) AND (period_column IS NULL) = (period_start IS NULL)
          AND (period_column IS NULL) = (period_zone IS NULL) AND (period_column IS NULL) = (max_periods IS NULL)),
   CHECK (max_periods >= 1 AND (max_periods = 1 OR privacy_unit IS NOT NULL))

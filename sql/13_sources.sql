@@ -396,6 +396,29 @@ $$;
 COMMENT ON FUNCTION dpm.set_budget(regclass, float8, float8, float8) IS
   'custodian: change the total budget of a source, or each period''s for a source with periods (never below what was spent)';
 
+-- The longest value dpm.select_keys reads as a key: what a selection holds is at most this times
+-- the keys it releases, whatever the rows (sql/25_keys.sql).  It spends nothing and changes no
+-- privacy, so it may change at any time; a selection under way keeps the bound it was asked with.
+CREATE OR REPLACE FUNCTION dpm.set_max_key_bytes(source regclass, max_key_bytes int)
+RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  src dpm.sources := dpm_internal.source(source);
+BEGIN
+  PERFORM dpm_internal.check_can_read(source);
+  IF NOT coalesce(max_key_bytes BETWEEN 1 AND 65536, false) THEN
+    RAISE EXCEPTION 'max_key_bytes must be between 1 and 65536, got %', coalesce(max_key_bytes::text, 'NULL')
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Keys are labels, not documents: values longer than the bound are read as no key.';
+  END IF;
+  UPDATE dpm.sources s SET max_key_bytes = max_key_bytes WHERE s.id = src.id;
+END
+$$;
+COMMENT ON FUNCTION dpm.set_max_key_bytes(regclass, int) IS
+  'custodian: the longest value (in bytes, 1 to 65536; 256 unless set) dpm.select_keys reads as a key of a source';
+
 CREATE OR REPLACE FUNCTION dpm.budget(source regclass, delta float8 DEFAULT NULL)
 RETURNS TABLE(model text, epsilon_budget numeric, epsilon_spent numeric, epsilon_remaining numeric,
               delta_budget numeric, delta_spent numeric, delta_remaining numeric,

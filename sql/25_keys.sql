@@ -120,14 +120,14 @@ $$;
 -- for max_contributions values per unit, and passes a threshold above which a value held by a
 -- single unit lands with probability below delta / max_contributions (src/mechanism/partition.h).
 -- Charged and computed by a release worker, like dpm.answer; the release (kind 'keys') lists the
--- keys as its answers' labels.  Values longer than max_key_bytes are read as no key: the caller
--- chooses the bound because it changes no privacy (a row's own value decides, alike in
--- neighbouring tables) but only which keys can come out, and it bounds what a selection holds, a
--- key at a time, whatever the table: at most 64 kB, so no value can make a selection fail after
--- its charge.
+-- keys as its answers' labels.  Values longer than max_key_bytes are read as no key: the bound
+-- changes no privacy (a row's own value decides, alike in neighbouring tables) but only which keys
+-- can come out, and it bounds what a selection holds, a key at a time, whatever the table.  The
+-- custodian sets it for the source (dpm.set_max_key_bytes, 256 bytes unless set, at most 64 kB);
+-- a caller may ask for less, never more, so no value can make a selection fail after its charge.
 CREATE OR REPLACE FUNCTION dpm.select_keys(source regclass, column_name name, epsilon float8 DEFAULT NULL,
                                 delta float8 DEFAULT NULL, rho float8 DEFAULT NULL, period_from date DEFAULT NULL,
-                                period_to date DEFAULT NULL, max_key_bytes int DEFAULT 256)
+                                period_to date DEFAULT NULL, max_key_bytes int DEFAULT NULL)
 RETURNS text[]
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -139,15 +139,16 @@ DECLARE
   periods int4range;
   size bigint;
 BEGIN
-  IF source IS NULL OR column_name IS NULL OR max_key_bytes IS NULL THEN
-    RAISE EXCEPTION 'source, column_name and max_key_bytes must not be NULL' USING ERRCODE = 'null_value_not_allowed';
-  END IF;
-  IF max_key_bytes NOT BETWEEN 1 AND 65536 THEN
-    RAISE EXCEPTION 'max_key_bytes must be between 1 and 65536, got %', max_key_bytes
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Values longer than max_key_bytes bytes are read as no key; keys are labels, not documents.';
+  IF source IS NULL OR column_name IS NULL THEN
+    RAISE EXCEPTION 'source and column_name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
   END IF;
   src := dpm_internal.source(source);
+  max_key_bytes := coalesce(max_key_bytes, src.max_key_bytes);
+  IF max_key_bytes NOT BETWEEN 1 AND src.max_key_bytes THEN
+    RAISE EXCEPTION 'max_key_bytes must be between 1 and %, the bound of source "%", got %', src.max_key_bytes, source, max_key_bytes
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Values longer than max_key_bytes bytes are read as no key; the source''s custodian sets the bound (dpm.set_max_key_bytes).';
+  END IF;
   IF src.model = 'pure' OR (src.model = 'zcdp' AND src.budget_delta = 0) THEN
     RAISE EXCEPTION 'source "%" is registered for %, and selecting keys needs delta > 0', src.relation,
       CASE src.model WHEN 'pure' THEN 'pure epsilon-differential privacy' ELSE 'zCDP without a delta budget' END

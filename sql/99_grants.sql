@@ -50,6 +50,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.register_source(regclass, name, int, float8, float8, float8), dpm.unregister_source(regclass),
   dpm.drop_domain(text, boolean), dpm.rename_domain(text, text),
   dpm.set_budget(regclass, float8, float8, float8), dpm.set_periods(regclass, name, interval, date, int),
+  dpm.set_max_key_bytes(regclass, int),
   dpm.create_domain(text, regclass, jsonb), dpm.domain_coverage(text), dpm.exact_answers(text),
   dpm.publish(bigint, text, regrole), dpm.unpublish(text),
   dpm.create_measure(regclass, text, text, float8, float8, text), dpm.drop_measure(regclass, text),

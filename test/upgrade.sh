@@ -111,9 +111,11 @@ snapshot() {
 	q -d upg <<'SQL'
 SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
   -- 0.2 adds columns that are NULL for every 0.1 row: a source's unregistered_at and
-  -- relation_name, the dropped_at of domains, workloads and strategies
+  -- relation_name, the dropped_at of domains, workloads and strategies; and a source's
+  -- max_key_bytes, 256 for every 0.1 row (no 0.1 release selected keys)
   SELECT 'sources' t, (to_jsonb(s) - 'unregistered_at' - 'relation_name' - 'period_column' - 'period_width'
-                       - 'period_start' - 'period_zone' - 'max_periods')::text
+                       - 'period_start' - 'period_zone' - 'max_periods'
+                       - CASE WHEN (to_jsonb(s)->>'max_key_bytes')::int = 256 THEN 'max_key_bytes' ELSE '' END)::text
                       || CASE WHEN to_jsonb(s)->>'unregistered_at' IS NOT NULL THEN ' unregistered' ELSE '' END r
     FROM dpm.sources s UNION ALL
   -- and cells, the exact count, equal to n for every 0.1 domain

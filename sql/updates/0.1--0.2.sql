@@ -205,6 +205,9 @@ ALTER TABLE dpm.sources
   ADD CHECK ((period_column IS NULL) = (period_width IS NULL) AND (period_column IS NULL) = (period_start IS NULL)
              AND (period_column IS NULL) = (period_zone IS NULL) AND (period_column IS NULL) = (max_periods IS NULL)),
   ADD CHECK (max_periods >= 1 AND (max_periods = 1 OR privacy_unit IS NOT NULL));
+-- the custodian's bound on the keys dpm.select_keys reads
+ALTER TABLE dpm.sources
+  ADD COLUMN max_key_bytes int NOT NULL DEFAULT 256 CHECK (max_key_bytes BETWEEN 1 AND 65536);
 ALTER TABLE dpm.releases
   ADD COLUMN periods int4range CHECK (NOT isempty(periods) AND lower(periods) >= 0 AND NOT upper_inf(periods));
 ALTER TABLE dpm.ledger

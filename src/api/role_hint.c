@@ -38,7 +38,8 @@ static const FunctionRole function_roles[] = {
 	{"create_domain", "dpm_admin"}, {"create_measure", "dpm_admin"}, {"domain_coverage", "dpm_admin"},
 	{"drop_domain", "dpm_admin"}, {"drop_measure", "dpm_admin"}, {"exact_answers", "dpm_admin"}, {"publish", "dpm_admin"},
 	{"register_source", "dpm_admin"}, {"rename_domain", "dpm_admin"},
-	{"set_budget", "dpm_admin"}, {"set_periods", "dpm_admin"}, {"unpublish", "dpm_admin"},
+	{"set_budget", "dpm_admin"}, {"set_max_key_bytes", "dpm_admin"}, {"set_periods", "dpm_admin"},
+	{"unpublish", "dpm_admin"},
 	{"unregister_source", "dpm_admin"},
 };
 

@@ -149,7 +149,7 @@ SELECT dpm.select_keys('ky_types', 'c', 1, 1e-6) AS c, dpm.select_keys('ky_types
        dpm.select_keys('ky_types', 'v', 1, 1e-6) AS v, dpm.select_keys('ky_types', 'i', 1, 1e-6) AS i,
        dpm.select_keys('ky_types', 's', 1, 1e-6) AS s;
 
--- Values longer than max_key_bytes (default 256) are read as no key, never detoasted (issue 41,
+-- Values longer than the source's max_key_bytes (default 256) are read as no key, never detoasted (issue 41,
 -- item 1): 1100 units hold a megabyte of their own each, 1.1 GB in all (stored compressed), which
 -- a selection gathering every value before the threshold could not hold (it failed after its
 -- charge); five units each hold a 3 MB value, a 256-byte and a 257-byte one.  Threshold 1 + (3 /
@@ -159,13 +159,22 @@ INSERT INTO ky_long SELECT u, md5(u::text) || repeat('x', 1000000) FROM generate
 INSERT INTO ky_long SELECT u, repeat(v, n) FROM generate_series(1101, 1105) u, (VALUES ('a', 3000000), ('b', 256), ('c', 257)) x(v, n);
 SELECT dpm.register_source('ky_long', 'unit', 3, epsilon => 1000, delta => 0.5);
 SELECT array_agg(octet_length(k)) AS key_bytes FROM unnest(dpm.select_keys('ky_long', 'name', 50, 1e-6)) k;
-SELECT array_agg(octet_length(k)) AS key_bytes FROM unnest(dpm.select_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => 257)) k;
+-- the custodian's bound for the source (dpm.set_max_key_bytes), which a caller may lower, never raise
+SELECT dpm.set_max_key_bytes('ky_long', 257);
+SELECT array_agg(octet_length(k)) AS key_bytes FROM unnest(dpm.select_keys('ky_long', 'name', 50, 1e-6)) k;
 SELECT max_key_bytes FROM dpm.release_keys WHERE release_id = (SELECT max(id) FROM dpm.releases);
--- the bound is an argument, checked before any charge
+SELECT array_agg(octet_length(k)) AS key_bytes FROM unnest(dpm.select_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => 256)) k;
+-- the bound is checked before any charge; an analyst cannot set a source's
 SELECT sum(epsilon) AS spent FROM dpm.ledger WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'ky_long'::regclass) \gset
 SELECT dpm.select_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => 0);
-SELECT dpm.select_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => 65537);
-SELECT dpm.select_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => NULL);
+SELECT dpm.select_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => 258);
+SELECT dpm.set_max_key_bytes('ky_long', 0);
+SELECT dpm.set_max_key_bytes('ky_long', 65537);
+SELECT dpm.set_max_key_bytes('ky_long', NULL);
+SET ROLE regress_ky_analyst;
+SELECT dpm.set_max_key_bytes('ky_long', 1024);
+RESET ROLE;
+SELECT max_key_bytes FROM dpm.sources WHERE relation = 'ky_long'::regclass;
 SELECT sum(epsilon) = :spent AS nothing_charged FROM dpm.ledger WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'ky_long'::regclass);
 -- candidates are judged as the scan yields them and only the keys that pass are kept: 20,000
 -- candidates of 60 kB (1.2 GB, more than one value may hold) held by one unit each, none
