@@ -460,7 +460,8 @@ CREATE OR REPLACE FUNCTION dpm_internal.fitness_need(src dpm.sources, st dpm.str
 LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  sens float8 := st.sensitivity_l2 * src.max_contributions;
+  -- a unit's noise scale as every release's (counts: a targets strategy measures no measure)
+  sens float8 := st.sensitivity_l2 * dpm_internal.unit_scale(src, NULL);
   s float8 := 1;
 BEGIN
   WHILE dpm_internal.gaussian_actual_sd(st.rows, sens, s) > 1 LOOP
