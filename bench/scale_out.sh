@@ -114,7 +114,7 @@ groupby() {
 answer() { echo "SELECT count(*) FROM dpm.answer('$1', epsilon => 1, method => 'identity')"; }
 bytes() {
 	local sql
-	sql=$(q 5611 -c "SELECT dpm_internal.scan_sql(s, 'postgres', true, NULL, 'x', format('(%s)::int4', d.cell_expr), NULL,
+	sql=$(q 5611 -c "SELECT dpm_internal.scan_sql(s, d, 'postgres', true, NULL, 'x', format('(%s)::int4', d.cell_expr), NULL,
 	                   format('dpm_internal.histogram_groups(g.k, %s, ARRAY[g.c])', d.n))
 	                   FROM dpm.sources s JOIN dpm.domains d ON d.source_id = s.id WHERE d.name = 'd_citus'")
 	q 5611 -c "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) $sql" | grep -m1 'Tuple data received from nodes' | sed 's/.*nodes: //'

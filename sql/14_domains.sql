@@ -31,7 +31,7 @@ BEGIN
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
   -- one scan: the number of rows, then each attribute's bin counts (dpm.histogram skips NULL
   -- bins); grouped by the row's bins where the rows live elsewhere (dpm_internal.scan_sql)
-  counts := dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, run_as, false, NULL,
+  counts := dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, dom, run_as, false, NULL,
               'ARRAY[count(*)::float8] || ' || (SELECT string_agg(format('coalesce(dpm.histogram((%s), %s), array_fill(0::float8, ARRAY[%s]))',
                                         dom.attr_exprs[k], dom.attr_sizes[k], dom.attr_sizes[k]), ' || ' ORDER BY k)
                  FROM generate_subscripts(dom.attr_names, 1) k),

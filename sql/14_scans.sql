@@ -149,9 +149,9 @@ $$;
 -- or, when the rows live elsewhere (or dpm.grouped_scans is on), grouped, an aggregate call over
 -- the groups g(k, c, s, v) of the rows by key: k the key, c the rows, s and v the sum and the
 -- number of the units when units (a measure's units_sql) is given.  Its one value is NULL when
--- there is no row at all.
-CREATE OR REPLACE FUNCTION dpm_internal.scan_sql(src dpm.sources, run_as regrole, capped boolean, periods int4range,
-                                                 direct text, key text, units text, grouped text)
+-- there is no row at all.  The key is dom's cell, or (wide, an ARRAY) the row's bins of dom.
+CREATE OR REPLACE FUNCTION dpm_internal.scan_sql(src dpm.sources, dom dpm.domains, run_as regrole, capped boolean,
+                                                 periods int4range, direct text, key text, units text, grouped text)
 RETURNS text
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -160,6 +160,7 @@ DECLARE
   parts regclass[];
   rels regclass[];
   wide boolean;
+  fits boolean;
   cols text;
 BEGIN
   IF mode <> 'off' THEN
@@ -175,7 +176,14 @@ BEGIN
   -- capped, over foreign tables whose servers run dpmatrix: each relation caps and counts in one
   -- aggregate, capped_groups, on its server (each an Append child, so that postgres_fdw reads
   -- them concurrently; the local ones here).  A key is a cell, or (wide) bins_expr's int4[].
-  IF EXISTS (SELECT 1 FROM unnest(rels) t JOIN pg_class c ON c.oid = t WHERE c.relkind = 'f')
+  -- Its one int8[] (1 + keys * (key length + 3) elements) comes back as text, at most 21 bytes
+  -- an element, and a value may not pass 1 GB: where the keys the domain allows could pass that
+  -- (however few the rows hold: decided before the charge, on the domain alone), the rows are
+  -- capped here instead.
+  fits := CASE WHEN wide THEN (SELECT sum(ln(z::float8)) FROM unnest(dom.attr_sizes) z) + ln(cardinality(dom.attr_sizes) + 3)
+               ELSE ln(dom.n::float8 * 4) END <= ln(5e7 - 1);
+  IF fits
+     AND EXISTS (SELECT 1 FROM unnest(rels) t JOIN pg_class c ON c.oid = t WHERE c.relkind = 'f')
      AND NOT EXISTS (SELECT 1 FROM unnest(rels) t JOIN pg_class c ON c.oid = t
                       WHERE c.relkind = 'f' AND NOT dpm_internal.caps_remotely(src, t, capped, periods)) THEN
     RETURN format('SELECT %s FROM (SELECT %s FROM (%s) x, dpm_internal.capped_rows(x.a) r) g', grouped,
@@ -201,7 +209,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.frequency_vector(src dpm.sources, dom dp
 RETURNS float8[]
 LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT coalesce(dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, run_as, capped, periods,
+  SELECT coalesce(dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, dom, run_as, capped, periods,
                                     format('dpm.histogram((%s)::int4, %s)', dom.cell_expr, dom.n),
                                     format('(%s)::int4', dom.cell_expr), NULL,
                                     format('dpm_internal.histogram_groups(g.k, %s, ARRAY[g.c])', dom.n))),
@@ -218,7 +226,7 @@ RETURNS float8[]
 LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
   -- no row at all: every table is zeros
-  SELECT coalesce(dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, run_as, capped, periods,
+  SELECT coalesce(dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, dom, run_as, capped, periods,
                                     format('dpm_internal.marginal_counts(%s, %L::int4[], %L::int4[])',
                                            dpm_internal.bins_expr(dom.attr_exprs), dom.attr_sizes, sets),
                                     dpm_internal.bins_expr(dom.attr_exprs), NULL,

@@ -188,7 +188,7 @@ AS $$
 DECLARE
   type regtype := dpm_internal.check_measure(run_as, dpm_internal.source_table(src, dom.name), m.name, m.expression);
 BEGIN
-  RETURN coalesce(dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, run_as, capped, periods,
+  RETURN coalesce(dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, dom, run_as, capped, periods,
                                     format('dpm_internal.histogram_%s((%s)::int4, %s, %s)', CASE WHEN avg THEN 'avg' ELSE 'sum' END,
                                            dom.cell_expr, dom.n, dpm_internal.measure_args(m, type, avg)),
                                     format('(%s)::int4', dom.cell_expr), dpm_internal.units_sql(m, type),
@@ -207,7 +207,7 @@ AS $$
 DECLARE
   type regtype := dpm_internal.check_measure(run_as, dpm_internal.source_table(src, dom.name), m.name, m.expression);
 BEGIN
-  RETURN coalesce(dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, run_as, capped, periods,
+  RETURN coalesce(dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, dom, run_as, capped, periods,
                                     format('dpm_internal.marginal_%s(%s, %L::int4[], %L::int4[], %s)',
                                            CASE WHEN avg THEN 'avg' ELSE 'sums' END, dpm_internal.bins_expr(dom.attr_exprs),
                                            dom.attr_sizes, sets, dpm_internal.measure_args(m, type, avg)),

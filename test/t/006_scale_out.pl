@@ -119,7 +119,7 @@ sub scan_sql
 {
 	my ($rel, $capped) = @_;
 	return sql(qq{
-SELECT dpm_internal.scan_sql(s, 'postgres', $capped, NULL, 'x', format('(%s)::int4', d.cell_expr), NULL,
+SELECT dpm_internal.scan_sql(s, d, 'postgres', $capped, NULL, 'x', format('(%s)::int4', d.cell_expr), NULL,
                              format('dpm_internal.histogram_groups(g.k, %s, ARRAY[g.c])', d.n))
   FROM dpm.sources s JOIN dpm.domains d ON d.source_id = s.id WHERE s.relation = '$rel'::regclass});
 }
