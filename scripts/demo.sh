@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # demo.sh -- install what dpmatrix needs, build and install it (scripts/setup.sh), then run
-# scripts/demo.sql on a throw-away PostgreSQL 15 cluster (pg_virtualenv), which is dropped at the end.
+# scripts/demo.sql on a throw-away PostgreSQL cluster (pg_virtualenv; version 15, or DPM_PG_VERSION),
+# which is dropped at the end.
 set -euo pipefail
 
-PGVERSION=15
+PGVERSION=${DPM_PG_VERSION:-15}
+export DPM_PG_VERSION=$PGVERSION
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scripts/setup.sh

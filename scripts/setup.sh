@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
 # setup.sh -- the install steps shared by scripts/demo.sh and scripts/test.sh on Debian 12:
 # the packages dpmatrix needs (apt-get, skipped when all are installed), the build (make, as the
-# calling user) and the install into PostgreSQL 15 (make install, with sudo unless run as root).
+# calling user) and the install into PostgreSQL $DPM_PG_VERSION (15 unless set; make install, with
+# sudo unless run as root).  Debian 12 carries PostgreSQL 15 only: another version comes from the
+# workplace's vendor directory (next to this tree, or DPM_VENDOR), whose install-postgres.sh puts
+# it in /usr/lib/postgresql/VERSION (a test-time engine, as Citus is).  A tree built for another
+# version is cleaned first (.pg_version says which one it was built for).
 set -euo pipefail
 
-PGVERSION=15
+PGVERSION=${DPM_PG_VERSION:-15}
 PG_CONFIG=/usr/lib/postgresql/$PGVERSION/bin/pg_config
 PACKAGES=(
 	build-essential                     # gcc, make
-	"postgresql-$PGVERSION"             # the server
-	"postgresql-server-dev-$PGVERSION"  # headers, PGXS, pg_regress
 	postgresql-common                   # pg_virtualenv: throw-away clusters for the demo and tests
 	libopenblas-dev                     # BLAS and LAPACK
 	liblbfgsb-dev                       # L-BFGS-B: the quasi-Newton loop of the HDMM strategies
 	odbc-postgresql unixodbc python3-pyodbc  # test/odbc.sh: a release read the way BI tools read it
 	libipc-run-perl                     # IPC::Run, for PostgreSQL::Test::Cluster: the TAP tests (test/t)
 )
+if [ "$PGVERSION" = 15 ]; then
+	PACKAGES+=(
+		postgresql-15                   # the server
+		postgresql-server-dev-15        # headers, PGXS, pg_regress
+	)
+fi
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -50,7 +58,26 @@ if [ ${#missing[@]} -gt 0 ]; then
 	rm -f "$log"
 fi
 
-echo "setup: building dpmatrix"
+if [ ! -x "$PG_CONFIG" ]; then
+	installer=
+	for vendor in "${DPM_VENDOR:-}" ../shared/vendor /work/shared/vendor; do
+		if [ -n "$vendor" ] && [ -f "$vendor/install-postgres.sh" ]; then
+			installer=$vendor/install-postgres.sh
+			break
+		fi
+	done
+	if [ -z "$installer" ]; then
+		echo "setup: PostgreSQL $PGVERSION is not installed, and no vendor directory with install-postgres.sh was found (set DPM_VENDOR)" >&2
+		exit 1
+	fi
+	"${SUDO[@]}" bash "$installer" "$PGVERSION"
+fi
+
+if [ "$(cat .pg_version 2>/dev/null)" != "$PGVERSION" ]; then
+	make -s clean PG_CONFIG="$PG_CONFIG" >/dev/null
+	echo "$PGVERSION" >.pg_version
+fi
+echo "setup: building dpmatrix for PostgreSQL $PGVERSION"
 make -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG"
 
 echo "setup: installing dpmatrix into PostgreSQL $PGVERSION"

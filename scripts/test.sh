@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# test.sh -- the whole test suite: scripts/setup.sh (packages, build, install), then on one
-# throw-away PostgreSQL 15 cluster (pg_virtualenv) the pg_regress suite (test/sql/*.sql against
-# test/expected/*.out), the isolation specs (the Makefile's ISOLATION, if any) and every extra
-# test script test/*.sh; then the TAP tests (test/t/*.pl, PostgreSQL::Test::Cluster), which make
-# clusters of their own.  Prints the regression diffs and the logs of failed TAP tests, and ends
-# with one line "N passed, N failed" (a pg_regress or isolation test counts once, a TAP test once
-# per assertion); exits non-zero if anything failed or if no test ran.
+# test.sh -- the whole test suite, on each PostgreSQL version of DPM_PG_VERSION (default "15 18":
+# the versions dpmatrix supports and tests), one after the other: scripts/setup.sh (packages,
+# build, install for that version), then on one throw-away cluster of it (pg_virtualenv) the
+# pg_regress suite (test/sql/*.sql against test/expected/*.out, or an alternative NAME_1.out where
+# PostgreSQL's own messages differ), the isolation specs (the Makefile's ISOLATION, if any) and
+# every extra test script test/*.sh; then the TAP tests (test/t/*.pl, PostgreSQL::Test::Cluster),
+# which make clusters of their own.  Prints the regression diffs and the logs of failed TAP tests,
+# a line "PostgreSQL V: N passed, N failed" per version, and ends with one line "N passed, N
+# failed" counting every version (a pg_regress or isolation test counts once, a TAP test once per
+# assertion); exits non-zero if anything failed or if no test ran.
 #
 # Adding an extra test: write test/NAME.sh (executable, or it is run with bash). It runs from the
 # top directory with the libpq variables (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE) and
@@ -22,7 +25,8 @@
 # Makefile and test/ in a temporary directory.
 set -uo pipefail
 
-PGVERSION=15
+VERSIONS=${DPM_PG_VERSION:-15 18}
+PGVERSION=${DPM_PG_VERSION:-15}		# inside a cluster: the one version it runs
 PG_CONFIG=/usr/lib/postgresql/$PGVERSION/bin/pg_config
 TIMEOUT=${DPM_TEST_TIMEOUT:-1200}
 SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
@@ -30,11 +34,12 @@ SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]
 cd "$(dirname "$SELF")/.." || exit 1
 
 # count_regress OUTPUT: "passed failed" from pg_regress or pg_isolation_regress output, one line
-# per test: "test NAME ... ok", or "     NAME ... ok" inside a parallel group
+# per test: "test NAME ... ok", or "     NAME ... ok" inside a parallel group (15), or in TAP form
+# from 16 on: "ok 3         - NAME", "not ok 3     - NAME" ("+" inside a parallel group)
 count_regress()
 {
-	echo "$(grep -cE '^(test | +)[^ ]+ +\.\.\. (ok|failed \(ignored\))' "$1")" \
-		"$(grep -cE '^(test | +)[^ ]+ +\.\.\. FAILED' "$1")"
+	echo "$(grep -cE '^((test | +)[^ ]+ +\.\.\. (ok|failed \(ignored\))|ok [0-9]+ +[-+] )' "$1")" \
+		"$(grep -cE '^((test | +)[^ ]+ +\.\.\. FAILED|not ok [0-9]+ +[-+] )' "$1")"
 }
 
 # installcheck NAME DIFFS MAKE_ARGS...: one suite of make installcheck (the others switched off);
@@ -138,22 +143,6 @@ if [ "${1:-}" = --crash-lines ]; then
 	exit
 fi
 
-if ! scripts/setup.sh; then
-	echo "test: set-up failed, no test ran"
-	echo "0 passed, 1 failed"
-	exit 1
-fi
-
-# Citus, for test/t/006_scale_out.pl: a test-time dependency no package archive here carries, built
-# from the workplace's vendor directory (next to this tree, or DPM_VENDOR); never linked or shipped.
-# Without it that test is skipped.
-for vendor in "${DPM_VENDOR:-}" ../shared/vendor /work/shared/vendor; do
-	if [ -n "$vendor" ] && [ -f "$vendor/install-citus.sh" ]; then
-		bash "$vendor/install-citus.sh" "$PG_CONFIG" || echo "test: Citus did not install; test/t/006_scale_out.pl is skipped"
-		break
-	fi
-done
-
 # tap: the TAP tests (make installcheck's prove part); adds to passed and failed.  Each assertion
 # counts, read from the test's log (tmp_check/log/regress_log_NAME, where every "ok N" and
 # "not ok N" line is copied, after a timestamp); a test file that failed without a failed assertion
@@ -214,18 +203,56 @@ tap()
 	failed=$((failed + tf))
 }
 
-tally=$(mktemp -t dpmatrix-tally.XXXXXX)
-# -t: a private cluster under /tmp even as root, so parallel runs and existing clusters do not clash
-pg_virtualenv -t -v "$PGVERSION" -c "--locale=C.UTF-8 --encoding=UTF8" \
-	bash "$SELF" --in-cluster "$tally" </dev/null
-if ! read -r passed failed <"$tally" 2>/dev/null || [ -z "${failed:-}" ]; then
-	echo "test: the throw-away cluster did not run the tests"
-	passed=0 failed=1
-fi
-rm -f "$tally"
+# run_version V: set-up, the cluster's tests and the TAP tests on PostgreSQL V; adds to passed
+# and failed, and prints that version's line
+run_version()
+{
+	local v=$1 tally vp vf p0=$passed f0=$failed
+	export DPM_PG_VERSION=$v
+	PGVERSION=$v
+	PG_CONFIG=/usr/lib/postgresql/$v/bin/pg_config
+	echo "==== PostgreSQL $v ===="
+	if ! scripts/setup.sh; then
+		echo "test: set-up for PostgreSQL $v failed, no test ran on it"
+		failed=$((failed + 1))
+		summary+=("PostgreSQL $v: 0 passed, 1 failed")
+		return
+	fi
+	# Citus, for test/t/006_scale_out.pl: a test-time dependency no package archive here carries,
+	# built for PostgreSQL 15 from the workplace's vendor directory (next to this tree, or
+	# DPM_VENDOR); never linked or shipped.  Without it (and on other versions) that test is skipped.
+	if [ "$v" = 15 ]; then
+		for vendor in "${DPM_VENDOR:-}" ../shared/vendor /work/shared/vendor; do
+			if [ -n "$vendor" ] && [ -f "$vendor/install-citus.sh" ]; then
+				bash "$vendor/install-citus.sh" "$PG_CONFIG" || echo "test: Citus did not install; test/t/006_scale_out.pl is skipped"
+				break
+			fi
+		done
+	fi
 
-echo "== TAP: make installcheck (test/t/*.pl) =="
-tap
+	tally=$(mktemp -t dpmatrix-tally.XXXXXX)
+	# -t: a private cluster under /tmp even as root, so parallel runs and existing clusters do not clash
+	pg_virtualenv -t -v "$v" -c "--locale=C.UTF-8 --encoding=UTF8" \
+		bash "$SELF" --in-cluster "$tally" </dev/null
+	if ! read -r vp vf <"$tally" 2>/dev/null || [ -z "${vf:-}" ]; then
+		echo "test: the throw-away cluster of PostgreSQL $v did not run the tests"
+		vp=0 vf=1
+	fi
+	rm -f "$tally"
+	passed=$((passed + vp))
+	failed=$((failed + vf))
+
+	echo "== TAP: make installcheck (test/t/*.pl) on PostgreSQL $v =="
+	tap
+	summary+=("PostgreSQL $v: $((passed - p0)) passed, $((failed - f0)) failed")
+	echo "${summary[-1]}"
+}
+
+passed=0 failed=0 summary=()
+for v in $VERSIONS; do
+	run_version "$v"
+done
+printf '%s\n' "${summary[@]}"
 
 if [ "$passed" = 0 ] && [ "$failed" = 0 ]; then
 	echo "test: no test ran (no test/sql/*.sql, test/t/*.pl or test/*.sh?)"

@@ -17,12 +17,14 @@ use Test::More;
 
 our @EXPORT = qw(dpm_node set_server bg_psql bg_wait_for bg_finish hold_answers);
 
-# dpm_node(NAME, db => DB, conf => LINES): a started cluster, with database DB (if given) where
-# dpmatrix is created; LINES are added to postgresql.conf first
+# dpm_node(NAME, db => DB, conf => LINES, install_path => DIR): a started cluster (of the
+# PostgreSQL installed in DIR, if given: another version than the one under test), with database
+# DB (if given) where dpmatrix is created; LINES are added to postgresql.conf first
 sub dpm_node
 {
 	my ($name, %opts) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
+	my $node = PostgreSQL::Test::Cluster->new($name,
+		defined $opts{install_path} ? (install_path => $opts{install_path}) : ());
 
 	$node->init(extra => [ '--no-locale', '--encoding=UTF8' ]);
 	$node->append_conf('postgresql.conf', $opts{conf}) if defined $opts{conf};
