@@ -12,6 +12,7 @@
 #include "utils/guc.h"
 
 #include "api/role_hint.h"
+#include "errors/errors.h"
 #include "histogram/histogram.h"
 #include "linalg/lapack.h"
 #include "linalg/linalg.h"
@@ -159,6 +160,11 @@ _PG_init(void)
 							 "Both give the same counts; a grouped query lets the servers holding the rows count them, so that only counts cross the network.",
 							 &dpm_grouped_scans, 0, grouped_scans_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("dpm.internal_context",
+							 "Whether errors keep the CONTEXT lines and QUERY text of dpmatrix's own functions.",
+							 "Off, an error names only the caller's statement and functions; on, for debugging dpmatrix itself.",
+							 &errors_internal_context, false,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dpm");
 	if (process_shared_preload_libraries_in_progress)
 	{
@@ -167,5 +173,6 @@ _PG_init(void)
 	}
 	progress_init();
 	role_hint_install();
+	errors_install();
 	openblas_set_num_threads(dpm_blas_threads);
 }
