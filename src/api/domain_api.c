@@ -7,16 +7,19 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "nodes/nodeFuncs.h"
+#include "parser/parse_type.h"
 #include "parser/parser.h"
 #include "tcop/tcopprot.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "utils/resowner.h"
 
 #include "api/array.h"
 #include "domain/domain.h"
@@ -107,6 +110,52 @@ expression_type(void *arg, const char *expr)
 }
 
 /*
+ * Whether a literal reads as a value of a type: its input function, run in a subtransaction so
+ * that its error can be caught and reported with the attribute it belongs to (PostgreSQL 15 has
+ * no soft input errors).  Nothing is read from any table.
+ */
+static char *
+value_error(void *arg, const char *type, const char *literal, int *sqlstate)
+{
+	MemoryContext mcxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	Oid			typid,
+				infunc,
+				ioparam;
+	int32		typmod;
+	char	   *why = NULL;
+
+	parseTypeString(type, &typid, &typmod, false);
+	getTypeInputInfo(typid, &infunc, &ioparam);
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(mcxt);
+	PG_TRY();
+	{
+		OidInputFunctionCall(infunc, (char *) literal, ioparam, typmod);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(mcxt);
+		e = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		/* a cancel or a lack of memory is not the value's fault */
+		if (e->sqlerrcode == ERRCODE_QUERY_CANCELED || e->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN ||
+			e->sqlerrcode == ERRCODE_OUT_OF_MEMORY)
+			ReThrowError(e);
+		why = e->message;
+		*sqlstate = e->sqlerrcode;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(mcxt);
+	CurrentResourceOwner = owner;
+	return why;
+}
+
+/*
  * dpm_internal.attribute_bins(source regclass, attr jsonb, OUT aname text,
  * OUT labels text[], OUT lo float8[], OUT hi float8[], OUT expr text).
  * Not strict: a NULL attribute fails as one without a name.
@@ -133,6 +182,7 @@ dpm_attribute_bins(PG_FUNCTION_ARGS)
 		: DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)));
 	src.column_type = column_type;
 	src.expression_type = expression_type;
+	src.value_error = value_error;
 	src.arg = &relid;
 	src.max_cells = dpm_max_cells;
 	a = domain_attribute_parse(attr, &src);

@@ -91,9 +91,13 @@ number_of(const DomainJson *v)
 	return domain_dec_parse(v->str);
 }
 
-/* "values": one bin per value, compared with = in the column's type */
+/*
+ * "values": one bin per value, compared with = in the column's type; each value is read as one
+ * first, so that a value the type cannot hold is named with its attribute and bin (not in the
+ * words of the generated query)
+ */
 static void
-value_bins(Bins *b, const DomainJson *values, const char *coltype)
+value_bins(Bins *b, const DomainJson *values, const DomainSource *src, const char *coltype)
 {
 	const char *name = b->attr->name;
 
@@ -104,6 +108,8 @@ value_bins(Bins *b, const DomainJson *values, const char *coltype)
 	for (int i = 0; i < values->n; i++)
 	{
 		const DomainJson *v = values->items[i];
+		char	   *why;
+		int			sqlstate;
 
 		CHECK_FOR_INTERRUPTS();
 		if (v->type != DOMAIN_JSON_STRING && v->type != DOMAIN_JSON_NUMBER &&
@@ -112,6 +118,12 @@ value_bins(Bins *b, const DomainJson *values, const char *coltype)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("values of attribute \"%s\" must be strings, numbers or booleans, got %s",
 							name, domain_json_out(v))));
+		why = src->value_error(src->arg, coltype, v->str, &sqlstate);
+		if (why != NULL)
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("value %s of attribute \"%s\" (bin %d) is not of type %s", domain_json_out(v), name, i + 1, coltype),
+					 errdetail("%s", why)));
 		add_bin(b, v->str, NAN, NAN,
 				psprintf("%s = %s::%s", b->qcol, quote_literal_cstr(v->str), coltype));
 	}
@@ -434,7 +446,7 @@ domain_attribute_parse(const DomainJson *attr, const DomainSource *src)
 
 	b.attr = a;
 	if (values != NULL)
-		value_bins(&b, values, coltype);
+		value_bins(&b, values, src, coltype);
 	else if (bins->type == DOMAIN_JSON_OBJECT)
 	{
 		static const char *const valid[] = {"min", "max", "width"};

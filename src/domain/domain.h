@@ -25,6 +25,8 @@ typedef struct DomainSource
 	char	   *(*column_type) (void *arg, const char *column);
 	/* a custodian's expression's type, likewise; raises the error of one that is not an expression */
 	char	   *(*expression_type) (void *arg, const char *expr);
+	/* NULL when a literal reads as a value of the type (as format_type prints it), else why not */
+	char	   *(*value_error) (void *arg, const char *type, const char *literal, int *sqlstate);
 	void	   *arg;
 	int			max_cells;		/* dpm.max_cells */
 } DomainSource;

@@ -45,6 +45,10 @@ SELECT dpm.create_domain('d1', 'cat_people', '[{"name": "age", "bins": {"min": 0
 SELECT dpm.create_domain('d1', 'cat_people', '[{"name": "age", "bins": {"min": 0, "max": 10}}]');
 SELECT dpm.create_domain('d1', 'cat_people', '[{"name": "age", "bins": [{"lo": 5, "hi": 5}]}]');
 SELECT dpm.create_domain('d1', 'cat_people', '[{"name": "age", "bins": [{"label": "x", "condition": "no_such_column > 1"}]}]');
+-- a value its column's type cannot hold is named with its attribute and bin
+SELECT dpm.create_domain('d1', 'cat_people', '[{"name": "sex", "values": ["F", "M"]}, {"name": "age", "values": [10, "ten"]}]');
+SELECT dpm.create_domain('d1', 'cat_people', '[{"name": "age", "values": [99999999999]}]');
+SELECT dpm.create_domain('d1', 'cat_people', '[{"name": "age", "values": [1.5]}]');
 SELECT dpm.create_domain('d1', 'cat_people', '[{"name": "age", "values": [1], "colour": "red"}]');
 SELECT dpm.create_domain('d1', 'cat_people', '[{"name": "age", "values": [1]}, {"name": "age", "column": "id", "values": [1]}]');
 SELECT dpm.create_domain('d1', 'cat_people', '[{"name": "bad name", "column": "age", "values": [1]}]');
