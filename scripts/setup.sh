@@ -78,7 +78,8 @@ if [ "$(cat .pg_version 2>/dev/null)" != "$PGVERSION" ]; then
 	echo "$PGVERSION" >.pg_version
 fi
 echo "setup: building dpmatrix for PostgreSQL $PGVERSION"
-make -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG"
+# DPM_WERROR=1 (scripts/test.sh, so CI): a warning fails the build
+make -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" ${DPM_WERROR:+COPT=-Werror}
 
 echo "setup: installing dpmatrix into PostgreSQL $PGVERSION"
 "${SUDO[@]}" make -s install PG_CONFIG="$PG_CONFIG" >/dev/null

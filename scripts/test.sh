@@ -208,7 +208,7 @@ tap()
 run_version()
 {
 	local v=$1 tally vp vf p0=$passed f0=$failed
-	export DPM_PG_VERSION=$v
+	export DPM_PG_VERSION=$v DPM_WERROR=1
 	PGVERSION=$v
 	PG_CONFIG=/usr/lib/postgresql/$v/bin/pg_config
 	echo "==== PostgreSQL $v ===="
