@@ -89,7 +89,7 @@ cat <<'MD'
 
 | SQLSTATE | condition | when |
 | --- | --- | --- |
-| 22023 | `invalid_parameter_value` | a bad argument: wrong matrix shapes, epsilon, delta, rho or confidence out of range, unknown method, option or inference, a workload spec that does not parse, a domain definition that does not (attributes, values, bins, labels: the message names the attribute and the key), a strategy that does not support a query, a data vector that is not integer counts; a domain condition, view or policy that could fail on some row |
+| 22023 | `invalid_parameter_value` | a bad argument: wrong matrix shapes, epsilon, delta, rho or confidence out of range, unknown method, option or inference, a workload spec that does not parse, a domain definition that does not (attributes, values, bins, labels: the message names the attribute and the key), a strategy that does not support a query, a data vector that is not integer counts; a domain condition, view or policy that could fail on some row; a view that is not a stable transformation of its rows (`LIMIT`, `DISTINCT`, aggregates, windows, set operations, `TABLESAMPLE`, outer joins, a table read twice) |
 | 42703 | `undefined_column` | a domain attribute or privacy unit naming a column the source does not have |
 | 42883 | `undefined_function` | a privacy unit column whose type, or a field or element of it, has no equality and ordering (json, xml, point): refused at registration, by an `ALTER`, and before each charge |
 | 0A000 | `feature_not_supported` | a privacy unit column with a nondeterministic collation, at any depth of its type: refused likewise |

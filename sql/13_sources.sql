@@ -332,7 +332,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.register_source(regclass, name, int, float8, float8, float8) IS
-  'custodian: protect a relation the caller can read, with its privacy unit and total budget: epsilon (pure), epsilon and delta > 0 (approximate DP) or rho (zCDP; with delta > 0, a delta budget that only selecting keys spends)';
+  'custodian: protect a relation the caller can read, with its privacy unit and total budget: epsilon (pure), epsilon and delta > 0 (approximate DP) or rho (zCDP; with delta > 0, a delta budget that only selecting keys spends); a view must be a stable transformation of its rows: no LIMIT, DISTINCT, aggregate, window, set operation, TABLESAMPLE or outer join, and each table read once (its partitions, inheritance children and parents count as the table) through its subqueries, CTE references and the views it reads; the other tables it joins are public lookup tables, which the custodian vouches hold no unit''s rows';
 
 -- Budget checks lock the source row, then sum the ledger in a fresh snapshot; under REPEATABLE READ
 -- or SERIALIZABLE the sum would come from the transaction's first snapshot and miss charges that

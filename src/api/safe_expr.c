@@ -23,12 +23,17 @@
  *
  * A view must also be a stable transformation of its rows: no LIMIT,
  * DISTINCT, aggregate, window function, set operation, TABLESAMPLE or outer
- * join at any level (unstable_query, and JoinExpr below), checked at dpm.register_source and before every
+ * join at any level (unstable_query, and JoinExpr below), and no table read
+ * twice (read_twice), checked at dpm.register_source and before every
  * charge (dpm_internal.check_source, check_cells, check_measure).
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/genam.h"
+#include "access/table.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "lib/stringinfo.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
@@ -244,6 +249,157 @@ unsafe_walker(Node *node, SafeCheck *check)
 	return expression_tree_walker(node, unsafe_walker, check);
 }
 
+/*
+ * Each stored row is read at most once.  A view that reads a table twice (a
+ * self-join "t a JOIN t b ON a.grp = b.grp", the same table again in a
+ * subquery, a CTE referenced twice, views over the same table) joins one
+ * unit's rows with other units': adding a unit brings rows of others in, or
+ * multiplies them, so one unit changes more than max_contributions rows.
+ * A table's partitions and inheritance children hold rows of the same
+ * units as the table, so a table, its ancestors and its descendants count
+ * as one: t and its partition, two partitions of t, ONLY t and a child of
+ * t are refused together.  The other relations a view joins are public
+ * lookup tables: the custodian who registers the view vouches that they
+ * hold no unit's rows (a foreign table or a materialized view over the same
+ * rows is not recognised as such).
+ *
+ * The walk follows references: a CTE is walked once per reference to it,
+ * a view and a subquery where they stand, a sublink where it stands (the
+ * unsafe walk refuses sublinks before this runs, as it refuses recursive
+ * CTEs, which need a UNION), row-level security quals where the rewriter
+ * put them (securityQuals).
+ */
+typedef struct RowsRead
+{
+	List	   *queries;		/* the queries around the node walked, innermost first */
+	List	   *family;			/* the relations of every table read so far (see family) */
+	List	   *read;			/* for each, the relation read that brought it */
+	Oid			first;			/* the two relations that meet, when they do */
+	Oid			second;
+} RowsRead;
+
+/* a relation, its descendants and its ancestors (pg_inherits, partitions included) */
+static List *
+family(Oid relation)
+{
+	List	   *members = find_all_inheritors(relation, NoLock, NULL);
+	Relation	inherits = table_open(InheritsRelationId, AccessShareLock);
+
+	/* ancestors, breadth first: each member's parents are appended after it */
+	for (int i = 0; i < list_length(members); i++)
+	{
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tuple;
+
+		ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ,
+					ObjectIdGetDatum(list_nth_oid(members, i)));
+		scan = systable_beginscan(inherits, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
+		while (HeapTupleIsValid(tuple = systable_getnext(scan)))
+			members = list_append_unique_oid(members, ((Form_pg_inherits) GETSTRUCT(tuple))->inhparent);
+		systable_endscan(scan);
+	}
+	table_close(inherits, AccessShareLock);
+	return members;
+}
+
+static bool
+read_rows(RowsRead *rows, Oid relation)
+{
+	List	   *members = family(relation);
+	ListCell   *lc;
+
+	for (int i = 0; i < list_length(rows->family); i++)
+		if (list_member_oid(members, list_nth_oid(rows->family, i)))
+		{
+			rows->first = list_nth_oid(rows->read, i);
+			rows->second = relation;
+			return true;
+		}
+	foreach(lc, members)
+	{
+		rows->family = lappend_oid(rows->family, lfirst_oid(lc));
+		rows->read = lappend_oid(rows->read, relation);
+	}
+	return false;
+}
+
+/* the CTE an RTE_CTE refers to, and the queries around the one that defines it */
+static CommonTableExpr *
+referenced_cte(RowsRead *rows, RangeTblEntry *rte, List **around)
+{
+	Query	   *owner = list_nth_node(Query, rows->queries, rte->ctelevelsup);
+	ListCell   *lc;
+
+	*around = list_copy_tail(rows->queries, rte->ctelevelsup);
+	foreach(lc, owner->cteList)
+		if (strcmp(lfirst_node(CommonTableExpr, lc)->ctename, rte->ctename) == 0)
+			return lfirst_node(CommonTableExpr, lc);
+	elog(ERROR, "dpm_internal.check_source: CTE \"%s\" not found", rte->ctename);
+	return NULL;
+}
+
+static bool
+rows_walker(Node *node, RowsRead *rows)
+{
+	Query	   *q;
+	ListCell   *lc;
+	bool		found = false;
+
+	if (node == NULL)
+		return false;
+	if (!IsA(node, Query))
+		return expression_tree_walker(node, rows_walker, rows);
+	CHECK_FOR_INTERRUPTS();
+	q = (Query *) node;
+	rows->queries = lcons(q, rows->queries);
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+		/* a view's own entry (PostgreSQL 15 keeps its OLD and NEW there) reads nothing: its query is walked */
+		if (rte->rtekind == RTE_RELATION && rte->relkind != RELKIND_VIEW)
+			found = read_rows(rows, rte->relid);
+		else if (rte->rtekind == RTE_CTE)
+		{
+			List	   *saved = rows->queries;
+			CommonTableExpr *cte = referenced_cte(rows, rte, &rows->queries);
+
+			if (cte->cterecursive)
+				elog(ERROR, "dpm_internal.check_source: a recursive CTE passed the unsafe walk");
+			found = rows_walker(cte->ctequery, rows);
+			rows->queries = saved;
+		}
+		if (found)
+			break;
+	}
+	if (!found)
+		found = query_tree_walker(q, rows_walker, rows, QTW_IGNORE_CTE_SUBQUERIES);
+	rows->queries = list_delete_first(rows->queries);
+	return found;
+}
+
+static char *
+relation_name(Oid relation)
+{
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)), get_rel_name(relation));
+}
+
+/* why the query reads some stored row twice, or NULL */
+static const char *
+read_twice(Query *query)
+{
+	RowsRead	rows = {NIL, NIL, NIL, InvalidOid, InvalidOid};
+
+	if (!rows_walker((Node *) query, &rows))
+		return NULL;
+	if (rows.first == rows.second)
+		return psprintf("%s twice (a self-join, or the same table again through a subquery, a CTE or a view)",
+						relation_name(rows.first));
+	return psprintf("%s and %s, which hold rows of one table (its partitions or inheritance children)",
+					relation_name(rows.first), relation_name(rows.second));
+}
+
 /* "SELECT (e1)cast, (e2)cast, ..." of n text expressions */
 static char *
 select_list(ArrayType *exprs, int n, const char *cast)
@@ -296,13 +452,17 @@ check_source_definition(Query *query, Oid relation, Oid run_as)
 
 	query->targetList = NIL;
 	if (!unsafe_walker((Node *) query, &check))
-		return;
+	{
+		if ((check.why = read_twice(query)) == NULL)
+			return;
+		check.unstable = true;
+	}
 	if (check.unstable)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("source %s is not a stable transformation of its rows: its query uses %s", name, check.why),
 				 errdetail("Through it, removing one privacy unit's rows can bring other rows in or change them, so a release would lose more privacy than it is charged."),
-				 errhint("Register the table, or a view that only selects, filters and joins rows; aggregate, deduplicate or sample in the workload, or in a table of your own.")));
+				 errhint("Register the table, or a view that reads each of its rows once and only selects, filters and joins them with public lookup tables; aggregate, deduplicate or sample in the workload, or in a table of your own.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("the definition of source %s could fail on some rows: %s", name, check.why),
