@@ -237,7 +237,10 @@ CREATE TABLE dpm.release_keys (
   threshold    float8,                   -- a key passed when its noisy count of units reached it
   noise_scale  float8,                   -- of the Laplace noise on each count
   -- values longer than this (in bytes) were read as no key
-  max_key_bytes int NOT NULL DEFAULT 256 CHECK (max_key_bytes BETWEEN 1 AND 65536)
+  max_key_bytes int NOT NULL DEFAULT 256 CHECK (max_key_bytes BETWEEN 1 AND 65536),
+  -- what it counts of its role's answer quota: while it is computed, the most keys it may store
+  -- (what the role had left, at most dpm.max_answers_per_release), then the keys it stored
+  keys          bigint NOT NULL DEFAULT 0 CHECK (keys >= 0)
 );
 COMMENT ON TABLE dpm.release_keys IS 'partition selections: the column whose values were selected, the longest value read as a key, the threshold and the noise';
 

@@ -10,6 +10,11 @@ AS 'MODULE_PATHNAME', 'dpm_run_release' LANGUAGE C VOLATILE STRICT;
 CREATE OR REPLACE FUNCTION dpm_internal.release_in_progress(release_id bigint) RETURNS boolean
 AS 'MODULE_PATHNAME', 'dpm_release_in_progress' LANGUAGE C VOLATILE STRICT;
 
+-- Orders the charges of one role, on every source, until its transaction ends (src/release/queue.c):
+-- its answer quota is checked and its release recorded by one charge at a time.
+CREATE OR REPLACE FUNCTION dpm_internal.lock_answer_quota(role regrole) RETURNS void
+AS 'MODULE_PATHNAME', 'dpm_lock_answer_quota' LANGUAGE C VOLATILE STRICT;
+
 -- Did this transaction (or one of its subtransactions) write the row with this xmin?  Such a
 -- row is invisible to the release worker's own transactions.
 CREATE OR REPLACE FUNCTION dpm_internal.in_this_transaction(x xid) RETURNS boolean
@@ -182,14 +187,27 @@ $$;
 -- What one role may keep stored (issue 41): a release of m answers is refused, before its charge,
 -- past dpm.max_answers_per_release or when the role's releases would then keep more than
 -- dpm.max_answers_per_role answers, counted from their workloads (not from dpm.release_answers,
--- which a charge must not wait for).  A selection of keys (m = 0: how many depends on the data;
--- they are not counted) is refused once the role's answers reach the limit.  A release stores one
--- row per answer, about 120 bytes; a charge of epsilon 1e-4 is accepted, so without these a budget
--- of 1 would pay for 10,000 releases of 4 M answers, 0.8 TB.  Both are the caller's settings (the
--- worker is handed them, as dpm.max_cells): a superuser sets them per role with ALTER ROLE.
--- Releases charged at the same moment on different sources are each checked against the answers
--- stored before them.
-CREATE OR REPLACE FUNCTION dpm_internal.check_answer_quota(caller regrole, wl_name text, m bigint) RETURNS void
+-- which a charge must not wait for).  A selection of keys stores one answer per key, a number that
+-- depends on the data: it is refused once the role's answers reach the limit (m = 0), and while it
+-- is computed it counts as the most it may store, what the role has left (at most
+-- dpm.max_answers_per_release), then as the keys it stored (dpm.release_keys.keys).  A release
+-- stores one row per answer, about 120 bytes; a charge of epsilon 1e-4 is accepted, so without
+-- these a budget of 1 would pay for 10,000 releases of 4 M answers, 0.8 TB.  Both are the caller's
+-- settings (the worker is handed them, as dpm.max_cells): a superuser sets them per role with ALTER
+-- ROLE.  The worker checks again at the charge, under the role's lock
+-- (dpm_internal.lock_answer_quota), so that charges of one role on different sources, or at once on
+-- one, each count the others.  Returns what the role may still store after these m answers.
+CREATE OR REPLACE FUNCTION dpm_internal.stored_answers(caller regrole) RETURNS bigint
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  -- 'charged' ones are being computed and will store theirs; 'failed' and 'interrupted' store none
+  SELECT coalesce(sum(coalesce(w.m, k.keys)), 0)::bigint
+    FROM dpm.releases r LEFT JOIN dpm.workloads w ON w.id = r.workload_id
+         LEFT JOIN dpm.release_keys k ON k.release_id = r.id
+   WHERE r.released_by = caller AND r.status IN ('charged', 'released')
+$$;
+
+CREATE OR REPLACE FUNCTION dpm_internal.check_answer_quota(caller regrole, wl_name text, m bigint) RETURNS bigint
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -203,16 +221,14 @@ BEGIN
       USING ERRCODE = 'program_limit_exceeded', DETAIL = 'Nothing was charged.',
             HINT = 'Ask fewer queries at once (a smaller workload, or several), or ask a superuser to raise dpm.max_answers_per_release.';
   END IF;
-  -- 'charged' ones are being computed and will store theirs; 'failed' and 'interrupted' store none
-  SELECT coalesce(sum(w.m), 0) INTO stored
-    FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id
-   WHERE r.released_by = caller AND r.status IN ('charged', 'released');
+  stored := dpm_internal.stored_answers(caller);
   IF stored + m > per_role OR stored >= per_role THEN
     RAISE EXCEPTION 'role % keeps % stored answers, and % more would pass the limit of % (dpm.max_answers_per_role)',
       caller, stored, m, per_role
       USING ERRCODE = 'configuration_limit_exceeded', DETAIL = 'Nothing was charged.',
-            HINT = 'Every release keeps its answers, for dpm.release to replay them at no cost: ask fewer queries, or ask a superuser to raise dpm.max_answers_per_role for your role (ALTER ROLE ... SET).';
+            HINT = 'Every release keeps its answers (a selection of keys one per key), for dpm.release to replay them at no cost: ask fewer queries, or ask a superuser to raise dpm.max_answers_per_role for your role (ALTER ROLE ... SET).';
   END IF;
+  RETURN per_role - stored - m;
 END
 $$;
 
@@ -235,6 +251,7 @@ DECLARE
   detail text;
   keys boolean := coalesce(req->>'kind' = 'keys', false);
   periods int4range;
+  left_after bigint;
 BEGIN
   IF keys THEN          -- a partition selection (sql/25_keys.sql)
     SELECT * INTO src FROM dpm.sources s WHERE s.id = (req->>'source_id')::int;
@@ -262,9 +279,11 @@ BEGIN
   -- after the lock must see every charge committed before it, which only READ COMMITTED gives.
   PERFORM dpm_internal.require_read_committed('a release''s charge');
   SELECT * INTO src FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
-  -- after the lock, which orders the role's charges on this source
-  PERFORM dpm_internal.check_answer_quota(caller, (SELECT w.name FROM dpm.workloads w WHERE w.id = wl_id),
-                                          coalesce((SELECT w.m FROM dpm.workloads w WHERE w.id = wl_id), 0));
+  -- under the role's lock, taken after the source's (never before: no deadlock), which orders the
+  -- role's charges on every source until this one commits with its release
+  PERFORM dpm_internal.lock_answer_quota(caller);
+  left_after := dpm_internal.check_answer_quota(caller, (SELECT w.name FROM dpm.workloads w WHERE w.id = wl_id),
+                                                coalesce((SELECT w.m FROM dpm.workloads w WHERE w.id = wl_id), 0));
   -- the periods it reads, as the source counts them now (NULL: the whole table)
   periods := dpm_internal.period_range(src, (req->>'period_from')::date, (req->>'period_to')::date);
   -- a release left 'charged' by a worker that stopped (crash, kill -9) will never get answers
@@ -300,8 +319,10 @@ BEGIN
           (req->>'measure_id')::int, (req->>'sum_share')::float8, periods)
   RETURNING id INTO rel_id;
   IF keys THEN
-    INSERT INTO dpm.release_keys (release_id, column_name, max_key_bytes)
-    VALUES (rel_id, req->>'column', (req->>'max_key_bytes')::int);
+    -- the most keys it may store: what the role has left, at most dpm.max_answers_per_release
+    INSERT INTO dpm.release_keys (release_id, column_name, max_key_bytes, keys)
+    VALUES (rel_id, req->>'column', (req->>'max_key_bytes')::int,
+            least(left_after, current_setting('dpm.max_answers_per_release')::bigint));
   END IF;
   INSERT INTO dpm.ledger (source_id, release_id, epsilon, delta, rho, charged_by, periods)
   VALUES (src.id, rel_id, c_epsilon, c_delta, c_rho, caller, periods);

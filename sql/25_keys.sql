@@ -101,14 +101,20 @@ DECLARE
   dlt float8 := dpm_internal.below(r.delta);
   rho float8 := CASE WHEN r.noise = 'gaussian' THEN dpm_internal.below(r.rho) / dpm_internal.audit_sensitivity_scale() ^ 2 END;
   sel record;
+  stored bigint;
 BEGIN
   -- the column was checked at the charge (dpm_internal.release_charge), as a domain is
   sel := dpm_internal.partition_select(NULL, src.max_contributions, eps, dlt, rho);
+  -- at most the keys its role's answer quota left it at the charge (rk.keys), the first in the
+  -- column's order: a cut of what the selection chose, post-processing at no privacy cost
   INSERT INTO dpm.release_answers (release_id, query, label)
   SELECT r.id, s.i, s.key
     FROM dpm_internal.keys_scan(src.registered_by, dpm_internal.keys_sql(src, rk.column_name, r.periods, rk.max_key_bytes),
-                                src.max_contributions, eps, dlt, rho) WITH ORDINALITY s(key, i);
-  UPDATE dpm.release_keys x SET threshold = sel.threshold, noise_scale = sel.scale WHERE x.release_id = r.id;
+                                src.max_contributions, eps, dlt, rho) WITH ORDINALITY s(key, i)
+   LIMIT rk.keys;
+  GET DIAGNOSTICS stored = ROW_COUNT;
+  UPDATE dpm.release_keys x SET threshold = sel.threshold, noise_scale = sel.scale, keys = stored
+   WHERE x.release_id = r.id;
   UPDATE dpm.releases x SET status = 'released' WHERE x.id = r.id;
 END
 $$;
@@ -138,6 +144,7 @@ DECLARE
   rel_id bigint;
   periods int4range;
   size bigint;
+  n bigint;
 BEGIN
   IF source IS NULL OR column_name IS NULL THEN
     RAISE EXCEPTION 'source and column_name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
@@ -187,11 +194,18 @@ BEGIN
       USING ERRCODE = 'program_limit_exceeded',
             HINT = format('They are its answers'' labels: SELECT label FROM dpm.release(%s).', rel_id);
   END IF;
+  -- it stored as many keys as the answer quotas let it (dpm_internal.release_charge): more may have passed
+  n := (SELECT count(*) FROM dpm.release_answers a WHERE a.release_id = rel_id);
+  IF n > 0 AND (n >= current_setting('dpm.max_answers_per_release')::bigint
+                OR dpm_internal.stored_answers(dpm_internal.invoker()) >= current_setting('dpm.max_answers_per_role')::bigint) THEN
+    RAISE WARNING 'this selection kept % keys, as many as dpm.max_answers_per_release or what dpm.max_answers_per_role left your role: more may have passed the threshold', n
+      USING HINT = format('They are the first in the column''s order (release %s); ask a superuser to raise the limit to keep more.', rel_id);
+  END IF;
   RETURN (SELECT coalesce(array_agg(a.label ORDER BY a.query), '{}') FROM dpm.release_answers a WHERE a.release_id = rel_id);
 END
 $$;
 COMMENT ON FUNCTION dpm.select_keys(regclass, name, float8, float8, float8, date, date, int) IS
-  'the values of a text or integer column held by enough privacy units (of a source with periods, in the periods holding period_from to period_to, as dpm.answer reads them), chosen by differentially private partition selection and charged to the source: epsilon and delta, or on a zCDP source with a delta budget rho (or epsilon) and delta; a value held by one unit is released with probability below delta; each value counts by its exact text (spellings a collation calls equal are different keys), and values longer than max_key_bytes (at most 65536) are read as no key; use them as a domain''s values with "values": {"selection": release_id}';
+  'the values of a text or integer column held by enough privacy units (of a source with periods, in the periods holding period_from to period_to, as dpm.answer reads them), chosen by differentially private partition selection and charged to the source: epsilon and delta, or on a zCDP source with a delta budget rho (or epsilon) and delta; a value held by one unit is released with probability below delta; each value counts by its exact text (spellings a collation calls equal are different keys), and values longer than max_key_bytes (at most 65536) are read as no key; the keys count toward dpm.max_answers_per_role, one answer each, and at most what it leaves (and dpm.max_answers_per_release) are kept, the first in the column''s order; use them as a domain''s values with "values": {"selection": release_id}';
 
 -- An attribute definition whose "values" names a selection ({"selection": release_id}) with those
 -- keys in their place: the selection must be of this source and of the attribute's column, and

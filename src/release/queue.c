@@ -94,3 +94,25 @@ dpm_release_in_progress(PG_FUNCTION_ARGS)
 	LockRelease(&tag, ShareLock, false);
 	PG_RETURN_BOOL(false);
 }
+
+/*
+ * dpm_internal.lock_answer_quota(role): the charges of one role, on every
+ * source, check its answer quota and record their release one at a time
+ * (dpm_internal.release_charge): without it, two charges on different
+ * sources each lock their own source, both count the answers committed
+ * before them, and both pass.  A transaction lock, released when the charge
+ * commits; in dpmatrix's own advisory space (field4 QUOTA_LOCK_SPACE, never
+ * the 1 or 2 of SQL's pg_advisory_* functions, nor RELEASE_LOCK_SPACE), so
+ * that no application's advisory lock can meet it.  Always taken after the
+ * source's row lock, never before, so the two cannot deadlock.
+ */
+PG_FUNCTION_INFO_V1(dpm_lock_answer_quota);
+Datum
+dpm_lock_answer_quota(PG_FUNCTION_ARGS)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, PG_GETARG_OID(0), 0, QUOTA_LOCK_SPACE);
+	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	PG_RETURN_VOID();
+}

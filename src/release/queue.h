@@ -87,6 +87,8 @@
 #define COMMIT_WAIT_MS 5000
 /* field4 of the lock tag a worker holds on a release being computed (SQL advisory locks use 1, 2) */
 #define RELEASE_LOCK_SPACE 0x6470
+/* field4 of the transaction lock a charge holds on its role's answer quota (queue.c) */
+#define QUOTA_LOCK_SPACE 0x6471
 
 /* the outcome of a request, in its DSM segment */
 typedef enum SlotState

@@ -6,7 +6,9 @@
 #   3. a release of more answers than dpm.max_answers_per_release is refused before its charge;
 #   4. so is one that would leave its role more than dpm.max_answers_per_role stored answers, set
 #      for the role with ALTER ROLE; checked again by the worker under the source's lock, so that a
-#      release planned before another of the same role was charged is refused too.
+#      release planned before another of the same role was charged is refused too;
+#   5. and under the role's lock, so that two releases of one role on different sources, the
+#      second checked while the first is charged but not committed, do not both pass.
 # Releases are held with locks (a session keeps a source's row locked, as a charge does), never
 # with sleeps; nothing here depends on how long anything takes.
 use strict;
@@ -161,6 +163,45 @@ is(scalar(grep { /role regress_alice keeps 24 stored answers, and 4 more would p
 	1, '4. the other is refused by the worker, once the first is charged')
   or diag explain \@said;
 is(charges(), $before + 1, '4. one charge');
+
+# --- 5. the quota holds across sources -----------------------------------------------------------------
+# alice keeps 24 answers and may keep 31: one more release of 4 fits, not two.  Her release of a1 is
+# held after its quota check and before its commit (a session keeps the cached strategies of w_a1
+# locked: recording the release, which references its strategy, waits for them); her release of a2,
+# on another source, then reaches its own check.  It must wait for the first to commit, and count
+# it: without the role's lock both count 24 and both are charged.
+$before = charges();
+my $strategy_holder = $node->background_psql($db);
+is( $strategy_holder->query_safe(
+		"BEGIN; SELECT count(*) > 0 FROM (SELECT FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id
+		                                   WHERE w.name = 'w_a1' FOR UPDATE OF s) x"),
+	't', "5. a session holds w_a1's cached strategies");
+sub answer_within
+{
+	return bg_psql($node, $db,
+		[ "SET dpm.max_answers_per_role = $_[1]", 'SET ROLE regress_alice',
+		  "SELECT count(*) FROM dpm.answer('w_$_[0]', epsilon => 0.01)" ],
+		name => "across_$_[0]", options => $quiet);
+}
+my @across = (answer_within('a1', 31));
+ok(workers_locked(1), "5. alice's release of a1 passes its quota check and waits to record its release");
+push @across, answer_within('a2', 31);
+# either it waits for the role's lock (two workers wait), or it was charged beside the first
+ok( $node->poll_query_until(
+		$db, "SELECT (SELECT count(*) >= 2 FROM pg_stat_activity
+		               WHERE backend_type = 'dpmatrix release' AND datname = '$db' AND wait_event_type = 'Lock')
+		          OR (SELECT count(*) > $before FROM dpm.ledger)"),
+	"5. alice's release of a2 reaches its charge");
+is(charges(), $before, '5. and waits for the first, uncharged');
+$strategy_holder->quit;
+@said = map { my (undef, $o, $e) = bg_finish($_); "$o$e" } @across;
+is($said[0], '4', "5. the release of a1 is answered") or diag explain \@said;
+like(
+	$said[1],
+	qr/role regress_alice keeps 28 stored answers, and 4 more would pass the limit of 31.*Nothing was charged/s,
+	'5. the release of a2 is refused, counting the first')
+  or diag explain \@said;
+is(charges(), $before + 1, '5. one charge');
 
 $node->stop;
 done_testing();
