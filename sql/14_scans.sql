@@ -11,14 +11,19 @@
 -- Whether a unit column holds each value once: a valid unique index on that column alone, not
 -- partial, immediate, over a NOT NULL column (rows with a NULL unit would be one unit to the
 -- capping).  Citus enforces such an index on the whole distributed table (it must include the
--- distribution column), and a partitioned table's on all its partitions.
+-- distribution column), and a partitioned table's on all its partitions.  The index must tell
+-- values apart as the capping does, by the type's default operator class under the column's
+-- collation: a record_image_ops index holds ROW(1.0) and ROW(1.00), which the capping's record
+-- "=" calls one unit (test/sql/unit_equality.sql).
 CREATE OR REPLACE FUNCTION dpm_internal.unit_unique(rel regclass, unit name) RETURNS boolean
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT EXISTS (SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+                   JOIN pg_opclass c ON c.oid = i.indclass[0]
                   WHERE i.indrelid = rel AND i.indisunique AND i.indimmediate AND i.indisvalid
                     AND i.indnkeyatts = 1 AND i.indpred IS NULL AND i.indexprs IS NULL
-                    AND a.attname = unit AND a.attnotnull)
+                    AND a.attname = unit AND a.attnotnull
+                    AND c.opcdefault AND i.indcollation[0] = a.attcollation)
 $$;
 
 -- The rows a scan of the source reads (a FROM item aliased s), from its table or, given rel, from
