@@ -98,8 +98,12 @@ BEGIN
      OR (capped AND src.privacy_unit IS NOT NULL
          AND EXISTS (SELECT 1 FROM pg_partition_tree(rel) t JOIN pg_partitioned_table p ON p.partrelid = t.relid
                       WHERE p.partnatts <> 1 OR p.partattrs[0] = 0
-                         OR (SELECT a.attname FROM pg_attribute a
-                              WHERE a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]) <> src.privacy_unit)) THEN
+                         OR NOT EXISTS (SELECT 1 FROM pg_attribute a JOIN pg_opclass c ON c.oid = p.partclass[0]
+                                         WHERE a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]
+                                           AND a.attname = src.privacy_unit
+                                           -- by the unit's own equality, as the capping compares units
+                                           -- (not, say, record_image_ops, which tells ROW(1.0) from ROW(1.00))
+                                           AND c.opcdefault AND p.partcollation[0] = a.attcollation))) THEN
     RETURN NULL;
   END IF;
   RETURN ARRAY(SELECT t.relid FROM pg_partition_tree(rel) t WHERE t.isleaf ORDER BY t.relid::oid);

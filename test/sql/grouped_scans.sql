@@ -201,6 +201,26 @@ CREATE FOREIGN TABLE gs_part2_1 PARTITION OF gs_part2 FOR VALUES IN (3, 4) SERVE
 SELECT dpm.register_source('gs_part2', 'unit', 2, epsilon => 1);
 SELECT capped, dpm_internal.scan_parts(s, current_user::regrole, capped) AS parts
   FROM dpm.sources s, (VALUES (true), (false)) c(capped) WHERE relation = 'gs_part2'::regclass;
+-- ... or partitioned by the unit under another equality than the capping's (here another
+-- collation than the column's: with a nondeterministic one, or record_image_ops on a composite,
+-- one unit could then have rows in two partitions)
+CREATE TABLE gs_remote3 (unit text, kind int);
+CREATE TABLE gs_part3 (unit text, kind int) PARTITION BY LIST (unit COLLATE "C");
+CREATE TABLE gs_part3_0 PARTITION OF gs_part3 FOR VALUES IN ('a');
+CREATE FOREIGN TABLE gs_part3_1 PARTITION OF gs_part3 FOR VALUES IN ('b') SERVER gs_loop OPTIONS (table_name 'gs_remote3');
+CREATE TABLE gs_part4 (unit text, kind int) PARTITION BY LIST (unit);
+CREATE TABLE gs_part4_0 PARTITION OF gs_part4 FOR VALUES IN ('a');
+CREATE FOREIGN TABLE gs_part4_1 PARTITION OF gs_part4 FOR VALUES IN ('b') SERVER gs_loop OPTIONS (table_name 'gs_remote3');
+-- (as if registered with unit column unit: no source id is taken, which later tests print)
+CREATE FUNCTION gs_by_partition(rel regclass) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  s dpm.sources;
+BEGIN
+  SELECT * INTO s FROM dpm.sources WHERE relation = 'gs_part2'::regclass;
+  s.relation := rel;
+  RETURN dpm_internal.scan_parts(s, current_user::regrole, true) IS NOT NULL;
+END $$;
+SELECT gs_by_partition('gs_part3') AS other_collation, gs_by_partition('gs_part4') AS column_collation;
 -- ... row-level security on the partitioned table, and a role that may read it but not its partitions
 ALTER TABLE gs_part2 ENABLE ROW LEVEL SECURITY;
 SELECT dpm_internal.scan_parts(s, current_user::regrole, false) AS parts_under_rls FROM dpm.sources s WHERE relation = 'gs_part2'::regclass;
