@@ -58,9 +58,13 @@ GRANT EXECUTE ON FUNCTION
   dpm_internal.histogram_sum(int, int, float8, float8, float8, int), dpm_internal.numeric_measure(numeric, float8, float8),
   dpm_internal.marginal_sums(int[], int[], int[], float8, float8, float8, int),
   dpm_internal.histogram_avg(int, int, float8, float8, float8, int, boolean),
-  dpm_internal.marginal_avg(int[], int[], int[], float8, float8, float8, int, boolean)
+  dpm_internal.marginal_avg(int[], int[], int[], float8, float8, float8, int, boolean),
+  dpm_internal.histogram_groups(int, int, int8[]), dpm_internal.marginal_groups(int[], int[], int[], int8[]),
+  dpm_internal.capped_groups(anyelement, int, int4[], int8), dpm_internal.capped_rows(int8[])
   TO dpm_admin;
 -- a release's scan runs as the domain's creator, a custodian: random_key picks each privacy
 -- unit's rows in it, marginal_counts counts them for method residual, histogram_sum and
--- marginal_sums sum a measure over them, histogram_avg and marginal_avg sum and count it
+-- marginal_sums sum a measure over them, histogram_avg and marginal_avg sum and count it;
+-- grouped scans (Citus, postgres_fdw) add up the groups with histogram_groups and
+-- marginal_groups, capped on the servers holding the rows with capped_groups and capped_rows
 GRANT USAGE ON SCHEMA dpm_internal TO dpm_admin;
