@@ -20,6 +20,14 @@ AS 'MODULE_PATHNAME', 'dpm_check_cells' LANGUAGE C VOLATILE STRICT;
 CREATE OR REPLACE FUNCTION dpm_internal.check_source(run_as regrole, relation regclass) RETURNS void
 AS 'MODULE_PATHNAME', 'dpm_check_source' LANGUAGE C VOLATILE STRICT;
 
+-- Refuses a source that reads a foreign table whose values could fail to convert while a release
+-- reads them, after its charge: one of another wrapper than postgres_fdw, or one whose declared
+-- columns differ from the remote table's (type, typmod, a nondeterministic collation), read from
+-- the remote catalog with run_as's user mapping (src/api/foreign_columns.c).  Wherever the source's
+-- definition is checked before a charge (check_source, check_domain, create_measure).
+CREATE OR REPLACE FUNCTION dpm_internal.check_foreign_columns(run_as regrole, relation regclass) RETURNS void
+AS 'MODULE_PATHNAME', 'dpm_check_foreign_columns' LANGUAGE C VOLATILE STRICT;
+
 -- The functions and operators a release may call on every row, each with its rule and the reason
 -- it cannot fail (src/api/safe_calls.c); test/sql/vetted_calls.sql runs each on extreme values.
 CREATE OR REPLACE FUNCTION dpm_internal.vetted_calls(OUT fn regprocedure, OUT rule text, OUT reason text)
@@ -254,6 +262,7 @@ BEGIN
   END IF;
   PERFORM dpm_internal.check_can_read(relation);
   PERFORM dpm_internal.check_source(dpm_internal.invoker(), relation);
+  PERFORM dpm_internal.check_foreign_columns(dpm_internal.invoker(), relation);
   PERFORM dpm_internal.check_privacy_args(epsilon, delta, rho, 'budget');
   IF rho IS NOT NULL AND epsilon IS NOT NULL THEN
     RAISE EXCEPTION 'give a zCDP budget (rho) or an epsilon budget (with delta), not both'

@@ -129,6 +129,7 @@ BEGIN
   -- outcome must not depend on the rows); releases scan the source with the same rights
   PERFORM dpm_internal.plan_cells(coalesce(expr, format('num_nulls(VARIADIC %s)', dpm_internal.bins_expr(exprs))), source, dpm_internal.invoker());
   PERFORM dpm_internal.check_cells(dpm_internal.invoker(), source, name, names, exprs);
+  PERFORM dpm_internal.check_foreign_columns(dpm_internal.invoker(), source);
   BEGIN
     INSERT INTO dpm.domains (name, source_id, attributes, attr_names, attr_sizes, bin_labels, bin_lo, bin_hi, attr_exprs,
                              cell_expr, n, cells)
@@ -225,6 +226,7 @@ BEGIN
   PERFORM dpm_internal.plan_cells(coalesce(dom.cell_expr, format('num_nulls(VARIADIC %s)', dpm_internal.bins_expr(dom.attr_exprs))),
                                   src.relation, dom.created_by);
   PERFORM dpm_internal.check_cells(dom.created_by, src.relation, dom.name, dom.attr_names, dom.attr_exprs);
+  PERFORM dpm_internal.check_foreign_columns(dom.created_by, src.relation);
   PERFORM dpm_internal.check_periods(src, dom.created_by);
   PERFORM dpm_internal.check_source_unit(src);
 END

@@ -102,6 +102,7 @@ BEGIN
   END IF;
   -- parsed, planned and checked with the custodian's own rights, reading no row
   PERFORM dpm_internal.check_measure(dpm_internal.invoker(), source, name, expression);
+  PERFORM dpm_internal.check_foreign_columns(dpm_internal.invoker(), source);
   BEGIN
     INSERT INTO dpm.measures (source_id, name, expression, lo, hi, nulls, grid_exp)
     VALUES (src.id, name, expression, lo, hi, nulls, dpm_internal.measure_grid(lo, hi))

@@ -16,7 +16,7 @@ AS 'MODULE_PATHNAME', 'dpm_partition_select' LANGUAGE C VOLATILE;
 -- A column whose values can be selected: a text or integer column of the source's table, which
 -- the source's registrant (who scans it) can still read.
 CREATE OR REPLACE FUNCTION dpm_internal.check_keys_column(src dpm.sources, column_name text) RETURNS void
-LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   rel regclass := dpm_internal.source_table(src);
@@ -38,6 +38,7 @@ BEGIN
       USING ERRCODE = 'insufficient_privilege', HINT = 'Ask the custodian to restore the privilege.';
   END IF;
   PERFORM dpm_internal.check_source(src.registered_by, rel);   -- as a domain's scan is (src/api/safe_expr.c)
+  PERFORM dpm_internal.check_foreign_columns(src.registered_by, rel);
 END
 $$;
 

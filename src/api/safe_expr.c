@@ -54,6 +54,7 @@
 
 #include "api/access.h"
 #include "api/safe_calls.h"
+#include "api/safe_expr.h"
 
 /* why a node is unsafe, or NULL; unstable: a query that is not a stable transformation */
 typedef struct SafeCheck
@@ -421,8 +422,8 @@ select_list(ArrayType *exprs, int n, const char *cast)
 }
 
 /* The query "SELECT list FROM relation", analyzed and rewritten as the current role. */
-static Query *
-analyzed(Oid relation, const char *list)
+Query *
+safe_expr_analyzed(Oid relation, const char *list)
 {
 	char	   *sql = psprintf("SELECT %s FROM %s", list,
 							   quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
@@ -485,7 +486,7 @@ dpm_check_source(PG_FUNCTION_ARGS)
 	AsRole		saved;
 
 	api_as_role_begin(&saved, run_as);
-	check_source_definition(analyzed(relation, ""), relation, run_as);
+	check_source_definition(safe_expr_analyzed(relation, ""), relation, run_as);
 	api_as_role_end(&saved);
 	PG_RETURN_VOID();
 }
@@ -518,7 +519,7 @@ dpm_check_cells(PG_FUNCTION_ARGS)
 		elog(ERROR, "dpm_internal.check_cells: %d names for %d expressions", nnames, n);
 
 	api_as_role_begin(&saved, run_as);
-	query = analyzed(relation, select_list(exprs, n, "::int4"));
+	query = safe_expr_analyzed(relation, select_list(exprs, n, "::int4"));
 	foreach(lc, query->targetList)
 	{
 		TargetEntry *te = lfirst_node(TargetEntry, lc);
@@ -558,7 +559,7 @@ dpm_check_measure(PG_FUNCTION_ARGS)
 	SafeCheck	check = {NULL, false};
 
 	api_as_role_begin(&saved, run_as);
-	query = analyzed(relation, select_list(construct_array(&expr, 1, TEXTOID, -1, false, TYPALIGN_INT), 1, ""));
+	query = safe_expr_analyzed(relation, select_list(construct_array(&expr, 1, TEXTOID, -1, false, TYPALIGN_INT), 1, ""));
 	if (list_length(query->targetList) != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

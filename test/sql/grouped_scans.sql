@@ -103,7 +103,7 @@ SELECT s.relation, dpm_internal.source_rows(s, true) LIKE '%row_number%' AS capp
 
 -- a partitioned source with a foreign partition (postgres_fdw, over a loopback server): each
 -- partition is read alone, the foreign one's counts computed by its server
-CREATE EXTENSION postgres_fdw;
+CREATE EXTENSION IF NOT EXISTS postgres_fdw;
 DO $$
 BEGIN
   EXECUTE format('CREATE SERVER gs_loop FOREIGN DATA WRAPPER postgres_fdw OPTIONS (dbname %L, port %L, host %L)',
