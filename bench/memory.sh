@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Peak memory of each strategy optimizer against the documented estimate (README, "Memory";
+# Peak memory of each strategy optimizer against the documented estimate (doc/guide/performance-and-settings.md, "Memory";
 # dpm_internal.strategy_memory_mb, which dpm.max_memory_mb is checked against).  Each run is a fresh
 # backend: its peak resident set (VmHWM) after dpm.strategy on AllRange(n)'s n x n Gram root,
 # minus the peak before the call.  Run by bench/run with PGDATABASE set.

@@ -46,7 +46,7 @@ CALL pg_temp.run('Prefix', 'Prefix(x)', 256, '{identity,hierarchical,wavelet,eig
 CALL pg_temp.run('AllRange', 'AllRange(x)', 1024, '{identity,hierarchical,wavelet,eigen,eigen_design,gaussian_optimal}');
 CALL pg_temp.run('AllRange', 'AllRange(x)', 2048, '{identity,hierarchical,wavelet,eigen,eigen_design,gaussian_optimal}');
 CALL pg_temp.run('Prefix', 'Prefix(x)', 2048, '{identity,hierarchical,wavelet,eigen,eigen_design,gaussian_optimal}');
--- n = 4096: gaussian_optimal's peak is about 1.5 GB (README, Memory), well within this machine
+-- n = 4096: gaussian_optimal's peak is about 1.5 GB (doc/guide/performance-and-settings.md, Memory), well within this machine
 CALL pg_temp.run('AllRange', 'AllRange(x)', 4096, '{identity,hierarchical,wavelet,eigen,eigen_design,gaussian_optimal}');
 
 \echo

@@ -339,7 +339,7 @@ BEGIN
       pick_built := built_here;
     END IF;
     -- at the SVD bound (ratio_to_bound, in the norm of the noise), or at gaussian_optimal's dual
-    -- bound, no strategy at all is lower (README, "How far from the best possible")
+    -- bound, no strategy at all is lower (doc/guide/strategies.md, "How far from the best possible")
     IF cand = 'gaussian_optimal' THEN
       certified := c.lower_bound;
     END IF;

@@ -82,7 +82,7 @@ _PG_init(void)
 							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.max_memory_mb",
 							"Largest estimated peak memory of one strategy optimization, in megabytes (1 .. 1048576).",
-							"The estimate is c n^2 + 2 m n doubles for n cells and m queries, c per method (README, Memory); larger optimizations fail before they start.",
+							"The estimate is c n^2 + 2 m n doubles for n cells and m queries, c per method (doc/guide/performance-and-settings.md, Memory); larger optimizations fail before they start.",
 							&dpm_max_memory_mb, 4096, 1, 1048576,
 							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.max_cells",

@@ -531,7 +531,7 @@ dpm_check_cells(PG_FUNCTION_ARGS)
 					 errmsg("attribute \"%s\" of domain \"%s\" could fail on some rows: %s",
 							TextDatumGetCString(name_values[i]), domain, check.why),
 					 errdetail("A release reads its source after it is charged: an expression that can raise an error on some value would make whether it answers depend on the rows."),
-					 errhint("Conditions may use columns, constants, comparisons and widening casts of the built-in types, AND, OR, NOT, IN lists, CASE, COALESCE, IS NULL, LIKE with a constant pattern, extract of a date or timestamp by a constant field (see \"What a condition may contain\" in the README).")));
+					 errhint("Conditions may use columns, constants, comparisons and widening casts of the built-in types, AND, OR, NOT, IN lists, CASE, COALESCE, IS NULL, LIKE with a constant pattern, extract of a date or timestamp by a constant field (see \"What a condition may contain\" in doc/guide/domains.md).")));
 		i++;
 	}
 	check_source_definition(query, relation, run_as);

@@ -127,7 +127,7 @@ static const char *const basis_choices[] = {"auto", "identity", "upper", "worklo
  * root at n = 1024 and 2048 (bench/memory.sh), rounded up; lrm at rank n
  * (its default rank is at most 1.2 rank(W)), and min_sensitivity from its
  * buffers (its sweeps are O(n^3) each, so it is not run at these sizes).
- * README "Memory" gives the same table.
+ * doc/guide/performance-and-settings.md, "Memory", gives the same table.
  */
 static const StrategyMethod methods[] = {
 	/*

@@ -139,7 +139,7 @@ SELECT v.fn, v.rule FROM dpm_internal.vetted_calls() v
 -- each type whose comparison is on the list was tried as width_bucket's thresholds
 SELECT string_agg(DISTINCT split_part(coll, ' ', 1), ', ' ORDER BY split_part(coll, ' ', 1)) AS threshold_types
   FROM vc_results WHERE rule = 'width_bucket' AND outcome = 'ok';
--- what the list leaves out of PostgreSQL's LEAKPROOF functions, and why (README, "What a condition
+-- what the list leaves out of PostgreSQL's LEAKPROOF functions, and why (doc/guide/domains.md, "What a condition
 -- may contain"): hashes (md5 fails in FIPS mode), system and geometric types, random values
 SELECT p.oid::regprocedure AS leakproof_not_vetted
   FROM pg_proc p WHERE p.proleakproof AND p.oid NOT IN (SELECT fn FROM dpm_internal.vetted_calls() WHERE rule <> 'refused')
