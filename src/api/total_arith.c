@@ -1,6 +1,6 @@
 /*
  * total_arith.c -- float8 arithmetic for the steps a release runs after its charge, which must
- * not fail whatever the rows (doc/architecture.md).  SQL's float8 operators raise an error when
+ * not fail whatever the rows (doc/dev/architecture.md).  SQL's float8 operators raise an error when
  * a product of finite values leaves float8's range or rounds to 0 ("value out of range:
  * overflow", "underflow"); these compute the same in C and hold the result instead.
  */
