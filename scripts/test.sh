@@ -204,7 +204,7 @@ tap()
 }
 
 # run_version V: set-up, the cluster's tests and the TAP tests on PostgreSQL V; adds to passed
-# and failed, and prints that version's line
+# and failed, and that version's line to summary
 run_version()
 {
 	local v=$1 tally vp vf p0=$passed f0=$failed
@@ -245,7 +245,6 @@ run_version()
 	echo "== TAP: make installcheck (test/t/*.pl) on PostgreSQL $v =="
 	tap
 	summary+=("PostgreSQL $v: $((passed - p0)) passed, $((failed - f0)) failed")
-	echo "${summary[-1]}"
 }
 
 passed=0 failed=0 summary=()

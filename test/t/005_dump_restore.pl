@@ -94,7 +94,7 @@ SELECT dpm.publish(1, 'reporting.ranges');
 $ENV{PGOPTIONS} = ($ENV{PGOPTIONS} // '') . ' -c client_min_messages=warning';
 scenario('here', undef);
 # from PostgreSQL 15 (Debian's), when this is a newer version and 15 has dpmatrix
-my $this = PostgreSQL::Test::Utils::run_command([ 'pg_config', '--version' ])->[0];
+my ($this) = PostgreSQL::Test::Utils::run_command([ 'pg_config', '--version' ]);
 if ($this !~ /PostgreSQL 15\./ && -f '/usr/share/postgresql/15/extension/dpmatrix.control')
 {
 	scenario('pg15', '/usr/lib/postgresql/15');
