@@ -356,7 +356,7 @@ typedef struct ImplicitWorkload
 {
 	WorkloadDomain dom;
 	KronGram   *kg;
-	Block	 ***blocks;
+	WorkloadBlock ***blocks;
 	double		m;
 } ImplicitWorkload;
 

@@ -41,7 +41,7 @@ typedef struct SpecMarginals
 	int		   *attrs;
 	int			width;
 	double	   *weights;
-	Block	  **blocks;			/* NULL for Identity (workload_marginals) */
+	WorkloadBlock **blocks;			/* NULL for Identity (workload_marginals) */
 	bool		plain;			/* every term a plain marginal */
 	ResidualWorkload *w;
 } SpecMarginals;

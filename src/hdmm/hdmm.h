@@ -73,17 +73,17 @@ extern double *hdmm_solve(const HdmmInverse *inv, const double *y);
  * with no matrix over a block's bins where its rows are runs.
  * w (A^T A)^+ w^T for each of the m queries:
  */
-extern double *hdmm_profile(const HdmmInverse *inv, const KronGram *kg, Block ***blocks, double m);
+extern double *hdmm_profile(const HdmmInverse *inv, const KronGram *kg, WorkloadBlock ***blocks, double m);
 /* W x for the same workload */
-extern double *hdmm_workload_apply(const KronGram *kg, Block ***blocks, double m, const double *x);
+extern double *hdmm_workload_apply(const KronGram *kg, WorkloadBlock ***blocks, double m, const double *x);
 /*
  * Interval half-widths from simulated reconstructions xd (cells x draws,
  * draws fastest): each query's k-th smallest |error|, a block of queries at a
  * time, in at most hdmm_error_block_doubles() doubles beyond xd's size twice.
  */
-extern void hdmm_interval_from_cells(const KronGram *kg, Block ***blocks, const double *xd,
+extern void hdmm_interval_from_cells(const KronGram *kg, WorkloadBlock ***blocks, const double *xd,
 									 int draws, int k, double *half);
-extern double hdmm_error_block_doubles(const KronGram *kg, Block ***blocks, int draws);
+extern double hdmm_error_block_doubles(const KronGram *kg, WorkloadBlock ***blocks, int draws);
 
 /*
  * exact_measure.c: a strategy as it is measured.  hdmm_quantize puts it on
@@ -97,16 +97,17 @@ extern ExactAnswers *hdmm_measure_exact(const HdmmStrategy *s, const int64 *x);
 extern double hdmm_sensitivity_bound(const HdmmStrategy *s, int p);
 
 /* the mechanism with an HDMM strategy: as mechanism_run_dense (mechanism.h) */
-extern struct Release *hdmm_mechanism_run(const HdmmStrategy *s, const KronGram *kg, Block ***blocks,
-										  double m, const double *x, double epsilon, double delta,
-										  double rho, double sens_scale, Inference inference,
-										  double confidence);
+extern struct Release *hdmm_mechanism_run(const HdmmStrategy *s, const KronGram *kg,
+										  WorkloadBlock ***blocks, double m, const double *x,
+										  double epsilon, double delta, double rho, double sens_scale,
+										  Inference inference, double confidence);
 
 /* the same in two steps (mechanism_measure_dense, mechanism_infer_dense) */
 extern struct Measurements *hdmm_mechanism_measure(const HdmmStrategy *s, const double *x, double epsilon,
 												   double delta, double rho, double sens_scale);
-extern struct Release *hdmm_mechanism_infer(const HdmmStrategy *s, const KronGram *kg, Block ***blocks,
-											double m, const struct Measurements *meas, Inference inference,
+extern struct Release *hdmm_mechanism_infer(const HdmmStrategy *s, const KronGram *kg,
+											WorkloadBlock ***blocks, double m,
+											const struct Measurements *meas, Inference inference,
 											double confidence);
 
 #endif

@@ -315,7 +315,7 @@ typedef struct HdmmOpState
 	const HdmmStrategy *s;
 	HdmmInverse *inv;
 	const KronGram *kg;
-	Block	 ***blocks;
+	WorkloadBlock ***blocks;
 	double		m;
 } HdmmOpState;
 
@@ -413,7 +413,8 @@ hdmm_op_block_doubles(const StrategyOp *op, int draws)
  * also answer, every query checked answerable (its profile) here.
  */
 static void
-hdmm_op(StrategyOp *op, HdmmOpState *st, const HdmmStrategy *s, const KronGram *kg, Block ***blocks, double m)
+hdmm_op(StrategyOp *op, HdmmOpState *st, const HdmmStrategy *s, const KronGram *kg,
+		WorkloadBlock ***blocks, double m)
 {
 	double		rows = hdmm_rows(s);
 
@@ -448,7 +449,7 @@ hdmm_op_free(StrategyOp *op, HdmmOpState *st)
 }
 
 Release *
-hdmm_mechanism_run(const HdmmStrategy *s, const KronGram *kg, Block ***blocks, double m,
+hdmm_mechanism_run(const HdmmStrategy *s, const KronGram *kg, WorkloadBlock ***blocks, double m,
 				   const double *x, double epsilon, double delta, double rho, double sens_scale,
 				   Inference inference, double confidence)
 {
@@ -482,7 +483,7 @@ hdmm_mechanism_measure(const HdmmStrategy *s, const double *x, double epsilon, d
 }
 
 Release *
-hdmm_mechanism_infer(const HdmmStrategy *s, const KronGram *kg, Block ***blocks, double m,
+hdmm_mechanism_infer(const HdmmStrategy *s, const KronGram *kg, WorkloadBlock ***blocks, double m,
 					 const Measurements *meas, Inference inference, double confidence)
 {
 	HdmmOpState st;

@@ -115,7 +115,7 @@ matrix_variances(const Mat *w, const Mat *c, double *q)
  * (marginals: the parts of w that vary and that are constant).
  */
 static void
-block_factors(Block *b, const Mat *c, PrefixSums *ps, double *q1, double *q2)
+block_factors(WorkloadBlock *b, const Mat *c, PrefixSums *ps, double *q1, double *q2)
 {
 	int			rows = (int) b->rows,
 				n = b->size;
@@ -191,7 +191,7 @@ marginals_variance(const HdmmInverse *inv, double **q1, double **q2, const int *
  * and two doubles per block row.
  */
 double *
-hdmm_profile(const HdmmInverse *inv, const KronGram *kg, Block ***blocks, double m)
+hdmm_profile(const HdmmInverse *inv, const KronGram *kg, WorkloadBlock ***blocks, double m)
 {
 	int			d = inv->s->nattrs;
 	bool		kron = inv->s->kind == HDMM_KRONECKER;
@@ -210,7 +210,7 @@ hdmm_profile(const HdmmInverse *inv, const KronGram *kg, Block ***blocks, double
 
 		for (int a = 0; a < d; a++)
 		{
-			Block	   *b = blocks[t][a];
+			WorkloadBlock *b = blocks[t][a];
 
 			/* one attribute's prefix sums serve every term */
 			if (kron && b->lo && ps[a] == NULL)
@@ -263,7 +263,7 @@ hdmm_profile(const HdmmInverse *inv, const KronGram *kg, Block ***blocks, double
  * the slabs times B^T, as mat_kron_apply.
  */
 static void
-block_apply_mode(Block *b, const double *x, double *y, size_t left, size_t right)
+block_apply_mode(WorkloadBlock *b, const double *x, double *y, size_t left, size_t right)
 {
 	int			k = b->size,
 				rows = (int) b->rows;
@@ -313,7 +313,7 @@ block_apply_mode(Block *b, const double *x, double *y, size_t left, size_t right
  * values (1, or the draws of a simulation) as the fastest index.
  */
 static double *
-blocks_apply_from(Block **f, int d, int from, double *cur, size_t left, size_t extra)
+blocks_apply_from(WorkloadBlock **f, int d, int from, double *cur, size_t left, size_t extra)
 {
 	for (int a = from; a < d; a++)
 	{
@@ -346,7 +346,7 @@ domain_cells(const KronGram *kg)
 
 /* the workload's answers on x: each term's Kronecker product applied */
 double *
-hdmm_workload_apply(const KronGram *kg, Block ***blocks, double m, const double *x)
+hdmm_workload_apply(const KronGram *kg, WorkloadBlock ***blocks, double m, const double *x)
 {
 	size_t		n = (size_t) domain_cells(kg);
 	double	   *out;
@@ -381,7 +381,7 @@ hdmm_workload_apply(const KronGram *kg, Block ***blocks, double m, const double 
 
 /* doubles in the largest intermediate of one row of a term's first block */
 static double
-row_doubles(Block **f, int d, int draws)
+row_doubles(WorkloadBlock **f, int d, int draws)
 {
 	double		w = draws;
 
@@ -392,7 +392,7 @@ row_doubles(Block **f, int d, int draws)
 
 /* the most doubles the errors of one block of queries take, for a choice of path */
 double
-hdmm_error_block_doubles(const KronGram *kg, Block ***blocks, int draws)
+hdmm_error_block_doubles(const KronGram *kg, WorkloadBlock ***blocks, int draws)
 {
 	double		most = 0.0;
 
@@ -406,7 +406,7 @@ hdmm_error_block_doubles(const KronGram *kg, Block ***blocks, int draws)
 
 /* rows r0 .. r0 + c - 1 of b along the first mode of xd (k x right) into out (c x right) */
 static void
-first_mode_rows(Block *b, int r0, int c, const double *xd, const double *prefix, size_t right,
+first_mode_rows(WorkloadBlock *b, int r0, int c, const double *xd, const double *prefix, size_t right,
 				double *out)
 {
 	if (b->lo)
@@ -436,7 +436,7 @@ first_mode_rows(Block *b, int r0, int c, const double *xd, const double *prefix,
 }
 
 void
-hdmm_interval_from_cells(const KronGram *kg, Block ***blocks, const double *xd, int draws, int k,
+hdmm_interval_from_cells(const KronGram *kg, WorkloadBlock ***blocks, const double *xd, int draws, int k,
 						 double *half)
 {
 	int			d = kg->nattrs;
@@ -456,7 +456,7 @@ hdmm_interval_from_cells(const KronGram *kg, Block ***blocks, const double *xd, 
 	}
 	for (int t = 0; t < kg->nterms; t++)
 	{
-		Block	  **f = blocks[t];
+		WorkloadBlock **f = blocks[t];
 		int			rows0 = (int) f[0]->rows;
 		int			chunk = (int) Min(rows0, Max(1.0, ERROR_BLOCK_DOUBLES / row_doubles(f, d, draws)));
 

@@ -78,7 +78,7 @@ term_factors(ResidualWorkload *w, const int *sizes, const int *attrs, int j, con
 	for (int b = 0; b < k; b++)
 	{
 		int			n = sizes[s[b]];
-		Block	   *blk = w->blocks ? w->blocks[(size_t) j * w->width + b] : NULL;
+		WorkloadBlock *blk = w->blocks ? w->blocks[(size_t) j * w->width + b] : NULL;
 		double		alpha = 0.0,
 					beta = 0.0;
 		int			rows;
@@ -243,7 +243,7 @@ residual_add_candidates(ResidualWorkload *w, const int *sizes, int d)
 
 ResidualWorkload *
 residual_workload(const int *sizes, int d, const int *attrs, int m, int width, const double *weights,
-				  Block **blocks)
+				  WorkloadBlock **blocks)
 {
 	HASHCTL		ctl;
 	ResidualWorkload *w = palloc0(sizeof(ResidualWorkload));

@@ -88,7 +88,7 @@ typedef struct ResidualWorkload
 	 * NULL: every term is a plain marginal.
 	 */
 	int			width;
-	struct Block **blocks;
+	struct WorkloadBlock **blocks;
 	double	  **u;
 	double	  **v;
 } ResidualWorkload;
@@ -104,7 +104,7 @@ typedef struct ResidualWorkload
  * marginal algebra that HDMM projects such workloads onto.
  */
 extern ResidualWorkload *residual_workload(const int *sizes, int d, const int *attrs, int m,
-										   int width, const double *weights, struct Block **blocks);
+										   int width, const double *weights, struct WorkloadBlock **blocks);
 /*
  * terms.c: the number of queries of term j; their variances, given each
  * residual's noise variance V_A (its estimate's covariance is V_A Pi_A;

@@ -13,7 +13,7 @@
 #include "residual/residual.h"
 #include "workload/workload.h"
 
-static Block *
+static WorkloadBlock *
 term_block(const ResidualWorkload *w, int j, int b)
 {
 	return w->blocks ? w->blocks[(size_t) j * w->width + b] : NULL;
@@ -23,7 +23,7 @@ term_block(const ResidualWorkload *w, int j, int b)
 static int
 term_rows(const ResidualWorkload *w, int j, int b, const int *sizes)
 {
-	Block	   *blk = term_block(w, j, b);
+	WorkloadBlock *blk = term_block(w, j, b);
 
 	return blk ? (int) blk->rows : sizes[residual_of_marginal(w, j)->attrs[b]];
 }
@@ -90,7 +90,7 @@ residual_term_variances(const ResidualWorkload *w, int j, const int *sizes, cons
 			/* A's attributes are among S's, both increasing */
 			for (int b = 0, i = 0; b < k; b++)
 			{
-				Block	   *blk = term_block(w, j, b);
+				WorkloadBlock *blk = term_block(w, j, b);
 				bool		kept = i < a->order && a->attrs[i] == s->attrs[b];
 				double		n = sizes[s->attrs[b]];
 
@@ -122,7 +122,7 @@ residual_term_answers(const ResidualWorkload *w, int j, const int *sizes, const 
 	/* one attribute at a time: each line along it becomes the block's rows */
 	for (int b = 0; b < k; b++)
 	{
-		Block	   *blk = term_block(w, j, b);
+		WorkloadBlock *blk = term_block(w, j, b);
 		size_t		outer = 1,
 					inner = 1,
 					next;

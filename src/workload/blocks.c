@@ -33,10 +33,10 @@ hierarchical_nodes(int len, int branching)
 		+ (parts - rem) * hierarchical_nodes(base, branching);
 }
 
-Block *
+WorkloadBlock *
 workload_block_new(BlockKind kind, int size, int branching)
 {
-	Block	   *b = palloc0(sizeof(Block));
+	WorkloadBlock *b = palloc0(sizeof(WorkloadBlock));
 
 	Assert(size >= 1);
 	b->kind = kind;
@@ -65,10 +65,10 @@ workload_block_new(BlockKind kind, int size, int branching)
 }
 
 /* rows: a list of double[size], one 0/1 row per range as written */
-Block *
+WorkloadBlock *
 workload_block_ranges(int size, List *rows)
 {
-	Block	   *b = palloc0(sizeof(Block));
+	WorkloadBlock *b = palloc0(sizeof(WorkloadBlock));
 	int			r = 0;
 	ListCell   *lc;
 
@@ -156,7 +156,7 @@ ranges_runs(const Mat *m, int *lo, int *hi)
  * (then only workload_block_matrix describes it).  Memory is two ints per row.
  */
 bool
-workload_block_runs(Block *b)
+workload_block_runs(WorkloadBlock *b)
 {
 	int			k = b->size;
 	int			rows;
@@ -220,7 +220,7 @@ workload_block_runs(Block *b)
 }
 
 Mat *
-workload_block_matrix(Block *b)
+workload_block_matrix(WorkloadBlock *b)
 {
 	Mat		   *m;
 

@@ -174,7 +174,7 @@ selection_condition(const WorkloadAttr *attr, int *sel, int count)
  * is one interval, written at once: AllRange over k bins has k^2 / 2 rows.
  */
 char *
-workload_block_row_condition(const WorkloadAttr *attr, Block *block, int row)
+workload_block_row_condition(const WorkloadAttr *attr, WorkloadBlock *block, int row)
 {
 	int			k = attr->size;
 	int		   *sel;
@@ -254,7 +254,7 @@ workload_append_coverage(StringInfo buf, const WorkloadAttr *attr)
 }
 
 void
-workload_block_row_span(Block *block, int row, int *first, int *last)
+workload_block_row_span(WorkloadBlock *block, int row, int *first, int *last)
 {
 	const Mat  *m = block->matrix;
 	int			k = block->size,

@@ -10,7 +10,7 @@
 
 void
 workload_marginals(const WorkloadDomain *dom, List *terms, int **attrs, int *width, double **weights,
-				   Block ***blocks)
+				   WorkloadBlock ***blocks)
 {
 	int			m = list_length(terms),
 				j = 0;
@@ -24,7 +24,7 @@ workload_marginals(const WorkloadDomain *dom, List *terms, int **attrs, int *wid
 
 		for (int a = 0; a < dom->nattrs; a++)
 		{
-			Block	   *b = t->blocks[a];
+			WorkloadBlock *b = t->blocks[a];
 
 			if (b != NULL && b->kind != BLOCK_TOTAL)
 				kept++;
@@ -33,7 +33,7 @@ workload_marginals(const WorkloadDomain *dom, List *terms, int **attrs, int *wid
 	}
 	*attrs = palloc0(sizeof(int) * Max(m, 1) * *width);
 	*weights = palloc(sizeof(double) * Max(m, 1));
-	*blocks = palloc0(sizeof(Block *) * Max(m, 1) * *width);
+	*blocks = palloc0(sizeof(WorkloadBlock *) * Max(m, 1) * *width);
 	foreach(lc, terms)
 	{
 		WorkloadTerm *t = lfirst(lc);
@@ -41,7 +41,7 @@ workload_marginals(const WorkloadDomain *dom, List *terms, int **attrs, int *wid
 
 		for (int a = 0; a < dom->nattrs; a++)
 		{
-			Block	   *b = t->blocks[a];
+			WorkloadBlock *b = t->blocks[a];
 
 			if (b == NULL || b->kind == BLOCK_TOTAL)
 				continue;
@@ -55,7 +55,7 @@ workload_marginals(const WorkloadDomain *dom, List *terms, int **attrs, int *wid
 }
 
 void
-workload_block_moments(Block *b, double *sq, double *sum)
+workload_block_moments(WorkloadBlock *b, double *sq, double *sum)
 {
 	int			rows = (int) b->rows;
 
@@ -81,7 +81,7 @@ workload_block_moments(Block *b, double *sq, double *sum)
 }
 
 void
-workload_block_apply(Block *b, const double *x, int stride, double *out, int out_stride)
+workload_block_apply(WorkloadBlock *b, const double *x, int stride, double *out, int out_stride)
 {
 	int			rows = (int) b->rows;
 

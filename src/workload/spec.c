@@ -236,7 +236,7 @@ term_new(const Parser *p)
 {
 	WorkloadTerm *t = palloc(sizeof(WorkloadTerm));
 
-	t->blocks = palloc0(sizeof(Block *) * p->dom->nattrs);
+	t->blocks = palloc0(sizeof(WorkloadBlock *) * p->dom->nattrs);
 	t->where = palloc0(sizeof(int) * p->dom->nattrs);
 	t->weight = 1.0;
 	return t;
@@ -704,7 +704,7 @@ check_term_count(const Parser *p, double nterms)
 {
 	/* a term, its two arrays and three chunk headers */
 	double		mb = nterms * (sizeof(WorkloadTerm) + 48 +
-							   p->dom->nattrs * (sizeof(Block *) + sizeof(int))) / (1024.0 * 1024.0);
+							   p->dom->nattrs * (sizeof(WorkloadBlock *) + sizeof(int))) / (1024.0 * 1024.0);
 
 	if (mb > dpm_max_matrix_mb)
 		ereport(ERROR,

@@ -19,7 +19,7 @@
  * and summed out by 2-D prefix sums, O(rows + k^2) (Hierarchical, Ranges).
  */
 static Mat *
-runs_gram(const Block *b)
+runs_gram(const WorkloadBlock *b)
 {
 	int			k = b->size;
 	Mat		   *g = mat_new(k + 1, k + 1);
@@ -50,7 +50,7 @@ runs_gram(const Block *b)
 }
 
 static Mat *
-block_gram(Block *b)
+block_gram(WorkloadBlock *b)
 {
 	int			k = b->size;
 	Mat		   *g;
@@ -105,7 +105,7 @@ workload_gram(const WorkloadDomain *dom, List *terms)
 			else
 			{
 				/* the attributes a term does not mention are summed over */
-				Block	   *tb = workload_block_new(BLOCK_TOTAL, dom->attrs[a].size, 0);
+				WorkloadBlock *tb = workload_block_new(BLOCK_TOTAL, dom->attrs[a].size, 0);
 
 				bg = block_gram(tb);
 			}
@@ -150,7 +150,7 @@ workload_kron_gram(const WorkloadDomain *dom, List *terms)
 		kg->kinds[t] = palloc(sizeof(BlockKind) * Max(dom->nattrs, 1));
 		for (int a = 0; a < dom->nattrs; a++)
 		{
-			Block	   *b = term->blocks[a] ? term->blocks[a] :
+			WorkloadBlock *b = term->blocks[a] ? term->blocks[a] :
 				workload_block_new(BLOCK_TOTAL, dom->attrs[a].size, 0);
 
 			CHECK_FOR_INTERRUPTS();
@@ -170,10 +170,10 @@ workload_kron_gram(const WorkloadDomain *dom, List *terms)
 	return kg;
 }
 
-Block ***
+WorkloadBlock ***
 workload_blocks(const KronGram *kg, List *terms, double *m)
 {
-	Block	 ***blocks = palloc(sizeof(Block **) * Max(kg->nterms, 1));
+	WorkloadBlock ***blocks = palloc(sizeof(WorkloadBlock **) * Max(kg->nterms, 1));
 	int			t = 0;
 	ListCell   *lc;
 
@@ -183,10 +183,10 @@ workload_blocks(const KronGram *kg, List *terms, double *m)
 		WorkloadTerm *term = lfirst(lc);
 		double		rows = 1.0;
 
-		blocks[t] = palloc(sizeof(Block *) * Max(kg->nattrs, 1));
+		blocks[t] = palloc(sizeof(WorkloadBlock *) * Max(kg->nattrs, 1));
 		for (int a = 0; a < kg->nattrs; a++)
 		{
-			Block	   *b = term->blocks[a] ? term->blocks[a] :
+			WorkloadBlock *b = term->blocks[a] ? term->blocks[a] :
 				workload_block_new(BLOCK_TOTAL, kg->sizes[a], 0);
 
 			CHECK_FOR_INTERRUPTS();

@@ -206,8 +206,8 @@ check_label_memory(int m, int d, const Workload *w, bool want_spans, double labe
 }
 
 /* attributes a term does not mention are summed over: one Total block per attribute, made once */
-static Block *
-term_block(const WorkloadDomain *dom, const WorkloadTerm *t, int a, Block **totals)
+static WorkloadBlock *
+term_block(const WorkloadDomain *dom, const WorkloadTerm *t, int a, WorkloadBlock **totals)
 {
 	if (t->blocks[a])
 		return t->blocks[a];
@@ -227,7 +227,7 @@ workload_each_query(const WorkloadDomain *dom, List *terms, bool want_spans,
 					WorkloadQueryFn fn, void *arg)
 {
 	int			d = dom->nattrs;
-	Block	  **totals = palloc0(sizeof(Block *) * d);
+	WorkloadBlock **totals = palloc0(sizeof(WorkloadBlock *) * d);
 	int		   *rows = palloc(sizeof(int) * d);
 	char	 ***conds = palloc(sizeof(char **) * d);
 	int		  **spans = palloc(sizeof(int *) * d);
@@ -245,7 +245,7 @@ workload_each_query(const WorkloadDomain *dom, List *terms, bool want_spans,
 
 		for (int a = 0; a < d; a++)
 		{
-			Block	   *b = term_block(dom, t, a, totals);
+			WorkloadBlock *b = term_block(dom, t, a, totals);
 
 			/* the labels need no matrix where the rows are runs */
 			if (!workload_block_runs(b))
@@ -327,7 +327,7 @@ workload_build(const WorkloadDomain *dom, List *terms, bool want_matrix, bool wa
 {
 	int			d = dom->nattrs;
 	Workload   *w = palloc(sizeof(Workload));
-	Block	  **totals = palloc0(sizeof(Block *) * d);
+	WorkloadBlock **totals = palloc0(sizeof(WorkloadBlock *) * d);
 	BuildSink	sink;
 	int			m,
 				off = 0;

@@ -57,7 +57,7 @@ typedef enum BlockKind
  * building the matrix, so the size of a whole workload can be checked
  * before anything large is allocated.
  */
-typedef struct Block
+typedef struct WorkloadBlock
 {
 	BlockKind	kind;
 	int			size;			/* k, the attribute's bins */
@@ -68,12 +68,12 @@ typedef struct Block
 	int		   *lo;
 	int		   *hi;
 	bool		runs_checked;	/* workload_block_runs has looked: NULL lo means some row is no run */
-} Block;
+} WorkloadBlock;
 
 /* a product term: one block per attribute, NULL meaning Total */
 typedef struct WorkloadTerm
 {
-	Block	  **blocks;
+	WorkloadBlock **blocks;
 	int		   *where;			/* spec position of each block, for error messages */
 	double		weight;			/* how much its queries matter: 3 * Total(a); 1 by default */
 } WorkloadTerm;
@@ -128,7 +128,7 @@ extern KronGram *workload_kron_gram(const WorkloadDomain *dom, List *terms);
  * not runs, their matrices) built: never a matrix of a block that has runs;
  * *m receives the number of queries
  */
-extern Block ***workload_blocks(const KronGram *kg, List *terms, double *m);
+extern WorkloadBlock ***workload_blocks(const KronGram *kg, List *terms, double *m);
 
 /*
  * marginals.c: the terms as marginals, for ResidualPlanner: term j keeps
@@ -138,11 +138,11 @@ extern Block ***workload_blocks(const KronGram *kg, List *terms, double *m);
  * the marginal.
  */
 extern void workload_marginals(const WorkloadDomain *dom, List *terms, int **attrs, int *width,
-							   double **weights, Block ***blocks);
+							   double **weights, WorkloadBlock ***blocks);
 /* per row of the block, the sum of its squared entries and the sum of its entries */
-extern void workload_block_moments(Block *b, double *sq, double *sum);
+extern void workload_block_moments(WorkloadBlock *b, double *sq, double *sum);
 /* out[r * out_stride] = row r of the block times the line x[c * stride], c < size */
-extern void workload_block_apply(Block *b, const double *x, int stride, double *out, int out_stride);
+extern void workload_block_apply(WorkloadBlock *b, const double *x, int stride, double *out, int out_stride);
 
 /*
  * spec.c: parse a spec into a list of WorkloadTerm (blocks not yet built).
@@ -157,10 +157,10 @@ extern void workload_block_apply(Block *b, const double *x, int stride, double *
 extern List *workload_parse(const WorkloadDomain *dom, const char *spec);
 
 /* blocks.c */
-extern Block *workload_block_new(BlockKind kind, int size, int branching);
-extern Block *workload_block_ranges(int size, List *rows);
-extern bool workload_block_runs(Block *b);
-extern Mat *workload_block_matrix(Block *b);
+extern WorkloadBlock *workload_block_new(BlockKind kind, int size, int branching);
+extern WorkloadBlock *workload_block_ranges(int size, List *rows);
+extern bool workload_block_runs(WorkloadBlock *b);
+extern Mat *workload_block_matrix(WorkloadBlock *b);
 extern void workload_range_by_bounds(const WorkloadAttr *attr, double lo, double hi, double *row);
 extern void workload_range_by_labels(const WorkloadAttr *attr, const char *first, const char *last,
 							double *row);
@@ -172,8 +172,8 @@ extern void workload_append_list(StringInfo buf, char *const *items, int count);
 extern bool workload_attr_covers_all(const WorkloadAttr *attr);
 extern void workload_append_coverage(StringInfo buf, const WorkloadAttr *attr);
 /* from the block's runs if workload_block_runs built them, else from its matrix */
-extern char *workload_block_row_condition(const WorkloadAttr *attr, Block *block, int row);
+extern char *workload_block_row_condition(const WorkloadAttr *attr, WorkloadBlock *block, int row);
 /* the bins one block row counts: 0, 0 for all; first, last (1-based) for a run of ones; else -1, -1 */
-extern void workload_block_row_span(Block *block, int row, int *first, int *last);
+extern void workload_block_row_span(WorkloadBlock *block, int row, int *first, int *last);
 
 #endif
