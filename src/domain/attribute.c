@@ -449,9 +449,9 @@ domain_attribute_parse(const DomainJson *attr, const DomainSource *src)
 		value_bins(&b, values, src, coltype);
 	else if (bins->type == DOMAIN_JSON_OBJECT)
 	{
-		static const char *const valid[] = {"min", "max", "width"};
+		static const char *const width_keys[] = {"min", "max", "width"};
 
-		if ((key = unknown_key(bins, valid, lengthof(valid))) != NULL)
+		if ((key = unknown_key(bins, width_keys, lengthof(width_keys))) != NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("unknown key \"%s\" in bins of attribute \"%s\"", key, a->name),

@@ -418,7 +418,7 @@ exact_grid_units(const ExactAnswers *v, int i, int e)
 	{
 		appendStringInfo(&s, "%s" UINT64_FORMAT, negative ? "-" : "", chunk[nchunks - 1]);
 		for (int j = nchunks - 2; j >= 0; j--)
-			appendStringInfo(&s, "%019" INT64_MODIFIER "u", chunk[j]);
+			appendStringInfo(&s, "%019llu", (unsigned long long) chunk[j]);
 	}
 	return s.data;
 }
