@@ -29,6 +29,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "pg_compat.h"
 #include "api/array.h"
 #include "release/release.h"
 #include "strategy/strategy.h"
@@ -73,7 +74,7 @@ expire_entries(void)
 	TimestampTz now = GetCurrentTimestamp();
 
 	LWLockAcquire(OidGenLock, LW_SHARED);
-	next = ShmemVariableCache->nextOid;
+	next = TransamVariables->nextOid;
 	LWLockRelease(OidGenLock);
 	if (use_clock > 0)
 		oids_seen += (uint32) (next - last_next_oid);

@@ -30,6 +30,7 @@
 #include "funcapi.h"
 #include "mb/pg_wchar.h"
 #include "nodes/primnodes.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -38,6 +39,7 @@
 #include "utils/ruleutils.h"
 #include "utils/typcache.h"
 
+#include "pg_compat.h"
 #include "api/safe_calls.h"
 
 typedef enum VetRule
@@ -205,7 +207,7 @@ safe_calls_collation(Oid collid, bool deterministic)
 
 	if (!OidIsValid(collid))
 		return "this comparison of text has no collation (its two sides have different ones), and fails on its first row: add COLLATE to one side";
-	if (lc_collate_is_c(collid))
+	if (pg_compat_collate_is_c(collid))
 		return NULL;
 	locale = pg_newlocale_from_collation(collid);
 	if (locale == NULL)

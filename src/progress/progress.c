@@ -10,7 +10,6 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
-#include "storage/backendid.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
@@ -19,6 +18,7 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "pg_compat.h"
 #include "progress/progress.h"
 
 #define WHAT_LEN 64
@@ -38,7 +38,7 @@ typedef struct ProgressSlot
 
 int			dpm_progress_interval = 10;
 
-static ProgressSlot *slots;		/* MaxBackends of them, or NULL when not preloaded */
+static ProgressSlot *slots;		/* one per backend, by its MyProcNumber; or NULL when not preloaded */
 static int	nslots;
 static shmem_request_hook_type prev_shmem_request_hook;
 static shmem_startup_hook_type prev_shmem_startup_hook;
@@ -80,9 +80,10 @@ progress_shmem_startup(void)
 static ProgressSlot *
 my_slot(void)
 {
-	if (slots == NULL || MyBackendId == InvalidBackendId || MyBackendId > nslots)
+	/* backends and background workers are numbered 0 .. MaxBackends - 1 */
+	if (slots == NULL || MyProcNumber < 0 || MyProcNumber >= nslots)
 		return NULL;
-	return &slots[MyBackendId - 1];
+	return &slots[MyProcNumber];
 }
 
 static void

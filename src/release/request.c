@@ -21,6 +21,7 @@
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 
+#include "pg_compat.h"
 #include "histogram/histogram.h"
 #include "progress/progress.h"
 #include "release/queue.h"
@@ -167,7 +168,7 @@ enqueue(Oid owner, Oid caller, int64 source_id, dsm_handle handle)
 		r->owner = owner;
 		r->caller = caller;
 		r->source_id = source_id;
-		r->caller_procno = MyProc->pgprocno;
+		r->caller_procno = MyProcNumber;
 		r->seq = ++release_queue->seq;
 		r->handle = handle;
 		r->worker = -1;

@@ -27,6 +27,7 @@
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
+#include "pg_compat.h"
 #include "progress/progress.h"
 #include "release/queue.h"
 #include "release/release.h"
@@ -481,7 +482,7 @@ dpm_release_worker_main(Datum main_arg)
 	release_am_worker = true;
 	SpinLockAcquire(&release_queue->mutex);
 	me->pid = MyProcPid;
-	me->procno = MyProc->pgprocno;
+	me->procno = MyProcNumber;
 	SpinLockRelease(&release_queue->mutex);
 	worker_loop();
 }

@@ -9,6 +9,7 @@
 
 #include "miscadmin.h"
 
+#include "pg_compat.h"
 #include "workload/workload.h"
 
 /*
@@ -275,8 +276,7 @@ boundaries(const WorkloadAttr *attr, double **out)
 	return n;
 }
 
-static void
-pg_attribute_noreturn()
+pg_noreturn static void
 unaligned(const WorkloadAttr *attr, const char *range, double x)
 {
 	double	   *b;

@@ -31,6 +31,7 @@
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 
+#include "pg_compat.h"
 #include "workload/workload.h"
 
 typedef enum TokenType
@@ -97,8 +98,7 @@ token_text(const Parser *p)
 	return pnstrdup(p->spec + p->tok.start, p->tok.end - p->tok.start);
 }
 
-static void
-pg_attribute_noreturn()
+pg_noreturn static void
 syntax_error(const Parser *p, const char *expected)
 {
 	if (p->tok.type == TOK_END)
@@ -243,8 +243,7 @@ term_new(const Parser *p)
 }
 
 /* an attribute given twice in a term, at these byte offsets */
-static void
-pg_attribute_noreturn()
+pg_noreturn static void
 repeated(const Parser *p, int attr, int offset1, int offset2)
 {
 	int			pos1 = position(p, offset1),

@@ -1,0 +1,53 @@
+/*
+ * pg_compat.h -- every difference between the PostgreSQL versions dpmatrix
+ * builds against (15 to 18), and nowhere else.
+ *
+ * The code is written against PostgreSQL 18's names; for older versions this
+ * header defines them in terms of what those versions have.  A file that
+ * uses one of the names below includes this header after PostgreSQL's.
+ * Nothing here changes behaviour: each definition gives the same value or
+ * answer on every version (16 and 17 take the branch of the version that
+ * introduced the name).
+ */
+#ifndef DPM_PG_COMPAT_H
+#define DPM_PG_COMPAT_H
+
+#if PG_VERSION_NUM >= 170000
+#include "storage/procnumber.h"
+#else
+#include "storage/proc.h"
+
+/*
+ * 17 names a backend by its PGPROC's index in ProcGlobal->allProcs, counted
+ * from 0: MyProcNumber.  Before, the same index was PGPROC.pgprocno (and
+ * MyBackendId, counted from 1, was another numbering).  Regular backends and
+ * background workers have the numbers 0 .. MaxBackends - 1 on every version.
+ */
+typedef int ProcNumber;
+#define INVALID_PROC_NUMBER (-1)
+#define MyProcNumber (MyProc != NULL ? MyProc->pgprocno : INVALID_PROC_NUMBER)
+
+/* the shared transaction and OID counters, renamed in 17 */
+#define TransamVariables ShmemVariableCache
+#endif
+
+/*
+ * 18 marks a function that does not return before its declaration (C11's
+ * _Noreturn) and removed pg_attribute_noreturn(), which went after it.
+ */
+#if PG_VERSION_NUM < 180000
+#define pg_noreturn pg_attribute_noreturn()
+#endif
+
+/*
+ * Does the collation compare bytes (C, POSIX and their aliases)?  18 removed
+ * lc_collate_is_c and asks the collation's locale; the user includes
+ * utils/pg_locale.h.
+ */
+#if PG_VERSION_NUM >= 180000
+#define pg_compat_collate_is_c(collid) (pg_newlocale_from_collation(collid)->collate_is_c)
+#else
+#define pg_compat_collate_is_c(collid) lc_collate_is_c(collid)
+#endif
+
+#endif
