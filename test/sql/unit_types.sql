@@ -14,7 +14,8 @@ CREATE TYPE ut_ci_range AS RANGE (subtype = text, collation = ut_ci);
 CREATE TYPE ut_mood AS ENUM ('low', 'high');
 CREATE DOMAIN ut_json_domain AS json;
 CREATE DOMAIN ut_ci_domain AS text COLLATE ut_ci;
--- one table per unit type, of two units with a row each, 'A' and 'a' where they are text
+-- one table per unit type, of two units with a row each, 'A' and 'a' where they are text (NULL
+-- where xml: a server built without libxml reads no xml value, and the type alone is refused)
 CREATE FUNCTION ut_register(type text, a text, b text) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -29,7 +30,7 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 SELECT type, ut_register(type, a, b) AS outcome
-  FROM (VALUES ('point', '(1,2)', '(1,3)'), ('json', '{"a": 1}', '{"a": 2}'), ('xml', '<a/>', '<b/>'),
+  FROM (VALUES ('point', '(1,2)', '(1,3)'), ('json', '{"a": 1}', '{"a": 2}'), ('xml', NULL, NULL),
                ('box', '(0,0),(1,1)', '(0,0),(1,2)'), ('ut_with_json', '(1,"{}")', '(1,"[]")'),
                ('ut_nested', '(1,"(1,{})")', '(2,"(1,[])")'), ('json[]', '{"{}"}', '{"[]"}'),
                ('ut_json_domain', '{}', '[]'),
