@@ -40,6 +40,14 @@ typedef int ProcNumber;
 #endif
 
 /*
+ * 18's virtual generated columns are computed when a row is read; before,
+ * attgenerated is never 'v' and the code that looks for them finds none.
+ */
+#if PG_VERSION_NUM < 180000
+#define ATTRIBUTE_GENERATED_VIRTUAL 'v'
+#endif
+
+/*
  * Does the collation compare bytes (C, POSIX and their aliases)?  18 removed
  * lc_collate_is_c and asks the collation's locale; the user includes
  * utils/pg_locale.h.

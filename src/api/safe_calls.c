@@ -8,9 +8,12 @@
  * function leaks nothing through its errors, not that it raises none:
  * starts_with is LEAKPROOF and fails on every row under a nondeterministic
  * collation, md5 fails on a server in FIPS mode.  Each entry below was read
- * in PostgreSQL 15's source and is run on the extreme values of every type
- * it takes by test/sql/vetted_calls.sql, which enumerates this table through
- * dpm_internal.vetted_calls(): an entry cannot be added untested.
+ * in PostgreSQL 15's source, checked against what 16 to 18 changed (such as
+ * 17's infinite intervals), and is run on the extreme values of every type it
+ * takes, on 15 and 18, by test/sql/vetted_calls.sql,
+ * which enumerates this table through dpm_internal.vetted_calls(): an entry
+ * cannot be added untested.  The list is the same on every version, so a
+ * condition is accepted or refused alike on each (test/sql/pg_versions.sql).
  *
  * Text comparisons follow a collation.  Under C, POSIX and libc collations
  * they compare bytes or call strcoll, which cannot fail; under ICU in a UTF-8
@@ -19,7 +22,8 @@
  * size: a value over 512 MB fails to allocate, so those are refused.  With no
  * collation at all (two columns of different collations) the call fails on
  * its first row.  Nondeterministic collations compare (so = and < are
- * allowed) but LIKE and starts_with raise on them, and an IN list of 9 or
+ * allowed) but starts_with raises on them, and LIKE did up to PostgreSQL 17
+ * (refused on every version, so as to accept the same), and an IN list of 9 or
  * more values is hashed through an ICU sort key, whose size follows the
  * value's (safe_expr.c refuses those).
  */
@@ -82,6 +86,7 @@ typedef struct VetCall
 #define WHY_DIVISOR "integer division and modulo fail only for a divisor of 0, or -1 (overflow of the smallest value)"
 #define WHY_LIKE "LIKE fails only on a pattern ending with its escape character, or under a nondeterministic collation"
 #define WHY_EXTRACT "extract by a field every value of the type has, infinities and the ends of the range included (test/sql/date_bins.sql)"
+#define WHY_SESSION "the session's role, database or first schema on the search path: one value, the same on every row; current_user, current_role, user, session_user, current_catalog and current_schema are calls of these from PostgreSQL 16 on (SQLValueFunction before)"
 #define WHY_WIDTH "width_bucket over a constant array without NULLs only compares, by the type's comparison, which must be on this list"
 
 static const VetCall vet_calls[] = {
@@ -169,6 +174,9 @@ static const VetCall vet_calls[] = {
 	{F_EXTRACT_TEXT_TIMESTAMP, VET_EXTRACT_TIMESTAMP, WHY_EXTRACT},
 	{F_DATE_PART_TEXT_TIMESTAMP, VET_EXTRACT_TIMESTAMP, WHY_EXTRACT},
 	{F_WIDTH_BUCKET_ANYCOMPATIBLE_ANYCOMPATIBLEARRAY, VET_WIDTH_BUCKET, WHY_WIDTH},
+	/* the session's names */
+	{F_CURRENT_USER, VET_TOTAL, WHY_SESSION}, {F_SESSION_USER, VET_TOTAL, WHY_SESSION},
+	{F_CURRENT_DATABASE, VET_TOTAL, WHY_SESSION}, {F_CURRENT_SCHEMA, VET_TOTAL, WHY_SESSION},
 	/* refused with a reason of their own: what is written most often */
 	{F_FLOAT8_NUMERIC, VET_REFUSED, "numeric to double precision fails on a value beyond float8's range, such as 1e-400 or 1e400: compare as numeric"},
 	{F_FLOAT4_NUMERIC, VET_REFUSED, "numeric to real fails on a value beyond float4's range: compare as numeric"},
@@ -213,7 +221,7 @@ safe_calls_collation(Oid collid, bool deterministic)
 	if (locale == NULL)
 		return NULL;			/* the database's libc default */
 	if (deterministic && !locale->deterministic)
-		return psprintf("collation %s is nondeterministic, and this call raises an error under it on the first row it reads: apply a deterministic collation (col COLLATE \"C\" LIKE 'a%%') or compare with =",
+		return psprintf("collation %s is nondeterministic, under which this call is refused (starts_with, and LIKE before PostgreSQL 18, raise an error on the first row they read): apply a deterministic collation (col COLLATE \"C\" LIKE 'a%%') or compare with =",
 						generate_collation_name(collid));
 	if (locale->provider == COLLPROVIDER_ICU && GetDatabaseEncoding() != PG_UTF8)
 		return psprintf("collation %s is an ICU collation in a database that is not UTF-8, where each comparison converts its values to UTF-16, which fails beyond 512 MB: use a libc collation or \"C\"",

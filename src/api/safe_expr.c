@@ -10,7 +10,9 @@
  * created, and again before every charge, each attribute's expression, and
  * the source's own definition as the scanning role sees it (a view's query,
  * row-level security policies), must be built from nothing but
- *   - column references, constants, AND/OR/NOT, CASE, COALESCE, NULLIF,
+ *   - column references (of a virtual generated column, PostgreSQL 18's,
+ *     its expression, computed as the row is read, must pass too),
+ *     constants, AND/OR/NOT, CASE, COALESCE, NULLIF,
  *     IS [NOT] NULL, IS [NOT] TRUE/FALSE, IN lists, GREATEST/LEAST,
  *     binary-compatible casts, field selection, array subscripts, and
  *     ARRAY[...] and ROW(...) of fixed-length values;
@@ -42,6 +44,7 @@
 #include "optimizer/optimizer.h"
 #include "parser/analyze.h"
 #include "parser/parser.h"
+#include "parser/parsetree.h"
 #include "rewrite/rewriteHandler.h"
 #include "tcop/tcopprot.h"
 #include "utils/array.h"
@@ -49,18 +52,25 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
+#include "utils/rel.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
+#include "pg_compat.h"
 #include "api/access.h"
 #include "api/safe_calls.h"
 #include "api/safe_expr.h"
 
-/* why a node is unsafe, or NULL; unstable: a query that is not a stable transformation */
+/*
+ * why a node is unsafe, or NULL; unstable: a query that is not a stable
+ * transformation; rtables: the range tables of the queries the walk is in,
+ * innermost first, where a Var's relation is found
+ */
 typedef struct SafeCheck
 {
 	const char *why;
 	bool		unstable;
+	List	   *rtables;
 } SafeCheck;
 
 static bool unsafe_walker(Node *node, SafeCheck *check);
@@ -128,6 +138,37 @@ unstable_query(Query *q)
 	return NULL;
 }
 
+/*
+ * A virtual generated column (PostgreSQL 18) is computed when a row is read,
+ * by the expression of the table named in the query, or of the partition or
+ * child table when a release reads one alone: each of them must be safe.  The
+ * expressions read only stored columns (a generated column cannot refer to
+ * another), so they are walked with no range table.  Older versions have no
+ * virtual columns: get_attgenerated never says so there.
+ */
+static bool
+unsafe_virtual_column(Oid relid, AttrNumber attno, SafeCheck *check)
+{
+	char	   *attname = get_attname(relid, attno, false);
+	ListCell   *lc;
+
+	foreach(lc, find_all_inheritors(relid, AccessShareLock, NULL))
+	{
+		Relation	rel = table_open(lfirst_oid(lc), AccessShareLock);
+		AttrNumber	child_attno = get_attnum(RelationGetRelid(rel), attname);
+		Node	   *expr = child_attno > 0 ? build_column_default(rel, child_attno) : NULL;
+		SafeCheck	inner = {NULL, false, NIL};
+		char	   *name = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+													  RelationGetRelationName(rel));
+
+		table_close(rel, AccessShareLock);
+		if (expr != NULL && unsafe_walker(eval_const_expressions(NULL, expr), &inner))
+			return refuse(check, psprintf("virtual generated column %s of %s is computed on every row it is read from an expression that could fail: %s",
+										  quote_identifier(attname), name, inner.why));
+	}
+	return false;
+}
+
 static bool
 unsafe_walker(Node *node, SafeCheck *check)
 {
@@ -159,17 +200,36 @@ unsafe_walker(Node *node, SafeCheck *check)
 		case T_CommonTableExpr: /* its query is walked */
 			break;
 		case T_Var:
-			/* a whole row detoasts every column into one value, which can exceed 1 GB */
-			if (((Var *) node)->varattno == InvalidAttrNumber)
-				return refuse(check, "a whole-row reference is not allowed: name the columns");
-			break;
-		case T_Query:
-			if ((why = unstable_query((Query *) node)) != NULL)
 			{
-				check->unstable = true;
-				return refuse(check, why);
+				Var		   *var = (Var *) node;
+				RangeTblEntry *rte;
+
+				/* a whole row detoasts every column into one value, which can exceed 1 GB */
+				if (var->varattno == InvalidAttrNumber)
+					return refuse(check, "a whole-row reference is not allowed: name the columns");
+				if (var->varattno < 0 || var->varlevelsup >= list_length(check->rtables))
+					break;
+				rte = rt_fetch(var->varno, (List *) list_nth(check->rtables, var->varlevelsup));
+				if (rte->rtekind == RTE_RELATION &&
+					get_attgenerated(rte->relid, var->varattno) == ATTRIBUTE_GENERATED_VIRTUAL)
+					return unsafe_virtual_column(rte->relid, var->varattno, check);
+				break;
 			}
-			return query_tree_walker((Query *) node, unsafe_walker, check, 0);
+		case T_Query:
+			{
+				Query	   *q = (Query *) node;
+				bool		unsafe;
+
+				if ((why = unstable_query(q)) != NULL)
+				{
+					check->unstable = true;
+					return refuse(check, why);
+				}
+				check->rtables = lcons(q->rtable, check->rtables);
+				unsafe = query_tree_walker(q, unsafe_walker, check, 0);
+				check->rtables = list_delete_first(check->rtables);
+				return unsafe;
+			}
 		case T_JoinExpr:
 			/*
 			 * An outer join's row exists, or holds NULLs, according to
@@ -242,8 +302,8 @@ unsafe_walker(Node *node, SafeCheck *check)
 		case T_WindowFunc:
 			return refuse(check, "aggregates and window functions are not allowed");
 		default:
-			return refuse(check, psprintf("expressions of this kind (node %d) are not allowed",
-										  (int) nodeTag(node)));
+			/* no node number: they differ between PostgreSQL versions */
+			return refuse(check, "expressions of this kind are not allowed (see \"What a condition may contain\" in doc/guide/domains.md)");
 	}
 	if (why != NULL)
 		return refuse(check, why);
@@ -447,7 +507,7 @@ safe_expr_analyzed(Oid relation, const char *list)
 static void
 check_source_definition(Query *query, Oid relation, Oid run_as)
 {
-	SafeCheck	check = {NULL, false};
+	SafeCheck	check = {NULL, false, NIL};
 	char	   *name = quote_qualified_identifier(get_namespace_name(get_rel_namespace(relation)),
 												  get_rel_name(relation));
 
@@ -512,7 +572,7 @@ dpm_check_cells(PG_FUNCTION_ARGS)
 	Query	   *query;
 	ListCell   *lc;
 	int			i = 0;
-	SafeCheck	check = {NULL, false};
+	SafeCheck	check = {NULL, false, NIL};
 
 	deconstruct_array(names, TEXTOID, -1, false, TYPALIGN_INT, &name_values, NULL, &nnames);
 	if (n < 1 || nnames != n)
@@ -520,6 +580,7 @@ dpm_check_cells(PG_FUNCTION_ARGS)
 
 	api_as_role_begin(&saved, run_as);
 	query = safe_expr_analyzed(relation, select_list(exprs, n, "::int4"));
+	check.rtables = list_make1(query->rtable);
 	foreach(lc, query->targetList)
 	{
 		TargetEntry *te = lfirst_node(TargetEntry, lc);
@@ -556,7 +617,7 @@ dpm_check_measure(PG_FUNCTION_ARGS)
 	Query	   *query;
 	TargetEntry *te;
 	Oid			type;
-	SafeCheck	check = {NULL, false};
+	SafeCheck	check = {NULL, false, NIL};
 
 	api_as_role_begin(&saved, run_as);
 	query = safe_expr_analyzed(relation, select_list(construct_array(&expr, 1, TEXTOID, -1, false, TYPALIGN_INT), 1, ""));
@@ -565,6 +626,7 @@ dpm_check_measure(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("measure \"%s\" must be one expression", measure)));
 	te = linitial_node(TargetEntry, query->targetList);
+	check.rtables = list_make1(query->rtable);
 	type = exprType((Node *) te->expr);
 	if (type != INT2OID && type != INT4OID && type != INT8OID && type != FLOAT4OID && type != FLOAT8OID &&
 		type != NUMERICOID)
