@@ -40,6 +40,18 @@ typedef int ProcNumber;
 #endif
 
 /*
+ * The role a range table entry's privileges are checked as (InvalidOid: the
+ * current user): 16 moved it from the entry to the query's RTEPermissionInfo
+ * list.  The user includes parser/parse_relation.h.
+ */
+#if PG_VERSION_NUM >= 160000
+#define pg_compat_rte_check_as_user(query, rte) \
+	((rte)->perminfoindex != 0 ? getRTEPermissionInfo((query)->rteperminfos, (rte))->checkAsUser : InvalidOid)
+#else
+#define pg_compat_rte_check_as_user(query, rte) ((rte)->checkAsUser)
+#endif
+
+/*
  * 18's virtual generated columns are computed when a row is read; before,
  * attgenerated is never 'v' and the code that looks for them finds none.
  */

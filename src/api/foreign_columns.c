@@ -58,6 +58,7 @@
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
+#include "pg_compat.h"
 #include "api/access.h"
 #include "api/safe_expr.h"
 
@@ -151,13 +152,8 @@ add_read(List **reads, Oid relid, Oid userid)
 static Oid
 reading_role(Query *q, RangeTblEntry *rte, Oid run_as)
 {
-	Oid			user;
+	Oid			user = pg_compat_rte_check_as_user(q, rte);
 
-#if PG_VERSION_NUM >= 160000
-	user = rte->perminfoindex != 0 ? getRTEPermissionInfo(q->rteperminfos, rte)->checkAsUser : InvalidOid;
-#else
-	user = rte->checkAsUser;
-#endif
 	return OidIsValid(user) ? user : run_as;
 }
 
