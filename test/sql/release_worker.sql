@@ -97,8 +97,11 @@ BEGIN
 END
 $$;
 \c
+-- (its SQLSTATE only, 53400, configuration_limit_exceeded: PostgreSQL 18 quotes the setting's name)
+\set VERBOSITY sqlstate
 SELECT count(*) FROM (SELECT unit, row_number() OVER (PARTITION BY unit ORDER BY random()) AS r FROM rw_spill) s
  WHERE r <= 2;
+\set VERBOSITY default
 SELECT count(*) AS answers FROM dpm.answer('rw_spill_w', epsilon => 1);
 SELECT status FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id WHERE w.name = 'rw_spill_w';
 ALTER DATABASE :"db" RESET temp_file_limit;
