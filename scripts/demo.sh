@@ -9,9 +9,11 @@ export DPM_PG_VERSION=$PGVERSION
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scripts/setup.sh
+. scripts/cluster_env.sh
+cluster_env "/usr/lib/postgresql/$PGVERSION/bin/pg_config"
 
 echo "demo: starting a throw-away PostgreSQL $PGVERSION cluster"
 # -t: a private cluster under /tmp even as root, so parallel runs and existing clusters do not clash.
 # psql reads demo.sql itself, so the server needs no access to this directory.
-pg_virtualenv -t -v "$PGVERSION" -c "--locale=C.UTF-8 --encoding=UTF8" \
+pg_virtualenv -t -v "$PGVERSION" -c "--locale=C.UTF-8 --encoding=UTF8 $CLUSTER_ENV" \
 	psql -X -q -v ON_ERROR_STOP=1 -f "$PWD/scripts/demo.sql" </dev/null

@@ -58,20 +58,39 @@ if [ ${#missing[@]} -gt 0 ]; then
 	rm -f "$log"
 fi
 
+vendor=
+for dir in "${DPM_VENDOR:-}" ../shared/vendor /work/shared/vendor; do
+	if [ -n "$dir" ] && [ -f "$dir/install-postgres.sh" ]; then
+		vendor=$dir
+		break
+	fi
+done
 if [ ! -x "$PG_CONFIG" ]; then
-	installer=
-	for vendor in "${DPM_VENDOR:-}" ../shared/vendor /work/shared/vendor; do
-		if [ -n "$vendor" ] && [ -f "$vendor/install-postgres.sh" ]; then
-			installer=$vendor/install-postgres.sh
-			break
-		fi
-	done
-	if [ -z "$installer" ]; then
+	if [ -z "$vendor" ]; then
 		echo "setup: PostgreSQL $PGVERSION is not installed, and no vendor directory with install-postgres.sh was found (set DPM_VENDOR)" >&2
 		exit 1
 	fi
-	"${SUDO[@]}" bash "$installer" "$PGVERSION"
+	"${SUDO[@]}" bash "$vendor/install-postgres.sh" "$PGVERSION"
 fi
+# The contrib modules the tests use (citext: test/sql/unit_equality.sql; file_fdw:
+# test/sql/remote_columns.sql), which a vendored build may lack: built from the vendor's source
+# of the same version with PGXS (seconds), as test-time dependencies.
+sharedir=$("$PG_CONFIG" --sharedir)
+for module in citext file_fdw; do
+	[ -f "$sharedir/extension/$module.control" ] && continue
+	release=$("$PG_CONFIG" --version | awk '{print $2}')
+	tarball=${vendor:+$vendor/postgresql-$release.tar.bz2}
+	if [ -z "$tarball" ] || [ ! -f "$tarball" ]; then
+		echo "setup: PostgreSQL $PGVERSION has no $module, and no source postgresql-$release.tar.bz2 to build it from" >&2
+		exit 1
+	fi
+	echo "setup: building $module for PostgreSQL $release from $tarball"
+	src=$(mktemp -d -t dpmatrix-contrib.XXXXXX)
+	tar -xjf "$tarball" -C "$src" "postgresql-$release/contrib/$module"
+	make -s -C "$src/postgresql-$release/contrib/$module" USE_PGXS=1 PG_CONFIG="$PG_CONFIG" >/dev/null
+	"${SUDO[@]}" make -s -C "$src/postgresql-$release/contrib/$module" USE_PGXS=1 PG_CONFIG="$PG_CONFIG" install >/dev/null
+	rm -rf "$src"
+done
 
 if [ "$(cat .pg_version 2>/dev/null)" != "$PGVERSION" ]; then
 	make -s clean PG_CONFIG="$PG_CONFIG" >/dev/null

@@ -230,9 +230,10 @@ run_version()
 		done
 	fi
 
+	cluster_env "$PG_CONFIG"
 	tally=$(mktemp -t dpmatrix-tally.XXXXXX)
 	# -t: a private cluster under /tmp even as root, so parallel runs and existing clusters do not clash
-	pg_virtualenv -t -v "$v" -c "--locale=C.UTF-8 --encoding=UTF8" \
+	pg_virtualenv -t -v "$v" -c "--locale=C.UTF-8 --encoding=UTF8 $CLUSTER_ENV" \
 		bash "$SELF" --in-cluster "$tally" </dev/null
 	if ! read -r vp vf <"$tally" 2>/dev/null || [ -z "${vf:-}" ]; then
 		echo "test: the throw-away cluster of PostgreSQL $v did not run the tests"
@@ -247,6 +248,7 @@ run_version()
 	summary+=("PostgreSQL $v: $((passed - p0)) passed, $((failed - f0)) failed")
 }
 
+. "$(dirname "$SELF")/cluster_env.sh"
 passed=0 failed=0 summary=()
 for v in $VERSIONS; do
 	run_version "$v"
