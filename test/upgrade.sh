@@ -32,7 +32,8 @@ fail_setup() { echo "upgrade: $1"; check "set-up: $1" 0; report; exit 1; }
 # --- a private copy of the installation: bin, lib, share and headers keep their relative places
 bindir=$("$PG_CONFIG" --bindir)
 prefix=${bindir%/lib/postgresql/*/bin}	# /usr on Debian
-for d in "$("$PG_CONFIG" --pkglibdir)/.." "$("$PG_CONFIG" --sharedir)" "$("$PG_CONFIG" --includedir-server)/../.."; do
+# (bin is inside Debian's pkglibdir/.., not inside a self-contained build's: named too)
+for d in "$bindir" "$("$PG_CONFIG" --pkglibdir)/.." "$("$PG_CONFIG" --sharedir)" "$("$PG_CONFIG" --includedir-server)/../.."; do
 	d=$(cd "$d" && pwd)
 	mkdir -p "$work/pg$(dirname "$d")" && cp -a "$d" "$work/pg$(dirname "$d")/" ||
 		fail_setup "cannot copy $d"
@@ -51,9 +52,14 @@ else
 	fail_setup "neither the tag v$OLD_VERSION nor commit $OLD_COMMIT is in this clone's history"
 fi
 mkdir "$work/old" && git -C "$TOP" archive "$old" | tar -x -C "$work/old" || fail_setup "git archive $old"
-# with_llvm=no: no JIT bitcode, which the test does not need (halves the build)
-make -s -C "$work/old" -j2 with_llvm=no PG_CONFIG="$MYPG_CONFIG" >"$work/old.log" 2>&1 &&
-	make -s -C "$work/old" with_llvm=no PG_CONFIG="$MYPG_CONFIG" install >>"$work/old.log" 2>&1 ||
+# with_llvm=no: no JIT bitcode, which the test does not need (halves the build); from 17 on, the
+# old source gets the names those versions renamed (test/lib/old_build/compat.h)
+old_copt=()
+if [ "$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')" -ge 17 ]; then
+	old_copt=(COPT="-include $TOP/test/lib/old_build/compat.h -I$TOP/test/lib/old_build")
+fi
+make -s -C "$work/old" -j2 with_llvm=no PG_CONFIG="$MYPG_CONFIG" "${old_copt[@]}" >"$work/old.log" 2>&1 &&
+	make -s -C "$work/old" with_llvm=no PG_CONFIG="$MYPG_CONFIG" "${old_copt[@]}" install >>"$work/old.log" 2>&1 ||
 	{ tail -n 20 "$work/old.log"; fail_setup "the build of $old failed"; }
 
 # --- a cluster on the copy, with 0.1 filled

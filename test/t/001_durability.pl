@@ -310,10 +310,21 @@ my $caller = sql("SELECT pid FROM pg_stat_activity WHERE application_name = 'dpm
 my $checkpointer = sql("SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'");
 sql('INSERT INTO dur_control VALUES (2)');
 ok(kill('KILL', $caller) == 1, "e2. crash mid-release: kill -9 of the caller's backend");
-# back when the server accepts connections again with a new checkpointer (so it did restart)
-ok( $node->poll_query_until('postgres',
-		"SELECT pid <> $checkpointer FROM pg_stat_activity WHERE backend_type = 'checkpointer'"),
-	'e2. crash mid-release: the server is back');
+# back when the server accepts connections again with a new checkpointer (so it did restart).
+# poll_query_until dies, rather than retries, when its psql exits before reading the query from
+# its stdin (a connection refused during the restart: a broken pipe), as happens at random: each
+# such attempt is retried, within the time poll_query_until itself allows
+my $back = 0;
+my $until = time() + $PostgreSQL::Test::Utils::timeout_default;
+while (!$back && time() < $until)
+{
+	$back = eval {
+		$node->poll_query_until('postgres',
+			"SELECT pid <> $checkpointer FROM pg_stat_activity WHERE backend_type = 'checkpointer'");
+	};
+	note "poll_query_until died: $@" if !defined $back;
+}
+ok($back, 'e2. crash mid-release: the server is back');
 eval { $hold->quit };    # its backend went with the crash
 control_lost('e2. crash mid-release');
 ($ret, $out, $err) = bg_finish($bg);
