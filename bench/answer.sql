@@ -14,7 +14,7 @@ VACUUM ANALYZE bench_ans;
 SELECT dpm.register_source('bench_ans', epsilon => 1000);
 SELECT dpm.create_domain('bench_ans', 'bench_ans', '[{"name": "v", "bins": {"min": 0, "max": 1024, "width": 1}}]') AS cells;
 SELECT dpm.create_workload('bench_ans', 'bench_ans', 'Prefix(v)') AS queries;
-SELECT dpm.optimize('bench_ans', 'hierarchical') AS sid \gset
+SELECT dpm.optimize('bench_ans', method => 'hierarchical') AS sid \gset
 \o
 
 CREATE TEMP TABLE ans_results (what text, run int, seconds float8);

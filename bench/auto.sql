@@ -54,7 +54,7 @@ BEGIN
   SELECT * INTO a FROM dpm.strategies st WHERE st.id = sid;
   COMMIT;
   t0 := clock_timestamp();
-  sid := dpm.optimize(ws, a.method, delta => delta);
+  sid := dpm.optimize(ws, method => a.method, delta => delta);
   s_s := extract(epoch FROM clock_timestamp() - t0);
   SELECT * INTO s FROM dpm.strategies st WHERE st.id = sid;
   COMMIT;

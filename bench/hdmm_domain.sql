@@ -8,7 +8,7 @@ SELECT dpm.create_domain(:'dname', 'bench_people',
 SELECT dpm.create_workload(:'dname', :'dname', bench_spec(:d)) AS queries \gset
 
 SELECT clock_timestamp() AS t0 \gset
-SELECT dpm.optimize(:'dname', 'hdmm') AS sid \gset
+SELECT dpm.optimize(:'dname', method => 'hdmm') AS sid \gset
 SELECT extract(epoch FROM clock_timestamp() - :'t0'::timestamptz) AS optimize_s \gset
 
 SELECT clock_timestamp() AS t0 \gset

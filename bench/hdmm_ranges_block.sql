@@ -9,7 +9,7 @@ SELECT dpm.create_workload(:'wname', 'ranges_x', :'spec') AS queries \gset
 SELECT extract(epoch FROM clock_timestamp() - :'t0'::timestamptz) AS create_s \gset
 
 SELECT clock_timestamp() AS t0 \gset
-SELECT dpm.optimize(:'wname', 'hdmm') AS sid \gset
+SELECT dpm.optimize(:'wname', method => 'hdmm') AS sid \gset
 SELECT extract(epoch FROM clock_timestamp() - :'t0'::timestamptz) AS optimize_s \gset
 
 SELECT clock_timestamp() AS t0 \gset

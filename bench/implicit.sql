@@ -38,7 +38,7 @@ END $$;
 
 CALL pg_temp.timed('create_workload (once)',
   $$SELECT dpm.create_workload('bench_imp_w', 'bench_imp', 'Identity(age) * Identity(sex) * Identity(st)')$$, 1);
-CALL pg_temp.timed('optimize identity (once)', $$SELECT dpm.optimize('bench_imp_w', 'identity')$$, 1);
+CALL pg_temp.timed('optimize identity (once)', $$SELECT dpm.optimize('bench_imp_w', method => 'identity')$$, 1);
 CALL pg_temp.timed('plain GROUP BY of the cells',
   $$SELECT count(*) FROM (SELECT age, sex, st, count(*) FROM bench_imp
                            WHERE age >= 0 AND age < 100 AND st >= 0 AND st < 50 AND sex IN ('F', 'M')

@@ -21,7 +21,7 @@ ANALYZE qb_people;
 SELECT dpm.register_source('qb_people', epsilon => 1e9);
 SELECT dpm.create_domain('qb_d', 'qb_people', '[{"name": "v", "bins": {"min": 0, "max": 64, "width": 1}}]');
 SELECT dpm.create_workload('qb_w', 'qb_d', 'Prefix(v)');
-SELECT dpm.optimize('qb_w', 'hierarchical');
+SELECT dpm.optimize('qb_w', method => 'hierarchical');
 DO $$
 BEGIN
   FOR r IN 0..7 LOOP

@@ -105,7 +105,7 @@ BEGIN
     q := dpm.create_workload('bench_wide_' || d, 'bench_wide_' || d, 'Marginals(3) + Marginals(2) + Marginals(1) + Marginals(0)');
     c_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
     t0 := clock_timestamp();
-    PERFORM dpm.optimize('bench_wide_' || d, 'residual', rho => 1);
+    PERFORM dpm.optimize('bench_wide_' || d, method => 'residual', rho => 1);
     o_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
     INSERT INTO bench_public SELECT d, q, c_ms, o_ms, s.ratio_to_bound
       FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'bench_wide_' || d;

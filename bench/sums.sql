@@ -21,9 +21,9 @@ SELECT dpm.register_source('bench_sum', epsilon => 1000);
 SELECT dpm.create_domain('bench_sum', 'bench_sum', '[
   {"name": "age", "bins": {"min": 0, "max": 100, "width": 1}},
   {"name": "region", "bins": {"min": 0, "max": 20, "width": 1}}]');
-SELECT dpm.create_measure('bench_sum', 'income', 'income', 0, 100000);
+SELECT dpm.create_measure('income', 'bench_sum', 'income', 0, 100000);
 SELECT dpm.create_workload('bench_sum_cells', 'bench_sum', 'Identity(age) * Identity(region)');
-SELECT dpm.optimize('bench_sum_cells', 'identity');
+SELECT dpm.optimize('bench_sum_cells', method => 'identity');
 SELECT count(*) FROM dpm.answer('bench_sum_cells', epsilon => 1, method => 'identity', measure => 'income', confidence => NULL);
 SELECT count(*) FROM dpm.answer('bench_sum_cells', epsilon => 1, method => 'identity', measure => 'income', aggregate => 'avg',
                                 confidence => NULL);

@@ -20,7 +20,7 @@ SELECT dpm.create_domain('bench_wide', 'bench_wide',
   (SELECT jsonb_agg(jsonb_build_object('name', 'a' || k, 'values', jsonb_build_array(0,1,2,3,4,5,6,7,8,9)) ORDER BY k)
      FROM generate_series(1, 20) k)) \g /dev/null
 SELECT dpm.create_workload('bench_wide', 'bench_wide', 'Marginals(2) + Marginals(1) + Marginals(0)') \g /dev/null
-SELECT dpm.optimize('bench_wide', 'residual', rho => 1) \g /dev/null
+SELECT dpm.optimize('bench_wide', method => 'residual', rho => 1) \g /dev/null
 SQL
 
 # the same marginals as plain SQL: every pair, every attribute, the total

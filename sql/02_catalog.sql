@@ -11,7 +11,7 @@ CREATE TABLE dpm.sources (
   -- 'pure': epsilon-DP, Laplace only, sequential composition.
   -- 'approx': (epsilon, delta)-DP by basic composition; Laplace or Gaussian.
   -- 'zcdp': rho-zCDP, additive; Gaussian (rho) or Laplace (epsilon, charged rho = epsilon^2 / 2);
-  --   a delta budget, when given, pays only for partition selection (dpm.select_keys): the source
+  --   a delta budget, when given, pays only for partition selection (dpm.answer_keys): the source
   --   is then (rho, delta)-approximately zCDP, both additive.
   model             text NOT NULL CHECK (model IN ('pure', 'approx', 'zcdp')),
   budget_epsilon    numeric CHECK (budget_epsilon > 0),
@@ -37,7 +37,7 @@ CREATE TABLE dpm.sources (
   period_start      date,
   period_zone       text,
   max_periods       int,
-  -- dpm.set_max_key_bytes: the longest value dpm.select_keys reads as a key (longer ones are no key)
+  -- dpm.set_max_key_bytes: the longest value dpm.answer_keys reads as a key (longer ones are no key)
   max_key_bytes     int NOT NULL DEFAULT 256 CHECK (max_key_bytes BETWEEN 1 AND 65536),
   CHECK ((period_column IS NULL) = (period_width IS NULL) AND (period_column IS NULL) = (period_start IS NULL)
          AND (period_column IS NULL) = (period_zone IS NULL) AND (period_column IS NULL) = (max_periods IS NULL)),
@@ -189,7 +189,7 @@ CREATE TABLE dpm.releases (
   -- going to the counts it is divided by (NULL: not an average)
   sum_share       float8 CHECK (sum_share > 0 AND sum_share < 1),
   -- 'answers': a workload's answers; 'keys': the values of a column chosen by partition selection
-  -- (dpm.select_keys), which has no workload or strategy
+  -- (dpm.answer_keys), which has no workload or strategy
   kind            text NOT NULL DEFAULT 'answers' CHECK (kind IN ('answers', 'keys')),
   CHECK (sum_share IS NULL OR measure_id IS NOT NULL),
   CHECK (kind = 'keys' OR (workload_id IS NOT NULL AND strategy_id IS NOT NULL)),
@@ -229,7 +229,7 @@ CREATE TABLE dpm.release_measurements (
 );
 COMMENT ON TABLE dpm.release_measurements IS 'the noisy measurements of each release and their noise (dpm.release re-derives answers from them at no cost)';
 
--- What a partition selection (a release of kind 'keys', dpm.select_keys) read and how: the keys
+-- What a partition selection (a release of kind 'keys', dpm.answer_keys) read and how: the keys
 -- it released are its answers' labels, in order.
 CREATE TABLE dpm.release_keys (
   release_id   bigint PRIMARY KEY REFERENCES dpm.releases ON DELETE CASCADE,

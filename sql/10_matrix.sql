@@ -21,7 +21,7 @@ CREATE OR REPLACE FUNCTION dpm.gaussian_epsilon(delta float8, sigma float8, sens
 RETURNS float8
 AS 'MODULE_PATHNAME', 'dpm_gaussian_epsilon' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION dpm.gaussian_epsilon(float8, float8, float8) IS
-  'least epsilon at which Gaussian noise of standard deviation sigma on queries of the given L2 sensitivity is (epsilon, delta)-DP; exact (fitness-for-use Corollary 1), computed with erfc so it holds for tiny delta';
+  'least epsilon at which Gaussian noise of standard deviation sigma on queries of this L2 sensitivity is (epsilon, delta)-DP (exact)';
 
 CREATE OR REPLACE FUNCTION dpm.gaussian_delta(epsilon float8, sigma float8, sensitivity float8 DEFAULT 1)
 RETURNS float8
@@ -37,32 +37,32 @@ AS 'MODULE_PATHNAME', 'dpm_gaussian_actual_sd_sql' LANGUAGE C IMMUTABLE STRICT P
 CREATE OR REPLACE FUNCTION dpm_internal.column_norms(a float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_column_norms' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-CREATE OR REPLACE FUNCTION dpm.expected_error(w float8[], a float8[], epsilon float8, delta float8 DEFAULT 0)
+CREATE OR REPLACE FUNCTION dpm.expected_error(w float8[], a float8[], epsilon float8, delta float8 DEFAULT NULL)
 RETURNS TABLE(query int, variance float8)
-AS 'MODULE_PATHNAME', 'dpm_expected_error' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 100;
+AS 'MODULE_PATHNAME', 'dpm_expected_error' LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 100;
 COMMENT ON FUNCTION dpm.expected_error(float8[], float8[], float8, float8) IS
   'expected squared error of each workload query answered with strategy a: Laplace noise when delta = 0, Gaussian otherwise';
 
-CREATE OR REPLACE FUNCTION dpm.total_error(w float8[], a float8[], epsilon float8, delta float8 DEFAULT 0)
+CREATE OR REPLACE FUNCTION dpm.total_error(w float8[], a float8[], epsilon float8, delta float8 DEFAULT NULL)
 RETURNS float8
-AS 'MODULE_PATHNAME', 'dpm_total_error' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'dpm_total_error' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION dpm.total_error(float8[], float8[], float8, float8) IS
   'sum of dpm.expected_error over the workload';
 
 CREATE OR REPLACE FUNCTION dpm.reconstruct(a float8[], y float8[], inference text DEFAULT 'ls') RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_reconstruct' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION dpm.reconstruct(float8[], float8[], text) IS
-  'estimate x from strategy answers y: ls, the least-squares x minimizing ||a x - y|| (SVD based, minimum norm when a is rank deficient); nnls, the same over x >= 0; nnls_integer, that rounded to integers';
+  'estimate x from strategy answers y by inference ls (least squares, minimum norm), nnls (the same over x >= 0) or nnls_integer (that rounded to integers)';
 
 CREATE OR REPLACE FUNCTION dpm.strategy(w float8[], method text, options jsonb DEFAULT '{}') RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_strategy' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION dpm.strategy(float8[], text, jsonb) IS
-  'a strategy matrix for workload w: method identity, workload, hierarchical (option "branching", default 2), wavelet, eigen, eigen_design or gaussian_optimal (options "tol", "max_iter"), min_sensitivity (options "base", "branching", "max_sweeps"), lrm (options "rank", "gamma", "max_iter"), hdmm (options "p", "max_iter"; for a workload given as a spec, dpm.optimize also takes "parameterization": "auto", "kronecker" or "marginals", and "rounds"), fitness (options "targets", "basis", "lambda", "max_iter", "mu", "tol", "newton_tol", "cg_iters"); every method but fitness and residual takes "augment" ("none", "l1" or "l2": complete deficient columns in that norm), and every method but fitness "noise" ("laplace" or "gaussian", the default: the noise the strategy is for, whose norm eigen_design is completed in), except identity over a workload given as a spec, which takes no options; dpm.strategy_methods lists them';
+  'a strategy matrix for workload w by a method (dpm.strategy_methods lists them and their options)';
 
-CREATE OR REPLACE FUNCTION dpm.svd_bound(w float8[], epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0) RETURNS float8
+CREATE OR REPLACE FUNCTION dpm.svd_bound(w float8[], epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL) RETURNS float8
 AS 'MODULE_PATHNAME', 'dpm_svd_bound' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION dpm.svd_bound(float8[], float8, float8) IS
-  'lower bound on the total squared error of any strategy for w: (sum of singular values)^2 / n over nonzero columns, times the noise variance at sensitivity 1 (analytic Gaussian when delta > 0; Laplace 2/epsilon^2, valid but loose, when delta = 0; none when epsilon is NULL)';
+  'lower bound on the total squared error of any strategy for w at the given privacy (none when epsilon is NULL): the SVD bound';
 
 CREATE OR REPLACE FUNCTION dpm.gram_root(g float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_gram_root' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -80,7 +80,7 @@ CREATE OR REPLACE FUNCTION dpm.strategy_methods()
 RETURNS TABLE(method text, in_auto boolean, applies_to text, options text[], memory_per_n2 float8)
 AS 'MODULE_PATHNAME', 'dpm_strategy_methods' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 12;
 COMMENT ON FUNCTION dpm.strategy_methods() IS
-  'the strategy methods of dpm.strategy, dpm.optimize and dpm.answer, in the order method auto (and dpm.compare_strategies) tries them: whether auto tries it and on which workloads, the options it takes (described with dpm.strategy), and its peak memory in doubles per n^2 for n cells (checked against dpm.max_memory_mb)';
+  'the strategy methods, in the order method auto tries them: whether auto tries each and on what, its options and its peak memory per n^2 cells';
 
 -- Why method auto does not try a method on a workload of n cells, a spec or not, whose rank is
 -- rank_w (NULL: not known yet); NULL when it applies.
@@ -91,8 +91,8 @@ AS 'MODULE_PATHNAME', 'dpm_method_ruled_out' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 -- Runs the mechanism on a data vector the caller already has: no catalog data, no budget.
 -- Useful to study a strategy on synthetic data; dpm.answer is the same mechanism on a source.
 CREATE OR REPLACE FUNCTION dpm.mechanism(w float8[], a float8[], x float8[], epsilon float8 DEFAULT NULL,
-                              delta float8 DEFAULT 0, sensitivity_scale float8 DEFAULT 1,
-                              rho float8 DEFAULT NULL, inference text DEFAULT 'ls',
+                              delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
+                              sensitivity_scale float8 DEFAULT 1, inference text DEFAULT 'ls',
                               confidence float8 DEFAULT 0.95)
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 AS 'MODULE_PATHNAME', 'dpm_mechanism' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
@@ -140,7 +140,7 @@ AS 'MODULE_PATHNAME', 'dpm_strategy_cache' LANGUAGE C IMMUTABLE STRICT PARALLEL 
 CREATE OR REPLACE FUNCTION dpm_internal.strategy_profile(w float8[], a float8[]) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_strategy_profile' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION dpm.mechanism(float8[], float8[], float8[], float8, float8, float8, float8, text, float8) IS
-  'answers workload w on the caller''s own vector x through strategy a with fresh noise: Laplace (epsilon, delta = 0), Gaussian ((epsilon, delta > 0)-DP) or Gaussian (rho-zCDP); ci_low and ci_high bound each answer''s noise at the given confidence (NULL: none), exactly for Gaussian noise and from ci_draws simulated draws of the noise for Laplace';
+  'answer workload w on your own vector x through strategy a with fresh noise (Laplace, Gaussian or zCDP), with standard errors and intervals; no budget';
 
 CREATE OR REPLACE FUNCTION dpm.noise(distribution text, scale float8, count int) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_noise' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;

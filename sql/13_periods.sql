@@ -307,7 +307,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.set_periods(regclass, name, interval, date, int) IS
-  'custodian: the source grows by disjoint periods of a date or timestamp column (width whole days or months, from start), each with the source''s budget to itself (parallel composition); a privacy unit counts in its first max_periods periods only; releases name the periods they read (period_from, period_to)';
+  'custodian: give a source periods of a date column (day, week, month, ...), each with the whole budget; releases read and charge periods';
 
 -- Analysts and custodians: each period of a source with periods, from the first to today's (and
 -- any later one charged), with what it spent of its budget and how many releases read it.

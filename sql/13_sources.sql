@@ -238,9 +238,9 @@ CREATE OR REPLACE FUNCTION dpm_internal.check_source_unit(src dpm.sources) RETUR
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT dpm_internal.check_privacy_unit(src.relation, src.privacy_unit) $$;
 
-CREATE OR REPLACE FUNCTION dpm.register_source(relation regclass, privacy_unit name DEFAULT NULL,
+CREATE OR REPLACE FUNCTION dpm.register_source(source regclass, privacy_unit name DEFAULT NULL,
                                     max_contributions int DEFAULT 1, epsilon float8 DEFAULT NULL,
-                                    delta float8 DEFAULT 0, rho float8 DEFAULT NULL)
+                                    delta float8 DEFAULT NULL, rho float8 DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -250,24 +250,25 @@ DECLARE
   spent record;
   model text := CASE WHEN rho IS NOT NULL THEN 'zcdp' WHEN delta > 0 THEN 'approx' ELSE 'pure' END;
 BEGIN
-  IF relation IS NULL THEN
-    RAISE EXCEPTION 'relation must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  delta := coalesce(delta, 0);    -- not given: no delta budget
+  IF source IS NULL THEN
+    RAISE EXCEPTION 'source must not be NULL' USING ERRCODE = 'null_value_not_allowed';
   END IF;
-  IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = relation AND c.relkind IN ('r', 'p', 'v', 'm', 'f')) THEN
-    RAISE EXCEPTION '"%" is not a table or view', relation USING ERRCODE = 'wrong_object_type';
+  IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = source AND c.relkind IN ('r', 'p', 'v', 'm', 'f')) THEN
+    RAISE EXCEPTION '"%" is not a table or view', source USING ERRCODE = 'wrong_object_type';
   END IF;
-  IF EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = relation AND c.relpersistence = 't') THEN
-    RAISE EXCEPTION '"%" is a temporary table', relation
+  IF EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = source AND c.relpersistence = 't') THEN
+    RAISE EXCEPTION '"%" is a temporary table', source
       USING ERRCODE = 'wrong_object_type', HINT = 'Releases are computed in a session of their own, which cannot see it.';
   END IF;
-  PERFORM dpm_internal.check_can_read(relation);
-  PERFORM dpm_internal.check_source(dpm_internal.invoker(), relation);
-  PERFORM dpm_internal.check_foreign_columns(dpm_internal.invoker(), relation);
+  PERFORM dpm_internal.check_can_read(source);
+  PERFORM dpm_internal.check_source(dpm_internal.invoker(), source);
+  PERFORM dpm_internal.check_foreign_columns(dpm_internal.invoker(), source);
   PERFORM dpm_internal.check_privacy_args(epsilon, delta, rho, 'budget');
   IF rho IS NOT NULL AND epsilon IS NOT NULL THEN
     RAISE EXCEPTION 'give a zCDP budget (rho) or an epsilon budget (with delta), not both'
       USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'A zCDP source takes a delta budget too, which only selecting keys (dpm.select_keys) spends.';
+            HINT = 'A zCDP source takes a delta budget too, which only selecting keys (dpm.answer_keys) spends.';
   END IF;
   IF max_contributions IS NULL OR max_contributions < 1 THEN
     RAISE EXCEPTION 'max_contributions must be at least 1' USING ERRCODE = 'invalid_parameter_value';
@@ -277,22 +278,22 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'Without a privacy unit every row is its own unit and contributes once.';
   END IF;
-  IF privacy_unit IS NOT NULL AND NOT dpm_internal.has_column(relation, privacy_unit) THEN
-    RAISE EXCEPTION 'column "%" of "%" does not exist', privacy_unit, relation USING ERRCODE = 'undefined_column';
+  IF privacy_unit IS NOT NULL AND NOT dpm_internal.has_column(source, privacy_unit) THEN
+    RAISE EXCEPTION 'column "%" of "%" does not exist', privacy_unit, source USING ERRCODE = 'undefined_column';
   END IF;
   IF privacy_unit IS NOT NULL THEN
-    PERFORM dpm_internal.check_privacy_unit(relation, privacy_unit);
+    PERFORM dpm_internal.check_privacy_unit(source, privacy_unit);
   END IF;
-  IF EXISTS (SELECT 1 FROM dpm.sources s WHERE s.relation = relation AND s.unregistered_at IS NULL) THEN
-    RAISE EXCEPTION '"%" is already registered', relation USING ERRCODE = 'duplicate_object';
+  IF EXISTS (SELECT 1 FROM dpm.sources s WHERE s.relation = source AND s.unregistered_at IS NULL) THEN
+    RAISE EXCEPTION '"%" is already registered', source USING ERRCODE = 'duplicate_object';
   END IF;
   -- the same table, unregistered before: its ledger carries over, so what it was charged under
   -- (privacy unit, contributions, model) cannot change; only the budget can, as with set_budget
-  SELECT * INTO old FROM dpm.sources s WHERE s.relation = relation ORDER BY s.id DESC LIMIT 1 FOR UPDATE;
+  SELECT * INTO old FROM dpm.sources s WHERE s.relation = source ORDER BY s.id DESC LIMIT 1 FOR UPDATE;
   IF FOUND THEN
     IF old.privacy_unit IS DISTINCT FROM privacy_unit OR old.max_contributions <> max_contributions
        OR old.model <> model THEN
-      RAISE EXCEPTION '"%" was registered before (source %) with other settings', relation, old.id
+      RAISE EXCEPTION '"%" was registered before (source %) with other settings', source, old.id
         USING ERRCODE = 'invalid_parameter_value',
               DETAIL = format('Its releases were charged with privacy unit %s, max_contributions %s, model %s.',
                               coalesce(quote_ident(old.privacy_unit), 'none (each row)'), old.max_contributions, old.model),
@@ -301,47 +302,47 @@ BEGIN
     PERFORM dpm_internal.require_read_committed('dpm.register_source');
     SELECT * INTO spent FROM dpm_internal.source_spent(old);
     IF (old.model <> 'zcdp' AND spent.epsilon > epsilon) OR spent.delta > delta OR (old.model = 'zcdp' AND spent.rho > rho) THEN
-      RAISE EXCEPTION 'the budget given for "%" is below what source % already spent', relation, old.id
+      RAISE EXCEPTION 'the budget given for "%" is below what source % already spent', source, old.id
         USING ERRCODE = 'invalid_parameter_value',
               DETAIL = dpm_internal.spent_detail(old.model, spent.epsilon, spent.delta, spent.rho);
     END IF;
     UPDATE dpm.sources s SET unregistered_at = NULL, relation_name = NULL, budget_epsilon = dpm_internal.charge(epsilon),
                              budget_delta = coalesce(dpm_internal.charge(delta), 0), budget_rho = dpm_internal.charge(rho)
      WHERE s.id = old.id;
-    RAISE NOTICE '"%" is registered again as source %, with what it spent before', relation, old.id
+    RAISE NOTICE '"%" is registered again as source %, with what it spent before', source, old.id
       USING DETAIL = dpm_internal.spent_detail(old.model, spent.epsilon, spent.delta, spent.rho);
     RETURN;
   END IF;
   -- a new table under the name of a dropped one is another table: say where the old spending is
-  FOR old IN SELECT * FROM dpm.sources s WHERE s.relation IS NULL AND s.relation_name = relation::text LOOP
+  FOR old IN SELECT * FROM dpm.sources s WHERE s.relation IS NULL AND s.relation_name = source::text LOOP
     RAISE NOTICE 'a dropped table of this name was source %: its releases and ledger stay under that id', old.id
       USING HINT = 'If the new table holds the same people, their budget already spent there is not counted here: set this budget accordingly.';
   END LOOP;
   BEGIN
     INSERT INTO dpm.sources (relation, privacy_unit, max_contributions, model, budget_epsilon, budget_delta, budget_rho)
-    VALUES (relation, privacy_unit, max_contributions, model, dpm_internal.charge(epsilon), coalesce(dpm_internal.charge(delta), 0), dpm_internal.charge(rho));
+    VALUES (source, privacy_unit, max_contributions, model, dpm_internal.charge(epsilon), coalesce(dpm_internal.charge(delta), 0), dpm_internal.charge(rho));
   EXCEPTION WHEN unique_violation THEN    -- a concurrent registration committed after the check
-    RAISE EXCEPTION '"%" is already registered', relation USING ERRCODE = 'duplicate_object';
+    RAISE EXCEPTION '"%" is already registered', source USING ERRCODE = 'duplicate_object';
   END;
-  IF privacy_unit IS NOT NULL AND dpm_internal.distribution_column(relation) <> privacy_unit
-     AND NOT dpm_internal.unit_unique(relation, privacy_unit) THEN
+  IF privacy_unit IS NOT NULL AND dpm_internal.distribution_column(source) <> privacy_unit
+     AND NOT dpm_internal.unit_unique(source, privacy_unit) THEN
     RAISE NOTICE 'the privacy unit "%" is not the distribution column of "%": to keep at most % rows of each unit, every release reads each row''s unit here',
-                 privacy_unit, relation, max_contributions
+                 privacy_unit, source, max_contributions
       USING DETAIL = 'A unit''s rows may be on several workers, so the capping runs on the coordinator; the counts stay exact.',
             HINT = format('Distributed by %I (colocated with the tables it joins), the workers cap and count, and only counts cross.', privacy_unit);
   END IF;
-  IF privacy_unit IS NOT NULL AND EXISTS (SELECT 1 FROM pg_partition_tree(relation) t JOIN pg_class c ON c.oid = t.relid
+  IF privacy_unit IS NOT NULL AND EXISTS (SELECT 1 FROM pg_partition_tree(source) t JOIN pg_class c ON c.oid = t.relid
                                            WHERE c.relkind = 'f'
-                                             AND NOT dpm_internal.caps_remotely((SELECT s FROM dpm.sources s WHERE s.relation = register_source.relation AND s.unregistered_at IS NULL), c.oid::regclass, true, NULL)) THEN
+                                             AND NOT dpm_internal.caps_remotely((SELECT s FROM dpm.sources s WHERE s.relation = register_source.source AND s.unregistered_at IS NULL), c.oid::regclass, true, NULL)) THEN
     RAISE NOTICE 'rows of "%" are in foreign tables: to keep at most % rows of each unit "%", every release reads their rows here',
-                 relation, max_contributions, privacy_unit
+                 source, max_contributions, privacy_unit
       USING DETAIL = 'postgres_fdw runs no window function on the remote server, so the capping runs here; the counts stay exact.',
             HINT = 'Install dpmatrix on those servers and add it to their foreign servers'' extensions (ALTER SERVER ... OPTIONS (ADD extensions ''dpmatrix'')): they then cap and count, and only counts cross.';
   END IF;
 END
 $$;
 COMMENT ON FUNCTION dpm.register_source(regclass, name, int, float8, float8, float8) IS
-  'custodian: protect a relation the caller can read, with its privacy unit and total budget: epsilon (pure), epsilon and delta > 0 (approximate DP) or rho (zCDP; with delta > 0, a delta budget that only selecting keys spends); a view must be a stable transformation of its rows: no LIMIT, DISTINCT, aggregate, window, set operation, TABLESAMPLE or outer join, and each table read once (its partitions, inheritance children and parents count as the table) through its subqueries, CTE references and the views it reads; the other tables it joins are public lookup tables, which the custodian vouches hold no unit''s rows; a foreign table it reads (itself, a partition, under a view) must be of postgres_fdw and declare every column as its remote table has it (same type and typmod, a deterministic remote collation), which is read from the remote catalog with the scanning role''s user mapping here, at dpm.create_domain and dpm.create_measure, and again before every charge';
+  'custodian: protect a table or view with its privacy unit and total budget: epsilon (pure), epsilon and delta (approximate) or rho (zCDP)';
 
 -- Budget checks lock the source row, then sum the ledger in a fresh snapshot; under REPEATABLE READ
 -- or SERIALIZABLE the sum would come from the transaction's first snapshot and miss charges that
@@ -405,7 +406,7 @@ $$;
 COMMENT ON FUNCTION dpm.set_budget(regclass, float8, float8, float8) IS
   'custodian: change the total budget of a source, or each period''s for a source with periods (never below what was spent)';
 
--- The longest value dpm.select_keys reads as a key: what a selection holds is at most this times
+-- The longest value dpm.answer_keys reads as a key: what a selection holds is at most this times
 -- the keys it releases, whatever the rows (sql/25_keys.sql).  It spends nothing and changes no
 -- privacy, so it may change at any time; a selection under way keeps the bound it was asked with.
 CREATE OR REPLACE FUNCTION dpm.set_max_key_bytes(source regclass, max_key_bytes int)
@@ -426,7 +427,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.set_max_key_bytes(regclass, int) IS
-  'custodian: the longest value (in bytes, 1 to 65536; 256 unless set) dpm.select_keys reads as a key of a source';
+  'custodian: the longest value (in bytes, 1 to 65536; 256 unless set) dpm.answer_keys reads as a key of a source';
 
 CREATE OR REPLACE FUNCTION dpm.budget(source regclass, delta float8 DEFAULT NULL)
 RETURNS TABLE(model text, epsilon_budget numeric, epsilon_spent numeric, epsilon_remaining numeric,
@@ -452,7 +453,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.budget(regclass, float8) IS
-  'privacy budget of a source: total, spent and remaining (for a source with periods: each period''s budget, and what its most spent period spent; dpm.periods shows each); for a zCDP source and a given delta, the epsilon its spending of rho implies (with delta plus the delta_spent of its key selections)';
+  'a source''s budget, spent and remaining, in its privacy model, and its releases (with delta, the epsilon its zCDP spending implies)';
 
 -- No release reads the source any more and its table may be dropped; the source row, its releases
 -- and its ledger stay (the record of what was spent), and dpm.register_source of the same table

@@ -64,9 +64,9 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.domain_coverage(text) IS
-  'custodian: what a domain covers of its source now, every row counted (no privacy: needs SELECT on the source): per attribute the rows, those in no bin (dropped from every count) and the bins no row falls in';
+  'custodian: what a domain covers of its source now, every row counted (no privacy): per attribute the rows, those in no bin and the empty bins';
 
-CREATE OR REPLACE FUNCTION dpm.create_domain(name text, source regclass, attributes jsonb) RETURNS numeric
+CREATE OR REPLACE FUNCTION dpm.create_domain(name text, source regclass, attributes jsonb) RETURNS float8
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
@@ -153,13 +153,16 @@ BEGIN
                      || CASE WHEN empty IS NOT NULL THEN format(' Empty bins: %s.', empty) ELSE '' END,
             HINT = format('dpm.domain_coverage(%L) shows this again at any time.', name);
   END IF;
-  RETURN ncells;
+  RETURN ncells::float8;    -- exact to 2^53; dpm.domains.cells holds it exactly
 END
 $$;
 COMMENT ON FUNCTION dpm.create_domain(text, regclass, jsonb) IS
-  'custodian: define the cells of a frequency vector over a source: attributes with value, interval or condition bins (first match wins); returns the number of cells.  Past dpm.max_cells cells the domain is wide: no dense cell index, marginal workloads only (method residual)';
+  'custodian: define the cells of a frequency vector over a source, attributes of value, interval or condition bins; returns the number of cells';
 
-CREATE OR REPLACE FUNCTION dpm.exact_answers(workload text)
+-- The true answers of a workload, every row counted (no per-unit limit, no noise): counts, or a
+-- measure's sums (each value clamped to its bounds and rounded to its grid, as a release sums it)
+-- or averages (those sums over the rows counted, NULL where none is).
+CREATE OR REPLACE FUNCTION dpm.exact_answers(workload text, measure text DEFAULT NULL, aggregate text DEFAULT NULL)
 RETURNS TABLE(query int, label text, answer float8)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -168,32 +171,78 @@ DECLARE
   wl dpm.workloads := dpm_internal.workload(exact_answers.workload);
   dom dpm.domains;
   src dpm.sources;
+  m dpm.measures;
+  agg text := coalesce(exact_answers.aggregate, CASE WHEN exact_answers.measure IS NULL THEN 'count' ELSE 'sum' END);
+  avg boolean := agg = 'avg';
+  x float8[];
+  k int;
+  sets int[];
 BEGIN
+  IF agg NOT IN ('count', 'sum', 'avg') THEN
+    RAISE EXCEPTION 'unknown aggregate "%"', agg
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid: count, sum (of a measure), avg (of a measure).';
+  END IF;
+  IF (agg = 'count') <> (exact_answers.measure IS NULL) THEN
+    RAISE EXCEPTION '%', CASE agg WHEN 'count' THEN 'aggregate count counts rows: it takes no measure'
+                                  ELSE format('aggregate %s needs a measure', agg) END
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Measures are listed in dpm.measures.';
+  END IF;
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
+  IF exact_answers.measure IS NOT NULL THEN
+    m := dpm_internal.measure(src, exact_answers.measure);
+  END IF;
   PERFORM dpm_internal.check_can_read(dpm_internal.source_table(src, dom.name));
   -- every row counts here, without the per-unit contribution limit the mechanism applies
   -- zipped with the labels, as in dpm_internal.release_fill (labels[i] costs O(i) a row)
   IF dom.n IS NULL THEN    -- a wide domain: its marginals from their tables
+    sets := dpm_internal.residual_table_sets(wl.spec, dom);
+    IF m.id IS NULL THEN
+      x := dpm_internal.marginal_tables(src, dom, dpm_internal.invoker(), false, sets);
+    ELSE
+      x := dpm_internal.measure_tables(src, dom, m, dpm_internal.invoker(), false, sets, avg);
+    END IF;
+    k := cardinality(x) / CASE WHEN avg THEN 2 ELSE 1 END;
     RETURN QUERY
-      SELECT e.query, l, e.answer
-        FROM ROWS FROM (dpm_internal.residual_exact(wl.spec, dom,
-                          dpm_internal.marginal_tables(src, dom, dpm_internal.invoker(), false,
-                                                       dpm_internal.residual_table_sets(wl.spec, dom))),
-                        dpm_internal.workload_labels(wl.labels, wl.spec, dom)) AS e(query, answer, stderr, ci_low, ci_high, ci_draws, l);
+      SELECT e.query, l, dpm_internal.exact_ratio(e.answer, c.answer, m, avg)
+        FROM ROWS FROM (dpm_internal.residual_exact(wl.spec, dom, x[1:k]),
+                        dpm_internal.workload_labels(wl.labels, wl.spec, dom)) AS e(query, answer, stderr, ci_low, ci_high, ci_draws, l)
+        LEFT JOIN dpm_internal.residual_exact(wl.spec, dom, CASE WHEN avg THEN x[k + 1:] END) c ON c.query = e.query;
     RETURN;
   END IF;
+  IF m.id IS NULL THEN
+    x := dpm_internal.frequency_vector(src, dom, dpm_internal.invoker(), false);
+  ELSE
+    x := dpm_internal.measure_vector(src, dom, m, dpm_internal.invoker(), false, avg);
+  END IF;
   RETURN QUERY
-    SELECT i::int, l, v
-      FROM unnest(CASE WHEN wl.matrix IS NOT NULL
-                       THEN dpm_internal.matvec(wl.matrix, dpm_internal.frequency_vector(src, dom, dpm_internal.invoker(), false))
-                       ELSE dpm_internal.spec_matvec(wl.spec, dom, dpm_internal.frequency_vector(src, dom, dpm_internal.invoker(), false)) END,
+    SELECT i::int, l, dpm_internal.exact_ratio(v, c, m, avg)
+      FROM unnest(dpm_internal.workload_answers(wl, dom, x[1:dom.n]),
+                  CASE WHEN avg THEN dpm_internal.workload_answers(wl, dom, x[dom.n + 1:]) END,
                   wl.labels)
-           WITH ORDINALITY AS t(v, l, i);
+           WITH ORDINALITY AS t(v, c, l, i);
 END
 $$;
-COMMENT ON FUNCTION dpm.exact_answers(text) IS
-  'custodian: the true, noise-free answers of a workload (no privacy; needs SELECT on the source)';
+COMMENT ON FUNCTION dpm.exact_answers(text, text, text) IS
+  'custodian: the true, noise-free answers of a workload: counts, or a measure''s sums or averages (no privacy; needs SELECT on the source)';
+
+-- A dense workload's answers on a vector of its domain's cells: W x (src/api/pure_api.c).
+CREATE OR REPLACE FUNCTION dpm_internal.workload_answers(wl dpm.workloads, dom dpm.domains, x float8[]) RETURNS float8[]
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN wl.matrix IS NOT NULL THEN dpm_internal.matvec(wl.matrix, x)
+              ELSE dpm_internal.spec_matvec(wl.spec, dom, x) END
+$$;
+
+-- An exact answer in the unit of its aggregate: a count as it is, a sum of measure m (in units of
+-- its grid) times its grid, an average that over count c (NULL unless c > 0).
+CREATE OR REPLACE FUNCTION dpm_internal.exact_ratio(v float8, c float8, m dpm.measures, avg boolean) RETURNS float8
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN m.id IS NULL THEN v
+              WHEN NOT avg THEN v * 2::float8 ^ m.grid_exp
+              WHEN c > 0 THEN v * 2::float8 ^ m.grid_exp / c END
+$$;
 
 CREATE OR REPLACE FUNCTION dpm_internal.domain(dname text) RETURNS dpm.domains
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp

@@ -103,7 +103,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.create_workload(text, text, text) IS
-  'define a workload over a domain with the spec algebra (Identity, Total, Prefix, AllRange, Ranges, Hierarchical, Marginal, Marginals(k) for every k-way marginal; * Kronecker product, + union); returns the number of queries';
+  'define a workload over a domain by a spec (Identity, Total, Prefix, AllRange, Range, Marginal, ... combined with * and +); returns its number of queries';
 
 CREATE OR REPLACE FUNCTION dpm.create_workload(name text, domain text, w float8[], weights float8[] DEFAULT NULL)
 RETURNS int

@@ -370,8 +370,8 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION dpm.optimize(workload text, method text DEFAULT 'auto', epsilon float8 DEFAULT NULL,
-                             delta float8 DEFAULT 0, options jsonb DEFAULT '{}', rho float8 DEFAULT NULL,
+CREATE OR REPLACE FUNCTION dpm.optimize(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL,
+                             rho float8 DEFAULT NULL, method text DEFAULT 'auto', options jsonb DEFAULT '{}',
                              measure text DEFAULT NULL)
 RETURNS int
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -380,6 +380,7 @@ AS $$
 DECLARE
   wl dpm.workloads := dpm_internal.workload(workload);
 BEGIN
+  delta := coalesce(delta, 0);    -- not given: Laplace noise for epsilon, or zCDP for rho
   IF method IS NULL OR options IS NULL THEN
     RAISE EXCEPTION 'method and options must not be NULL' USING ERRCODE = 'null_value_not_allowed';
   END IF;
@@ -397,10 +398,10 @@ BEGIN
   RETURN (dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, rho, options), options, true)).st.id;
 END
 $$;
-COMMENT ON FUNCTION dpm.optimize(text, text, float8, float8, jsonb, float8, text) IS
-  'choose (method auto: the lowest expected error among residual and hdmm for workloads given as a spec (residual alone on a wide domain), identity, hierarchical, wavelet, workload, eigen, eigen_design, lrm where rank(W) is low, and gaussian_optimal under Gaussian noise, cheapest first, stopping at a strategy no other can beat; an error says why each was ruled out when none applies) or build a strategy for a workload; rho selects Gaussian noise like delta > 0; a measure (sums) gives the workload''s strategy, whose every error scales alike; reads no data, spends no budget; cached with its errors and ratio to the SVD bound';
+COMMENT ON FUNCTION dpm.optimize(text, float8, float8, float8, text, jsonb, text) IS
+  'choose (method auto) or build a strategy for a workload and cache it with its errors; reads no data, spends no budget; returns its id';
 
-CREATE OR REPLACE FUNCTION dpm.compare_strategies(workload text, epsilon float8 DEFAULT 1, delta float8 DEFAULT 0,
+CREATE OR REPLACE FUNCTION dpm.compare_strategies(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL,
                                        rho float8 DEFAULT NULL, measure text DEFAULT NULL)
 RETURNS TABLE(method text, strategy int, rows int, sensitivity float8, total_error float8, max_error float8,
               rms_error float8, ratio_to_bound float8, iterations int, optimize_ms float8)
@@ -415,6 +416,12 @@ DECLARE
   var float8;
   unit float8 := 1;   -- a row's largest value: 1 for counts, a measure's bound (in its grid) for sums
 BEGIN
+  -- not given: epsilon 1 (errors scale with the noise: the ranking is the same at every epsilon),
+  -- delta 0
+  IF compare_strategies.epsilon IS NULL AND compare_strategies.rho IS NULL THEN
+    compare_strategies.epsilon := 1;
+  END IF;
+  compare_strategies.delta := coalesce(compare_strategies.delta, 0);
   PERFORM dpm_internal.check_privacy_args(compare_strategies.epsilon, compare_strategies.delta, compare_strategies.rho);
   IF compare_strategies.measure IS NOT NULL THEN
     SELECT dpm_internal.measure_units(x) * 2::float8 ^ x.grid_exp INTO unit
@@ -449,7 +456,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.compare_strategies(text, float8, float8, float8, text) IS
-  'one row per strategy method for a workload (with measure, for sums of it): sensitivity, expected total, max and root-mean-square error at the given privacy, ratio to the SVD bound, optimization effort; reads no data, spends no budget';
+  'one row per strategy method for a workload: sensitivity, expected errors at the given privacy, ratio to the SVD bound; reads no data, spends nothing';
 
 -- The privacy a strategy for variance targets (fitness, or residual with targets) needs to meet
 -- them (prioritizing accuracy): unit noise on its rows meets them, so ask for the largest sigma <= 1
@@ -541,7 +548,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.fitness_privacy(int, float8, float8, float8) IS
-  'privacy of a fitness strategy: without epsilon and rho, what meeting every target costs (privacy cost, zCDP rho = cost^2/2, the exact epsilon for a given delta); with epsilon and delta or rho, the smallest k such that every variance is at most k times its target';
+  'the privacy a strategy for variance targets needs to meet them, in each model (zCDP rho, epsilon for a delta), and the noise scale at a given privacy';
 
 CREATE OR REPLACE FUNCTION dpm.privacy_profile(strategy int)
 RETURNS TABLE(cell int, privacy_cost float8)
@@ -558,7 +565,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.privacy_profile(int) IS
-  'personalized privacy cost of each cell under a strategy with unit Gaussian noise (fitness-for-use Definition 4: sqrt(b_i^T Sigma^-1 b_i)); its maximum is the privacy cost, and a cell below it could be queried more at no extra cost';
+  'the privacy cost of unit noise on a strategy, cell by cell (the L2 norm of each column): where it spends most';
 
 -- Strategies have no names: an analyst drops one by id (one of its own roles', or any for a
 -- custodian), so that the next dpm.optimize or dpm.answer builds it again; a strategy a release

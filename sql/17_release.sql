@@ -233,7 +233,7 @@ END
 $$;
 
 -- Step 1 of a release, in the worker's first transaction (src/release/worker.c): check and record
--- the charge of the request dpm.answer (or dpm.select_keys) planned.  Commits before any noise
+-- the charge of the request dpm.answer (or dpm.answer_keys) planned.  Commits before any noise
 -- exists.
 CREATE OR REPLACE FUNCTION dpm_internal.release_charge(caller regrole, req jsonb) RETURNS bigint
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
@@ -552,7 +552,7 @@ AS 'MODULE_PATHNAME', 'dpm_check_release' LANGUAGE C VOLATILE STRICT;
 -- at another confidence.  Post-processing of what was released: no charge, whatever is asked.
 -- SECURITY DEFINER for the derivation's internal functions; who may see which release is decided
 -- for the session's role (dpm_internal.check_release).
-CREATE OR REPLACE FUNCTION dpm.release(release_id bigint, inference text DEFAULT NULL, confidence float8 DEFAULT NULL)
+CREATE OR REPLACE FUNCTION dpm.release(release bigint, inference text DEFAULT NULL, confidence float8 DEFAULT NULL)
 RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -571,20 +571,20 @@ BEGIN
     RAISE EXCEPTION 'confidence must be between 0 and 1 (exclusive), got %', release.confidence
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for the release''s own.';
   END IF;
-  IF release.release_id IS NULL THEN
-    RAISE EXCEPTION 'release_id must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  IF release.release IS NULL THEN
+    RAISE EXCEPTION 'release must not be NULL' USING ERRCODE = 'null_value_not_allowed';
   END IF;
   IF release.inference IS NULL AND release.confidence IS NULL THEN
-    RETURN QUERY SELECT * FROM dpm_internal.stored_answers(release.release_id);
+    RETURN QUERY SELECT * FROM dpm_internal.stored_answers(release.release);
     RETURN;
   END IF;
 
-  PERFORM dpm_internal.check_release(release.release_id);
-  SELECT * INTO r FROM dpm.releases x WHERE x.id = release.release_id;
+  PERFORM dpm_internal.check_release(release.release);
+  SELECT * INTO r FROM dpm.releases x WHERE x.id = release.release;
   IF NOT FOUND THEN
-    RAISE EXCEPTION 'release % was made after this transaction''s snapshot', release.release_id
+    RAISE EXCEPTION 'release % was made after this transaction''s snapshot', release.release
       USING ERRCODE = 'object_not_in_prerequisite_state',
-            HINT = 'Derive its answers in a new transaction, or replay them as released: dpm.release(' || release.release_id || ').';
+            HINT = 'Derive its answers in a new transaction, or replay them as released: dpm.release(' || release.release || ').';
   END IF;
   IF r.kind = 'keys' THEN
     RAISE EXCEPTION 'release % selected keys: there is nothing to derive from it', r.id
@@ -612,7 +612,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.release(bigint, text, float8) IS
-  'a release''s answers at no cost (your own releases; custodians see all): as released, or derived again from its stored measurements by another inference (ls, nnls, nnls_integer) or with intervals at another confidence';
+  'a release''s answers at no cost: as released, or derived again from its measurements by another inference or at another confidence';
 
 -- The request of a release (dpm.answer) or of its dry run (dpm.explain), as dpm_internal.release_plan
 -- reads it; it carries the caller's dpm.ci_draws, which the worker does not see.
@@ -622,7 +622,8 @@ CREATE OR REPLACE FUNCTION dpm_internal.release_request(workload text, epsilon f
                                      period_from date DEFAULT NULL, period_to date DEFAULT NULL)
 RETURNS jsonb LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT jsonb_build_object('workload', workload, 'epsilon', epsilon, 'delta', delta, 'rho', rho,
+  -- delta not given is 0: pure or zCDP
+  SELECT jsonb_build_object('workload', workload, 'epsilon', epsilon, 'delta', coalesce(delta, 0), 'rho', rho,
                             'strategy', strategy, 'method', method, 'options', options, 'inference', inference,
                             'confidence', confidence, 'ci_draws', current_setting('dpm.ci_draws', true),
                             'measure', measure, 'aggregate', aggregate, 'sum_share', sum_share,
@@ -633,7 +634,7 @@ $$;
 -- the caller's statement_timeout and cancel), then charged and computed by a release worker (see
 -- src/release/queue.h for why), which attributes it to dpm_internal.invoker().  SECURITY DEFINER: the
 -- internal functions it calls are not the analysts' to call.
-CREATE OR REPLACE FUNCTION dpm.answer(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
+CREATE OR REPLACE FUNCTION dpm.answer(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL,
                            rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
                            options jsonb DEFAULT NULL, inference text DEFAULT 'ls',
                            confidence float8 DEFAULT 0.95, measure text DEFAULT NULL, aggregate text DEFAULT NULL,
@@ -673,7 +674,7 @@ BEGIN
       INTO e
       FROM dpm_internal.reuse_answers(answer.workload, answer.measure, answer.aggregate, answer.inference,
                                       answer.confidence, mode, answer.period_from, answer.period_to,
-                                      answer.epsilon, answer.delta, answer.rho) x;
+                                      answer.epsilon, coalesce(answer.delta, 0), answer.rho) x;
     determined := coalesce(e.determined, 0);
     IF e.queries > 0 AND e.determined = e.queries THEN
       RAISE NOTICE 'workload "%" answered at no cost from % earlier release(s): nothing was charged and no release was made', answer.workload, e.releases
@@ -743,4 +744,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text, date, date) IS
-  'answer a workload on its source (of a source with periods, the rows of the periods holding period_from to period_to, by default every period to today''s, each charged in full; reuse auto, the default of dpm.reuse: at no cost and without a release when earlier releases you may see determine every query, as dpm.estimate does, and when they determine some, measuring and charging only the others, as a remainder workload with a strategy of its own, combined with them; only: refuse unless every query is determined; never: always measure the whole) with the matrix mechanism and charge the source''s budget (with measure, each query sums that measure of dpm.measures over its cells instead of counting rows, or with aggregate avg averages it: a noisy sum over a noisy count from one release, sum_share of the charge going to the sums, default chosen for the least error of a typical average; its interval is exact, its stderr first-order, its answer NULL when the noisy count is not positive): epsilon (Laplace), epsilon and delta > 0 (Gaussian), or rho (zCDP Gaussian); a stored strategy, or a method (default auto) optimized and cached; inference ls (least squares), nnls or nnls_integer (non-negative, no extra cost; stderr is then the least-squares reference); ci_low and ci_high at the given confidence (NULL: none), exact for Gaussian noise and simulated from dpm.ci_draws draws of the noise for Laplace; the charge is committed before any noise is drawn and survives rollback';
+  'answer a workload on its source with the matrix mechanism, charging its budget (unless earlier releases determine it): answers, standard errors, intervals';

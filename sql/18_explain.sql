@@ -31,7 +31,16 @@ BEGIN
   rel.confidence := (args->>'confidence')::float8;
   rel.ci_draws := CASE WHEN p.noise = 'laplace' AND rel.confidence IS NOT NULL THEN p.ci_draws END;
   rel.measure_id := (p.measure).id;
+  rel.sum_share := p.sum_share;
   rel.periods := p.periods;
+  IF p.sum_share IS NOT NULL THEN
+    -- an average: its error depends on its noisy count, that is on the data; the plan and the
+    -- charge are known, the errors are not
+    RETURN QUERY
+      SELECT rel, l.i::int, l.label, NULL::float8, NULL::float8
+        FROM dpm_internal.workload_labels((p.wl).labels, (p.wl).spec, p.dom) WITH ORDINALITY AS l(label, i);
+    RETURN;
+  END IF;
   -- the data a release reads, all zeros: the frequency vector or a residual strategy's tables
   IF ((p.st).hdmm).kind = 'residual' THEN
     zeros := array_fill(0::float8, ARRAY[dpm_internal.table_cells((p.dom).attr_sizes,
@@ -69,10 +78,65 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION dpm.explain(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
+-- The request dpm.answer would plan with these arguments, checked as it checks them, and what the
+-- caller's earlier releases determine already (dpm.answer's reuse): with reuse auto dpm.answer
+-- measures only the other queries (unless a strategy or options are given for the whole, or the
+-- domain is wide), and so does the dry run; with reuse only it refuses unless every query is
+-- determined, and so does the dry run; with never it measures the whole.  Returns the request
+-- and the number of queries determined (free; counted with reuse never too when count_free, for
+-- dpm.explain's free_queries).
+CREATE OR REPLACE FUNCTION dpm_internal.explain_request(workload text, epsilon float8, delta float8, rho float8,
+                                     strategy int, method text, options jsonb, inference text, confidence float8,
+                                     measure text, aggregate text, sum_share float8, reuse text,
+                                     period_from date, period_to date, count_free boolean,
+                                     OUT args jsonb, OUT free int)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  mode text := lower(coalesce(explain_request.reuse, current_setting('dpm.reuse', true), 'auto'));
+  e record;
+BEGIN
+  args := dpm_internal.release_request(workload, epsilon, delta, rho, strategy, method, options, inference, confidence,
+                                       measure, aggregate, sum_share, period_from, period_to);
+  IF mode NOT IN ('auto', 'only', 'never') THEN
+    RAISE EXCEPTION 'unknown reuse "%"', mode
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Valid: auto (answer from earlier releases at no cost when they determine every query), only (and refuse otherwise), never.';
+  END IF;
+  -- every argument, before earlier releases are looked at
+  PERFORM dpm_internal.release_args(args);
+  IF mode = 'never' AND NOT count_free THEN
+    RETURN;
+  END IF;
+  SELECT count(*) AS queries, count(*) FILTER (WHERE x.determined) AS free,
+         array_agg(x.query ORDER BY x.query) FILTER (WHERE NOT x.determined) AS rest
+    INTO e
+    FROM dpm_internal.reuse_answers(explain_request.workload, explain_request.measure, explain_request.aggregate,
+                                    explain_request.inference, explain_request.confidence,
+                                    CASE WHEN mode = 'only' THEN 'only' ELSE 'auto' END,
+                                    explain_request.period_from, explain_request.period_to,
+                                    explain_request.epsilon, coalesce(explain_request.delta, 0), explain_request.rho) x;
+  free := e.free;
+  IF mode = 'only' AND e.free < e.queries THEN
+    RAISE EXCEPTION 'earlier releases determine % of the % queries of workload "%"', e.free, e.queries, explain_request.workload
+      USING ERRCODE = 'no_data_found', DETAIL = 'Nothing was charged.',
+            HINT = 'reuse => ''auto'' measures the workload (charged); dpm.estimate shows which queries are determined.';
+  END IF;
+  IF mode = 'auto' AND e.free > 0 AND e.rest IS NOT NULL AND explain_request.strategy IS NULL
+     AND explain_request.options IS NULL
+     AND (SELECT d.n FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id
+           WHERE w.name = explain_request.workload AND w.dropped_at IS NULL) IS NOT NULL THEN
+    args := args || jsonb_build_object('queries', to_jsonb(e.rest));
+  END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.explain(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL,
                             rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
-                            options jsonb DEFAULT NULL, confidence float8 DEFAULT 0.95, measure text DEFAULT NULL,
-                            period_from date DEFAULT NULL, period_to date DEFAULT NULL)
+                            options jsonb DEFAULT NULL, inference text DEFAULT 'ls', confidence float8 DEFAULT 0.95,
+                            measure text DEFAULT NULL, aggregate text DEFAULT NULL, sum_share float8 DEFAULT NULL,
+                            reuse text DEFAULT NULL, period_from date DEFAULT NULL, period_to date DEFAULT NULL)
 RETURNS TABLE(strategy_id int, strategy_method text, noise text, measurements int, sensitivity float8,
               charge_epsilon numeric, charge_delta numeric, charge_rho numeric,
               queries int, total_variance float8, rms_error float8, max_stderr float8,
@@ -83,32 +147,20 @@ LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
-  args jsonb := dpm_internal.release_request(explain.workload, explain.epsilon, explain.delta, explain.rho, explain.strategy,
-                                     explain.method, explain.options, 'ls', explain.confidence, explain.measure,
-                                     NULL, NULL, explain.period_from, explain.period_to);
+  req record := dpm_internal.explain_request(explain.workload, explain.epsilon, explain.delta, explain.rho,
+                                             explain.strategy, explain.method, explain.options, explain.inference,
+                                             explain.confidence, explain.measure, explain.aggregate,
+                                             explain.sum_share, explain.reuse, explain.period_from, explain.period_to, true);
   agg record;
   rel dpm.releases;
   st dpm.strategies;
   src dpm.sources;
   spent record;
-  reuse record;
 BEGIN
-  -- every argument, before earlier releases are looked at
-  PERFORM dpm_internal.release_args(args);
-  -- what the caller's earlier releases determine already (dpm.answer's reuse); with reuse auto
-  -- (dpm.reuse) dpm.answer measures only the rest, and so does this plan
-  SELECT count(*) FILTER (WHERE x.determined) AS free, array_agg(x.query ORDER BY x.query) FILTER (WHERE NOT x.determined) AS rest
-    INTO reuse
-    FROM dpm_internal.reuse_answers(explain.workload, explain.measure, NULL, 'ls', NULL, 'auto', explain.period_from,
-                                    explain.period_to, explain.epsilon, explain.delta, explain.rho) x;
-  free_queries := reuse.free;
-  IF reuse.free > 0 AND reuse.rest IS NOT NULL AND explain.strategy IS NULL AND explain.options IS NULL
-     AND lower(coalesce(current_setting('dpm.reuse', true), 'auto')) = 'auto' THEN
-    args := args || jsonb_build_object('queries', to_jsonb(reuse.rest));
-  END IF;
+  free_queries := req.free;
   SELECT (array_agg(e.r) FILTER (WHERE e.query = 1))[1] AS rel, count(*) AS n, sum(e.stderr ^ 2) AS total, max(e.stderr) AS max_se,
          avg(e.ci_half_width) AS mean_ci, max(e.ci_half_width) AS max_ci
-    INTO agg FROM dpm_internal.dry_run(args) e;
+    INTO agg FROM dpm_internal.dry_run(req.args) e;
   rel := agg.rel;
   SELECT * INTO st FROM dpm.strategies s WHERE s.id = rel.strategy_id;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = rel.source_id;
@@ -141,19 +193,23 @@ BEGIN
   RETURN NEXT;
 END
 $$;
-COMMENT ON FUNCTION dpm.explain(text, float8, float8, float8, int, text, jsonb, float8, text, date, date) IS
-  'dry run of dpm.answer with the same arguments: reads no data and spends nothing; the strategy that would be used, its sensitivity, the charge in the source''s privacy model, the expected error (total variance, RMS, largest standard error, confidence interval half-widths), the ratio to the SVD lower bound and the budget that would remain (with periods, in the most spent period read); free_queries: how many of its queries your earlier releases determine already (all of them: dpm.answer with reuse auto answers at no cost; some: with reuse auto, the plan and its figures are those of the other queries alone, which dpm.answer measures and combines with the earlier releases)';
+COMMENT ON FUNCTION dpm.explain(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text, date, date) IS
+  'dry run of dpm.answer with the same arguments: the strategy, charge, expected errors and budget left; reads no data, spends nothing';
 
-CREATE OR REPLACE FUNCTION dpm.explain_queries(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT 0,
+CREATE OR REPLACE FUNCTION dpm.explain_queries(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL,
                                     rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,
-                                    options jsonb DEFAULT NULL, confidence float8 DEFAULT 0.95, measure text DEFAULT NULL)
+                                    options jsonb DEFAULT NULL, inference text DEFAULT 'ls',
+                                    confidence float8 DEFAULT 0.95, measure text DEFAULT NULL,
+                                    aggregate text DEFAULT NULL, sum_share float8 DEFAULT NULL,
+                                    reuse text DEFAULT NULL, period_from date DEFAULT NULL, period_to date DEFAULT NULL)
 RETURNS TABLE(query int, label text, stderr float8, ci_half_width float8)
 LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT e.query, e.label, e.stderr, e.ci_half_width
-    FROM dpm_internal.dry_run(dpm_internal.release_request(workload, epsilon, delta, rho, strategy, method, options, 'ls',
-                                           confidence, measure)) e
+    FROM dpm_internal.explain_request(workload, epsilon, delta, rho, strategy, method, options, inference, confidence,
+                                      measure, aggregate, sum_share, reuse, period_from, period_to, false) req,
+         dpm_internal.dry_run(req.args) e
    ORDER BY e.query
 $$;
-COMMENT ON FUNCTION dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8, text) IS
+COMMENT ON FUNCTION dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text, date, date) IS
   'dry run of dpm.answer, query by query: the standard error and confidence interval half-width each answer would have; reads no data and spends nothing';

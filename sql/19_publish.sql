@@ -59,7 +59,7 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION dpm.publish(release_id bigint, view_name text, reader regrole DEFAULT NULL)
+CREATE OR REPLACE FUNCTION dpm.publish(release bigint, view_name text, reader regrole DEFAULT NULL)
 RETURNS regclass
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -75,9 +75,9 @@ DECLARE
   off int := 0;
   a text;
 BEGIN
-  SELECT * INTO r FROM dpm.releases x WHERE x.id = publish.release_id;
+  SELECT * INTO r FROM dpm.releases x WHERE x.id = publish.release;
   IF NOT FOUND OR r.status <> 'released' THEN
-    RAISE EXCEPTION 'release % does not exist or has no answers', publish.release_id
+    RAISE EXCEPTION 'release % does not exist or has no answers', publish.release
       USING ERRCODE = 'undefined_object', HINT = 'Releases are listed in dpm.releases.';
   END IF;
   IF r.kind = 'keys' THEN
@@ -166,7 +166,7 @@ SELECT ra.release_id, r.released_at, ra.query, ra.label, t.term, t.spec AS term_
 END
 $$;
 COMMENT ON FUNCTION dpm.publish(bigint, text, regrole) IS
-  'publish a release as a plain view (one row per query; the term of the workload''s spec it comes from, its number and text; per attribute of the domain a column with the bin, and _from and _to columns for a run of bins; the aggregate (count, sum or avg) and its measure (NULL: a count); answer, stderr, ci_low, ci_high, release id and time) and grant SELECT on it to a reporting role that needs no other right; publishing again under the same name switches the view to the new release';
+  'custodian: publish a release as a view, one column per attribute, for a reader role and BI tools';
 
 CREATE OR REPLACE FUNCTION dpm.unpublish(view_name text) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp

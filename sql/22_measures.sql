@@ -77,7 +77,7 @@ $$;
 -- column, or arithmetic that cannot fail), clamped to the public bounds [lo, hi].  The bounds
 -- must not be chosen by looking at the data: they are part of what is released.  Returns the
 -- sensitivity of a sum per privacy unit, max_contributions * max(|lo|, |hi|).
-CREATE OR REPLACE FUNCTION dpm.create_measure(source regclass, name text, expression text, lo float8, hi float8,
+CREATE OR REPLACE FUNCTION dpm.create_measure(name text, source regclass, expression text, lo float8, hi float8,
                                    nulls text DEFAULT 'zero')
 RETURNS float8
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -113,20 +113,20 @@ BEGIN
   RETURN src.max_contributions * greatest(abs(lo), abs(hi));
 END
 $$;
-COMMENT ON FUNCTION dpm.create_measure(regclass, text, text, float8, float8, text) IS
-  'custodian: declare a numeric measure of a source (a column or an expression that cannot fail), clamped to public bounds [lo, hi] that must not be chosen from the data, NULLs counting as 0 (zero) or leaving their row out (drop); returns the sensitivity of its sums per privacy unit, max_contributions * max(|lo|, |hi|)';
+COMMENT ON FUNCTION dpm.create_measure(text, regclass, text, float8, float8, text) IS
+  'custodian: declare a measure of a source, a column or expression clamped to public bounds [lo, hi]; returns the sensitivity of its sums per unit';
 
-CREATE OR REPLACE FUNCTION dpm.drop_measure(source regclass, name text) RETURNS void
+CREATE OR REPLACE FUNCTION dpm.drop_measure(measure text, source regclass) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  m dpm.measures := dpm_internal.measure(dpm_internal.source(source), name);
+  m dpm.measures := dpm_internal.measure(dpm_internal.source(drop_measure.source), drop_measure.measure);
 BEGIN
   PERFORM dpm_internal.check_can_read(source);
   UPDATE dpm.measures x SET dropped_at = now() WHERE x.id = m.id;
 END
 $$;
-COMMENT ON FUNCTION dpm.drop_measure(regclass, text) IS
+COMMENT ON FUNCTION dpm.drop_measure(text, regclass) IS
   'custodian: drop a measure; the releases that summed it are kept';
 
 -- x * y held at +-1.8e308 instead of SQL's overflow and underflow errors (src/api/total_arith.c):

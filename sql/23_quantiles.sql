@@ -66,7 +66,7 @@ COMMENT ON FUNCTION dpm.quantile_workload(text, text, text, text[]) IS
 -- with probability at least confidence (Bonferroni); when they do, the true p-quantile lies between
 -- the low end of the first bin whose upper count reaches p times the lowest total and the high end
 -- of the first whose lower count passes p times the highest total.
-CREATE OR REPLACE FUNCTION dpm.quantiles(release_id bigint, attribute text, probabilities float8[],
+CREATE OR REPLACE FUNCTION dpm.quantiles(release bigint, attribute text, probabilities float8[],
                               group_by text[] DEFAULT '{}', confidence float8 DEFAULT 0.95)
 RETURNS TABLE(grp text, probability float8, value float8, ci_low float8, ci_high float8, total_estimate float8)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -98,8 +98,8 @@ DECLARE
   band float8;
   draws text;
 BEGIN
-  IF release_id IS NULL OR attribute IS NULL THEN
-    RAISE EXCEPTION 'release_id and attribute must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+  IF quantiles.release IS NULL OR attribute IS NULL THEN
+    RAISE EXCEPTION 'release and attribute must not be NULL' USING ERRCODE = 'null_value_not_allowed';
   END IF;
   -- every argument before anything else, the size of the array first (each probability is a row
   -- per group, found by a search of the bins)
@@ -115,19 +115,19 @@ BEGIN
   IF confidence IS NULL OR NOT (confidence > 0 AND confidence < 1) THEN
     RAISE EXCEPTION 'confidence must be between 0 and 1 (exclusive), got %', confidence USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  PERFORM dpm_internal.check_release(release_id);    -- not the caller's, or no answers: its error
-  SELECT * INTO r FROM dpm.releases x WHERE x.id = release_id;
+  PERFORM dpm_internal.check_release(quantiles.release);    -- not the caller's, or no answers: its error
+  SELECT * INTO r FROM dpm.releases x WHERE x.id = quantiles.release;
   SELECT * INTO w FROM dpm.workloads x WHERE x.id = r.workload_id;
   SELECT * INTO dom FROM dpm.domains x WHERE x.id = w.domain_id;
   IF w.spec IS DISTINCT FROM dpm_internal.quantile_spec(dom, attribute, group_by) THEN
-    RAISE EXCEPTION 'release % is of workload "%" (%), not of the cumulative counts of "%"%', release_id, w.name,
+    RAISE EXCEPTION 'release % is of workload "%" (%), not of the cumulative counts of "%"%', quantiles.release, w.name,
                     coalesce(w.spec, 'an explicit matrix'), attribute,
                     CASE WHEN cardinality(group_by) > 0 THEN ' by ' || array_to_string(group_by, ', ') ELSE '' END
       USING ERRCODE = 'invalid_parameter_value',
             HINT = format('Release a workload made by dpm.quantile_workload(name, %L, %L, %L) first.', dom.name, attribute, group_by);
   END IF;
   IF r.measure_id IS NOT NULL THEN
-    RAISE EXCEPTION 'release % sums a measure: quantiles come from counts', release_id USING ERRCODE = 'invalid_parameter_value';
+    RAISE EXCEPTION 'release % sums a measure: quantiles come from counts', quantiles.release USING ERRCODE = 'invalid_parameter_value';
   END IF;
   k := array_position(dom.attr_names, attribute);
   nbins := dom.attr_sizes[k];
@@ -154,7 +154,7 @@ BEGIN
   END IF;
   SELECT array_agg(a.answer ORDER BY a.query), array_agg(dpm_internal.times(a.ci_high, 0.5) - dpm_internal.times(a.ci_low, 0.5) ORDER BY a.query)
     INTO answers, halves
-    FROM dpm.release(release_id, confidence => band) a;
+    FROM dpm.release(quantiles.release, confidence => band) a;
   IF draws IS NOT NULL THEN
     PERFORM set_config('dpm.ci_draws', draws, true);
   END IF;
@@ -193,4 +193,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.quantiles(bigint, text, float8[], text[], float8) IS
-  'the p-quantiles of a numeric attribute (per group of the attributes group_by) from a release of its dpm.quantile_workload, at no cost: the noisy CDF made monotone and inverted, with an interval that holds at the given confidence';
+  'quantiles of an attribute per group from a release of its quantile workload, with confidence intervals, at no cost';

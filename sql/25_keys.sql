@@ -132,7 +132,7 @@ $$;
 -- can come out, and it bounds what a selection holds, a key at a time, whatever the table.  The
 -- custodian sets it for the source (dpm.set_max_key_bytes, 256 bytes unless set, at most 64 kB);
 -- a caller may ask for less, never more, so no value can make a selection fail after its charge.
-CREATE OR REPLACE FUNCTION dpm.select_keys(source regclass, column_name name, epsilon float8 DEFAULT NULL,
+CREATE OR REPLACE FUNCTION dpm.answer_keys(source regclass, column_name name, epsilon float8 DEFAULT NULL,
                                 delta float8 DEFAULT NULL, rho float8 DEFAULT NULL, period_from date DEFAULT NULL,
                                 period_to date DEFAULT NULL, max_key_bytes int DEFAULT NULL)
 RETURNS text[]
@@ -205,8 +205,8 @@ BEGIN
   RETURN (SELECT coalesce(array_agg(a.label ORDER BY a.query), '{}') FROM dpm.release_answers a WHERE a.release_id = rel_id);
 END
 $$;
-COMMENT ON FUNCTION dpm.select_keys(regclass, name, float8, float8, float8, date, date, int) IS
-  'the values of a text or integer column held by enough privacy units (of a source with periods, in the periods holding period_from to period_to, as dpm.answer reads them), chosen by differentially private partition selection and charged to the source: epsilon and delta, or on a zCDP source with a delta budget rho (or epsilon) and delta; a value held by one unit is released with probability below delta; each value counts by its exact text (spellings a collation calls equal are different keys), and values longer than max_key_bytes (at most 65536) are read as no key; the keys count toward dpm.max_answers_per_role, one answer each, and at most what it leaves (and dpm.max_answers_per_release) are kept, the first in the column''s order; use them as a domain''s values with "values": {"selection": release_id}';
+COMMENT ON FUNCTION dpm.answer_keys(regclass, name, float8, float8, float8, date, date, int) IS
+  'the values of a column held by enough privacy units, chosen by differentially private partition selection: spends budget (a release of kind keys)';
 
 -- An attribute definition whose "values" names a selection ({"selection": release_id}) with those
 -- keys in their place: the selection must be of this source and of the attribute's column, and
@@ -234,7 +234,7 @@ BEGIN
   SELECT * INTO k FROM dpm.release_keys x WHERE x.release_id = rel_id;
   IF k.release_id IS NULL OR r.status <> 'released' THEN
     RAISE EXCEPTION 'release % is not a completed selection of keys', rel_id
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'dpm.select_keys makes one.';
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'dpm.answer_keys makes one.';
   END IF;
   IF r.source_id <> src.id THEN
     RAISE EXCEPTION 'release % selected the keys of another source, not of "%"', rel_id, src.relation

@@ -378,7 +378,7 @@ $$;
 -- noise variance, so that releases through different strategies combine.  A query is determined
 -- when those measurements fix it; the others get no answer.  Measurements describe the table at
 -- their release (its charge): the estimate is as of them.
-CREATE OR REPLACE FUNCTION dpm.estimate(workload text, measure text DEFAULT NULL, confidence float8 DEFAULT 0.95,
+CREATE OR REPLACE FUNCTION dpm.estimate(workload text, confidence float8 DEFAULT 0.95, measure text DEFAULT NULL,
                                          period_from date DEFAULT NULL, period_to date DEFAULT NULL)
 RETURNS TABLE(query int, label text, answer float8, stderr float8, ci_low float8, ci_high float8, determined boolean)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -421,8 +421,8 @@ BEGIN
   RETURN QUERY SELECT * FROM dpm_internal.estimate_from(wl, dom, meas, plan.ids, plan.w_map, plan.maps, estimate.confidence);
 END
 $$;
-COMMENT ON FUNCTION dpm.estimate(text, text, float8, date, date) IS
-  'at no cost, the best estimate of a workload''s queries (counts, or sums of measure) from every release of its domain or of a finer one you may see (of a source with periods, those of periods within period_from to period_to, chosen as dpm.answer does, a range summing its periods), combined by generalized least squares weighted by each release''s noise; determined: whether those measurements fix the query (if not, no answer); stderr exact, intervals exact for Gaussian noise and simulated for Laplace; as of the releases'' times';
+COMMENT ON FUNCTION dpm.estimate(text, float8, text, date, date) IS
+  'the best estimate of a workload from every release of its domain you may see, at no cost: determined queries answered, with errors';
 
 -- What earlier releases give of a workload at no cost, for dpm.answer's reuse: dpm.estimate's
 -- rows with the number of releases used and their times, or none when nothing can be reused (an average, a

@@ -1,5 +1,5 @@
 -- Privileges.  Nothing is granted to PUBLIC except the pure functions, which read no data;
--- nothing in dpm_internal is granted to analysts.
+-- nothing in dpm_internal is granted to analysts but the rows of the view dpm.progress.
 
 -- Every internal function says so in \df+ and a BI catalog browser.
 DO $$
@@ -34,16 +34,16 @@ GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.rel
                 dpm.release_answers, dpm.release_measurements, dpm.release_keys, dpm.measures, dpm.ledger, dpm.publications, dpm.progress TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[], float8[]),
-  dpm.optimize(text, text, float8, float8, jsonb, float8, text),
+  dpm.optimize(text, float8, float8, float8, text, jsonb, text),
   dpm.compare_strategies(text, float8, float8, float8, text),
   dpm.fitness_privacy(int, float8, float8, float8), dpm.privacy_profile(int),
   dpm.answer(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text, date, date), dpm.release(bigint, text, float8),
   dpm.budget(regclass, float8),
-  dpm.explain(text, float8, float8, float8, int, text, jsonb, float8, text, date, date),
-  dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, float8, text),
-  dpm.progress_rows(), dpm.quantile_workload(text, text, text, text[]),
+  dpm.explain(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text, date, date),
+  dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text, date, date),
+  dpm.quantile_workload(text, text, text, text[]),
   dpm.quantiles(bigint, text, float8[], text[], float8), dpm.drop_workload(text), dpm.rename_workload(text, text), dpm.drop_strategy(int),
-  dpm.select_keys(regclass, name, float8, float8, float8, date, date, int), dpm.estimate(text, text, float8, date, date),
+  dpm.answer_keys(regclass, name, float8, float8, float8, date, date, int), dpm.estimate(text, float8, text, date, date),
   dpm.periods(regclass)
   TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
@@ -51,9 +51,9 @@ GRANT EXECUTE ON FUNCTION
   dpm.drop_domain(text, boolean), dpm.rename_domain(text, text),
   dpm.set_budget(regclass, float8, float8, float8), dpm.set_periods(regclass, name, interval, date, int),
   dpm.set_max_key_bytes(regclass, int),
-  dpm.create_domain(text, regclass, jsonb), dpm.domain_coverage(text), dpm.exact_answers(text),
+  dpm.create_domain(text, regclass, jsonb), dpm.domain_coverage(text), dpm.exact_answers(text, text, text),
   dpm.publish(bigint, text, regrole), dpm.unpublish(text),
-  dpm.create_measure(regclass, text, text, float8, float8, text), dpm.drop_measure(regclass, text),
+  dpm.create_measure(text, regclass, text, float8, float8, text), dpm.drop_measure(text, regclass),
   dpm_internal.random_key(), dpm_internal.marginal_counts(int[], int[], int[]),
   dpm_internal.histogram_sum(int, int, float8, float8, float8, int), dpm_internal.numeric_measure(numeric, float8, float8),
   dpm_internal.marginal_sums(int[], int[], int[], float8, float8, float8, int),
@@ -68,3 +68,6 @@ GRANT EXECUTE ON FUNCTION
 -- grouped scans (Citus, postgres_fdw) add up the groups with histogram_groups and
 -- marginal_groups, capped on the servers holding the rows with capped_groups and capped_rows
 GRANT USAGE ON SCHEMA dpm_internal TO dpm_admin;
+-- the view dpm.progress reads its rows with the caller's right to execute (as every view's
+-- functions do): the function only, not the schema, which analysts still cannot use
+GRANT EXECUTE ON FUNCTION dpm_internal.progress_rows() TO dpm_analyst;

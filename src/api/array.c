@@ -281,16 +281,23 @@ void
 api_privacy_args(FunctionCallInfo fcinfo, int first, double *epsilon, double *delta, double *scale,
 			 double *rho)
 {
-	int			eps_arg = first,
-				delta_arg = first + 1,
-				scale_arg = first + 2,
-				rho_arg = first + 3;
+	api_privacy_args_at(fcinfo, first, first + 1, first + 3, first + 2, epsilon, delta, scale, rho);
+}
 
-	if (PG_ARGISNULL(delta_arg) || PG_ARGISNULL(scale_arg))
+/*
+ * The same with each argument where it is: the public dpm.mechanism takes them in the order of
+ * the API's rules (epsilon, delta, rho, then sensitivity_scale: doc/dev/api.md), the internal
+ * measure functions in their own.  delta NULL is "not given": 0.
+ */
+void
+api_privacy_args_at(FunctionCallInfo fcinfo, int eps_arg, int delta_arg, int rho_arg, int scale_arg,
+					double *epsilon, double *delta, double *scale, double *rho)
+{
+	if (PG_ARGISNULL(scale_arg))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("only epsilon or rho may be NULL")));
-	*delta = PG_GETARG_FLOAT8(delta_arg);
+				 errmsg("only epsilon, delta or rho may be NULL")));
+	*delta = PG_ARGISNULL(delta_arg) ? 0.0 : PG_GETARG_FLOAT8(delta_arg);
 	*scale = PG_GETARG_FLOAT8(scale_arg);
 	*epsilon = 0.0;
 	*rho = 0.0;

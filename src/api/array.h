@@ -45,6 +45,10 @@ extern void api_check_epsilon_delta(double epsilon, double delta);
  */
 extern void api_privacy_args(FunctionCallInfo fcinfo, int first, double *epsilon, double *delta,
 						 double *scale, double *rho);
+/* the same at the positions given; delta NULL is 0 */
+extern void api_privacy_args_at(FunctionCallInfo fcinfo, int eps_arg, int delta_arg, int rho_arg,
+								int scale_arg, double *epsilon, double *delta, double *scale,
+								double *rho);
 
 /* argument i, the inference of a release by name ("ls" when the function has no such argument) */
 extern Inference api_inference_arg(FunctionCallInfo fcinfo, int i);

@@ -168,7 +168,7 @@ query_variances(FunctionCallInfo fcinfo, int *p)
 	Mat		   *w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
 	Mat		   *a = array_to_mat(PG_GETARG_ARRAYTYPE_P(1), "a");
 	double		epsilon = PG_GETARG_FLOAT8(2);
-	double		delta = PG_GETARG_FLOAT8(3);
+	double		delta = PG_ARGISNULL(3) ? 0.0 : PG_GETARG_FLOAT8(3);	/* not given: 0 */
 	double	   *terms;
 	double		var;
 
@@ -191,6 +191,8 @@ dpm_expected_error(PG_FUNCTION_ARGS)
 	double	   *v;
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		return (Datum) 0;		/* no rows, as when it was strict */
 	v = query_variances(fcinfo, &p);
 	for (int i = 0; i < p; i++)
 	{
@@ -207,8 +209,12 @@ Datum
 dpm_total_error(PG_FUNCTION_ARGS)
 {
 	int			p;
-	double	   *v = query_variances(fcinfo, &p);
+	double	   *v;
 	double		total = 0.0;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		PG_RETURN_NULL();		/* as when it was strict */
+	v = query_variances(fcinfo, &p);
 
 	for (int i = 0; i < p; i++)
 		total += v[i];
@@ -252,16 +258,17 @@ check_strategy_cells(const Mat *w, const Mat *at)
 				 errhint("Both matrices need one column per cell of the same domain.")));
 }
 
-/* dpm.mechanism(w, a, x, epsilon, delta, sensitivity_scale, rho, inference, confidence) */
+/* dpm.mechanism(w, a, x, epsilon, delta, rho, sensitivity_scale, inference, confidence) */
 /*
  * Arguments first (A, its row-major array read in place as A^T column-major)
  * and first + 1 (the data vector x) of the mechanism functions, with the
- * privacy arguments after them: no NULL up to x, nor after but epsilon or
- * rho; one value of x per column of A.
+ * privacy arguments after them (public: epsilon, delta, rho, scale; internal:
+ * epsilon, delta, scale, rho): no NULL up to x, nor after but epsilon, delta
+ * or rho; one value of x per column of A.
  */
 static const Mat *
-strategy_data_args(FunctionCallInfo fcinfo, int first, double **x, double *epsilon, double *delta,
-				   double *scale, double *rho)
+strategy_data_args(FunctionCallInfo fcinfo, int first, bool public_order, double **x, double *epsilon,
+				   double *delta, double *scale, double *rho)
 {
 	const Mat  *at;
 	int			n;
@@ -270,8 +277,11 @@ strategy_data_args(FunctionCallInfo fcinfo, int first, double **x, double *epsil
 		if (PG_ARGISNULL(i))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("only epsilon or rho may be NULL")));
-	api_privacy_args(fcinfo, first + 2, epsilon, delta, scale, rho);
+					 errmsg("only epsilon, delta or rho may be NULL")));
+	if (public_order)
+		api_privacy_args_at(fcinfo, first + 2, first + 3, first + 4, first + 5, epsilon, delta, scale, rho);
+	else
+		api_privacy_args(fcinfo, first + 2, epsilon, delta, scale, rho);
 	at = api_stored_matrix(PG_GETARG_DATUM(first), true, "a");
 	*x = array_to_vec(PG_GETARG_ARRAYTYPE_P(first + 1), "x", &n);
 	if (n != at->rows)
@@ -293,7 +303,7 @@ dpm_mechanism(PG_FUNCTION_ARGS)
 				scale,
 				rho;
 
-	at = strategy_data_args(fcinfo, 1, &x, &epsilon, &delta, &scale, &rho);	/* and w not NULL */
+	at = strategy_data_args(fcinfo, 1, true, &x, &epsilon, &delta, &scale, &rho);	/* and w not NULL */
 	w = api_stored_matrix(PG_GETARG_DATUM(0), false, "w");
 	check_strategy_cells(w, at);
 	return api_release_rows(fcinfo, mechanism_run_dense(w, at, NULL, x, epsilon, delta, rho, scale,
@@ -316,7 +326,7 @@ dpm_dense_measure(PG_FUNCTION_ARGS)
 				scale,
 				rho;
 
-	at = strategy_data_args(fcinfo, 0, &x, &epsilon, &delta, &scale, &rho);
+	at = strategy_data_args(fcinfo, 0, false, &x, &epsilon, &delta, &scale, &rho);
 	return api_measurements_datum(fcinfo, mechanism_measure_dense(at, x, epsilon, delta, rho, scale));
 }
 

@@ -535,7 +535,7 @@ check_source_definition(Query *query, Oid relation, Oid run_as)
 /*
  * dpm_internal.check_source(run_as, relation): errors out, before any row is
  * read, unless the relation's definition as run_as sees it is safe and
- * stable (dpm.register_source, dpm.select_keys and its charge).
+ * stable (dpm.register_source, dpm.answer_keys and its charge).
  */
 PG_FUNCTION_INFO_V1(dpm_check_source);
 Datum

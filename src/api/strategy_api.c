@@ -199,17 +199,17 @@ dpm_svd_bound(PG_FUNCTION_ARGS)
 	int			nonzero;
 	double		bound;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
+	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("w and delta must not be NULL")));
+				 errmsg("w must not be NULL")));
 	w = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "w");
 	g = mat_gram(w);
 	bound = strategy_svd_bound(g, &nonzero);
 	if (!PG_ARGISNULL(1))
 	{
 		double		epsilon = PG_GETARG_FLOAT8(1);
-		double		delta = PG_GETARG_FLOAT8(2);
+		double		delta = PG_ARGISNULL(2) ? 0.0 : PG_GETARG_FLOAT8(2);	/* not given: 0 */
 
 		api_check_epsilon_delta(epsilon, delta);
 		bound *= delta > 0 ? pow(calibrate_gaussian_sigma(epsilon, delta, 1.0), 2) : calibrate_laplace_variance(1.0, epsilon);

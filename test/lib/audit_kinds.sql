@@ -37,7 +37,7 @@ INSERT INTO audit.kinds VALUES ('optimized_laplace',
 CREATE TABLE c_tab (uid int, c int, v numeric);
 INSERT INTO c_tab SELECT u, (u + j) % 4, (u * 7 + j) % 11 FROM generate_series(1, 100) u, generate_series(1, 3) j;
 SELECT dpm.register_source('c_tab', 'uid', max_contributions => 3, epsilon => 1e9);
-SELECT dpm.create_measure('c_tab', 'v_sum', 'v', lo => 0, hi => 10);
+SELECT dpm.create_measure('v_sum', 'c_tab', 'v', lo => 0, hi => 10);
 SELECT dpm.create_domain('c_dom', 'c_tab', '[{"name": "c", "values": [0, 1, 2, 3]}]');
 SELECT dpm.create_workload('c_w', 'c_dom', 'Identity(c)');
 INSERT INTO audit.kinds VALUES ('sum_user_level',
@@ -71,7 +71,7 @@ CREATE TABLE k_tab (id int, k text);
 INSERT INTO k_tab SELECT g, CASE WHEN g <= 5 THEN 'rare' ELSE 'common' END FROM generate_series(1, 300) g;
 SELECT dpm.register_source('k_tab', epsilon => 1e9, delta => 0.9);
 INSERT INTO audit.kinds VALUES ('keys',
-  $q$SELECT ('rare' = ANY (dpm.select_keys('k_tab', 'k', 2, 1e-4)))::int AS s, NULL::float8 AS se$q$,
+  $q$SELECT ('rare' = ANY (dpm.answer_keys('k_tab', 'k', 2, 1e-4)))::int AS s, NULL::float8 AS se$q$,
   1, 0, 2, 1e-4, $q$INSERT INTO k_tab VALUES (100000, 'rare')$q$, $q$DELETE FROM k_tab WHERE id = 100000$q$, true);
 
 -- a wide domain (3 attributes of 8 values past dpm.max_cells = 100: no cell vector), all 2-way

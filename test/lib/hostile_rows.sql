@@ -585,7 +585,7 @@ BEGIN
     FOR f IN SELECT * FROM fz.forms WHERE tbl = s.tbl AND kind = 'keys' ORDER BY id LOOP
       i := i + 1;
       PERFORM fz.try('fz_analyst', phase, s.sid, f.id, 'keys ' || f.body,
-                     format('SELECT dpm.select_keys(%L, %L, %s, delta => 0.001%s)', s.rel, f.body,
+                     format('SELECT dpm.answer_keys(%L, %L, %s, delta => 0.001%s)', s.rel, f.body,
                             CASE WHEN s.model = 'zcdp' THEN 'rho => 0.5' ELSE 'epsilon => 1' END,
                             CASE WHEN s.periods AND i % 2 = 0 THEN ', period_from => ''2020-01-05'', period_to => ''2020-01-20''' ELSE '' END),
                      CASE WHEN s.model <> 'zcdp' THEN 1 END, 0.001, CASE WHEN s.model = 'zcdp' THEN 0.5 END);

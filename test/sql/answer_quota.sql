@@ -20,14 +20,14 @@ SELECT dpm.create_workload('aq_w', 'aq_d', 'Identity(v)') AS queries;
 SELECT count(*) AS answers FROM dpm.answer('aq_w', epsilon => 1);
 -- every code passes: a count of 200 with Laplace noise of scale 1 falls below the threshold (about
 -- 14 for epsilon 1, delta 1e-6) with probability below 1e-80; 4 + 5 answers are now stored
-SELECT dpm.select_keys('aq_people', 'code', epsilon => 1, delta => 1e-6) AS keys;
+SELECT dpm.answer_keys('aq_people', 'code', epsilon => 1, delta => 1e-6) AS keys;
 -- so 4 more would pass 11
 SELECT count(*) FROM dpm.answer('aq_w', epsilon => 1);
 -- a selection keeps what is left, 2 keys, the first ones, and says so
-SELECT dpm.select_keys('aq_people', 'code', epsilon => 1, delta => 1e-6) AS keys;
+SELECT dpm.answer_keys('aq_people', 'code', epsilon => 1, delta => 1e-6) AS keys;
 -- then the quota is reached: the next selection is refused before its charge
 SELECT count(*) AS charges_before FROM dpm.ledger WHERE charged_by = 'regress_aq_analyst'::regrole \gset
-SELECT dpm.select_keys('aq_people', 'code', epsilon => 1, delta => 1e-6) AS keys;
+SELECT dpm.answer_keys('aq_people', 'code', epsilon => 1, delta => 1e-6) AS keys;
 RESET ROLE;
 SELECT count(*) = :charges_before AS nothing_charged FROM dpm.ledger WHERE charged_by = 'regress_aq_analyst'::regrole;
 -- what each selection counts: the keys it stored

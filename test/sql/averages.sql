@@ -12,8 +12,8 @@ CREATE TABLE av_people AS
 SELECT dpm.register_source('av_people', 'unit', 2, epsilon => 1e6, delta => 1e-2);
 SELECT dpm.create_domain('av_kind', 'av_people', '[{"name": "kind", "values": [0, 1, 2, 3]}]');
 SELECT dpm.create_workload('av_w', 'av_kind', 'Identity(kind) + Total(kind)');
-SELECT dpm.create_measure('av_people', 'amount', 'amount', 0, 3000, nulls => 'drop');
-SELECT dpm.create_measure('av_people', 'amount0', 'amount', 0, 3000, nulls => 'zero');
+SELECT dpm.create_measure('amount', 'av_people', 'amount', 0, 3000, nulls => 'drop');
+SELECT dpm.create_measure('amount0', 'av_people', 'amount', 0, 3000, nulls => 'zero');
 -- the truth: two rows of each unit, clamped; 'drop' leaves units 7 and 11 out, 'zero' counts them
 CREATE TEMP TABLE av_truth AS
   SELECT coalesce(kind + 1, 5) AS query,

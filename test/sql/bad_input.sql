@@ -46,13 +46,15 @@ SELECT * FROM dpm.expected_error('{{1}}', '{{1}}', 'Infinity');
 SELECT * FROM dpm.expected_error('{{1}}', '{{1}}', 1, -0.1);
 SELECT * FROM dpm.expected_error('{{1}}', '{{1}}', 1, 1);
 SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', 0);
-SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', 1, 0, 0.5);
+SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', 1, 0, sensitivity_scale => 0.5);
 SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}');
 SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', 1, rho => 0.1);
 SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', rho => 0);
 SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', rho => 'NaN');
 SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', rho => 0.1, delta => 1e-6);
-SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', 1, NULL);
+-- delta NULL is "not given", 0: Laplace noise, as with no delta (doc/dev/api.md)
+SELECT query, round(stderr::numeric, 4) = 1.4142 AS laplace FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', 1, NULL);
+SELECT * FROM dpm.mechanism('{{1}}', '{{1}}', '{5}', 1, sensitivity_scale => NULL);
 SELECT * FROM dpm.mechanism(NULL, '{{1}}', '{5}', 1);
 -- absurd magnitudes: out of the samplers' range, or overflowing the strategy answers
 SELECT * FROM dpm.mechanism('{{1,1}}', '{{1e308,1e308}}', '{1,1}', 1);

@@ -85,17 +85,17 @@ SELECT dpm.create_workload('w_bad', 'no_domain', '{{1,1,1,1}}'::float8[]);
 SELECT dpm.create_workload('cat_total', 'cat_age', '{{1,1,1,1},{1,1,0,0}}'::float8[]);
 
 -- strategies: cached, and auto picks the lowest expected error for the noise model
-SELECT dpm.optimize('cat_total', 'hierarchical') = dpm.optimize('cat_total', 'hierarchical') AS cached;
+SELECT dpm.optimize('cat_total', method => 'hierarchical') = dpm.optimize('cat_total', method => 'hierarchical') AS cached;
 SELECT dpm.optimize('cat_total') AS auto_id \gset
 SELECT s.method = (SELECT c.method FROM dpm.strategies c
                     WHERE c.workload_id = s.workload_id AND c.noise = 'laplace'
                     ORDER BY c.sensitivity_l1 ^ 2 * c.profile_trace LIMIT 1) AS auto_is_lowest,
        (SELECT count(*) FROM dpm.strategies c WHERE c.workload_id = s.workload_id) AS candidates
   FROM dpm.strategies s WHERE s.id = :auto_id;
-SELECT dpm.optimize('cat_total', 'nope');
-SELECT dpm.optimize('nope', 'identity');
-SELECT dpm.optimize('cat_total', 'identity', epsilon => -1);
-SELECT dpm.optimize('cat_total', 'auto', options => '{"x": 1}');
+SELECT dpm.optimize('cat_total', method => 'nope');
+SELECT dpm.optimize('nope', method => 'identity');
+SELECT dpm.optimize('cat_total', method => 'identity', epsilon => -1);
+SELECT dpm.optimize('cat_total', method => 'auto', options => '{"x": 1}');
 SELECT method, rows, sensitivity_l1, round(profile_trace::numeric, 9) AS profile_trace
   FROM dpm.strategies WHERE workload_id = (SELECT id FROM dpm.workloads WHERE name = 'cat_total')
    AND method IN ('identity', 'hierarchical', 'wavelet', 'workload') ORDER BY method;
@@ -103,7 +103,7 @@ SELECT method, rows, sensitivity_l1, round(profile_trace::numeric, 9) AS profile
 -- answers: stderr is the closed form, labels are the workload's, the budget is charged exactly
 -- (near_truth: within 6 standard errors; for these sums of at most 7 Laplace variables the
 -- probability of a larger error is below 1e-5 per answer)
-SELECT dpm.optimize('cat_total', 'hierarchical') AS h_id \gset
+SELECT dpm.optimize('cat_total', method => 'hierarchical') AS h_id \gset
 SELECT query, label, abs(a.answer - t.answer) < 6 * stderr AS near_truth,
        abs(stderr - sqrt(e.variance)) < 1e-6 * stderr AS stderr_ok
   FROM dpm.answer('cat_total', epsilon => 0.5, strategy => :h_id) a
@@ -131,11 +131,11 @@ SELECT * FROM dpm.answer('cat_total', epsilon => 'NaN');
 SELECT * FROM dpm.answer('cat_total', epsilon => 0.1, delta => 1e-6);
 SELECT * FROM dpm.answer('cat_total', epsilon => 0.1, rho => 0.1);
 SELECT * FROM dpm.answer('cat_total', epsilon => 0.1, strategy => 99999);
-SELECT dpm.optimize('cat_total', 'identity') AS total_identity \gset
+SELECT dpm.optimize('cat_total', method => 'identity') AS total_identity \gset
 SELECT * FROM dpm.answer('cat_cells', epsilon => 0.1, strategy => :total_identity);
 SELECT * FROM dpm.answer('cat_cells', epsilon => 0.1, strategy => :total_identity, method => 'identity');
 -- the release runs in a transaction of its own, which cannot see a strategy this one has not committed
-SELECT * FROM dpm.answer('cat_total', epsilon => 0.1, strategy => dpm.optimize('cat_total', 'hierarchical', options => '{"branching": 3}'));
+SELECT * FROM dpm.answer('cat_total', epsilon => 0.1, strategy => dpm.optimize('cat_total', method => 'hierarchical', options => '{"branching": 3}'));
 BEGIN;
 SELECT dpm.create_workload('cat_uncommitted', 'cat_age', 'Total(age)');
 SELECT * FROM dpm.answer('cat_uncommitted', epsilon => 0.1);

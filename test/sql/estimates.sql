@@ -79,7 +79,7 @@ SELECT count(*) AS estimates, abs(avg(z)) < 0.5 AS unbiased, abs(avg(z * z) - 1)
   FROM es_z;
 
 -- sums of a measure: from sum releases only, in the measure's units
-SELECT dpm.create_measure('es_people', 'score', 'score', 0, 10);
+SELECT dpm.create_measure('score', 'es_people', 'score', 0, 10);
 SELECT * INTO TEMP es_s FROM dpm.answer('es_id', rho => 0.5, method => 'identity', measure => 'score');
 SELECT bool_and(abs(e.answer - s.answer) < 1e-9 * 4000) AS sums_as_released, bool_and(abs(e.stderr - s.stderr) < 1e-9 * s.stderr) AS stderr
   FROM dpm.estimate('es_id', measure => 'score') e JOIN es_s s USING (query);
@@ -177,6 +177,8 @@ SELECT dpm.create_domain('es_fresh_kind', 'es_fresh', '[{"name": "kind", "values
 SELECT dpm.create_workload('es_fresh_total', 'es_fresh_kind', 'Total(kind)');
 SELECT dpm.create_workload('es_fresh_cells', 'es_fresh_kind', 'Identity(kind)');
 SELECT dpm.create_workload('es_fresh_both', 'es_fresh_kind', 'Identity(kind) + Total(kind)');
+SELECT free_queries FROM dpm.explain('es_fresh_cells', rho => 0.5, reuse => 'auto');
+-- with reuse only (here dpm.reuse), explain refuses as dpm.answer does: it plans the same
 SELECT free_queries FROM dpm.explain('es_fresh_cells', rho => 0.5);
 SELECT * FROM dpm.answer('es_fresh_cells', rho => 0.5);
 SELECT * FROM dpm.answer('es_fresh_cells', rho => 0.5, aggregate => 'count', inference => 'nnls');

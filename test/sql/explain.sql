@@ -89,7 +89,7 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
   RETURN SQLSTATE || ': ' || SQLERRM;
 END $$;
-SELECT dpm.optimize('ex_zw', 'identity') AS ex_zw_strategy \gset
+SELECT dpm.optimize('ex_zw', method => 'identity') AS ex_zw_strategy \gset
 SELECT regexp_replace(args, 'strategy => [0-9]+', 'strategy => (of ex_zw)') AS args,
        pg_temp.refusal('answer', args) = pg_temp.refusal('explain', args) AS same_refusal,
        regexp_replace(pg_temp.refusal('answer', args), 'strategy [0-9]+', 'strategy N') AS refusal

@@ -118,8 +118,8 @@ SELECT dpm.create_workload('ff_pl94', 'ff_pl94', 'Marginal(va) + Marginal(eth) +
 SELECT dpm.create_workload('ff_marg', 'ff_abc',
   'Marginal(a) + Marginal(b) + Marginal(c) + Marginal(a, b) + Marginal(a, c) + Marginal(b, c)');
 CREATE TEMP TABLE ff_ids AS
-  SELECT name, dpm.optimize(name, 'fitness', options => '{"targets": 1}') AS f,
-         dpm.optimize(name, 'gaussian_optimal', rho => 1) AS ca, dpm.optimize(name, 'hierarchical', rho => 1) AS hm,
+  SELECT name, dpm.optimize(name, method => 'fitness', options => '{"targets": 1}') AS f,
+         dpm.optimize(name, method => 'gaussian_optimal', rho => 1) AS ca, dpm.optimize(name, method => 'hierarchical', rho => 1) AS hm,
          dpm.strategy(matrix, 'identity') AS ip
     FROM dpm.workloads WHERE name IN ('ff_pl94', 'ff_marg');
 SELECT w.name, pg_temp.targets_met(w.matrix, f.matrix, array_fill(1.0::float8, ARRAY[w.m])) AS targets_met,
@@ -180,14 +180,14 @@ SELECT dpm.create_workload('ff_w', 'ff_age', 'Identity(age) + Total(age)');
 SELECT dpm.create_workload('ff_w_dp', 'ff_age_dp', 'Identity(age) + Total(age)');
 SELECT dpm.create_workload('ff_w_pure', 'ff_age_pure', 'Identity(age) + Total(age)');
 -- targets per block of the spec: each age within +-2 (variance 4), the total within +-4 (16)
-SELECT dpm.optimize('ff_w', 'fitness', options => '{"targets": [4, 16]}') AS fit \gset
+SELECT dpm.optimize('ff_w', method => 'fitness', options => '{"targets": [4, 16]}') AS fit \gset
 SELECT method, noise, rows, iterations > 0 AS iterated FROM dpm.strategies WHERE id = :fit;
 SELECT pg_temp.targets_met(w.matrix, s.matrix, array_fill(4.0::float8, ARRAY[8]) || 16.0::float8) AS targets_met
   FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE s.id = :fit;
 -- the same targets given per query make the same strategy
 SELECT abs(privacy_cost - (SELECT sensitivity_l2 FROM dpm.strategies WHERE id = :fit)) < 1e-6 AS same_as_per_block
   FROM dpm_internal.fitness(pg_temp.idsum(8), '{"targets": [4, 4, 4, 4, 4, 4, 4, 4, 16]}');
-SELECT dpm.optimize('ff_w', 'fitness', options => '{"targets": [4, 16, 1]}');
+SELECT dpm.optimize('ff_w', method => 'fitness', options => '{"targets": [4, 16, 1]}');
 -- prioritizing accuracy: rho = cost^2 / 2, the exact epsilon for a delta; the profile's maximum is the cost
 SELECT abs(zcdp_rho - privacy_cost ^ 2 / 2) < 1e-12 AS rho_is_half_cost2, variance_scale = 1 AS targets_exact,
        abs(dp_epsilon - dpm.gaussian_epsilon(1e-6, 1, privacy_cost)) < 1e-12 AS exact_epsilon

@@ -19,8 +19,8 @@ CREATE TABLE gs_rows AS
     FROM generate_series(1, 300) u, generate_series(1, 3) r WHERE r <= 1 + u % 3;
 SELECT dpm.register_source('gs_rows', 'unit', 2, epsilon => 100);
 SELECT dpm.create_domain('gs_d', 'gs_rows', '[{"name": "kind", "values": [0, 1, 2, 3]}, {"name": "flag", "values": [true, false]}]');
-SELECT dpm.create_measure('gs_rows', 'gs_amount', 'amount', -100, 1000) > 0 AS amount;
-SELECT dpm.create_measure('gs_rows', 'gs_amount_n', 'amount_n', -50, 50, nulls => 'drop') > 0 AS amount_n;
+SELECT dpm.create_measure('gs_amount', 'gs_rows', 'amount', -100, 1000) > 0 AS amount;
+SELECT dpm.create_measure('gs_amount_n', 'gs_rows', 'amount_n', -50, 50, nulls => 'drop') > 0 AS amount_n;
 
 -- every scan of this source, by name: counts, sums and averages, as vectors and as marginal tables
 CREATE FUNCTION gs_scans(source regclass, periods int4range DEFAULT NULL) RETURNS TABLE(scan text, v float8[])
@@ -120,8 +120,8 @@ INSERT INTO gs_part SELECT * FROM gs_rows;
 SELECT (SELECT count(*) FROM gs_part_0) AS here, (SELECT count(*) FROM gs_remote) AS there;
 SELECT dpm.register_source('gs_part', 'unit', 2, epsilon => 100);
 SELECT dpm.create_domain('gs_pd', 'gs_part', '[{"name": "kind", "values": [0, 1, 2, 3]}, {"name": "flag", "values": [true, false]}]');
-SELECT dpm.create_measure('gs_part', 'gs_amount', 'amount', -100, 1000) > 0 AS amount;
-SELECT dpm.create_measure('gs_part', 'gs_amount_n', 'amount_n', -50, 50, nulls => 'drop') > 0 AS amount_n;
+SELECT dpm.create_measure('gs_amount', 'gs_part', 'amount', -100, 1000) > 0 AS amount;
+SELECT dpm.create_measure('gs_amount_n', 'gs_part', 'amount_n', -50, 50, nulls => 'drop') > 0 AS amount_n;
 SELECT dpm_internal.rows_elsewhere('gs_part') AS part_elsewhere, dpm_internal.rows_elsewhere('gs_rows') AS rows_elsewhere;
 CREATE VIEW gs_part_view AS SELECT * FROM gs_part WHERE unit > 0;
 SELECT dpm_internal.rows_elsewhere('gs_part_view') AS view_elsewhere;

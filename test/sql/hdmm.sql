@@ -119,8 +119,8 @@ SET dpm.max_matrix_mb = 16;
 SELECT dpm.create_workload('hd_mixed', 'hd_abc', 'AllRange(a) * Identity(b) + Identity(b) * Identity(c) + Prefix(c)') AS queries;
 SELECT matrix IS NULL AS implicit, m, n, labels[1] AS first_label, labels[2000] AS a_label, labels[2312] AS last_label
   FROM dpm.workloads WHERE name = 'hd_mixed';
-SELECT dpm.optimize('hd_mixed', 'identity');
-SELECT dpm.optimize('hd_mixed', 'hdmm') > 0 AS optimized;
+SELECT dpm.optimize('hd_mixed', method => 'identity');
+SELECT dpm.optimize('hd_mixed', method => 'hdmm') > 0 AS optimized;
 SELECT s.matrix IS NULL AND (s.hdmm).kind = 'kronecker' AS stored_by_parameters, s.rows > 2048 AS rows,
        abs(sensitivity_l1 - 1) < 1e-12 AS sensitivity_1, max_profile <= profile_trace AS profiles
   FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'hd_mixed';
@@ -149,7 +149,7 @@ SELECT dpm.create_domain('ar_x', 'ar_people', '[{"name": "x", "bins": {"min": 0,
 SELECT dpm.create_workload('ar1024', 'ar_x', 'AllRange(x)') AS queries;
 SELECT matrix IS NULL AS kept_as_spec, labels[2] AS second_label, labels[524800] AS last_label
   FROM dpm.workloads WHERE name = 'ar1024';
-SELECT dpm.optimize('ar1024', 'hdmm', options => '{"p": 16, "max_iter": 30}') AS ar_sid \gset
+SELECT dpm.optimize('ar1024', method => 'hdmm', options => '{"p": 16, "max_iter": 30}') AS ar_sid \gset
 -- the stored total of the per-query variances (prefix sums of (A^T A)^+) is the optimizer's own
 -- objective, tr(W^T W (A^T A)^-1) from the closed-form Gram, for the same strategy
 SELECT (s.hdmm).theta = h.theta AS same_strategy, s.rows AS measurements,

@@ -16,16 +16,16 @@ SELECT name, matrix IS NULL AS implicit, m, n FROM dpm.workloads WHERE name LIKE
 
 -- identity: kept by its parameters, with the closed forms: sensitivity 1, and each query's
 -- variance factor its number of cells (a Prefix(a) row of j bins covers 10 j cells)
-SELECT dpm.optimize('imp_spec', 'identity') AS imp_id \gset
+SELECT dpm.optimize('imp_spec', method => 'identity') AS imp_id \gset
 SELECT matrix IS NULL AND (hdmm).kind = 'kronecker' AND (hdmm).p = '{0,0}' AS by_parameters, rows,
        sensitivity_l1, sensitivity_l2, profile_trace = 200 + 10 * (20 * 21 / 2) AS trace_closed_form,
        max_profile = 200 AS max_closed_form
   FROM dpm.strategies WHERE id = :imp_id;
 -- so is it over a small spec whose W is kept, and both give the figures of the dense identity over
 -- the same W given as a matrix
-SELECT dpm.optimize('imp_stored', 'identity') AS imp_small_id \gset
+SELECT dpm.optimize('imp_stored', method => 'identity') AS imp_small_id \gset
 SELECT dpm.create_workload('imp_matrix', 'imp_d', (SELECT matrix FROM dpm.workloads WHERE name = 'imp_stored')) > 0 AS made;
-SELECT dpm.optimize('imp_matrix', 'identity') AS imp_dense_id \gset
+SELECT dpm.optimize('imp_matrix', method => 'identity') AS imp_dense_id \gset
 SELECT abs(i.profile_trace - d.profile_trace) < 1e-9 * d.profile_trace AS same_trace,
        abs(i.ratio_to_bound - d.ratio_to_bound) < 1e-9 AS same_ratio, d.matrix IS NOT NULL AS dense_was_dense,
        s.matrix IS NULL AND (s.hdmm).kind = 'kronecker' AS small_by_parameters,
@@ -34,8 +34,8 @@ SELECT abs(i.profile_trace - d.profile_trace) < 1e-9 * d.profile_trace AS same_t
  WHERE i.id = :imp_id AND d.id = :imp_dense_id AND s.id = :imp_small_id;
 
 -- a dense method builds W from the spec: the same strategy as over the stored W
-SELECT dpm.optimize('imp_spec', 'hierarchical') AS imp_h \gset
-SELECT dpm.optimize('imp_stored', 'hierarchical') AS imp_dense_h \gset
+SELECT dpm.optimize('imp_spec', method => 'hierarchical') AS imp_h \gset
+SELECT dpm.optimize('imp_stored', method => 'hierarchical') AS imp_dense_h \gset
 SELECT i.matrix = d.matrix AS same_matrix, abs(i.profile_trace - d.profile_trace) < 1e-9 * d.profile_trace AS same_trace
   FROM dpm.strategies i, dpm.strategies d WHERE i.id = :imp_h AND d.id = :imp_dense_h;
 

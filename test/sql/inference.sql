@@ -88,7 +88,7 @@ SELECT dpm.create_workload('inf_w2', 'inf_kind', '2 * (Identity(kind) + 3 * Tota
 SELECT name, weights FROM dpm.workloads WHERE name IN ('inf_w0', 'inf_w30', 'inf_w2') ORDER BY name;
 -- the total, weighted 30, gets a smaller expected error under gaussian_optimal, the cells larger
 CREATE TEMP TABLE inf_ids AS
-  SELECT name, dpm.optimize(name, 'gaussian_optimal', 1, 1e-6) AS sid FROM dpm.workloads WHERE name IN ('inf_w0', 'inf_w30');
+  SELECT name, dpm.optimize(name, method => 'gaussian_optimal', epsilon => 1, delta => 1e-6) AS sid FROM dpm.workloads WHERE name IN ('inf_w0', 'inf_w30');
 CREATE TEMP TABLE inf_err AS
   SELECT w.name, e.query, e.variance
     FROM inf_ids i JOIN dpm.workloads w USING (name) JOIN dpm.strategies s ON s.id = i.sid,

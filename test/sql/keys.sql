@@ -1,4 +1,4 @@
--- Group keys from the data (issue 23, partition selection): dpm.select_keys releases the values
+-- Group keys from the data (issue 23, partition selection): dpm.answer_keys releases the values
 -- of a column held by enough privacy units, charged (epsilon, delta) to the source; a domain takes
 -- them as its value list with "values": {"selection": release_id}.
 \set SHOW_CONTEXT never
@@ -18,7 +18,7 @@ SELECT dpm.register_source('ky_people', 'unit', 2, epsilon => 100, delta => 0.9)
 -- about 1 - 0.95^2 = 0.0975 and at most delta = 0.2: over 1000 units, between 50 and 145 of them
 -- (5 standard deviations of the binomial each side: a false alarm below 1e-6), and never near
 -- 200; the common keys (count 100, threshold 1 + 2 ln 10) always pass
-SELECT dpm.select_keys('ky_people', 'tag', 1, 0.2) AS keys \gset
+SELECT dpm.answer_keys('ky_people', 'tag', 1, 0.2) AS keys \gset
 SELECT count(DISTINCT substring(k FROM 'r([0-9]+)')) FILTER (WHERE k LIKE 'r%') BETWEEN 50 AND 145 AS singletons_at_rate,
        count(DISTINCT substring(k FROM 'r([0-9]+)')) FILTER (WHERE k LIKE 'r%') < 200 AS within_delta,
        count(*) FILTER (WHERE k LIKE 'common%') AS common_keys
@@ -36,7 +36,7 @@ SELECT * FROM dpm.release(:ky_rel, inference => 'nnls');
 SELECT dpm.publish(:ky_rel, 'ky_published');
 
 -- an integer column's keys, in its order, become a domain's values (numbers)
-SELECT dpm.select_keys('ky_people', 'code', 1, 0.01) AS codes;
+SELECT dpm.answer_keys('ky_people', 'code', 1, 0.01) AS codes;
 SELECT max(id) AS ky_codes FROM dpm.releases \gset
 SELECT dpm.create_domain('ky_code', 'ky_people', format('[{"name": "code", "values": {"selection": %s}}]', :ky_codes)::jsonb);
 SELECT bin_labels FROM dpm.domains WHERE name = 'ky_code';
@@ -55,15 +55,15 @@ SELECT sum(epsilon) AS spent, sum(delta) AS spent_delta FROM dpm.ledger
  WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'ky_people'::regclass) \gset
 CREATE TABLE ky_pure AS SELECT 1 AS unit, 'x' AS tag;
 SELECT dpm.register_source('ky_pure', 'unit', epsilon => 1);
-SELECT dpm.select_keys('ky_pure', 'tag', 1, 1e-6);
-SELECT dpm.select_keys('ky_people', 'tag', 1, 0);
-SELECT dpm.select_keys('ky_people', 'tag', 1, NULL);
-SELECT dpm.select_keys('ky_people', 'nothing', 1, 1e-6);
-SELECT dpm.select_keys('ky_people', 'score', 1, 1e-6);
-SELECT dpm.select_keys('ky_people', 'tag', 0, 1e-6);
-SELECT dpm.select_keys('ky_people', 'tag', 'NaN', 1e-6);
-SELECT dpm.select_keys('ky_people', NULL, 1, 1e-6);
-SELECT dpm.select_keys('ky_people', 'tag', 1000, 0.01);   -- more than is left
+SELECT dpm.answer_keys('ky_pure', 'tag', 1, 1e-6);
+SELECT dpm.answer_keys('ky_people', 'tag', 1, 0);
+SELECT dpm.answer_keys('ky_people', 'tag', 1, NULL);
+SELECT dpm.answer_keys('ky_people', 'nothing', 1, 1e-6);
+SELECT dpm.answer_keys('ky_people', 'score', 1, 1e-6);
+SELECT dpm.answer_keys('ky_people', 'tag', 0, 1e-6);
+SELECT dpm.answer_keys('ky_people', 'tag', 'NaN', 1e-6);
+SELECT dpm.answer_keys('ky_people', NULL, 1, 1e-6);
+SELECT dpm.answer_keys('ky_people', 'tag', 1000, 0.01);   -- more than is left
 SELECT sum(epsilon) = :spent AND sum(delta) = :spent_delta AS nothing_charged FROM dpm.ledger
  WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'ky_people'::regclass);
 
@@ -74,9 +74,9 @@ SELECT sum(epsilon) = :spent AND sum(delta) = :spent_delta AS nothing_charged FR
 -- keys spends.
 CREATE TABLE ky_zpeople AS SELECT * FROM ky_people;
 SELECT dpm.register_source('ky_zpeople', 'unit', 2, rho => 10);
-SELECT dpm.select_keys('ky_zpeople', 'tag', rho => 1, delta => 0.2);
+SELECT dpm.answer_keys('ky_zpeople', 'tag', rho => 1, delta => 0.2);
 SELECT dpm.set_budget('ky_zpeople', delta => 0.5);
-SELECT dpm.select_keys('ky_zpeople', 'tag', rho => 1, delta => 0.2) AS zkeys \gset
+SELECT dpm.answer_keys('ky_zpeople', 'tag', rho => 1, delta => 0.2) AS zkeys \gset
 SELECT count(DISTINCT substring(k FROM 'r([0-9]+)')) FILTER (WHERE k LIKE 'r%') BETWEEN 1 AND 35 AS singletons_at_rate,
        count(*) FILTER (WHERE k LIKE 'common%') AS common_keys
   FROM unnest(:'zkeys'::text[]) k;
@@ -85,18 +85,18 @@ SELECT r.noise, r.epsilon, r.rho, r.delta, abs(k.threshold - (1 + k.noise_scale 
   FROM dpm.releases r JOIN dpm.release_keys k ON k.release_id = r.id WHERE r.id = (SELECT max(id) FROM dpm.releases);
 SELECT model, rho_spent, delta_spent, delta_remaining FROM dpm.budget('ky_zpeople');
 -- Laplace on a zCDP source: charged rho = epsilon^2 / 2 and delta; rho and epsilon together refused
-SELECT cardinality(dpm.select_keys('ky_zpeople', 'code', epsilon => 1, delta => 0.01)) AS codes;
+SELECT cardinality(dpm.answer_keys('ky_zpeople', 'code', epsilon => 1, delta => 0.01)) AS codes;
 SELECT noise, epsilon, rho, delta FROM dpm.releases WHERE id = (SELECT max(id) FROM dpm.releases);
-SELECT dpm.select_keys('ky_zpeople', 'code', epsilon => 1, rho => 1, delta => 0.01);
-SELECT dpm.select_keys('ky_zpeople', 'code', rho => 1, delta => 0.4);   -- 0.21 of 0.5 spent
-SELECT dpm.select_keys('ky_people', 'code', rho => 1, delta => 0.01);   -- an (epsilon, delta) source
+SELECT dpm.answer_keys('ky_zpeople', 'code', epsilon => 1, rho => 1, delta => 0.01);
+SELECT dpm.answer_keys('ky_zpeople', 'code', rho => 1, delta => 0.4);   -- 0.21 of 0.5 spent
+SELECT dpm.answer_keys('ky_people', 'code', rho => 1, delta => 0.01);   -- an (epsilon, delta) source
 
 -- analysts with budget select keys; another analyst sees neither the release nor its keys; the
 -- registrant (who scans) must still be able to read the table
 CREATE ROLE regress_ky_analyst IN ROLE dpm_analyst;
 CREATE ROLE regress_ky_other IN ROLE dpm_analyst;
 SET ROLE regress_ky_analyst;
-SELECT cardinality(dpm.select_keys('ky_people', 'code', 1, 0.01)) AS analyst_keys;
+SELECT cardinality(dpm.answer_keys('ky_people', 'code', 1, 0.01)) AS analyst_keys;
 SELECT count(*) AS own_keys FROM dpm.release_keys;
 RESET ROLE;
 SET ROLE regress_ky_other;
@@ -111,7 +111,7 @@ SET ROLE regress_ky_custodian;
 SELECT dpm.register_source('ky_mine', 'unit', epsilon => 1, delta => 0.5);
 RESET ROLE;
 REVOKE SELECT ON ky_mine FROM regress_ky_custodian;
-SELECT dpm.select_keys('ky_mine', 'tag', 0.1, 0.01);
+SELECT dpm.answer_keys('ky_mine', 'tag', 0.1, 0.01);
 
 -- (the sources and releases of these tests are deleted below, and their sequences set back: the
 -- tests that follow print their ids)
@@ -120,7 +120,7 @@ SELECT (SELECT last_value FROM dpm.releases_id_seq) AS ky_seq, (SELECT last_valu
 -- 300 units, threshold 1 + ln(1e6) = 14.8 at k 1: they pass but with probability below e^-280)
 CREATE TABLE ky_ints AS SELECT u, (ARRAY[12, -20, 3])[u % 3 + 1] AS n FROM generate_series(1, 900) u;
 SELECT dpm.register_source('ky_ints', 'u', 1, epsilon => 10, delta => 0.9);
-SELECT dpm.select_keys('ky_ints', 'n', 1, 1e-6) AS integer_keys;
+SELECT dpm.answer_keys('ky_ints', 'n', 1, 1e-6) AS integer_keys;
 -- A key is a value's exact text (issue 41, item 3).  Under a case-insensitive collation, unit
 -- 1's own spelling (fullwidth, with soft hyphens: equal to 'smith' at level 2) is not released on
 -- the strength of the 399 units that wrote 'smith'; grouping by the collation took the spelling
@@ -133,10 +133,10 @@ INSERT INTO ky_spellings VALUES (1, 'ＳＭＩＴＨ' || chr(173) || chr(173));
 INSERT INTO ky_spellings SELECT u, 'smith' FROM generate_series(2, 400) u;
 SELECT dpm.register_source('ky_spellings', 'unit', epsilon => 100, delta => 0.5);
 SELECT 'smith' = ('ＳＭＩＴＨ' || chr(173) || chr(173)) COLLATE ky_ci AS one_value_to_the_collation;
-SELECT dpm.select_keys('ky_spellings', 'name', 1, 1e-6);
+SELECT dpm.answer_keys('ky_spellings', 'name', 1, 1e-6);
 -- two spellings each held by 399 or 400 units are two keys: in the collation's order, then bytewise
 INSERT INTO ky_spellings SELECT u, 'Smith' FROM generate_series(401, 800) u;
-SELECT dpm.select_keys('ky_spellings', 'name', 1, 1e-6);
+SELECT dpm.answer_keys('ky_spellings', 'name', 1, 1e-6);
 -- every accepted type, with the values at its ends: 50 units each hold the values of a line,
 -- NULLs are no key, '' is one; a character(300) value is its text without padding (2 bytes, not
 -- 300: under the bound), and the spaces that end an unbounded character value are not its text
@@ -145,9 +145,9 @@ INSERT INTO ky_types SELECT u, 'ab', 'ab', 'Ab', -9223372036854775808, -32768 FR
 INSERT INTO ky_types SELECT u, 'ab ', 'ab   ', 'aB', 9223372036854775807, 32767 FROM generate_series(51, 100) u;
 INSERT INTO ky_types SELECT u, NULL, '', '', NULL, NULL FROM generate_series(101, 150) u;
 SELECT dpm.register_source('ky_types', 'unit', epsilon => 100, delta => 0.5);
-SELECT dpm.select_keys('ky_types', 'c', 1, 1e-6) AS c, dpm.select_keys('ky_types', 'b', 1, 1e-6) AS b,
-       dpm.select_keys('ky_types', 'v', 1, 1e-6) AS v, dpm.select_keys('ky_types', 'i', 1, 1e-6) AS i,
-       dpm.select_keys('ky_types', 's', 1, 1e-6) AS s;
+SELECT dpm.answer_keys('ky_types', 'c', 1, 1e-6) AS c, dpm.answer_keys('ky_types', 'b', 1, 1e-6) AS b,
+       dpm.answer_keys('ky_types', 'v', 1, 1e-6) AS v, dpm.answer_keys('ky_types', 'i', 1, 1e-6) AS i,
+       dpm.answer_keys('ky_types', 's', 1, 1e-6) AS s;
 
 -- Values longer than the source's max_key_bytes (default 256) are read as no key, never detoasted (issue 41,
 -- item 1): 1100 units hold a megabyte of their own each, 1.1 GB in all (stored compressed), which
@@ -161,16 +161,16 @@ CREATE TABLE ky_long (unit int, name text COMPRESSION :ky_compression);
 INSERT INTO ky_long SELECT u, md5(u::text) || repeat('x', 1000000) FROM generate_series(1, 1100) u;
 INSERT INTO ky_long SELECT u, repeat(v, n) FROM generate_series(1101, 1105) u, (VALUES ('a', 3000000), ('b', 256), ('c', 257)) x(v, n);
 SELECT dpm.register_source('ky_long', 'unit', 3, epsilon => 1000, delta => 0.5);
-SELECT array_agg(octet_length(k)) AS key_bytes FROM unnest(dpm.select_keys('ky_long', 'name', 50, 1e-6)) k;
+SELECT array_agg(octet_length(k)) AS key_bytes FROM unnest(dpm.answer_keys('ky_long', 'name', 50, 1e-6)) k;
 -- the custodian's bound for the source (dpm.set_max_key_bytes), which a caller may lower, never raise
 SELECT dpm.set_max_key_bytes('ky_long', 257);
-SELECT array_agg(octet_length(k)) AS key_bytes FROM unnest(dpm.select_keys('ky_long', 'name', 50, 1e-6)) k;
+SELECT array_agg(octet_length(k)) AS key_bytes FROM unnest(dpm.answer_keys('ky_long', 'name', 50, 1e-6)) k;
 SELECT max_key_bytes FROM dpm.release_keys WHERE release_id = (SELECT max(id) FROM dpm.releases);
-SELECT array_agg(octet_length(k)) AS key_bytes FROM unnest(dpm.select_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => 256)) k;
+SELECT array_agg(octet_length(k)) AS key_bytes FROM unnest(dpm.answer_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => 256)) k;
 -- the bound is checked before any charge; an analyst cannot set a source's
 SELECT sum(epsilon) AS spent FROM dpm.ledger WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'ky_long'::regclass) \gset
-SELECT dpm.select_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => 0);
-SELECT dpm.select_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => 258);
+SELECT dpm.answer_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => 0);
+SELECT dpm.answer_keys('ky_long', 'name', 50, 1e-6, max_key_bytes => 258);
 SELECT dpm.set_max_key_bytes('ky_long', 0);
 SELECT dpm.set_max_key_bytes('ky_long', 65537);
 SELECT dpm.set_max_key_bytes('ky_long', NULL);

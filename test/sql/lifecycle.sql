@@ -132,7 +132,7 @@ SELECT dpm.rename_workload('lc_w3', '');
 SELECT count(*) AS answers FROM dpm.answer('lc_w3', epsilon => 1, method => 'identity');
 SELECT s.id AS used_st FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id
  WHERE w.name = 'lc_w3' AND s.method = 'identity' \gset
-SELECT dpm.optimize('lc_w3', 'hierarchical') AS unused_st \gset
+SELECT dpm.optimize('lc_w3', method => 'hierarchical') AS unused_st \gset
 RESET ROLE;
 SET ROLE regress_lc_analyst2;
 SELECT dpm.drop_strategy(:used_st);
@@ -144,7 +144,7 @@ SELECT dpm.drop_strategy(:used_st);
 SELECT dpm.drop_strategy(:used_st);
 SELECT count(*) FILTER (WHERE id = :unused_st) AS unused_left, count(*) FILTER (WHERE id = :used_st) AS used_kept
   FROM dpm.strategies;
-SELECT dpm.optimize('lc_w3', 'identity') <> :used_st AS rebuilt;
+SELECT dpm.optimize('lc_w3', method => 'identity') <> :used_st AS rebuilt;
 SELECT * FROM dpm.answer('lc_w3', strategy => :used_st, epsilon => 1);
 SELECT dpm.drop_workload('lc_w3');
 SELECT * FROM dpm.answer('lc_w3', epsilon => 1);

@@ -19,31 +19,31 @@ SELECT dpm.create_domain('ms_kind', 'ms_people', '[{"name": "kind", "values": [0
 
 -- declared by a custodian; the result is the sensitivity of a sum per privacy unit,
 -- max_contributions * max(|lo|, |hi|)
-SELECT dpm.create_measure('ms_people', 'income', 'income', 0, 50000) AS income_sensitivity;
-SELECT dpm.create_measure('ms_people', 'score', 'score', -10, 200, nulls => 'drop') AS score_sensitivity;
-SELECT dpm.create_measure('ms_people', 'visits', 'visits', -1, 20) AS visits_sensitivity;
+SELECT dpm.create_measure('income', 'ms_people', 'income', 0, 50000) AS income_sensitivity;
+SELECT dpm.create_measure('score', 'ms_people', 'score', -10, 200, nulls => 'drop') AS score_sensitivity;
+SELECT dpm.create_measure('visits', 'ms_people', 'visits', -1, 20) AS visits_sensitivity;
 -- refused, with nothing stored: arithmetic (it can overflow), a division, text, two expressions,
 -- an unknown column, bad bounds, a bad NULL rule, a taken name, a table not registered
-SELECT dpm.create_measure('ms_people', 'bad', 'visits * 2 + 1', -1, 20);
-SELECT dpm.create_measure('ms_people', 'bad', '100 / (kind - 1)', 0, 10);
-SELECT dpm.create_measure('ms_people', 'bad', 'note', 0, 10);
-SELECT dpm.create_measure('ms_people', 'bad', 'income), (SELECT 1', 0, 10);
-SELECT dpm.create_measure('ms_people', 'bad', 'no_such_column', 0, 10);
-SELECT dpm.create_measure('ms_people', 'bad', 'income', 10, 5);
-SELECT dpm.create_measure('ms_people', 'bad', 'income', 0, 'Infinity');
-SELECT dpm.create_measure('ms_people', 'bad', 'income', 'NaN', 1);
-SELECT dpm.create_measure('ms_people', 'bad', 'income', 0, 0);
-SELECT dpm.create_measure('ms_people', 'bad', 'income', 0, 1, nulls => 'ignore');
-SELECT dpm.create_measure('ms_people', 'bad', 'income', NULL, 1);
-SELECT dpm.create_measure('ms_people', '', 'income', 0, 1);
-SELECT dpm.create_measure('ms_people', 'income', 'income', 0, 1);
-SELECT dpm.create_measure('pg_class', 'bad', 'relpages', 0, 1);
+SELECT dpm.create_measure('bad', 'ms_people', 'visits * 2 + 1', -1, 20);
+SELECT dpm.create_measure('bad', 'ms_people', '100 / (kind - 1)', 0, 10);
+SELECT dpm.create_measure('bad', 'ms_people', 'note', 0, 10);
+SELECT dpm.create_measure('bad', 'ms_people', 'income), (SELECT 1', 0, 10);
+SELECT dpm.create_measure('bad', 'ms_people', 'no_such_column', 0, 10);
+SELECT dpm.create_measure('bad', 'ms_people', 'income', 10, 5);
+SELECT dpm.create_measure('bad', 'ms_people', 'income', 0, 'Infinity');
+SELECT dpm.create_measure('bad', 'ms_people', 'income', 'NaN', 1);
+SELECT dpm.create_measure('bad', 'ms_people', 'income', 0, 0);
+SELECT dpm.create_measure('bad', 'ms_people', 'income', 0, 1, nulls => 'ignore');
+SELECT dpm.create_measure('bad', 'ms_people', 'income', NULL, 1);
+SELECT dpm.create_measure('', 'ms_people', 'income', 0, 1);
+SELECT dpm.create_measure('income', 'ms_people', 'income', 0, 1);
+SELECT dpm.create_measure('bad', 'pg_class', 'relpages', 0, 1);
 RESET ROLE;
 SET ROLE regress_ms_custodian2;
-SELECT dpm.create_measure('ms_people', 'bad', 'income', 0, 1);
+SELECT dpm.create_measure('bad', 'ms_people', 'income', 0, 1);
 RESET ROLE;
 SET ROLE regress_ms_analyst;
-SELECT dpm.create_measure('ms_people', 'bad', 'income', 0, 1);
+SELECT dpm.create_measure('bad', 'ms_people', 'income', 0, 1);
 -- the bounds are public: analysts read them
 SELECT name, expression, lo, hi, nulls, grid_exp FROM dpm.measures WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation = 'ms_people'::regclass) ORDER BY id;
 RESET ROLE;
@@ -74,7 +74,7 @@ SELECT m.name,
 CREATE TABLE ms_units AS SELECT u AS unit, u % 2 AS kind, 1 AS one FROM generate_series(1, 30) u, generate_series(1, 5) r;
 SELECT dpm.register_source('ms_units', 'unit', 2, epsilon => 1);
 SELECT dpm.create_domain('ms_units_kind', 'ms_units', '[{"name": "kind", "values": [0, 1]}]');
-SELECT dpm.create_measure('ms_units', 'one', 'one', 0, 1);
+SELECT dpm.create_measure('one', 'ms_units', 'one', 0, 1);
 SELECT (SELECT array_agg(v / dpm_internal.measure_units(m)) FROM unnest(dpm_internal.measure_vector(s, d, m, 'postgres', true)) v) AS capped,
        (SELECT array_agg(v / dpm_internal.measure_units(m)) FROM unnest(dpm_internal.measure_vector(s, d, m, 'postgres', false)) v) AS uncapped
   FROM dpm.sources s JOIN dpm.domains d ON d.source_id = s.id JOIN dpm.measures m ON m.source_id = s.id
@@ -97,11 +97,11 @@ RESET parallel_setup_cost; RESET parallel_tuple_cost; RESET min_parallel_table_s
 
 -- dropped, the name is free again; the old row stays
 SET ROLE regress_ms_custodian;
-SELECT dpm.drop_measure('ms_people', 'visits');
-SELECT dpm.drop_measure('ms_people', 'visits');
-SELECT dpm.create_measure('ms_people', 'visits', 'visits', 0, 6);
+SELECT dpm.drop_measure('visits', 'ms_people');
+SELECT dpm.drop_measure('visits', 'ms_people');
+SELECT dpm.create_measure('visits', 'ms_people', 'visits', 0, 6);
 SELECT name, lo, hi, dropped_at IS NOT NULL AS dropped FROM dpm.measures WHERE name = 'visits' ORDER BY id;
-SELECT dpm.drop_measure('ms_people', 'nothing');
+SELECT dpm.drop_measure('nothing', 'ms_people');
 RESET ROLE;
 
 DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation IN ('ms_people'::regclass, 'ms_units'::regclass));

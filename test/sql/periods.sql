@@ -178,8 +178,8 @@ SELECT dpm.create_workload('per_z_total', 'per_z_age', 'Total(age)');
 SELECT count(*) FROM dpm.answer('per_z_total', rho => 0.5, period_from => '2020-01-06', period_to => '2020-01-13');
 SELECT count(*) FROM dpm.answer('per_z_total', rho => 0.1, period_from => '2020-01-12');
 SELECT count(*) FROM dpm.answer('per_z_total', rho => 0.5, period_from => '2020-01-20');
-SELECT cardinality(dpm.select_keys('per_z', 'age', rho => 0.1, delta => 1e-5, period_from => '2020-01-27')) >= 0 AS selected;
-SELECT dpm.select_keys('per_z', 'age', rho => 0.1, delta => 1e-5, period_from => '2020-01-27', period_to => 'infinity');
+SELECT cardinality(dpm.answer_keys('per_z', 'age', rho => 0.1, delta => 1e-5, period_from => '2020-01-27')) >= 0 AS selected;
+SELECT dpm.answer_keys('per_z', 'age', rho => 0.1, delta => 1e-5, period_from => '2020-01-27', period_to => 'infinity');
 SELECT period, label, rho_spent, delta_spent, rho_remaining, releases FROM dpm.periods('per_z') WHERE period < 4 ORDER BY period;
 
 -- timestamps with a time zone: periods are the custodian's local days, whatever the session's

@@ -18,8 +18,8 @@ SELECT dpm.create_workload('rw_w', 'rw_d',
          (SELECT array_agg(r ORDER BY i) FROM
             (SELECT i, array_agg(round(random()::numeric, 4)::float8 ORDER BY j) AS r
                FROM generate_series(1, 200) i, generate_series(1, 64) j GROUP BY i) q)) > 0 AS workload;
-SELECT dpm.optimize('rw_w', 'eigen') AS s_eigen \gset
-SELECT dpm.optimize('rw_w', 'workload') AS s_w \gset
+SELECT dpm.optimize('rw_w', method => 'eigen') AS s_eigen \gset
+SELECT dpm.optimize('rw_w', method => 'workload') AS s_w \gset
 
 -- two releases in a row
 CREATE TEMP TABLE rw_rel AS

@@ -43,12 +43,12 @@ CREATE FOREIGN TABLE fcol_people (id int NOT NULL, age int4, grp int4, code varc
   SERVER fcol_loop OPTIONS (schema_name 'fcol_remote', table_name 'people');
 SELECT dpm.register_source('fcol_people', 'id', 2, epsilon => 100, delta => 1e-3);
 SELECT dpm.create_domain('fcol_d', 'fcol_people', '[{"name": "grp", "values": [0, 1, 2, 3]}]');
-SELECT dpm.create_measure('fcol_people', 'fcol_score', 'score', 0, 100) > 0 AS measure;
+SELECT dpm.create_measure('fcol_score', 'fcol_people', 'score', 0, 100) > 0 AS measure;
 SELECT dpm.create_workload('fcol_w', 'fcol_d', 'Identity(grp)');
 SELECT count(*) AS answers, bool_and(answer IS NOT NULL) AS answered FROM dpm.answer('fcol_w', epsilon => 1, reuse => 'never');
 SELECT count(*) AS answers, bool_and(answer IS NOT NULL) AS answered
   FROM dpm.answer('fcol_w', epsilon => 1, measure => 'fcol_score', reuse => 'never');
-SELECT cardinality(dpm.select_keys('fcol_people', 'code', epsilon => 1, delta => 1e-6)) AS keys;
+SELECT cardinality(dpm.answer_keys('fcol_people', 'code', epsilon => 1, delta => 1e-6)) AS keys;
 -- ... and capping on the remote server (dpm_internal.capped_groups), through its other server
 CREATE FOREIGN TABLE fcol_people_x (id int NOT NULL, age int4, grp int4, code varchar(3), score numeric(6, 2))
   SERVER fcol_loop_x OPTIONS (schema_name 'fcol_remote', table_name 'people');
@@ -78,9 +78,9 @@ ALTER FOREIGN TABLE fcol_people_x ALTER COLUMN grp TYPE int8;
 -- a remote text declared varchar(3): a longer string cannot be read; keys are refused before their charge
 ALTER TABLE fcol_remote.people ALTER COLUMN code TYPE text;
 INSERT INTO fcol_remote.people VALUES (5001, 1, 1, 'a long code', 1);
-SELECT fcol_try($$SELECT dpm.select_keys('fcol_people', 'code', epsilon => 1, delta => 1e-6)$$) AS keys;
+SELECT fcol_try($$SELECT dpm.answer_keys('fcol_people', 'code', epsilon => 1, delta => 1e-6)$$) AS keys;
 SELECT * FROM fcol_charges();
-SELECT fcol_try($$SELECT dpm.create_measure('fcol_people', 'fcol_age', 'age', 0, 100)$$) AS create_measure;
+SELECT fcol_try($$SELECT dpm.create_measure('fcol_age', 'fcol_people', 'age', 0, 100)$$) AS create_measure;
 SELECT fcol_try($$SELECT dpm.create_domain('fcol_d2', 'fcol_people', '[{"name": "age", "values": [1, 2]}]')$$) AS create_domain;
 ALTER TABLE fcol_remote.people ALTER COLUMN code TYPE varchar(3) USING left(code, 3);
 

@@ -24,18 +24,18 @@ SELECT dpm.create_workload('sa_w', 'sa_kind', 'Identity(kind)');
 
 -- bounds: past 1e100 (and the issue's 1e308), or both ends within 1e-100 of 0, are refused when
 -- declared, with nothing stored; at the limits they are accepted
-SELECT dpm.create_measure('sa_rows', 'huge', 'n', -1e308, 1e308);
-SELECT dpm.create_measure('sa_rows', 'huge', 'f8', 0, 1.0000001e100);
-SELECT dpm.create_measure('sa_rows', 'huge', 'f8', -2e100, 0);
-SELECT dpm.create_measure('sa_rows', 'huge', 'f8', 0, 9e-101);
-SELECT dpm.create_measure('sa_rows', 'huge', 'f8', -1e-310, 1e-310);
+SELECT dpm.create_measure('huge', 'sa_rows', 'n', -1e308, 1e308);
+SELECT dpm.create_measure('huge', 'sa_rows', 'f8', 0, 1.0000001e100);
+SELECT dpm.create_measure('huge', 'sa_rows', 'f8', -2e100, 0);
+SELECT dpm.create_measure('huge', 'sa_rows', 'f8', 0, 9e-101);
+SELECT dpm.create_measure('huge', 'sa_rows', 'f8', -1e-310, 1e-310);
 SELECT count(*) AS stored FROM dpm.measures WHERE name = 'huge';
-SELECT dpm.create_measure('sa_rows', 'lim', 'n', -1e100, 1e100) AS at_the_limit,
-       dpm.create_measure('sa_rows', 'lim_small', 'n', -1e-100, 0) AS at_the_small_limit,
-       dpm.create_measure('sa_rows', 'lim_lo', 'f8', 1e-300, 1e100) AS tiny_lo;
+SELECT dpm.create_measure('lim', 'sa_rows', 'n', -1e100, 1e100) AS at_the_limit,
+       dpm.create_measure('lim_small', 'sa_rows', 'n', -1e-100, 0) AS at_the_small_limit,
+       dpm.create_measure('lim_lo', 'sa_rows', 'f8', 1e-300, 1e100) AS tiny_lo;
 -- every type, with ordinary bounds: each value clamped to [-10, 1000]
-SELECT dpm.create_measure('sa_rows', t, t, -10, 1000) FROM unnest('{i2,i4,i8,r4,f8,n}'::text[]) t;
-SELECT dpm.create_measure('sa_rows', 'n_drop', 'n', -10, 1000, nulls => 'drop');
+SELECT dpm.create_measure(t, 'sa_rows', t, -10, 1000) FROM unnest('{i2,i4,i8,r4,f8,n}'::text[]) t;
+SELECT dpm.create_measure('n_drop', 'sa_rows', 'n', -10, 1000, nulls => 'drop');
 
 -- the exact sums per cell, as our aggregates take them and as grouped scans (Citus,
 -- postgres_fdw) do: the same numbers, to the last bit, for every measure, sum and average

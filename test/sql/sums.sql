@@ -11,7 +11,7 @@ CREATE TABLE sm_people AS
 SELECT dpm.register_source('sm_people', 'unit', 2, epsilon => 1000, delta => 1e-2);
 SELECT dpm.create_domain('sm_kind', 'sm_people', '[{"name": "kind", "values": [0, 1, 2, 3]}]');
 SELECT dpm.create_workload('sm_w', 'sm_kind', 'Identity(kind) + Total(kind)');
-SELECT dpm.create_measure('sm_people', 'amount', 'amount', 0, 500) AS sensitivity;
+SELECT dpm.create_measure('amount', 'sm_people', 'amount', 0, 500) AS sensitivity;
 -- the truth: two rows of each unit, clamped
 CREATE TEMP TABLE sm_truth AS
   SELECT kind + 1 AS query, sum(2 * least(amount, 500))::float8 AS truth
@@ -33,10 +33,10 @@ SELECT bool_and(abs(s.total_error / c.total_error - 250000) < 1e-6 * 250000) AS 
   JOIN dpm.compare_strategies('sm_w', epsilon => 1) c USING (method);
 SELECT count(*) FROM dpm.compare_strategies('sm_w', epsilon => 1, measure => 'nothing');
 -- dpm.optimize with a measure gives the workload's own strategy (cached once for counts and sums)
-SELECT dpm.optimize('sm_w', 'hierarchical', epsilon => 1, measure => 'amount') = dpm.optimize('sm_w', 'hierarchical', epsilon => 1)
+SELECT dpm.optimize('sm_w', method => 'hierarchical', epsilon => 1, measure => 'amount') = dpm.optimize('sm_w', method => 'hierarchical', epsilon => 1)
        AS same_strategy;
-SELECT dpm.optimize('sm_w', 'hierarchical', epsilon => 1, measure => 'nothing');
-SELECT dpm.optimize('sm_w', 'fitness', delta => 1e-6, options => '{"targets": [1, 1, 1, 1, 1]}', measure => 'amount');
+SELECT dpm.optimize('sm_w', method => 'hierarchical', epsilon => 1, measure => 'nothing');
+SELECT dpm.optimize('sm_w', method => 'fitness', delta => 1e-6, options => '{"targets": [1, 1, 1, 1, 1]}', measure => 'amount');
 
 -- repeated releases are unbiased with the stated standard error: over 200 Laplace releases,
 -- each query's mean z-score within 5 / sqrt(200) of 0 and its mean square within 1 +- 5 sqrt(5 /
@@ -87,11 +87,11 @@ SELECT dpm.unpublish('sm_published');
 SELECT sum(epsilon) AS spent FROM dpm.ledger WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'sm_people'::regclass) \gset
 SELECT * FROM dpm.answer('sm_w', epsilon => 1, measure => 'nothing');
 SELECT * FROM dpm.answer('sm_w', epsilon => 1, measure => 'amount', inference => 'nnls_integer');
-SELECT dpm.create_measure('sm_people', 'signed', 'amount', -100, 500);
+SELECT dpm.create_measure('signed', 'sm_people', 'amount', -100, 500);
 SELECT * FROM dpm.answer('sm_w', epsilon => 1, measure => 'signed', inference => 'nnls');
 CREATE TABLE sm_other AS SELECT 1 AS x, 2 AS v;
 SELECT dpm.register_source('sm_other', epsilon => 1);
-SELECT dpm.create_measure('sm_other', 'v', 'v', 0, 2);
+SELECT dpm.create_measure('v', 'sm_other', 'v', 0, 2);
 SELECT * FROM dpm.answer('sm_w', epsilon => 1, measure => 'v');
 SELECT sum(epsilon) = :spent AS nothing_charged FROM dpm.ledger
  WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'sm_people'::regclass);
@@ -111,7 +111,7 @@ RESET ROLE;
 REVOKE SELECT ON sm_people FROM regress_sm_custodian;
 SET ROLE regress_sm_analyst;
 SELECT * FROM dpm.answer('sm_w2', epsilon => 1, measure => 'amount');
-SELECT dpm.create_measure('sm_people', 'mine', 'amount', 0, 1);
+SELECT dpm.create_measure('mine', 'sm_people', 'amount', 0, 1);
 RESET ROLE;
 SELECT sum(epsilon) = :spent AS still_nothing_charged FROM dpm.ledger
  WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'sm_people'::regclass);

@@ -66,7 +66,7 @@ ALTER EVENT TRIGGER dpm_guard_alter ENABLE;
 SELECT * FROM dpm.answer('ut_int_w', epsilon => 0.1);
 SELECT * FROM dpm.answer('ut_text_w', epsilon => 0.1);
 SELECT * FROM dpm.answer('ut_uuid_w', epsilon => 0.1);
-SELECT dpm.select_keys('ut_int', 'kind', 0.1, 1e-6);
+SELECT dpm.answer_keys('ut_int', 'kind', 0.1, 1e-6);
 SELECT * FROM dpm.explain('ut_int_w', epsilon => 0.1);
 SELECT coalesce(sum(l.epsilon), 0) = :spent AS nothing_charged, count(*) FILTER (WHERE r.status = 'failed') AS failed
   FROM dpm.ledger l JOIN dpm.releases r ON r.id = l.release_id

@@ -99,7 +99,7 @@ SELECT count(*) AS charges_before FROM dpm.ledger l JOIN dpm.sources s ON s.id =
 SET ROLE regress_vs_analyst;
 SELECT count(*) FROM dpm.answer('vs_w', epsilon => 0.1);
 SELECT count(*) FROM dpm.explain('vs_w', epsilon => 0.1);
-SELECT dpm.select_keys('vs_fine', 'code', epsilon => 0.5, delta => 1e-6);
+SELECT dpm.answer_keys('vs_fine', 'code', epsilon => 0.5, delta => 1e-6);
 RESET ROLE;
 SELECT count(*) = :charges_before AS ledger_unchanged FROM dpm.ledger l JOIN dpm.sources s ON s.id = l.source_id
  WHERE s.relation = 'vs_fine'::regclass;
@@ -112,7 +112,7 @@ CREATE OR REPLACE VIEW vs_fine AS SELECT p.id, p.age, p.code FROM vs_people p JO
 RESET session_replication_role;
 SET ROLE regress_vs_analyst;
 SELECT count(*) FROM dpm.answer('vs_w', epsilon => 0.1);
-SELECT dpm.select_keys('vs_fine', 'code', epsilon => 0.5, delta => 1e-6);
+SELECT dpm.answer_keys('vs_fine', 'code', epsilon => 0.5, delta => 1e-6);
 RESET ROLE;
 SELECT count(*) = :charges_before AS ledger_unchanged FROM dpm.ledger l JOIN dpm.sources s ON s.id = l.source_id
  WHERE s.relation = 'vs_fine'::regclass;

@@ -184,7 +184,7 @@ SELECT dpm.create_domain('n3_mixed', 'narrow',
     {"name": "a3", "bins": {"min": 0, "max": 8, "width": 2}}]');
 SELECT dpm.create_workload('n3_mixed_w', 'n3_mixed',
   'Prefix(a1) * Identity(a2) + AllRange(a3) + Marginal(a1, a3) + 2 * Hierarchical(a1) * Ranges(a3, [0, 4), [2, 8))');
-SELECT dpm.optimize('n3_mixed_w', 'residual', rho => 1) > 0 AS optimized;
+SELECT dpm.optimize('n3_mixed_w', method => 'residual', rho => 1) > 0 AS optimized;
 CREATE FUNCTION pg_temp.dense_check(wname text, noise text)
 RETURNS TABLE(tables int, queries int, as_dense boolean, not_below_bound boolean)
 LANGUAGE plpgsql AS $$
@@ -235,7 +235,7 @@ SELECT * FROM pg_temp.dense_check('n3_mixed_w', 'gaussian');
 -- Laplace: the plan's tables stacked, each marginal matrix times its weight, are the dense strategy
 -- A (L1 sensitivity 1), and every query's variance is 2 / epsilon^2 times w (A^T A)^+ w^T: least
 -- squares over all the tables, which the residual basis decouples
-SELECT dpm.optimize('n3_mixed_w', 'residual') > 0 AS optimized;
+SELECT dpm.optimize('n3_mixed_w', method => 'residual') > 0 AS optimized;
 SELECT * FROM pg_temp.dense_check('n3_mixed_w', 'laplace');
 -- the same blocks over the wide domain and over a dense one with the same attributes: the same
 -- true answers and labels, the same standard errors; a release within 6 standard errors of the truth
@@ -259,13 +259,13 @@ SELECT dpm.unpublish('pub_w30');
 
 -- the largest variance (option loss max): no cell above the plan's own maximum, which is below the
 -- sum plan's
-SELECT dpm.optimize('w30_small', 'residual', rho => 1, options => '{"loss": "max"}') > 0 AS optimized;
+SELECT dpm.optimize('w30_small', method => 'residual', rho => 1, options => '{"loss": "max"}') > 0 AS optimized;
 SELECT s.options, s.max_profile < (SELECT max_profile FROM dpm.strategies x WHERE x.workload_id = s.workload_id AND x.options = '{}')
        AS lower_max
   FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'w30_small' AND s.options <> '{}';
 
 -- bad input: what a wide domain cannot answer, and how it says so
-SELECT dpm.optimize('w30_blocks', 'residual', rho => 1, options => '{"loss": "max"}');
+SELECT dpm.optimize('w30_blocks', method => 'residual', rho => 1, options => '{"loss": "max"}');
 SELECT dpm.create_workload('w30_dup', 'w30', 'Marginal(a1, a1)');
 SELECT dpm.create_workload('w30_matrix', 'w30', ARRAY[[1.0]]);
 SET dpm.max_cells = 5000;
@@ -277,12 +277,12 @@ RESET dpm.max_cells;
 SET dpm.max_matrix_mb = 1;
 SELECT dpm.create_workload('w30_2b', 'w30', 'Marginals(2) + Marginals(1) + Marginals(0)');
 RESET dpm.max_matrix_mb;
-SELECT dpm.optimize('w30_2', 'hdmm', rho => 1);
-SELECT dpm.optimize('w30_2', 'identity', rho => 1);
+SELECT dpm.optimize('w30_2', method => 'hdmm', rho => 1);
+SELECT dpm.optimize('w30_2', method => 'identity', rho => 1);
 SELECT dpm.answer('w30_2', epsilon => 1, strategy => (SELECT min(s.id) FROM dpm.strategies s JOIN dpm.workloads w
                                                         ON w.id = s.workload_id WHERE w.name = 'w30_2' AND s.noise = 'gaussian'));
-SELECT dpm.optimize('w30_2', 'residual', rho => 1, options => '{"loss": "median"}');
-SELECT dpm.optimize('w30_2', 'residual', rho => 1, options => '{"augment": "l2"}');
+SELECT dpm.optimize('w30_2', method => 'residual', rho => 1, options => '{"loss": "median"}');
+SELECT dpm.optimize('w30_2', method => 'residual', rho => 1, options => '{"augment": "l2"}');
 -- the internal functions refuse malformed attribute sets
 SELECT dpm_internal.residual_table_sets('Marginals(1)', d, '{{1,1}}') FROM dpm.domains d WHERE name = 'w30';
 SELECT dpm_internal.residual_table_sets('Marginals(1)', d, '{{31}}') FROM dpm.domains d WHERE name = 'w30';

@@ -42,8 +42,8 @@ CREATE TABLE rw_truth AS
    WHERE w.name = 'rw_w' GROUP BY i;
 CREATE TABLE rw_rel (k int, query int, answer float8, stderr float8);
 });
-my $s_eigen = $q->("SELECT dpm.optimize('rw_w', 'eigen')");
-my $s_w = $q->("SELECT dpm.optimize('rw_w', 'workload')");
+my $s_eigen = $q->("SELECT dpm.optimize('rw_w', method => 'eigen')");
+my $s_w = $q->("SELECT dpm.optimize('rw_w', method => 'workload')");
 
 # release K with strategy S, its answers kept in rw_rel
 my $release = sub {

@@ -45,7 +45,7 @@ SELECT dpm.register_source('q_other', epsilon => 1000);
 SELECT dpm.create_domain('q_od', 'q_other', '[{"name": "v", "bins": {"min": 0, "max": 4, "width": 1}}]');
 SET ROLE regress_alice;
 SELECT dpm.create_workload('q_w', 'q_d', 'Prefix(v)');
-SELECT dpm.optimize('q_w', 'identity');
+SELECT dpm.optimize('q_w', method => 'identity');
 SELECT dpm.create_workload('q_bigw', 'q_big', 'Prefix(v)');
 SELECT dpm.create_workload('q_ow', 'q_od', 'Prefix(v)');
 });

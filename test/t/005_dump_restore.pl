@@ -32,7 +32,7 @@ SELECT dpm.create_workload('ranges', 'age_sex', 'AllRange(age) * Identity(sex)')
 SELECT dpm.create_workload('cells', 'age_sex', ARRAY[[1,0,0,0,0,0,0,0,0,0], [0,1,0,0,0,0,0,0,0,0]]::float8[]);
 SELECT count(*) FROM dpm.answer('ranges', epsilon => 1, method => 'hierarchical');
 SELECT count(*) FROM dpm.answer('cells', epsilon => 0.5, method => 'identity');
-SELECT dpm.create_measure('people', 'age', 'age', 0, 60);
+SELECT dpm.create_measure('age', 'people', 'age', 0, 60);
 SELECT count(*) FROM dpm.answer('cells', epsilon => 0.5, method => 'identity', measure => 'age');
 SELECT count(*) FROM dpm.answer('cells', epsilon => 0.5, method => 'identity', measure => 'age', aggregate => 'avg');
 CREATE SCHEMA reporting;

@@ -94,7 +94,7 @@ sub register
 SET client_min_messages = notice;
 SELECT dpm.register_source('$rel', privacy_unit => '$unit', max_contributions => $max, epsilon => 1);
 SELECT dpm.create_domain('d_$rel', '$rel', '$attrs');
-SELECT dpm.create_measure('$rel', 'm_$rel', '$measure', 0, 1000);
+SELECT dpm.create_measure('m_$rel', '$rel', '$measure', 0, 1000);
 }, stdout => \$out, stderr => \$err, on_error_stop => 1);
 	return $err;
 }
