@@ -1,20 +1,23 @@
 # dpmatrix: PGXS build. Every .c under src/ is part of the module.
 EXTENSION = dpmatrix
-EXTVERSION = 0.2
+EXTVERSION = 0.3
 
 MODULE_big = dpmatrix
 OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*/*.c)))
 
 # The SQL is written in parts, one concern each, assembled in the order of their numbers.  The
-# install script is every part; an update script from an older version is its own changes
-# (sql/updates/OLD--$(EXTVERSION).sql) followed by every part that can run again (all but
-# 00_schema and 02_catalog, which only create), so each function is written once.
+# install script is every part.  Update scripts chain, as TimescaleDB's do: each version's own
+# changes are sql/updates/FROM--TO.sql, and the script from any older version OLD is the changes
+# of every step from OLD to $(EXTVERSION), in order, followed by every part that can run again
+# (all but 00_schema and 02_catalog, which only create), so each function is written once.
 SQL_PARTS = $(sort $(wildcard sql/[0-9][0-9]_*.sql))
 SQL_ONCE = sql/00_schema.sql sql/02_catalog.sql
 SQL_AGAIN = $(filter-out $(SQL_ONCE),$(SQL_PARTS))
-SQL_UPDATES = $(wildcard sql/updates/*--$(EXTVERSION).sql)
+SQL_STEPS = $(wildcard sql/updates/*--*.sql)
+# the versions an update starts from: the FROM of every step
+SQL_OLD_VERSIONS = $(foreach s,$(SQL_STEPS),$(firstword $(subst --, ,$(notdir $(s)))))
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql \
-	$(patsubst sql/updates/%,sql/$(EXTENSION)--%,$(SQL_UPDATES))
+	$(foreach v,$(SQL_OLD_VERSIONS),sql/$(EXTENSION)--$(v)--$(EXTVERSION).sql)
 
 TESTS = $(sort $(wildcard test/sql/*.sql))
 REGRESS = $(patsubst test/sql/%.sql,%,$(TESTS))
@@ -48,5 +51,6 @@ EXTRA_CLEAN += $(OBJS:.o=.d)
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS)
 	cat $^ >$@
 
-sql/$(EXTENSION)--%--$(EXTVERSION).sql: sql/updates/%--$(EXTVERSION).sql $(SQL_AGAIN)
-	cat $^ >$@
+# the steps from $* on, by version order (sort -V: 0.10 after 0.9), then the parts
+sql/$(EXTENSION)--%--$(EXTVERSION).sql: $(SQL_STEPS) $(SQL_AGAIN)
+	cat $$(ls $(SQL_STEPS) | sort -V | sed -n '\|/$*--|,$$p') $(SQL_AGAIN) >$@

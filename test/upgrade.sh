@@ -3,19 +3,22 @@
 # fresh install does.  On a private copy of the PostgreSQL installation ($PG_CONFIG's, copied to
 # a temporary directory, so the system's own is never touched): dpmatrix 0.1, built from the
 # v0.1 tag's source, is installed and filled (sources with budgets, a domain, workloads, cached
-# strategies, releases, a publication); then this tree's build replaces it (.so and scripts) and
-# the extension is updated.  Checks: every catalog row is as before; the budget sums and is still
+# strategies, releases, a publication); then 0.2, built from the v0.2 tag (or the commit before
+# the version became 0.3), replaces it, the extension is updated to 0.2 and filled more (a
+# measure, a sum and an average); then this tree's build replaces that (.so and scripts) and the
+# extension is updated again.  Checks, at each step: every catalog row is as before; the budget sums and is still
 # enforced (a charge that would overspend is refused, one that fits lands, through the new
 # release worker); old releases replay; the publication reads; analysts cannot reach
 # dpm_internal; and the updated extension's objects (functions with their bodies, settings and
 # privileges, tables, policies, views) are exactly those of a fresh install of this version.
-# Prints "N passed, N failed".  Needs the git history (the v0.1 tag or its commit).
+# Prints "N passed, N failed".  Needs the git history (the tags, or the commits they mark).
 set -u
 . "$(dirname "$0")/lib/check.sh"
 cd "$(dirname "$0")/.." || exit 1
 TOP=$PWD
 OLD_VERSION=0.1
 OLD_COMMIT=31fe8a2	# what v0.1 tags, should a clone lack the tag
+MID_VERSION=0.2
 PG_CONFIG=${PG_CONFIG:-pg_config}
 PORT=${DPM_UPGRADE_PORT:-54329}
 
@@ -61,6 +64,19 @@ fi
 make -s -C "$work/old" -j2 with_llvm=no PG_CONFIG="$MYPG_CONFIG" "${old_copt[@]}" >"$work/old.log" 2>&1 &&
 	make -s -C "$work/old" with_llvm=no PG_CONFIG="$MYPG_CONFIG" "${old_copt[@]}" install >>"$work/old.log" 2>&1 ||
 	{ tail -n 20 "$work/old.log"; fail_setup "the build of $old failed"; }
+
+# --- dpmatrix 0.2 from its tag, or the parent of the commit that made the version 0.3, built now
+# and installed after 0.1 is filled
+if git -C "$TOP" rev-parse -q --verify "v$MID_VERSION^{commit}" >/dev/null; then
+	mid=v$MID_VERSION
+else
+	bump=$(git -C "$TOP" log --format=%H -S"default_version = '0.3'" -- dpmatrix.control | tail -n 1)
+	[ -n "$bump" ] || fail_setup "neither the tag v$MID_VERSION nor the commit that made the version 0.3 is in this clone's history"
+	mid=$bump^
+fi
+mkdir "$work/mid" && git -C "$TOP" archive "$mid" | tar -x -C "$work/mid" || fail_setup "git archive $mid"
+make -s -C "$work/mid" -j2 with_llvm=no PG_CONFIG="$MYPG_CONFIG" >"$work/mid.log" 2>&1 ||
+	{ tail -n 20 "$work/mid.log"; fail_setup "the build of $mid failed"; }
 
 # --- a cluster on the copy, with 0.1 filled
 [ "$(id -u)" = 0 ] && chown -R postgres "$work"
@@ -148,19 +164,67 @@ SQL
 before=$(snapshot) || fail_setup "the snapshot of $OLD_VERSION"
 replay_before=$(q -c "SELECT string_agg(answer::text, ',' ORDER BY query) FROM dpm.release(1)")
 
-# --- this tree's build replaces 0.1's files; the extension is updated
+# --- 0.2's build replaces 0.1's files; the extension is updated to 0.2, then filled more
+run "$PGCTL" -D "$work/data" -w stop >/dev/null || fail_setup "stop"
+make -s -C "$work/mid" with_llvm=no PG_CONFIG="$MYPG_CONFIG" install >>"$work/mid.log" 2>&1 ||
+	{ tail -n 20 "$work/mid.log"; fail_setup "make install of $mid"; }
+start
+update_out=$(q -c "ALTER EXTENSION dpmatrix UPDATE TO '$MID_VERSION'" 2>&1)
+check "ALTER EXTENSION dpmatrix UPDATE TO '$MID_VERSION' from $OLD_VERSION${update_out:+ ($update_out)}" "$(tf test -z "$update_out")"
+after=$(snapshot)
+check "at $MID_VERSION, every catalog row, the budgets and the published view are unchanged" "$(tf test "$before" = "$after")"
+[ "$before" = "$after" ] || diff <(echo "$before") <(echo "$after") | sed 's/^/    /'
+q >/dev/null <<SQL || fail_setup "filling $MID_VERSION"
+SET ROLE regress_upg_custodian;
+SELECT dpm.create_measure('visits', 'day', 'weekday', 0, 6);
+SET ROLE regress_upg_analyst;
+SELECT count(*) FROM dpm.answer('upg_days', rho => 0.25, measure => 'day', method => 'identity');
+SELECT count(*) FROM dpm.answer('upg_days', rho => 0.25, measure => 'day', aggregate => 'avg', method => 'identity');
+RESET ROLE;
+SQL
+# every row of every catalog table, whole, and the budgets: what the update to 0.3 must keep
+full_snapshot() {
+	q -d upg <<'SQL'
+SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
+  SELECT c.relname::text t, x.r FROM pg_class c,
+         LATERAL (SELECT * FROM dpm_internal.snapshot_rows(c.oid::regclass)) x(r)
+   WHERE c.relnamespace = 'dpm'::regnamespace AND c.relkind = 'r' AND c.relname <> 'interval_widths' UNION ALL
+  SELECT 'budget ' || s, b::text FROM unnest(ARRAY['people', 'visits']) s, dpm.budget(s::regclass) b UNION ALL
+  SELECT 'view', v::text FROM reporting.upg_view v) x GROUP BY t ORDER BY t;
+SQL
+}
+q -d upg >/dev/null <<'SQL' || fail_setup "the snapshot function"
+CREATE FUNCTION dpm_internal.snapshot_rows(t regclass) RETURNS SETOF text LANGUAGE plpgsql AS
+$$ BEGIN RETURN QUERY EXECUTE format('SELECT x::text FROM %s x', t); END $$;
+SQL
+before_mid=$(full_snapshot) || fail_setup "the snapshot of $MID_VERSION"
+q -d upg -c "DROP FUNCTION dpm_internal.snapshot_rows(regclass)" >/dev/null
+check "$MID_VERSION filled: a measure, a sum and an average released" \
+	"$(q -c "SELECT count(*) = 2 FROM dpm.releases WHERE measure_id IS NOT NULL")"
+
+# --- this tree's build replaces 0.2's files; the extension is updated
 run "$PGCTL" -D "$work/data" -w stop >/dev/null || fail_setup "stop"
 make -s -C "$TOP" PG_CONFIG="$MYPG_CONFIG" install >"$work/new.log" 2>&1 ||
 	{ tail -n 20 "$work/new.log"; fail_setup "make install of this tree (build it first)"; }
 start
 NEW_VERSION=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$TOP/dpmatrix.control")
 update_out=$(q -c "ALTER EXTENSION dpmatrix UPDATE" 2>&1)
-check "ALTER EXTENSION dpmatrix UPDATE from $OLD_VERSION${update_out:+ ($update_out)}" "$(tf test -z "$update_out")"
+check "ALTER EXTENSION dpmatrix UPDATE from $MID_VERSION${update_out:+ ($update_out)}" "$(tf test -z "$update_out")"
 check "the extension is at $NEW_VERSION" "$(tf test "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dpmatrix'")" = "$NEW_VERSION")"
 
-after=$(snapshot)
-check "every catalog row, the budgets and the published view are unchanged" "$(tf test "$before" = "$after")"
-[ "$before" = "$after" ] || diff <(echo "$before") <(echo "$after") | sed 's/^/    /'
+q -d upg >/dev/null <<'SQL' || fail_setup "the snapshot function"
+CREATE FUNCTION dpm_internal.snapshot_rows(t regclass) RETURNS SETOF text LANGUAGE plpgsql AS
+$$ BEGIN RETURN QUERY EXECUTE format('SELECT x::text FROM %s x', t); END $$;
+SQL
+after_mid=$(full_snapshot)
+q -d upg -c "DROP FUNCTION dpm_internal.snapshot_rows(regclass)" >/dev/null
+check "every row of every catalog table of $MID_VERSION, the budgets and the published view are unchanged" \
+	"$(tf test "$before_mid" = "$after_mid")"
+[ "$before_mid" = "$after_mid" ] || diff <(echo "$before_mid") <(echo "$after_mid") | sed 's/^/    /'
+after=$(snapshot | grep -v '^releases|\|^release_answers|\|^ledger|\|^budget visits|')
+before_01=$(grep -v '^releases|\|^release_answers|\|^ledger|\|^budget visits|' <<<"$before")
+check "and those of $OLD_VERSION (but for the releases added at $MID_VERSION)" "$(tf test "$before_01" = "$after")"
+[ "$before_01" = "$after" ] || diff <(echo "$before_01") <(echo "$after") | sed 's/^/    /'
 check "an old release replays the same answers" \
 	"$(tf test "$(q -c "SELECT string_agg(answer::text, ',' ORDER BY query) FROM dpm.release(1)")" = "$replay_before")"
 derive_out=$(q -c "SELECT count(*) FROM dpm.release(1, inference => 'nnls')" 2>&1)
@@ -175,8 +239,8 @@ out=$(as_analyst "SELECT count(*) FROM dpm.answer('upg_ranges', epsilon => 0.5, 
 check "a charge within it lands, through the new release worker (got: $out)" "$(tf test "$out" = 90)"
 check "the budget is then spent exactly" \
 	"$(q -c "SELECT epsilon_remaining = 0 AND releases = 3 FROM dpm.budget('people')")"
-out=$(as_analyst "SELECT count(*) FROM dpm.answer('upg_days', rho => 2, method => 'identity')")
-check "zCDP budgets too: rho 2 on top of 0.5 spent is refused" "$(tf grep -q 'budget' <<<"$out")"
+out=$(as_analyst "SELECT count(*) FROM dpm.answer('upg_days', rho => 1.5, method => 'identity')")
+check "zCDP budgets too: rho 1.5 on top of 1 spent is refused" "$(tf grep -q 'budget' <<<"$out")"
 check "the ledger has one row per release" \
 	"$(q -c "SELECT (SELECT count(*) FROM dpm.ledger) = (SELECT count(*) FROM dpm.releases WHERE status = 'released')")"
 check "analysts cannot reach dpm_internal" \
