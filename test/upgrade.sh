@@ -3,8 +3,8 @@
 # fresh install does.  On a private copy of the PostgreSQL installation ($PG_CONFIG's, copied to
 # a temporary directory, so the system's own is never touched): dpmatrix 0.1, built from the
 # v0.1 tag's source, is installed and filled (sources with budgets, a domain, workloads, cached
-# strategies, releases, a publication); then 0.2, built from the v0.2 tag (or the commit before
-# the version became 0.3), replaces it, the extension is updated to 0.2 and filled more (a
+# strategies, releases, a publication); then 0.2, built from the v0.2 tag (or its last commit),
+# replaces it, the extension is updated to 0.2 and filled more (a
 # measure, a sum and an average); then this tree's build replaces that (.so and scripts) and the
 # extension is updated again.  Checks, at each step: every catalog row is as before; the budget sums and is still
 # enforced (a charge that would overspend is refused, one that fits lands, through the new
@@ -19,6 +19,7 @@ TOP=$PWD
 OLD_VERSION=0.1
 OLD_COMMIT=31fe8a2	# what v0.1 tags, should a clone lack the tag
 MID_VERSION=0.2
+MID_COMMIT=dc24f10	# the last commit of 0.2, before 0.3's API changes, should a clone lack the tag v0.2
 PG_CONFIG=${PG_CONFIG:-pg_config}
 PORT=${DPM_UPGRADE_PORT:-54329}
 
@@ -65,14 +66,13 @@ make -s -C "$work/old" -j2 with_llvm=no PG_CONFIG="$MYPG_CONFIG" "${old_copt[@]}
 	make -s -C "$work/old" with_llvm=no PG_CONFIG="$MYPG_CONFIG" "${old_copt[@]}" install >>"$work/old.log" 2>&1 ||
 	{ tail -n 20 "$work/old.log"; fail_setup "the build of $old failed"; }
 
-# --- dpmatrix 0.2 from its tag, or the parent of the commit that made the version 0.3, built now
-# and installed after 0.1 is filled
+# --- dpmatrix 0.2 from its tag (or its last commit), built now and installed after 0.1 is filled
 if git -C "$TOP" rev-parse -q --verify "v$MID_VERSION^{commit}" >/dev/null; then
 	mid=v$MID_VERSION
+elif git -C "$TOP" rev-parse -q --verify "$MID_COMMIT^{commit}" >/dev/null; then
+	mid=$MID_COMMIT
 else
-	bump=$(git -C "$TOP" log --format=%H -S"default_version = '0.3'" -- dpmatrix.control | tail -n 1)
-	[ -n "$bump" ] || fail_setup "neither the tag v$MID_VERSION nor the commit that made the version 0.3 is in this clone's history"
-	mid=$bump^
+	fail_setup "neither the tag v$MID_VERSION nor commit $MID_COMMIT is in this clone's history"
 fi
 mkdir "$work/mid" && git -C "$TOP" archive "$mid" | tar -x -C "$work/mid" || fail_setup "git archive $mid"
 make -s -C "$work/mid" -j2 with_llvm=no PG_CONFIG="$MYPG_CONFIG" >"$work/mid.log" 2>&1 ||
