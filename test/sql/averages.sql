@@ -155,6 +155,22 @@ SELECT sum(epsilon) = :spent AS nothing_charged FROM dpm.ledger
 SELECT count(*) AS answers FROM dpm.answer('av_w', epsilon => 1, aggregate => 'avg', measure => 'amount', sum_share => 0.8);
 SELECT sum_share FROM dpm.releases WHERE id = (SELECT max(id) FROM dpm.releases);
 
+-- the custodian's true sums and averages, noise-free and every row counted (a unit's three rows
+-- are alike: the same averages, three times the sums)
+SELECT e.query, round(e.answer::numeric, 6) = round(t.truth::numeric, 6) AS exact_avg_drop,
+       round(z.answer::numeric, 6) = round(t.truth0::numeric, 6) AS exact_avg_zero
+  FROM dpm.exact_answers('av_w', measure => 'amount', aggregate => 'avg') e
+  JOIN dpm.exact_answers('av_w', measure => 'amount0', aggregate => 'avg') z USING (query)
+  JOIN av_truth t USING (query) ORDER BY 1;
+SELECT e.query, e.answer = t.total AS exact_sum, s.answer = t.total AS sum_is_the_default
+  FROM dpm.exact_answers('av_w', measure => 'amount', aggregate => 'sum') e
+  JOIN dpm.exact_answers('av_w', measure => 'amount') s USING (query)
+  JOIN (SELECT coalesce(kind + 1, 5) AS query, sum(least(amount, 3000)) FILTER (WHERE amount <> 'NaN') AS total
+          FROM av_people GROUP BY ROLLUP (kind)) t USING (query) ORDER BY 1;
+SELECT dpm.exact_answers('av_w', aggregate => 'avg');
+SELECT dpm.exact_answers('av_w', measure => 'amount', aggregate => 'count');
+SELECT dpm.exact_answers('av_w', measure => 'amount', aggregate => 'median');
+SELECT dpm.exact_answers('av_w', measure => 'no_such_measure');
 SELECT id AS av_source FROM dpm.sources WHERE relation = 'av_people'::regclass \gset
 DELETE FROM dpm.ledger WHERE source_id = :av_source;
 DELETE FROM dpm.releases WHERE source_id = :av_source;
