@@ -488,7 +488,7 @@ BEGIN
                    '[{"name": "k", "expression": "id % 2", "values": [0, 1]}]'));
     PERFORM fz.try('fz_analyst', 'accept', s.sid, NULL, 'workload', format('SELECT dpm.create_workload(%L, %L, ''Identity(k)'')', d, d));
     FOR f IN SELECT * FROM fz.forms WHERE kind = 'measure' AND tbl = s.tbl ORDER BY id LOOP
-      IF fz.try('fz_custodian', 'accept', s.sid, f.id, 'measure', format('SELECT dpm.create_measure(%L, %L, %L, %s, %s, %L)', s.rel, 'm' || f.id,
+      IF fz.try('fz_custodian', 'accept', s.sid, f.id, 'measure', format('SELECT dpm.create_measure(%L, %L, %L, %s, %s, %L)', 'm' || f.id, s.rel,
                 f.body, f.lo::numeric, f.hi::numeric, f.nulls)) = 'ok' THEN
         INSERT INTO fz.accepted VALUES (s.sid, f.id, NULL, 'm' || f.id);
       END IF;
