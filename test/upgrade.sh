@@ -19,7 +19,7 @@ TOP=$PWD
 OLD_VERSION=0.1
 OLD_COMMIT=31fe8a2	# what v0.1 tags, should a clone lack the tag
 MID_VERSION=0.2
-MID_COMMIT=dc24f10	# the last commit of 0.2, before 0.3's API changes, should a clone lack the tag v0.2
+MID_COMMIT=a22e348	# the last commit of 0.2 (before 0.3's API changes, and building on 15 to 18), should a clone lack the tag v0.2
 PG_CONFIG=${PG_CONFIG:-pg_config}
 PORT=${DPM_UPGRADE_PORT:-54329}
 
