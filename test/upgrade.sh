@@ -47,15 +47,22 @@ PGCTL=$work/pg$bindir/pg_ctl
 [ "$("$MYPG_CONFIG" --sharedir)" = "$work/pg$("$PG_CONFIG" --sharedir)" ] ||
 	fail_setup "the copied installation does not find its own files (not relocatable?)"
 
+# unpack VERSION COMMIT DIR: that version's source (its tag vVERSION, or COMMIT) into $work/DIR
+unpack()
+{
+	local rev
+	if git -C "$TOP" rev-parse -q --verify "v$1^{commit}" >/dev/null; then
+		rev=v$1
+	elif git -C "$TOP" rev-parse -q --verify "$2^{commit}" >/dev/null; then
+		rev=$2
+	else
+		fail_setup "neither the tag v$1 nor commit $2 is in this clone's history"
+	fi
+	mkdir "$work/$3" && git -C "$TOP" archive "$rev" | tar -x -C "$work/$3" || fail_setup "git archive $rev"
+}
+
 # --- dpmatrix 0.1 from the tag, into the copy
-if git -C "$TOP" rev-parse -q --verify "v$OLD_VERSION^{commit}" >/dev/null; then
-	old=v$OLD_VERSION
-elif git -C "$TOP" rev-parse -q --verify "$OLD_COMMIT^{commit}" >/dev/null; then
-	old=$OLD_COMMIT
-else
-	fail_setup "neither the tag v$OLD_VERSION nor commit $OLD_COMMIT is in this clone's history"
-fi
-mkdir "$work/old" && git -C "$TOP" archive "$old" | tar -x -C "$work/old" || fail_setup "git archive $old"
+unpack "$OLD_VERSION" "$OLD_COMMIT" old
 # with_llvm=no: no JIT bitcode, which the test does not need (halves the build); from 17 on, the
 # old source gets the names those versions renamed (test/lib/old_build/compat.h)
 old_copt=()
@@ -64,19 +71,12 @@ if [ "$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')" -ge 17 
 fi
 make -s -C "$work/old" -j2 with_llvm=no PG_CONFIG="$MYPG_CONFIG" "${old_copt[@]}" >"$work/old.log" 2>&1 &&
 	make -s -C "$work/old" with_llvm=no PG_CONFIG="$MYPG_CONFIG" "${old_copt[@]}" install >>"$work/old.log" 2>&1 ||
-	{ tail -n 20 "$work/old.log"; fail_setup "the build of $old failed"; }
+	{ tail -n 20 "$work/old.log"; fail_setup "the build of $OLD_VERSION failed"; }
 
 # --- dpmatrix 0.2 from its tag (or its last commit), built now and installed after 0.1 is filled
-if git -C "$TOP" rev-parse -q --verify "v$MID_VERSION^{commit}" >/dev/null; then
-	mid=v$MID_VERSION
-elif git -C "$TOP" rev-parse -q --verify "$MID_COMMIT^{commit}" >/dev/null; then
-	mid=$MID_COMMIT
-else
-	fail_setup "neither the tag v$MID_VERSION nor commit $MID_COMMIT is in this clone's history"
-fi
-mkdir "$work/mid" && git -C "$TOP" archive "$mid" | tar -x -C "$work/mid" || fail_setup "git archive $mid"
+unpack "$MID_VERSION" "$MID_COMMIT" mid
 make -s -C "$work/mid" -j2 with_llvm=no PG_CONFIG="$MYPG_CONFIG" >"$work/mid.log" 2>&1 ||
-	{ tail -n 20 "$work/mid.log"; fail_setup "the build of $mid failed"; }
+	{ tail -n 20 "$work/mid.log"; fail_setup "the build of $MID_VERSION failed"; }
 
 # --- a cluster on the copy, with 0.1 filled
 [ "$(id -u)" = 0 ] && chown -R postgres "$work"
@@ -125,7 +125,7 @@ SELECT dpm.publish((SELECT min(id) FROM dpm.releases), 'reporting.upg_view', rea
 RESET ROLE;
 SQL
 
-check "dpmatrix $OLD_VERSION installed from $old and filled" \
+check "dpmatrix $OLD_VERSION installed and filled" \
 	"$(tf test "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dpmatrix'")" = "$OLD_VERSION")"
 
 # Every catalog row, one md5 per table (ordered by key), and the budgets.
@@ -167,7 +167,7 @@ replay_before=$(q -c "SELECT string_agg(answer::text, ',' ORDER BY query) FROM d
 # --- 0.2's build replaces 0.1's files; the extension is updated to 0.2, then filled more
 run "$PGCTL" -D "$work/data" -w stop >/dev/null || fail_setup "stop"
 make -s -C "$work/mid" with_llvm=no PG_CONFIG="$MYPG_CONFIG" install >>"$work/mid.log" 2>&1 ||
-	{ tail -n 20 "$work/mid.log"; fail_setup "make install of $mid"; }
+	{ tail -n 20 "$work/mid.log"; fail_setup "make install of $MID_VERSION"; }
 start
 update_out=$(q -c "ALTER EXTENSION dpmatrix UPDATE TO '$MID_VERSION'" 2>&1)
 check "ALTER EXTENSION dpmatrix UPDATE TO '$MID_VERSION' from $OLD_VERSION${update_out:+ ($update_out)}" "$(tf test -z "$update_out")"
