@@ -207,7 +207,7 @@ tap()
 # and failed, and that version's line to summary
 run_version()
 {
-	local v=$1 tally vp vf p0=$passed f0=$failed
+	local v=$1 tally vp vf p0=$passed f0=$failed t0=$SECONDS
 	export DPM_PG_VERSION=$v DPM_WERROR=1
 	PGVERSION=$v
 	PG_CONFIG=/usr/lib/postgresql/$v/bin/pg_config
@@ -215,7 +215,7 @@ run_version()
 	if ! scripts/setup.sh; then
 		echo "test: set-up for PostgreSQL $v failed, no test ran on it"
 		failed=$((failed + 1))
-		summary+=("PostgreSQL $v: 0 passed, 1 failed")
+		summary+=("PostgreSQL $v: 0 passed, 1 failed (set-up)")
 		return
 	fi
 	# Citus, for test/t/006_scale_out.pl: a test-time dependency no package archive here carries,
@@ -245,7 +245,7 @@ run_version()
 
 	echo "== TAP: make installcheck (test/t/*.pl) on PostgreSQL $v =="
 	tap
-	summary+=("PostgreSQL $v: $((passed - p0)) passed, $((failed - f0)) failed")
+	summary+=("PostgreSQL $v: $((passed - p0)) passed, $((failed - f0)) failed in $(((SECONDS - t0) / 60)) min $(((SECONDS - t0) % 60)) s")
 }
 
 . "$(dirname "$SELF")/cluster_env.sh"
