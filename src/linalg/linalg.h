@@ -30,6 +30,8 @@ extern Mat *mat_copy(const Mat *a);
 extern Mat *mat_identity(int n);
 extern void mat_free(Mat *a);
 extern void mat_check_size(double rows, double cols, const char *what);
+/* count doubles (at least one), zero-filled, beyond 1 GB if need be (LAPACK's workspaces) */
+extern double *vec_new(size_t count);
 
 /* C = alpha * op(A) op(B), op = transpose when the flag is set (dgemm) */
 extern Mat *mat_mul(const Mat *a, bool ta, const Mat *b, bool tb);
