@@ -32,35 +32,8 @@
 #include "miscadmin.h"
 
 #include "pg_compat.h"
+#include "workload/spec_lexer.h"
 #include "workload/workload.h"
-
-typedef enum TokenType
-{
-	TOK_END,
-	TOK_IDENT,					/* plain identifier */
-	TOK_QUOTED,					/* "identifier" */
-	TOK_STRING,					/* 'label' */
-	TOK_NUMBER,
-	TOK_CHAR					/* any other single character */
-} TokenType;
-
-typedef struct Token
-{
-	TokenType	type;
-	int			start;			/* byte offsets into the spec */
-	int			end;
-	char	   *text;			/* identifier or string, quotes removed */
-	double		number;
-} Token;
-
-typedef struct Parser
-{
-	const WorkloadDomain *dom;
-	const char *spec;
-	int			len;
-	int			next;			/* byte offset where scanning resumes */
-	Token		tok;			/* current token */
-} Parser;
 
 typedef enum BlockName
 {
@@ -81,156 +54,6 @@ static const char *const block_names[] = {
 
 static List *parse_workload(Parser *p);
 
-/*
- * The character position of a byte offset, for a message: it counts the
- * characters before it, so it is called on the way to an error only (once
- * per attribute, it made a spec of 40,000 terms take 80 s to parse).
- */
-static int
-position(const Parser *p, int offset)
-{
-	return pg_mbstrlen_with_len(p->spec, offset) + 1;
-}
-
-static char *
-token_text(const Parser *p)
-{
-	return pnstrdup(p->spec + p->tok.start, p->tok.end - p->tok.start);
-}
-
-pg_noreturn static void
-syntax_error(const Parser *p, const char *expected)
-{
-	if (p->tok.type == TOK_END)
-		ereport(ERROR,
-				(errcode(ERRCODE_SYNTAX_ERROR),
-				 errmsg("syntax error at end of workload spec"),
-				 errdetail("Expected %s.", expected)));
-	ereport(ERROR,
-			(errcode(ERRCODE_SYNTAX_ERROR),
-			 errmsg("syntax error at or near \"%s\" at position %d of workload spec",
-					token_text(p), position(p, p->tok.start)),
-			 errdetail("Expected %s.", expected)));
-}
-
-/* a quoted identifier or string; a doubled quote stands for itself */
-static void
-scan_quoted(Parser *p, char quote, const char *what)
-{
-	const char *s = p->spec;
-	int			i = p->next + 1;
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	for (;;)
-	{
-		CHECK_FOR_INTERRUPTS();
-		if (i >= p->len)
-			ereport(ERROR,
-					(errcode(ERRCODE_SYNTAX_ERROR),
-					 errmsg("unterminated %s at position %d of workload spec",
-							what, position(p, p->next))));
-		if (s[i] == quote)
-		{
-			if (i + 1 < p->len && s[i + 1] == quote)
-			{
-				appendStringInfoChar(&buf, quote);
-				i += 2;
-				continue;
-			}
-			i++;
-			break;
-		}
-		appendStringInfoChar(&buf, s[i++]);
-	}
-	p->tok.text = buf.data;
-	p->next = i;
-}
-
-static void
-advance(Parser *p)
-{
-	const char *s = p->spec;
-	int			i = p->next;
-
-	/* every loop over the spec takes tokens: a long spec can be cancelled */
-	CHECK_FOR_INTERRUPTS();
-	while (i < p->len && isspace((unsigned char) s[i]))
-		i++;
-	p->tok.start = p->next = i;
-	p->tok.text = NULL;
-	if (i >= p->len)
-		p->tok.type = TOK_END;
-	else if (isalpha((unsigned char) s[i]) || s[i] == '_' || IS_HIGHBIT_SET(s[i]))
-	{
-		while (i < p->len && (isalnum((unsigned char) s[i]) || s[i] == '_' ||
-							  IS_HIGHBIT_SET(s[i])))
-			i++;
-		p->tok.type = TOK_IDENT;
-		p->tok.text = pnstrdup(s + p->next, i - p->next);
-		p->next = i;
-	}
-	else if (s[i] == '"' || s[i] == '\'')
-	{
-		p->tok.type = s[i] == '"' ? TOK_QUOTED : TOK_STRING;
-		scan_quoted(p, s[i], s[i] == '"' ? "quoted identifier" : "quoted bin label");
-	}
-	else if (isdigit((unsigned char) s[i]) ||
-			 (s[i] == '.' && i + 1 < p->len && isdigit((unsigned char) s[i + 1])))
-	{
-		/* digits, fraction, exponent; signs are the parser's business */
-		char	   *num;
-
-		while (i < p->len && isdigit((unsigned char) s[i]))
-			i++;
-		if (i < p->len && s[i] == '.')
-			for (i++; i < p->len && isdigit((unsigned char) s[i]); i++)
-				;
-		if (i < p->len && (s[i] == 'e' || s[i] == 'E'))
-		{
-			int			j = i + 1;
-
-			if (j < p->len && (s[j] == '+' || s[j] == '-'))
-				j++;
-			if (j < p->len && isdigit((unsigned char) s[j]))
-				for (i = j; i < p->len && isdigit((unsigned char) s[i]); i++)
-					;
-		}
-		num = pnstrdup(s + p->next, i - p->next);
-		p->tok.type = TOK_NUMBER;
-		p->tok.number = strtod(num, NULL);
-		p->next = i;
-	}
-	else
-	{
-		p->tok.type = TOK_CHAR;
-		p->next = i + pg_mblen(s + i);
-	}
-	p->tok.end = p->next;
-}
-
-static bool
-is_char(const Parser *p, char c)
-{
-	return p->tok.type == TOK_CHAR && p->spec[p->tok.start] == c;
-}
-
-static bool
-accept_char(Parser *p, char c)
-{
-	if (!is_char(p, c))
-		return false;
-	advance(p);
-	return true;
-}
-
-static void
-expect_char(Parser *p, char c, const char *expected)
-{
-	if (!accept_char(p, c))
-		syntax_error(p, expected);
-}
-
 static WorkloadTerm *
 term_new(const Parser *p)
 {
@@ -246,8 +69,8 @@ term_new(const Parser *p)
 pg_noreturn static void
 repeated(const Parser *p, int attr, int offset1, int offset2)
 {
-	int			pos1 = position(p, offset1),
-				pos2 = position(p, offset2);
+	int			pos1 = spec_position(p, offset1),
+				pos2 = spec_position(p, offset2);
 
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -263,12 +86,12 @@ parse_attribute(Parser *p, int *where)
 	const WorkloadDomain *dom = p->dom;
 
 	if (p->tok.type != TOK_IDENT && p->tok.type != TOK_QUOTED)
-		syntax_error(p, "an attribute name");
+		spec_syntax_error(p, "an attribute name");
 	*where = p->tok.start;
 	for (int a = 0; a < dom->nattrs; a++)
 		if (strcmp(dom->attrs[a].name, p->tok.text) == 0)
 		{
-			advance(p);
+			spec_advance(p);
 			return a;
 		}
 	{
@@ -282,7 +105,7 @@ parse_attribute(Parser *p, int *where)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("unknown attribute \"%s\" at position %d of workload spec",
-						p->tok.text, position(p, *where)),
+						p->tok.text, spec_position(p, *where)),
 				 errhint("The attributes of this domain are %s.", list.data)));
 	}
 	pg_unreachable();
@@ -295,10 +118,10 @@ parse_bound(Parser *p)
 	double		sign = 1;
 	double		v;
 
-	if (accept_char(p, '-'))
+	if (spec_accept_char(p, '-'))
 		sign = -1;
 	else
-		accept_char(p, '+');
+		spec_accept_char(p, '+');
 	if (p->tok.type == TOK_NUMBER)
 		v = p->tok.number;
 	else if (p->tok.type == TOK_IDENT &&
@@ -306,8 +129,8 @@ parse_bound(Parser *p)
 			  pg_strcasecmp(p->tok.text, "infinity") == 0))
 		v = INFINITY;
 	else
-		syntax_error(p, "a number");
-	advance(p);
+		spec_syntax_error(p, "a number");
+	spec_advance(p);
 	return sign * v;
 }
 
@@ -317,15 +140,15 @@ parse_range(Parser *p, const WorkloadAttr *attr)
 {
 	double	   *row = palloc0(sizeof(double) * attr->size);
 
-	if (accept_char(p, '['))
+	if (spec_accept_char(p, '['))
 	{
 		double		lo,
 					hi;
 
 		lo = parse_bound(p);
-		expect_char(p, ',', "\",\" between the bounds of a range");
+		spec_expect_char(p, ',', "\",\" between the bounds of a range");
 		hi = parse_bound(p);
-		if (is_char(p, ']'))
+		if (spec_is_char(p, ']'))
 		{
 			StringInfoData range;
 
@@ -334,11 +157,11 @@ parse_range(Parser *p, const WorkloadAttr *attr)
 			ereport(ERROR,
 					(errcode(ERRCODE_SYNTAX_ERROR),
 					 errmsg("ranges must be half-open, but the range at position %d of workload spec ends with \"]\"",
-							position(p, p->tok.start)),
+							spec_position(p, p->tok.start)),
 					 errhint("Write %s for the values from lo up to but excluding hi.",
 							 range.data)));
 		}
-		expect_char(p, ')', "\")\" closing a half-open range [lo, hi)");
+		spec_expect_char(p, ')', "\")\" closing a half-open range [lo, hi)");
 		workload_range_by_bounds(attr, lo, hi, row);
 	}
 	else if (p->tok.type == TOK_STRING)
@@ -346,18 +169,18 @@ parse_range(Parser *p, const WorkloadAttr *attr)
 		char	   *first = p->tok.text;
 		char	   *last = first;
 
-		advance(p);
-		if (accept_char(p, ':'))
+		spec_advance(p);
+		if (spec_accept_char(p, ':'))
 		{
 			if (p->tok.type != TOK_STRING)
-				syntax_error(p, "a bin label in single quotes after \":\"");
+				spec_syntax_error(p, "a bin label in single quotes after \":\"");
 			last = p->tok.text;
-			advance(p);
+			spec_advance(p);
 		}
 		workload_range_by_labels(attr, first, last, row);
 	}
 	else
-		syntax_error(p, "a range [lo, hi) or a bin label in single quotes");
+		spec_syntax_error(p, "a range [lo, hi) or a bin label in single quotes");
 	return row;
 }
 
@@ -368,10 +191,10 @@ parse_branching(Parser *p)
 	double		v;
 	StringInfoData got;
 
-	if (accept_char(p, '-'))
+	if (spec_accept_char(p, '-'))
 		sign = -1;
 	if (p->tok.type != TOK_NUMBER)
-		syntax_error(p, "a branching factor, an integer of at least 2");
+		spec_syntax_error(p, "a branching factor, an integer of at least 2");
 	v = sign * p->tok.number;
 	if (v != floor(v) || v < 2)
 	{
@@ -383,7 +206,7 @@ parse_branching(Parser *p)
 						got.data),
 				 errhint("Hierarchical(a) builds a binary tree; Hierarchical(a, 4) splits each node in four.")));
 	}
-	advance(p);
+	spec_advance(p);
 	/* a factor above the bin count gives the same tree as the bin count */
 	return v > INT_MAX ? INT_MAX : (int) v;
 }
@@ -411,14 +234,14 @@ parse_block(Parser *p)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("unknown workload block \"%s\" at position %d of workload spec",
-						p->tok.text, position(p, p->tok.start)),
+						p->tok.text, spec_position(p, p->tok.start)),
 				 is_attr ?
 				 errhint("\"%s\" is an attribute: put a block around it, such as Identity(%s).",
 						 p->tok.text, p->tok.text) :
 				 errhint("The blocks are " BLOCK_NAMES_HINT ".")));
 	}
-	advance(p);
-	expect_char(p, '(', "\"(\" after the block name");
+	spec_advance(p);
+	spec_expect_char(p, '(', "\"(\" after the block name");
 	attr = parse_attribute(p, &where);
 	t->where[attr] = where;
 
@@ -428,11 +251,11 @@ parse_block(Parser *p)
 		case NAME_TOTAL:
 		case NAME_PREFIX:
 		case NAME_ALLRANGE:
-			if (is_char(p, ','))
+			if (spec_is_char(p, ','))
 				ereport(ERROR,
 						(errcode(ERRCODE_SYNTAX_ERROR),
 						 errmsg("%s takes one attribute, but more follow at position %d of workload spec",
-								block_names[name], position(p, p->tok.start)),
+								block_names[name], spec_position(p, p->tok.start)),
 						 errhint("Combine blocks of several attributes with '*', or use Marginal(a, b, ...) for their joint counts.")));
 			t->blocks[attr] = workload_block_new(name == NAME_IDENTITY ? BLOCK_IDENTITY :
 										name == NAME_TOTAL ? BLOCK_TOTAL :
@@ -440,7 +263,7 @@ parse_block(Parser *p)
 										dom->attrs[attr].size, 0);
 			break;
 		case NAME_HIERARCHICAL:
-			if (accept_char(p, ','))
+			if (spec_accept_char(p, ','))
 				branching = parse_branching(p);
 			t->blocks[attr] = workload_block_new(BLOCK_HIERARCHICAL, dom->attrs[attr].size, branching);
 			break;
@@ -448,19 +271,19 @@ parse_block(Parser *p)
 			{
 				List	   *rows = NIL;
 
-				expect_char(p, ',', "\",\" and at least one range after the attribute");
+				spec_expect_char(p, ',', "\",\" and at least one range after the attribute");
 				do
 				{
 					CHECK_FOR_INTERRUPTS();
 					rows = lappend(rows, parse_range(p, &dom->attrs[attr]));
-				} while (accept_char(p, ','));
+				} while (spec_accept_char(p, ','));
 				t->blocks[attr] = workload_block_ranges(dom->attrs[attr].size, rows);
 				break;
 			}
 		case NAME_MARGINAL:
 			/* Identity on each listed attribute; the others get Total later */
 			t->blocks[attr] = workload_block_new(BLOCK_IDENTITY, dom->attrs[attr].size, 0);
-			while (accept_char(p, ','))
+			while (spec_accept_char(p, ','))
 			{
 				attr = parse_attribute(p, &where);
 				if (t->blocks[attr])
@@ -470,7 +293,7 @@ parse_block(Parser *p)
 			}
 			break;
 	}
-	expect_char(p, ')', "\")\" closing the block");
+	spec_expect_char(p, ')', "\")\" closing the block");
 	return t;
 }
 
@@ -491,15 +314,15 @@ parse_weight(Parser *p)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("weight at position %d of workload spec must be a positive number up to 1e100",
-						position(p, p->tok.start)),
+						spec_position(p, p->tok.start)),
 				 errhint("A weight says how much a block's queries matter: 3 * Total(age).")));
 	if (weight < WEIGHT_MIN)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("weight %s at position %d of workload spec is below 1e-100",
-						token_text(p), position(p, p->tok.start)),
+						spec_token_text(p), spec_position(p, p->tok.start)),
 				 errhint("Only the ratios of weights matter: scale them all up instead.")));
-	advance(p);
+	spec_advance(p);
 	return weight;
 }
 
@@ -559,18 +382,18 @@ parse_marginals(Parser *p)
 	double		count = 1.0;
 	List	   *terms = NIL;
 
-	advance(p);
-	expect_char(p, '(', "\"(\" after Marginals");
+	spec_advance(p);
+	spec_expect_char(p, '(', "\"(\" after Marginals");
 	if (p->tok.type != TOK_NUMBER || p->tok.number != floor(p->tok.number) || p->tok.number < 0 ||
 		p->tok.number > dom->nattrs)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("Marginals at position %d of workload spec takes first the number of attributes each marginal keeps, a whole number from 0 to %d",
-						position(p, start), dom->nattrs),
+						spec_position(p, start), dom->nattrs),
 				 errhint("Marginals(2) is every 2-way marginal; Marginals(2, a, b, c) those of a, b and c.")));
 	k = (int) p->tok.number;
-	advance(p);
-	while (accept_char(p, ','))
+	spec_advance(p);
+	while (spec_accept_char(p, ','))
 	{
 		int			a = parse_attribute(p, &where);
 
@@ -579,11 +402,11 @@ parse_marginals(Parser *p)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("attribute \"%s\" is listed twice in Marginals, at positions %d and %d of workload spec",
-								dom->attrs[a].name, position(p, at[i]), position(p, where))));
+								dom->attrs[a].name, spec_position(p, at[i]), spec_position(p, where))));
 		attrs[n] = a;
 		at[n++] = where;
 	}
-	expect_char(p, ')', "\")\" closing Marginals");
+	spec_expect_char(p, ')', "\")\" closing Marginals");
 	if (n == 0)
 		for (int a = 0; a < dom->nattrs; a++)
 		{
@@ -594,7 +417,7 @@ parse_marginals(Parser *p)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("Marginals(%d, ...) at position %d of workload spec needs at least %d attributes, not %d",
-						k, position(p, start), k, n)));
+						k, spec_position(p, start), k, n)));
 	for (int i = 0; i < k; i++)
 		count = count * (n - i) / (i + 1);
 	check_term_count(p, count);
@@ -660,7 +483,7 @@ parse_factor(Parser *p)
 
 	check_stack_depth();
 	while (p->tok.type == TOK_NUMBER ||
-		   (is_char(p, '-') && p->next < p->len && isdigit((unsigned char) p->spec[p->next])))
+		   (spec_is_char(p, '-') && p->next < p->len && isdigit((unsigned char) p->spec[p->next])))
 	{
 		if (n == size)
 		{
@@ -668,7 +491,7 @@ parse_factor(Parser *p)
 			weights = weights ? repalloc(weights, sizeof(double) * size) : palloc(sizeof(double) * size);
 		}
 		weights[n++] = parse_weight(p);
-		expect_char(p, '*', "\"*\" after a weight");
+		spec_expect_char(p, '*', "\"*\" after a weight");
 	}
 	w = parse_factor_unweighted(p);
 	if (n == 0)
@@ -683,15 +506,15 @@ parse_factor(Parser *p)
 static List *
 parse_factor_unweighted(Parser *p)
 {
-	if (accept_char(p, '('))
+	if (spec_accept_char(p, '('))
 	{
 		List	   *w = parse_workload(p);
 
-		expect_char(p, ')', "\")\" closing the parenthesized workload");
+		spec_expect_char(p, ')', "\")\" closing the parenthesized workload");
 		return w;
 	}
 	if (p->tok.type != TOK_IDENT)
-		syntax_error(p, "a block (" BLOCK_NAMES_HINT ") or \"(\"");
+		spec_syntax_error(p, "a block (" BLOCK_NAMES_HINT ") or \"(\"");
 	if (pg_strcasecmp(p->tok.text, "Marginals") == 0)
 		return parse_marginals(p);
 	return list_make1(parse_block(p));
@@ -760,7 +583,7 @@ parse_term(Parser *p)
 {
 	List	   *t = parse_factor(p);
 
-	while (accept_char(p, '*'))
+	while (spec_accept_char(p, '*'))
 	{
 		if (p->tok.type == TOK_NUMBER && !star_follows(p))
 		{
@@ -778,7 +601,7 @@ parse_workload(Parser *p)
 {
 	List	   *w = parse_term(p);
 
-	while (accept_char(p, '+'))
+	while (spec_accept_char(p, '+'))
 		w = list_concat(w, parse_term(p));
 	return w;
 }
@@ -800,7 +623,7 @@ workload_parse(const WorkloadDomain *dom, const char *spec)
 	p.spec = spec;
 	p.len = (int) len;
 	p.next = 0;
-	advance(&p);
+	spec_advance(&p);
 	if (p.tok.type == TOK_END)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -810,9 +633,9 @@ workload_parse(const WorkloadDomain *dom, const char *spec)
 	terms = parse_workload(&p);
 	if (p.tok.type != TOK_END)
 	{
-		if (is_char(&p, ')'))
-			syntax_error(&p, "end of workload spec, but found an unmatched \")\"");
-		syntax_error(&p, "\"+\", \"*\" or the end of workload spec");
+		if (spec_is_char(&p, ')'))
+			spec_syntax_error(&p, "end of workload spec, but found an unmatched \")\"");
+		spec_syntax_error(&p, "\"+\", \"*\" or the end of workload spec");
 	}
 	check_term_weights(terms);
 	return terms;
