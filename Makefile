@@ -1,9 +1,9 @@
-# dpmatrix: PGXS build. Every .c under src/ is part of the module.
+# dpmatrix: PGXS build. Every .c under src/ (in a folder, or a folder of one: src/strategy/hdmm/) is part of the module.
 EXTENSION = dpmatrix
 EXTVERSION = 0.3
 
 MODULE_big = dpmatrix
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*/*.c)))
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*/*.c src/*/*/*.c)))
 
 # The SQL is written in parts, one concern each, assembled in the order of their numbers.  The
 # install script is every part.  Update scripts chain, as TimescaleDB's do: each version's own

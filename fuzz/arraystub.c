@@ -3,7 +3,7 @@
  * the matrix fuzz target: building ArrayType values laid out as PostgreSQL
  * lays them out (varlena header, ndim, dataoffset, element type, dims, lower
  * bounds, optional null bitmap, aligned element data), and the array
- * functions src/api/array.c calls.  Written for this harness; only float8,
+ * functions src/convert/array.c calls.  Written for this harness; only float8,
  * float4 and int8 elements.
  *
  * deconstruct_array() checks its caller's side of the contract (element type,

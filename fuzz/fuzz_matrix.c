@@ -1,6 +1,6 @@
 /*
  * fuzz_matrix.c -- libFuzzer target: float8 arrays at the SQL boundary,
- * src/api/array.c (array_to_mat, array_to_vec, and through them
+ * src/convert/array.c (array_to_mat, array_to_vec, and through them
  * array_values; array_from_mat and array_from_vec on the way back).
  *
  * Input (missing bytes read as zero):
@@ -29,7 +29,7 @@
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 
-#include "api/array.h"
+#include "convert/array.h"
 #include "linalg/linalg.h"
 
 #include "fuzz_common.h"

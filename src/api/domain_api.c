@@ -21,7 +21,7 @@
 #include "utils/lsyscache.h"
 #include "utils/resowner.h"
 
-#include "api/array.h"
+#include "api/args.h"
 #include "domain/domain.h"
 #include "domain/json.h"
 #include "histogram/histogram.h"

@@ -9,7 +9,7 @@
 #include "access/htup_details.h"
 #include "funcapi.h"
 
-#include "api/array.h"
+#include "api/args.h"
 #include "api/fitness_api.h"
 #include "api/options.h"
 #include "strategy/strategy.h"

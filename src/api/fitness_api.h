@@ -7,7 +7,7 @@
 #include "postgres.h"
 #include "utils/jsonb.h"
 
-#include "fitness/fitness.h"
+#include "strategy/fitness/fitness.h"
 
 typedef struct FitnessRun
 {

@@ -1,7 +1,7 @@
 /*
  * gls_api.c -- dpm_internal.gls(w, release_ids, quantity, confidence,
  * w_map, maps): the estimates of a workload's queries from the kept
- * measurements of these releases (inference/gls.h), read from the catalog
+ * measurements of these releases (mechanism/gls.h), read from the catalog
  * here, all on one base domain: each map sends the base's cells to the cells
  * of the workload's or of a release's domain (dpm_internal.cell_map).
  * Argument checks and conversion only.
@@ -17,9 +17,9 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
-#include "api/array.h"
-#include "api/measurements.h"
-#include "inference/gls.h"
+#include "api/args.h"
+#include "convert/measurements.h"
+#include "mechanism/gls.h"
 #include "mechanism/interval.h"
 
 /*
@@ -97,7 +97,7 @@ read_release(int64 id, text *quantity, const int32 *map, int n, GlsPart **parts,
 	int32	   *sizes,
 			   *grid = NULL;
 
-	api_release_row("SELECT dpm_internal.gls_matrix(s, w, d), m.y, m.part_sizes, m.variance, m.laplace_t, "
+	convert_release_row("SELECT dpm_internal.gls_matrix(s, w, d), m.y, m.part_sizes, m.variance, m.laplace_t, "
 					"m.laplace_grid_exp "
 					"FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id "
 					"JOIN dpm.workloads w ON w.id = r.workload_id JOIN dpm.domains d ON d.id = w.domain_id "

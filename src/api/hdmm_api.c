@@ -22,13 +22,13 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
-#include "api/array.h"
-#include "api/measurements.h"
+#include "api/args.h"
+#include "convert/measurements.h"
 #include "api/pure_api.h"
 #include "api/options.h"
 #include "api/workload_api.h"
-#include "hdmm/hdmm.h"
-#include "strategy/gram_strategies.h"
+#include "strategy/hdmm/hdmm.h"
+#include "strategy/dense/gram_strategies.h"
 #include "strategy/strategy.h"
 #include "mechanism/mechanism.h"
 
@@ -496,7 +496,7 @@ dpm_hdmm_measure(PG_FUNCTION_ARGS)
 				rho;
 
 	s = mechanism_args(fcinfo, &w, &x, &epsilon, &delta, &scale, &rho);
-	return api_measurements_datum(fcinfo, hdmm_mechanism_measure(s, x, epsilon, delta, rho, scale));
+	return convert_measurements_datum(fcinfo, hdmm_mechanism_measure(s, x, epsilon, delta, rho, scale));
 }
 
 PG_FUNCTION_INFO_V1(dpm_hdmm_infer);
@@ -508,7 +508,7 @@ dpm_hdmm_infer(PG_FUNCTION_ARGS)
 
 	workload_from_args(fcinfo, &w);
 	s = strategy_from_args(fcinfo, SPEC_ARGS, w.kg->sizes, w.kg->nattrs);
-	return api_release_rows(fcinfo, hdmm_mechanism_infer(s, w.kg, w.blocks, w.m, api_measurements_arg(fcinfo, SPEC_ARGS + 4),
+	return api_release_rows(fcinfo, hdmm_mechanism_infer(s, w.kg, w.blocks, w.m, convert_measurements_arg(fcinfo, SPEC_ARGS + 4),
 														 api_inference_arg(fcinfo, SPEC_ARGS + 5),
 														 api_confidence_arg(fcinfo, SPEC_ARGS + 6)));
 }

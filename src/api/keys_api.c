@@ -3,7 +3,7 @@
  * over the rows of a query as the executor produces them.
  *
  * A selection runs after its charge, so its memory must not depend on the
- * rare values a table holds.  The query (sql/25_keys.sql) yields one row per
+ * rare values a table holds.  The query (sql/26_keys.sql) yields one row per
  * candidate key with its count of units; PostgreSQL's own aggregation and
  * sorts spill to disk past work_mem.  This receiver judges each row as it
  * arrives and keeps only the keys that pass, in a tuplestore (which spills
@@ -23,7 +23,7 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
-#include "api/access.h"
+#include "security/access.h"
 #include "mechanism/partition.h"
 
 typedef struct KeysReceiver
@@ -110,7 +110,7 @@ dpm_keys_scan(PG_FUNCTION_ARGS)
 	/* not DestNone, whose rows SPI counts as discarded; nor DestSPI, whose rows it checks it holds */
 	r.pub.mydest = DestTuplestore;
 
-	api_as_role_begin(&saved, PG_GETARG_OID(0));
+	security_as_role_begin(&saved, PG_GETARG_OID(0));
 	SPI_connect();
 	/* the rows go to the receiver as the executor makes them, never into SPI_tuptable */
 	options.read_only = true;
@@ -118,7 +118,7 @@ dpm_keys_scan(PG_FUNCTION_ARGS)
 	if (SPI_execute_extended(sql, &options) != SPI_OK_SELECT)
 		elog(ERROR, "dpm_internal.keys_scan: not a query");
 	SPI_finish();
-	api_as_role_end(&saved);
+	security_as_role_end(&saved);
 	MemoryContextDelete(r.row_context);
 	return (Datum) 0;
 }

@@ -11,7 +11,7 @@
 #include "storage/shmem.h"
 #include "utils/guc.h"
 
-#include "api/role_hint.h"
+#include "security/role_hint.h"
 #include "errors/errors.h"
 #include "histogram/histogram.h"
 #include "linalg/lapack.h"
@@ -35,16 +35,6 @@ static int	dpm_grouped_scans = 0;
 static const struct config_enum_entry grouped_scans_options[] = {
 	{"auto", 0, false}, {"on", 1, false}, {"off", 2, false}, {NULL, 0, false}
 };
-
-/*
- * dpm.audit_sensitivity_scale: testing only, the privacy auditor's planted defect
- * (test/audit.sh).  Every release's sensitivity is multiplied by it where it enters the noise
- * (api_privacy_args, which every count, sum, average and marginal mechanism
- * calls; the keys' noise in dpm_internal.keys_fill), so 0.5 halves
- * it: the auditor must then see more loss than the charge.  Superusers only, hidden from SHOW
- * ALL; it travels with each release request to the worker that draws the noise.
- */
-double		dpm_audit_sensitivity_scale = 1.0;
 
 PG_FUNCTION_INFO_V1(dpm_audit_sensitivity_scale_get);
 Datum

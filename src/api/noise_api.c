@@ -14,7 +14,7 @@
 #include "funcapi.h"
 #include "utils/builtins.h"
 
-#include "api/array.h"
+#include "api/args.h"
 #include "mechanism/exact.h"
 #include "mechanism/partition.h"
 #include "mechanism/sampler.h"

@@ -25,7 +25,7 @@ extern double *options_get_targets(Jsonb *options, const char *key, int *count);
 
 /*
  * method m's options from the jsonb, checked as the registry describes them,
- * for a workload given as a spec or as a matrix (api/strategy_api.c)
+ * for a workload given as a spec or as a matrix
  */
 struct StrategyMethod;
 struct StrategyOptions;

@@ -13,8 +13,9 @@
 #include "funcapi.h"
 #include "utils/builtins.h"
 
-#include "api/array.h"
-#include "api/measurements.h"
+#include "api/args.h"
+#include "convert/matrix_cache.h"
+#include "convert/measurements.h"
 #include "api/pure_api.h"
 #include "inference/isotonic.h"
 #include "inference/ratio.h"
@@ -282,7 +283,7 @@ strategy_data_args(FunctionCallInfo fcinfo, int first, bool public_order, double
 		api_privacy_args_at(fcinfo, first + 2, first + 3, first + 4, first + 5, epsilon, delta, scale, rho);
 	else
 		api_privacy_args(fcinfo, first + 2, epsilon, delta, scale, rho);
-	at = api_stored_matrix(PG_GETARG_DATUM(first), true, "a");
+	at = convert_stored_matrix(PG_GETARG_DATUM(first), true, "a");
 	*x = array_to_vec(PG_GETARG_ARRAYTYPE_P(first + 1), "x", &n);
 	if (n != at->rows)
 		ereport(ERROR,
@@ -304,7 +305,7 @@ dpm_mechanism(PG_FUNCTION_ARGS)
 				rho;
 
 	at = strategy_data_args(fcinfo, 1, true, &x, &epsilon, &delta, &scale, &rho);	/* and w not NULL */
-	w = api_stored_matrix(PG_GETARG_DATUM(0), false, "w");
+	w = convert_stored_matrix(PG_GETARG_DATUM(0), false, "w");
 	check_strategy_cells(w, at);
 	return api_release_rows(fcinfo, mechanism_run_dense(w, at, NULL, x, epsilon, delta, rho, scale,
 														api_inference_arg(fcinfo, 7),
@@ -327,7 +328,7 @@ dpm_dense_measure(PG_FUNCTION_ARGS)
 				rho;
 
 	at = strategy_data_args(fcinfo, 0, false, &x, &epsilon, &delta, &scale, &rho);
-	return api_measurements_datum(fcinfo, mechanism_measure_dense(at, x, epsilon, delta, rho, scale));
+	return convert_measurements_datum(fcinfo, mechanism_measure_dense(at, x, epsilon, delta, rho, scale));
 }
 
 /*
@@ -350,14 +351,14 @@ dpm_dense_infer(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("the workload and the strategy must not be NULL")));
-	w = api_stored_matrix(PG_GETARG_DATUM(0), false, "w");
-	at = api_stored_matrix(PG_GETARG_DATUM(1), true, "a");
+	w = convert_stored_matrix(PG_GETARG_DATUM(0), false, "w");
+	at = convert_stored_matrix(PG_GETARG_DATUM(1), true, "a");
 	check_strategy_cells(w, at);
 	if (!PG_ARGISNULL(2) && !PG_ARGISNULL(3))
 	{
 		int			p;
 
-		cache.pinv = api_stored_matrix(PG_GETARG_DATUM(2), true, "pinv");
+		cache.pinv = convert_stored_matrix(PG_GETARG_DATUM(2), true, "pinv");
 		cache.profile = array_to_vec(PG_GETARG_ARRAYTYPE_P(3), "profile", &p);
 		if (cache.pinv->rows != at->rows || cache.pinv->cols != at->cols || p != w->rows)
 			ereport(ERROR,
@@ -365,7 +366,7 @@ dpm_dense_infer(PG_FUNCTION_ARGS)
 					 errmsg("the cache does not fit the strategy and workload")));
 		c = &cache;
 	}
-	return api_release_rows(fcinfo, mechanism_infer_dense(w, at, c, api_measurements_arg(fcinfo, 4),
+	return api_release_rows(fcinfo, mechanism_infer_dense(w, at, c, convert_measurements_arg(fcinfo, 4),
 														  api_inference_arg(fcinfo, 5),
 														  api_confidence_arg(fcinfo, 6)));
 }

@@ -1,6 +1,6 @@
 /*
  * residual_api.c -- dpm_internal.residual_plan and residual_targets:
- * ResidualPlanner's plans (residual/residual.h) for a set of marginals, one
+ * ResidualPlanner's plans (strategy/residual/residual.h) for a set of marginals, one
  * row per residual.
  */
 #include "postgres.h"
@@ -14,10 +14,10 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
-#include "api/array.h"
+#include "api/args.h"
 #include "linalg/linalg.h"
 #include "mechanism/exact.h"
-#include "residual/residual.h"
+#include "strategy/residual/residual.h"
 
 /* a one-dimensional integer array without NULLs; its elements and count */
 static int *

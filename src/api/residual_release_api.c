@@ -20,34 +20,21 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
-#include "api/array.h"
-#include "api/measurements.h"
+#include "api/args.h"
+#include "convert/measurements.h"
 #include "api/options.h"
+#include "api/residual_release_api.h"
 #include "api/workload_api.h"
 #include "histogram/histogram.h"
 #include "mechanism/calibrate.h"
 #include "mechanism/exact.h"
 #include "mechanism/interval.h"
-#include "residual/residual.h"
+#include "strategy/residual/residual.h"
 #include "strategy/strategy.h"
 #include "workload/workload.h"
 
-/* a workload spec read as marginals (workload_marginals), with its residuals */
-typedef struct SpecMarginals
-{
-	int			d;
-	int		   *sizes;
-	int			m;
-	int		   *attrs;
-	int			width;
-	double	   *weights;
-	WorkloadBlock **blocks;			/* NULL for Identity (workload_marginals) */
-	bool		plain;			/* every term a plain marginal */
-	ResidualWorkload *w;
-} SpecMarginals;
-
-static void
-spec_marginals_of(WorkloadDomain *dom, const char *spec, SpecMarginals *sm)
+void
+api_spec_marginals_of(WorkloadDomain *dom, const char *spec, SpecMarginals *sm)
 {
 	List	   *terms;
 
@@ -72,7 +59,7 @@ spec_marginals(FunctionCallInfo fcinfo, SpecMarginals *sm)
 	WorkloadDomain dom;
 
 	api_domain_arg_wide(fcinfo, &dom);
-	spec_marginals_of(&dom, text_to_cstring(PG_GETARG_TEXT_PP(0)), sm);
+	api_spec_marginals_of(&dom, text_to_cstring(PG_GETARG_TEXT_PP(0)), sm);
 }
 
 /* the 2-D array of attribute sets (1-based, 0 pads) of these residuals */
@@ -172,8 +159,8 @@ check_covered(const ResidualWorkload *w, const double *var)
 }
 
 /* a Gaussian plan's variance of each residual of w (0: not measured) */
-static double *
-plan_variances(SpecMarginals *sm, ArrayType *subsets, ArrayType *variances)
+double *
+api_residual_plan_variances(SpecMarginals *sm, ArrayType *subsets, ArrayType *variances)
 {
 	double	   *v;
 	int			count;
@@ -194,8 +181,8 @@ plan_variances(SpecMarginals *sm, ArrayType *subsets, ArrayType *variances)
 }
 
 /* a Laplace plan's tables (indexes of w's residuals) and weights */
-static int *
-plan_tables(SpecMarginals *sm, ArrayType *subsets, ArrayType *weights, double **theta, int *count)
+int *
+api_residual_plan_tables(SpecMarginals *sm, ArrayType *subsets, ArrayType *weights, double **theta, int *count)
 {
 	int		   *sets = plan_sets(sm, subsets, weights, theta, count);
 	double	   *covered = palloc(sizeof(double) * Max(sm->w->count, 1));
@@ -496,8 +483,8 @@ inference_arg(FunctionCallInfo fcinfo, int i)
 	return RESIDUAL_LS;
 }
 
-static void
-check_plan_args(FunctionCallInfo fcinfo, int count)
+void
+api_residual_check_plan_args(FunctionCallInfo fcinfo, int count)
 {
 	for (int i = 0; i < count; i++)
 		if (PG_ARGISNULL(i))
@@ -533,14 +520,14 @@ dpm_residual_measure(PG_FUNCTION_ARGS)
 	double		confidence = api_confidence_arg(fcinfo, 10);
 	Measurements *m;
 
-	check_plan_args(fcinfo, 5);
+	api_residual_check_plan_args(fcinfo, 5);
 	api_privacy_args(fcinfo, 6, &epsilon, &delta, &scale, &rho);
 	spec_marginals(fcinfo, &sm);
 	if (rho == 0.0 && delta == 0.0)
 	{
 		double	   *theta;
 		int			count;
-		int		   *sets = plan_tables(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3), &theta, &count);
+		int		   *sets = api_residual_plan_tables(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3), &theta, &count);
 
 		t = residual_tables(sm.w, sets, count);
 		m = residual_laplace_measure(sm.w, t, sm.sizes, sets, theta, count, epsilon, scale,
@@ -548,7 +535,7 @@ dpm_residual_measure(PG_FUNCTION_ARGS)
 	}
 	else
 	{
-		double	   *variance = plan_variances(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3));
+		double	   *variance = api_residual_plan_variances(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3));
 
 		t = residual_tables(sm.w, NULL, 0);
 		cost2 = PG_GETARG_FLOAT8(4);
@@ -563,7 +550,7 @@ dpm_residual_measure(PG_FUNCTION_ARGS)
 	}
 	if (m == NULL)
 		PG_RETURN_NULL();
-	return api_measurements_datum(fcinfo, m);
+	return convert_measurements_datum(fcinfo, m);
 }
 
 /*
@@ -584,9 +571,9 @@ dpm_residual_infer(PG_FUNCTION_ARGS)
 	double	  **answers,
 			  **stderrs;
 
-	check_plan_args(fcinfo, 4);
+	api_residual_check_plan_args(fcinfo, 4);
 	spec_marginals(fcinfo, &sm);
-	m = api_measurements_arg(fcinfo, 4);
+	m = convert_measurements_arg(fcinfo, 4);
 	answers = palloc0(sizeof(double *) * Max(sm.m, 1));
 	stderrs = palloc0(sizeof(double *) * Max(sm.m, 1));
 	if (m->parts > 0 && m->laws[0].t > 0.0)
@@ -595,14 +582,14 @@ dpm_residual_infer(PG_FUNCTION_ARGS)
 				  **half = palloc0(sizeof(double *) * Max(sm.m, 1));
 		int			count,
 					draws;
-		int		   *sets = plan_tables(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3), &theta, &count);
+		int		   *sets = api_residual_plan_tables(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3), &theta, &count);
 
 		draws = residual_laplace_infer(sm.w, sm.sizes, sets, count, m, inference, confidence, answers, stderrs, half);
 		put_answers(fcinfo, &sm, answers, stderrs, confidence, half, draws);
 	}
 	else
 	{
-		residual_gaussian_infer(sm.w, sm.sizes, plan_variances(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3)),
+		residual_gaussian_infer(sm.w, sm.sizes, api_residual_plan_variances(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3)),
 								m, inference, answers, stderrs);
 		put_answers(fcinfo, &sm, answers, stderrs, confidence, NULL, 0);
 	}
@@ -630,7 +617,7 @@ dpm_residual_exact(PG_FUNCTION_ARGS)
  * dpm_internal.residual_parts_matrix(spec, dom, subsets, values, laplace):
  * the measurements of a residual plan written out over a dense domain's
  * cells, part after part in the order residual_measure keeps them, for
- * estimates that combine releases (inference/gls.h).  A Laplace plan's part
+ * estimates that combine releases (mechanism/gls.h).  A Laplace plan's part
  * is table S, rows M_S with iid noise.  A Gaussian plan's part is residual
  * A's estimate of Pi_A M_A x, whose noise has covariance V_A Pi_A: as
  * Pi_A is an orthogonal projection and the estimate lies in its range,
@@ -649,14 +636,14 @@ dpm_residual_parts_matrix(PG_FUNCTION_ARGS)
 	Mat		   *a;
 	int			row = 0;
 
-	check_plan_args(fcinfo, 4);
+	api_residual_check_plan_args(fcinfo, 4);
 	spec_marginals(fcinfo, &sm);
 	parts = palloc(sizeof(Residual *) * Max(sm.w->count, 1));
 	if (PG_GETARG_BOOL(4))
 	{
 		double	   *theta;
 		int			k;
-		int		   *sets = plan_tables(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3), &theta, &k);
+		int		   *sets = api_residual_plan_tables(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3), &theta, &k);
 
 		parts = repalloc(parts, sizeof(Residual *) * Max(k, 1));
 		for (int i = 0; i < k; i++)
@@ -664,7 +651,7 @@ dpm_residual_parts_matrix(PG_FUNCTION_ARGS)
 	}
 	else
 	{
-		double	   *variance = plan_variances(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3));
+		double	   *variance = api_residual_plan_variances(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3));
 
 		for (int i = 0; i < sm.w->count; i++)
 			if (variance[i] > 0.0)
@@ -719,215 +706,4 @@ dpm_residual_parts_matrix(PG_FUNCTION_ARGS)
 		row += (int) r->cells;
 	}
 	PG_RETURN_ARRAYTYPE_P(array_from_mat(a));
-}
-
-/*
- * Estimates over a wide domain, where there are no dense cells to solve for
- * (dpm_internal.wide_gls): the residual basis decouples least squares.
- * Every residual release (Gaussian: residual A's estimate of Pi_A x_A with
- * covariance V_A Pi_A; Laplace: table S with iid noise of variance v_S,
- * which estimates each A in S by Pi_A summed out, covariance N_{S \ A} v_S
- * Pi_A) adds its estimates of the workload's residuals, weighted by 1 / V;
- * the combined residual has covariance (sum 1 / V)^-1 Pi_A, and the
- * workload's answers follow from the residuals as for one release.
- */
-typedef struct WideSum
-{
-	double	  **sum;			/* per residual of the target: sum of est / V (NULL: none) */
-	double	   *precision;		/* sum of 1 / V */
-	bool	   *laplace;		/* some estimate has Laplace noise */
-	MemoryContext cxt;			/* of the sums: the caller's, not SPI's */
-} WideSum;
-
-static void
-wide_add(WideSum *ws, const SpecMarginals *t, int i, const double *est, double v, bool laplace)
-{
-	int			cells = (int) t->w->residuals[i].cells;
-
-	if (ws->sum[i] == NULL)
-		ws->sum[i] = MemoryContextAllocZero(ws->cxt, sizeof(double) * Max(cells, 1));
-	for (int c = 0; c < cells; c++)
-		ws->sum[i][c] += est[c] / v;
-	ws->precision[i] += 1.0 / v;
-	ws->laplace[i] |= laplace;
-}
-
-/* release id's measurements of quantity, added to ws (its domain has t's definition) */
-static void
-wide_read(int64 id, text *quantity, WorkloadDomain *dom, const SpecMarginals *t, WideSum *ws)
-{
-	bool		isnull[6];
-	Datum		d[6];
-	SpecMarginals sm;
-	double	   *y,
-			   *variance;
-	int			len,
-				nvar,
-				row = 0;
-	bool		laplace;
-
-	api_release_row("SELECT w.spec, (s.hdmm).p, (s.hdmm).theta, s.noise = 'laplace', m.y, m.variance "
-					"FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id "
-					"JOIN dpm.workloads w ON w.id = r.workload_id "
-					"JOIN dpm.release_measurements m ON m.release_id = r.id AND m.quantity = $2 "
-					"WHERE r.id = $1 AND (s.hdmm).kind = 'residual' AND w.spec IS NOT NULL",
-					id, quantity, "measured through a residual strategy", 6, d, isnull);
-	for (int c = 0; c < 6; c++)
-		if (isnull[c])
-			elog(ERROR, "release " INT64_FORMAT " keeps an incomplete residual plan", id);
-	spec_marginals_of(dom, TextDatumGetCString(d[0]), &sm);
-	laplace = DatumGetBool(d[3]);
-	y = array_to_vec(DatumGetArrayTypeP(d[4]), "y", &len);
-	variance = array_to_vec(DatumGetArrayTypeP(d[5]), "variance", &nvar);
-	if (laplace)
-	{
-		double	   *theta;
-		int			count;
-		int		   *sets = plan_tables(&sm, DatumGetArrayTypeP(d[1]), DatumGetArrayTypeP(d[2]), &theta, &count);
-
-		if (count != nvar)
-			elog(ERROR, "release " INT64_FORMAT " keeps %d parts for %d tables", id, nvar, count);
-		for (int k = 0; k < count; k++)
-		{
-			const Residual *s = &sm.w->residuals[sets[k]];
-
-			if (row + (int) s->cells > len)
-				elog(ERROR, "release " INT64_FORMAT " keeps fewer values than its tables", id);
-			/* every residual of the target within table S */
-			for (int i = 0; i < t->w->count; i++)
-			{
-				const Residual *a = &t->w->residuals[i];
-				int		   *map;
-				double	   *est;
-				int			k2 = 0;
-
-				for (int b = 0; b < s->order && k2 < a->order; b++)
-					if (s->attrs[b] == a->attrs[k2])
-						k2++;
-				if (k2 < a->order || a->rows <= 0.0)
-					continue;
-				CHECK_FOR_INTERRUPTS();
-				map = residual_subset_index(s, a, sm.sizes);
-				est = palloc0(sizeof(double) * Max((int) a->cells, 1));
-				for (int c = 0; c < (int) s->cells; c++)
-					est[map[c]] += y[row + c];
-				residual_project(a, sm.sizes, est);
-				wide_add(ws, t, i, est, s->cells / a->cells * variance[k], true);
-				pfree(map);
-				pfree(est);
-			}
-			row += (int) s->cells;
-		}
-	}
-	else
-	{
-		double	   *v = plan_variances(&sm, DatumGetArrayTypeP(d[1]), DatumGetArrayTypeP(d[2]));
-		int			k = 0;
-
-		for (int j = 0; j < sm.w->count; j++)
-		{
-			const Residual *a = &sm.w->residuals[j];
-			int			i;
-
-			if (!(v[j] > 0.0))
-				continue;
-			if (k >= nvar || row + (int) a->cells > len)
-				elog(ERROR, "release " INT64_FORMAT " keeps fewer parts than its plan", id);
-			i = residual_find(t->w, a->attrs, a->order);
-			if (i >= 0)
-				wide_add(ws, t, i, y + row, variance[k], false);
-			row += (int) a->cells;
-			k++;
-		}
-	}
-	if (row != len)
-		elog(ERROR, "release " INT64_FORMAT " keeps more values than its plan", id);
-}
-
-/*
- * dpm_internal.wide_gls(spec, dom, release_ids, quantity, confidence): the
- * estimates of the workload's queries (a marginal spec) from these residual
- * releases over dom's definition, as dpm_internal.gls returns them;
- * intervals when every residual used has Gaussian noise (none otherwise).
- */
-PG_FUNCTION_INFO_V1(dpm_wide_gls);
-Datum
-dpm_wide_gls(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	WorkloadDomain dom;
-	SpecMarginals t;
-	WideSum		ws;
-	ArrayType  *ids;
-	int			nids,
-				query = 0;
-	double	  **est,
-			   *var,
-			  **answers,
-			  **stderrs;
-	double		confidence;
-
-	check_plan_args(fcinfo, 4);
-	confidence = api_confidence_arg(fcinfo, 4);
-	api_domain_arg_wide(fcinfo, &dom);
-	spec_marginals_of(&dom, text_to_cstring(PG_GETARG_TEXT_PP(0)), &t);
-	ids = PG_GETARG_ARRAYTYPE_P(2);
-	if (ARR_NDIM(ids) != 1 || ARR_HASNULL(ids) || ARR_ELEMTYPE(ids) != INT8OID)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("release_ids must be a one-dimensional bigint array without NULLs")));
-	nids = ArrayGetNItems(1, ARR_DIMS(ids));
-	ws.sum = palloc0(sizeof(double *) * Max(t.w->count, 1));
-	ws.precision = palloc0(sizeof(double) * Max(t.w->count, 1));
-	ws.laplace = palloc0(sizeof(bool) * Max(t.w->count, 1));
-	ws.cxt = CurrentMemoryContext;
-	SPI_connect();
-	for (int k = 0; k < nids; k++)
-		wide_read(((int64 *) ARR_DATA_PTR(ids))[k], PG_GETARG_TEXT_PP(3), &dom, &t, &ws);
-	SPI_finish();
-
-	est = palloc0(sizeof(double *) * Max(t.w->count, 1));
-	var = palloc0(sizeof(double) * Max(t.w->count, 1));
-	for (int i = 0; i < t.w->count; i++)
-		if (ws.precision[i] > 0.0)
-		{
-			est[i] = ws.sum[i];
-			for (int c = 0; c < (int) t.w->residuals[i].cells; c++)
-				est[i][c] /= ws.precision[i];
-			var[i] = 1.0 / ws.precision[i];
-		}
-	answers = palloc(sizeof(double *) * Max(t.m, 1));
-	stderrs = palloc(sizeof(double *) * Max(t.m, 1));
-	residual_answers(t.w, t.sizes, est, var, answers, stderrs);
-
-	InitMaterializedSRF(fcinfo, 0);
-	for (int j = 0; j < t.m; j++)
-	{
-		bool		determined = true,
-					laplace = false;
-		int			queries = (int) residual_term_queries(t.w, j, t.sizes);
-		double	   *half = NULL;
-
-		/* a term is determined when every residual it needs was measured */
-		for (int p = t.w->first[j]; p < t.w->first[j + 1]; p++)
-		{
-			const Residual *a = &t.w->residuals[t.w->member[p]];
-
-			if (a->rows > 0.0 && a->mu > 0.0 && est[t.w->member[p]] == NULL)
-				determined = false;
-			laplace |= ws.laplace[t.w->member[p]];
-		}
-		if (determined && !laplace && confidence != NO_INTERVALS)
-			half = interval_gaussian(stderrs[j], queries, confidence);
-		for (int q = 0; q < queries; q++)
-		{
-			Datum		values[6] = {Int32GetDatum(++query), Float8GetDatum(answers[j][q]),
-				Float8GetDatum(stderrs[j][q]), Float8GetDatum(half ? half[q] : 0.0),
-			BoolGetDatum(determined), Int32GetDatum(0)};
-			bool		nulls[6] = {false, !determined, !determined, half == NULL, false, true};
-
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		}
-	}
-	return (Datum) 0;
 }

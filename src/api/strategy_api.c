@@ -16,7 +16,7 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
-#include "api/array.h"
+#include "api/args.h"
 #include "api/fitness_api.h"
 #include "api/options.h"
 #include "mechanism/calibrate.h"
@@ -40,63 +40,9 @@ flush_tiny(Mat *a)
 }
 
 /*
- * Method m's options from the jsonb, checked (names and values) and read as
- * the registry (strategy/methods.c) describes them, for a workload given as
- * a spec (is_spec: hdmm and identity are then built from the spec, with
- * options of their own) or as a matrix.  Every family reads its options
- * here, and dpm_internal.check_method_options checks a request's options
- * here before anything runs.
- */
-void
-api_method_options(const StrategyMethod *m, Jsonb *options, bool is_spec, StrategyOptions *opts)
-{
-	const char *keys[lengthof(m->options)];
-	int			nkeys = 0;
-
-	for (const MethodOption *o = m->options; o->key; o++)
-		if (strategy_option_applies(o, is_spec))
-			keys[nkeys++] = o->key;
-	keys[nkeys] = NULL;
-	options_check_keys(options, keys, psprintf("method %s", m->name));
-	strategy_default_options(m, opts);
-	for (const MethodOption *o = m->options; o->key; o++)
-	{
-		char	   *field = (char *) opts + o->offset;
-
-		if (!strategy_option_applies(o, is_spec))
-			continue;
-		if (o->kind == OPTION_INT)
-			*(int *) field = options_get_int(options, o->key, (int) o->dflt, (int) o->min, (int) o->max);
-		else if (o->kind == OPTION_FLOAT)
-			*(double *) field = options_get_float(options, o->key, o->dflt, o->min, o->max);
-		else if (o->kind == OPTION_CHOICE)
-			*(int *) field = options_get_choice(options, o->key, o->choices, (int) o->dflt);
-		else if (o->kind == OPTION_TARGETS)
-		{
-			int			count;
-
-			(void) options_get_targets(options, o->key, &count);
-		}
-		else if (o->kind == OPTION_METHOD)
-		{
-			/* another dense method, built with its defaults */
-			const StrategyMethod *other;
-
-			*(const char **) field = options_get_text(options, o->key, o->text_dflt);
-			other = strategy_method(*(const char **) field);
-			if (other == NULL || other->build == NULL || other == m)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("\"%s\" is not a base method for %s", *(const char **) field, m->name)));
-		}
-	}
-	strategy_resolve_augment(m, opts);
-}
-
-/*
  * dpm_internal.check_method_options(method, options, is_spec): method's
  * options checked as its builder will read them, building nothing (a
- * release request's, before its reuse path: sql/17_release_args.sql).
+ * release request's, before its reuse path: sql/20_release_args.sql).
  */
 PG_FUNCTION_INFO_V1(dpm_check_method_options);
 Datum

@@ -16,7 +16,7 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
-#include "api/array.h"
+#include "api/args.h"
 #include "api/workload_api.h"
 #include "workload/workload.h"
 

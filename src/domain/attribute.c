@@ -9,7 +9,7 @@
  * by PostgreSQL's own quoting) and build nothing that could fail on a row:
  * comparisons of the column with constants in its own type, and
  * width_bucket over a constant array.  Custodian conditions are copied in
- * parentheses; src/api/safe_expr.c vets them afterwards.
+ * parentheses; src/security/safe_expr.c vets them afterwards.
  */
 #include "postgres.h"
 

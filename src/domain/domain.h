@@ -10,7 +10,7 @@
  * with "expression": an SQL expression over the source's columns in place of
  * "column".
  * The expression is stored in dpm.domains and checked there against the
- * source (dpm_internal.check_cells, src/api/safe_expr.c): only its text is made
+ * source (dpm_internal.check_cells, src/security/safe_expr.c): only its text is made
  * here.  Plain C: the source's columns come through a callback, so that
  * nothing here needs a backend and the parser can be fuzzed.
  */

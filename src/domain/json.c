@@ -7,16 +7,6 @@
 #include "domain/json.h"
 
 DomainJson *
-domain_json_node(DomainJsonType type, char *str)
-{
-	DomainJson *v = palloc0(sizeof(DomainJson));
-
-	v->type = type;
-	v->str = str;
-	return v;
-}
-
-DomainJson *
 domain_json_get(const DomainJson *v, const char *key)
 {
 	int			len = strlen(key),

@@ -32,8 +32,20 @@ typedef struct DomainJson
 	const void *origin;			/* the reader's own handle on the value, for printing */
 } DomainJson;
 
-/* a new node of a tree, for the readers that build one (json_jsonb.c, the fuzzer's stand-in) */
-extern DomainJson *domain_json_node(DomainJsonType type, char *str);
+/*
+ * a new node of a tree, for the readers that build one (json_jsonb.c, the fuzzer's stand-in);
+ * here, not in json.c, so that a reader does not depend on the walker that depends on it
+ * (domain_json_out)
+ */
+static inline DomainJson *
+domain_json_node(DomainJsonType type, char *str)
+{
+	DomainJson *v = palloc0(sizeof(DomainJson));
+
+	v->type = type;
+	v->str = str;
+	return v;
+}
 
 /* the value of key in an object, or NULL (also when v is no object) */
 extern DomainJson *domain_json_get(const DomainJson *v, const char *key);

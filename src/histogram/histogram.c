@@ -628,7 +628,7 @@ group_amounts(FunctionCallInfo fcinfo, int i, int64 *amounts, int max_copies)
  * dpm_internal.histogram_groups(cell, n, amounts): the state of histogram,
  * histogram_sum or histogram_avg from rows already grouped by cell (each
  * group's count, or sum of units, per copy), as a grouped query on other
- * servers returns them (Citus, postgres_fdw: dpm_internal.scan_sql in sql/14_scans.sql).
+ * servers returns them (Citus, postgres_fdw: dpm_internal.scan_sql in sql/17_scans.sql).
  */
 PG_FUNCTION_INFO_V1(dpm_histogram_groups_transfn);
 Datum

@@ -5,7 +5,7 @@
  *
  * Dense strategies fit 128 bits: |q_ij| <= 2^40, |x_j| <= 2^53 and fewer
  * than 2^31 cells give |sum_j q_ij x_j| < 2^124.  Wider answers (HDMM's
- * Kronecker products, src/hdmm/exact_measure.c) are computed modulo several
+ * Kronecker products, src/strategy/hdmm/exact_measure.c) are computed modulo several
  * primes and recovered here by Chinese remaindering.
  */
 #include "postgres.h"

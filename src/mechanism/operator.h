@@ -7,7 +7,7 @@
  * w (A^T A)^+ w^T (the squared row norms of W A^+), and products with A and
  * A^T for non-negative inference.  A dense matrix provides them through its
  * SVD (mechanism.c), an HDMM strategy without any matrix over the cells
- * (hdmm/implicit.c); one mechanism (mechanism_run) and one interval
+ * (strategy/hdmm/implicit.c); one mechanism (mechanism_run) and one interval
  * simulation (interval_laplace) serve both.
  */
 #ifndef DPM_OPERATOR_H

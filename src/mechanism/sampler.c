@@ -16,7 +16,7 @@
  *
  * PROOF SKETCH
  *
- * 0. Exact answers (mechanism/exact.c, hdmm/exact_measure.c).  Sections 5
+ * 0. Exact answers (mechanism/exact.c, strategy/hdmm/exact_measure.c).  Sections 5
  *    and 6 need v = A x exactly, for the matrix A actually measured, and an
  *    upper bound D of that A's sensitivity.  So:
  *    - x holds integer counts with |x_j| <= 2^53; anything else is refused

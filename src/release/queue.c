@@ -13,6 +13,23 @@
 #include "release/queue.h"
 #include "release/release.h"
 
+/*
+ * The settings both sides of the queue read (api/module.c registers them): defined in this
+ * file, the one request.c and worker.c build on, so that neither depends on the other.
+ */
+int			dpm_release_workers = 4;
+int			dpm_debug_release_delay = 0;
+
+/*
+ * dpm.audit_sensitivity_scale: testing only, the privacy auditor's planted defect
+ * (test/audit.sh).  Every release's sensitivity is multiplied by it where it enters the noise
+ * (api_privacy_args, which every count, sum, average and marginal mechanism
+ * calls; the keys' noise in dpm_internal.keys_fill), so 0.5 halves
+ * it: the auditor must then see more loss than the charge.  Superusers only, hidden from SHOW
+ * ALL; it travels with each release request to the worker that draws the noise.
+ */
+double		dpm_audit_sensitivity_scale = 1.0;
+
 ReleaseShared *release_queue;
 
 void

@@ -106,7 +106,7 @@ typedef struct ReleaseSlot
 	/* the caller's dpm.max_cells, which planned the release: the worker must not refuse after the charge what it allowed */
 	int			max_cells;
 	double		audit_scale;	/* the caller's dpm.audit_sensitivity_scale (testing only) */
-	/* and its answer quotas (sql/17_release.sql, check_answer_quota), which may be set per role */
+	/* and its answer quotas (sql/21_release.sql, check_answer_quota), which may be set per role */
 	int			max_answers_per_release;
 	int			max_answers_per_role;
 	volatile int state;

@@ -10,7 +10,7 @@
 
 /* dpm.debug_release_delay: testing only, ms the worker waits after the charge */
 extern int	dpm_debug_release_delay;
-/* dpm.audit_sensitivity_scale: testing only, the auditor's planted defect (api/module.c) */
+/* dpm.audit_sensitivity_scale: testing only, the auditor's planted defect (queue.c) */
 extern double dpm_audit_sensitivity_scale;
 /* dpm.release_worker_idle: ms a resident release worker waits for the next release; 0: none */
 extern int	dpm_release_worker_idle;
@@ -25,7 +25,7 @@ extern int	dpm_max_answers_per_role;
 
 /*
  * true in a resident release worker, which answers one release after another:
- * api/matrix_cache.c keeps stored matrices only there
+ * convert/matrix_cache.c keeps stored matrices only there
  */
 extern bool release_am_worker;
 

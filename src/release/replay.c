@@ -17,7 +17,7 @@
 #include "utils/builtins.h"
 #include "utils/snapmgr.h"
 
-#include "api/access.h"
+#include "security/access.h"
 #include "release/release.h"
 
 static SPITupleTable *
@@ -48,9 +48,9 @@ check_release(int64 id)
 	char	   *status;
 	AsRole		saved;
 
-	api_as_role_begin(&saved, GetOuterUserId());
+	security_as_role_begin(&saved, GetOuterUserId());
 	tt = latest("SELECT status FROM dpm.releases WHERE id = $1", id);
-	api_as_role_end(&saved);
+	security_as_role_end(&saved);
 	if (SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),

@@ -27,7 +27,6 @@
 #include "release/queue.h"
 #include "release/release.h"
 
-int			dpm_release_workers = 4;
 int			dpm_max_releases_per_role = 16;
 int			dpm_max_answers_per_release = 1000000;
 int			dpm_max_answers_per_role = 10000000;

@@ -32,7 +32,6 @@
 #include "release/queue.h"
 #include "release/release.h"
 
-int			dpm_debug_release_delay = 0;
 int			dpm_release_worker_idle = 2000;
 bool		release_am_worker = false;
 

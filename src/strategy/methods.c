@@ -121,7 +121,7 @@ static const char *const basis_choices[] = {"auto", "identity", "upper", "worklo
  * In the order method auto tries them: the cheapest first (at 1024 cells
  * residual and identity take milliseconds, the structured ones and eigen
  * tenths of a second, lrm, gaussian_optimal and hdmm seconds), so that its
- * stop at a certified optimum skips the dearest (sql/16_optimize.sql,
+ * stop at a certified optimum skips the dearest (sql/19_optimize.sql,
  * choose_strategy; bench/auto.sql).  Peak memory: measured as the
  * backend's peak resident set over dpm.strategy on AllRange's n x n Gram
  * root at n = 1024 and 2048 (bench/memory.sh), rounded up; lrm at rank n
@@ -131,7 +131,7 @@ static const char *const basis_choices[] = {"auto", "identity", "upper", "worklo
  */
 static const StrategyMethod methods[] = {
 	/*
-	 * ResidualPlanner (residual/): Gaussian noise on the residuals of a
+	 * ResidualPlanner (strategy/residual/): Gaussian noise on the residuals of a
 	 * marginal workload, optimal for the sum or the largest of the variances
 	 * (with other blocks than Identity, the best in the marginal algebra),
 	 * or at least privacy cost under per-marginal variance targets; its
@@ -141,7 +141,7 @@ static const StrategyMethod methods[] = {
 		{{"loss", OPTION_CHOICE, 0, 0, 0, OPT(loss), NULL, loss_choices},
 		 {"targets", OPTION_TARGETS},
 		 TOL_OPTION, MAX_ITER_OPTION, NOISE_OPTION(0, OPTION_ANYWHERE), {NULL}}},
-	/* over a spec, a Kronecker product of identities (sql/16_optimize.sql): no options */
+	/* over a spec, a Kronecker product of identities (sql/19_optimize.sql): no options */
 	{"identity", build_identity, false, 4, METHOD_ALWAYS, AUGMENT_NONE,
 		{AUGMENT_OPTION(OPTION_MATRIX_ONLY), NOISE_OPTION(0, OPTION_MATRIX_ONLY), {NULL}}},
 	{"hierarchical", build_hierarchical, false, 6, METHOD_ALWAYS, AUGMENT_NONE,
@@ -165,7 +165,7 @@ static const StrategyMethod methods[] = {
 		{TOL_OPTION, MAX_ITER_OPTION, DENSE_OPTIONS, {NULL}}},
 	/*
 	 * A dense workload is better served by the others; a spec is kept
-	 * implicit (api/hdmm_api.c, hdmm/), for Laplace noise unless told
+	 * implicit (api/hdmm_api.c, strategy/hdmm/), for Laplace noise unless told
 	 * otherwise.  L-BFGS-B gains under 0.2% after 100 iterations on
 	 * AllRange(256).
 	 */
@@ -185,7 +185,7 @@ static const StrategyMethod methods[] = {
 		{{"base", OPTION_METHOD, 0, 0, 0, OPT(base), "hierarchical"},
 		 {"branching", OPTION_INT, 2, 2, 1 << 20, OPT(branching)},
 		 {"max_sweeps", OPTION_INT, 50, 1, 100000, OPT(max_sweeps)}, DENSE_OPTIONS, {NULL}}},
-	/* built by fitness/ (api/fitness_api.c) to meet the workload's per-query variance targets */
+	/* built by strategy/fitness/ (api/fitness_api.c) to meet the workload's per-query variance targets */
 	{"fitness", NULL, false, 20, METHOD_ON_REQUEST, AUGMENT_NONE,
 		{{"targets", OPTION_TARGETS},
 		 {"basis", OPTION_CHOICE, FITNESS_BASIS_AUTO, 0, 0, OPT(basis), NULL, basis_choices},

@@ -8,14 +8,15 @@
 #ifndef DPM_STRATEGY_H
 #define DPM_STRATEGY_H
 
-#include "fitness/fitness.h"
+#include "strategy/fitness/fitness.h"
 #include "linalg/linalg.h"
-#include "strategy/gram_strategies.h"
+#include "strategy/dense/fixed.h"
+#include "strategy/dense/gram_strategies.h"
 
 /*
  * Every method's options, read from the jsonb by api_method_options (one
- * table, methods.c, for every family: the dense builders here, fitness/,
- * hdmm/ and residual/).
+ * table, methods.c, for every family: strategy/dense/'s builders, strategy/fitness/,
+ * strategy/hdmm/ and strategy/residual/).
  */
 typedef struct StrategyOptions
 {
@@ -49,7 +50,7 @@ typedef enum OptionKind
 
 /*
  * Where an option applies: hdmm and identity over a workload given as a
- * spec are built from the spec (hdmm/, a Kronecker product of identities),
+ * spec are built from the spec (strategy/hdmm/, a Kronecker product of identities),
  * with options of their own; over an explicit matrix, by the dense builders.
  */
 typedef enum OptionScope
@@ -92,7 +93,7 @@ typedef enum MethodAugment
 typedef struct StrategyMethod
 {
 	const char *name;
-	/* NULL: built elsewhere (fitness/, residual/); input is W, or W^T W if from_gram */
+	/* NULL: built elsewhere (strategy/fitness/, strategy/residual/); input is W, or W^T W if from_gram */
 	Mat		   *(*build) (const Mat *input, const StrategyOptions *opts, OptReport *rep);
 	bool		from_gram;
 	double		memory_per_n2;	/* peak memory c n^2 + 2 m n doubles, beyond the backend's */
@@ -133,8 +134,5 @@ extern void strategy_check_memory(const StrategyMethod *m, int rows, int n);
 extern Mat *strategy_build(const Mat *w, const StrategyMethod *m, const StrategyOptions *opts,
 						   OptReport *rep);
 
-extern Mat *strategy_identity(int n);
-extern Mat *strategy_hierarchical(int n, int branching);
-extern Mat *strategy_wavelet(int n);
 
 #endif

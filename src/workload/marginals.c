@@ -1,6 +1,6 @@
 /*
  * marginals.c -- a parsed spec read as a set of weighted marginals, the
- * workloads ResidualPlanner answers (residual/residual.h), whose kept
+ * workloads ResidualPlanner answers (strategy/residual/residual.h), whose kept
  * attributes may carry other blocks than Identity (queries over the
  * marginal's table, such as its ranges or prefixes).
  */

@@ -1,0 +1,110 @@
+/*
+ * access.c -- who is calling, and running custodian SQL with the rights of
+ * the role that wrote it.
+ *
+ * Catalog functions run as the extension owner (SECURITY DEFINER) so that the
+ * catalog is writable only through them.  Two things must not run with the
+ * owner's rights: a source scan (its cell expression holds conditions a
+ * custodian wrote), and privilege checks on the caller.  dpm_internal.exec_as runs a
+ * query as a given role under SECURITY_RESTRICTED_OPERATION, the way
+ * PostgreSQL runs a materialized view refresh as the view's owner, so a
+ * custodian's condition can read exactly what that custodian can read.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_authid.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "port.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/syscache.h"
+
+#include "security/access.h"
+
+/*
+ * dpm_internal.invoker(): the role the session acts as outside any SECURITY DEFINER
+ * function (the login role, or the role chosen by SET ROLE).  Privilege
+ * checks made with it can never grant more than that role could do itself.
+ */
+PG_FUNCTION_INFO_V1(dpm_invoker);
+Datum
+dpm_invoker(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_OID(GetOuterUserId());
+}
+
+void
+security_as_role_begin(AsRole *saved, Oid role)
+{
+	if (!SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("role with OID %u does not exist", role)));
+	GetUserIdAndSecContext(&saved->userid, &saved->sec_context);
+	SetUserIdAndSecContext(role, saved->sec_context | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	/* a fixed search_path for the custodian's conditions, undone below or on error */
+	saved->nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+}
+
+void
+security_as_role_end(const AsRole *saved)
+{
+	AtEOXact_GUC(false, saved->nestlevel);
+	SetUserIdAndSecContext(saved->userid, saved->sec_context);
+}
+
+/*
+ * dpm_internal.exec_as(role, sql): the first column of the first row of a query
+ * (float8[]; exec_as_text: text[]), run as role.  Only the extension owner may
+ * call it, and only with SQL built from the catalog.
+ */
+PG_FUNCTION_INFO_V1(dpm_exec_as);
+Datum
+dpm_exec_as(PG_FUNCTION_ARGS)
+{
+	Oid			role = PG_GETARG_OID(0);
+	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	AsRole		saved;
+	Datum		result = (Datum) 0;
+	bool		isnull = true;
+
+	security_as_role_begin(&saved, role);
+	SPI_connect();
+	/* no row limit: the executor runs a query with one serially, and the scan may be large */
+	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "dpm_internal.exec_as: not a query");
+	if (SPI_processed == 1 && SPI_tuptable->tupdesc->natts >= 1)
+	{
+		if (SPI_gettypeid(SPI_tuptable->tupdesc, 1) != get_fn_expr_rettype(fcinfo->flinfo))
+			elog(ERROR, "dpm_internal.exec_as: the query must return %s",
+				 format_type_be(get_fn_expr_rettype(fcinfo->flinfo)));
+		result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		if (!isnull)
+			result = SPI_datumTransfer(result, false, -1);
+	}
+	SPI_finish();
+	security_as_role_end(&saved);
+	if (isnull)
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(result);
+}
+
+/* dpm_internal.random_key(): 63 random bits from the secure generator, to pick rows at random */
+PG_FUNCTION_INFO_V1(dpm_random_key);
+Datum
+dpm_random_key(PG_FUNCTION_ARGS)
+{
+	uint64		r;
+
+	if (!pg_strong_random(&r, sizeof(r)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("could not generate a secure random number")));
+	PG_RETURN_INT64((int64) (r >> 1));
+}

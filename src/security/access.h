@@ -1,0 +1,23 @@
+/*
+ * access.h -- running SQL built from the catalog with the rights of the role
+ * that wrote it (see access.c).
+ */
+#ifndef DPM_API_ACCESS_H
+#define DPM_API_ACCESS_H
+
+typedef struct AsRole
+{
+	Oid			userid;
+	int			sec_context;
+	int			nestlevel;
+} AsRole;
+
+/*
+ * Act as role, under SECURITY_RESTRICTED_OPERATION and search_path
+ * pg_catalog, pg_temp, as a materialized view refresh runs as the view's
+ * owner; security_as_role_end undoes it (an error undoes it too).
+ */
+extern void security_as_role_begin(AsRole *saved, Oid role);
+extern void security_as_role_end(const AsRole *saved);
+
+#endif
