@@ -1,4 +1,4 @@
--- The cost of measuring A x exactly (src/mechanism/exact.c, src/hdmm/exact_measure.c; the argument is
+-- The cost of measuring A x exactly (src/mechanism/exact.c, src/strategy/hdmm/exact_measure.c; the argument is
 -- section 0 of src/mechanism/sampler.c).  Dense, n = 1024 cells, prefix workload: the float product
 -- (dpm_internal.matvec: dgemv, after copying the array) against the exact one (dpm_internal.exact_matvec: the
 -- quantized product in 128-bit integers plus its L1 and L2 column sums, rounded to a grid and

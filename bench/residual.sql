@@ -3,7 +3,7 @@
 -- where HDMM's marginals parameterization can run (d <= 9: its workload may have at most 2^31 cells), HDMM's
 -- optimizer on the same workload in the same run (its time and its total variance against the
 -- same bound).  The bound: ResidualPlanner's closed form for this symmetric workload, computed
--- here independently of the plan, and for d <= 9 also dpm_internal.spec_svd_bound (hdmm/).  Last,
+-- here independently of the plan, and for d <= 9 also dpm_internal.spec_svd_bound (strategy/hdmm/).  Last,
 -- the plan for the largest variance instead of the sum (residual_targets): time, iterations, gap.
 \set ON_ERROR_STOP 1
 SET dpm.progress_interval = 0;

@@ -1,4 +1,4 @@
--- Method residual under pure epsilon-DP (src/residual/laplace.c: weighted marginal tables, HDMM's
+-- Method residual under pure epsilon-DP (src/strategy/residual/laplace.c: weighted marginal tables, HDMM's
 -- marginals template, solved in the residual basis) against HDMM's own optimizers in the same run,
 -- on the workloads of issue 21: all <= 2-way marginals of d attributes of 10 values, and 5
 -- attributes of 16 values with all 2-way marginals plus AllRange on each attribute.  Total

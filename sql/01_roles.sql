@@ -22,6 +22,6 @@ CREATE OR REPLACE FUNCTION dpm_internal.invoker() RETURNS regrole
 AS 'MODULE_PATHNAME', 'dpm_invoker' LANGUAGE C STABLE PARALLEL SAFE;
 
 -- The dpm functions and the role each is granted to, as the hint on "permission denied for
--- function" names it (src/api/role_hint.c); test/sql/security.sql compares it with the grants.
+-- function" names it (src/security/role_hint.c); test/sql/security.sql compares it with the grants.
 CREATE OR REPLACE FUNCTION dpm_internal.role_hints() RETURNS TABLE(function text, role text)
 AS 'MODULE_PATHNAME', 'dpm_role_hints' LANGUAGE C STABLE;

@@ -4,7 +4,7 @@
 
 CREATE TABLE dpm.sources (
   id                serial PRIMARY KEY,
-  -- NULL once the table is dropped, which only an unregistered source's can be (sql/21_guards.sql)
+  -- NULL once the table is dropped, which only an unregistered source's can be (sql/29_guards.sql)
   relation          regclass,
   privacy_unit      name,
   max_contributions int NOT NULL DEFAULT 1 CHECK (max_contributions >= 1),
@@ -31,7 +31,7 @@ CREATE TABLE dpm.sources (
   -- set of rows with a budget of its own (the budget above, each period's: parallel composition).
   -- Period k holds the rows from period_start + k period_width (local time in period_zone) to the
   -- next; a width is whole days or whole months.  A privacy unit counts in its first max_periods
-  -- periods only (sql/13_periods.sql).
+  -- periods only (sql/16_periods.sql).
   period_column     name,
   period_width      interval,
   period_start      date,
@@ -131,7 +131,7 @@ CREATE TABLE dpm.strategies (
   ratio_to_bound  float8,                -- NULL when the bound is 0 (a workload of zero queries)
   iterations      int NOT NULL DEFAULT 0,
   -- a proven lower bound on L2 sensitivity^2 profile_trace over all strategies: the dual value
-  -- of gaussian_optimal, the SVD bound for eigen and eigen_design (src/strategy/gram_strategies.c); NULL
+  -- of gaussian_optimal, the SVD bound for eigen and eigen_design (src/strategy/dense/gram_strategies.c); NULL
   -- for the other methods
   lower_bound     float8,
   optimize_ms     float8 NOT NULL,

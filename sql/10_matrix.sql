@@ -174,7 +174,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.workload_queries(spec text, dom dpm.doma
 RETURNS TABLE(query int, label text, spans int[])
 AS 'MODULE_PATHNAME', 'dpm_workload_queries' LANGUAGE C STABLE STRICT;
 
--- dpm.max_matrix_mb in bytes: what a workload's W may take (sql/15_workloads.sql, strategy_build).
+-- dpm.max_matrix_mb in bytes: what a workload's W may take (sql/18_workloads.sql, strategy_build).
 CREATE OR REPLACE FUNCTION dpm_internal.max_matrix_bytes() RETURNS float8
 LANGUAGE sql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT s.setting::float8 * 1048576 FROM pg_settings s WHERE s.name = 'dpm.max_matrix_mb' $$;
@@ -200,7 +200,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.hdmm(spec text, dom dpm.domains, options
                           OUT p int[], OUT theta float8[], OUT weights float8[])
 AS 'MODULE_PATHNAME', 'dpm_hdmm' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- ResidualPlanner's plans (src/residual/residual.h) for marginals over attributes of the given
+-- ResidualPlanner's plans (src/strategy/residual/residual.h) for marginals over attributes of the given
 -- sizes: row j of marginals lists the attributes (1-based, 0 pads) marginal j keeps.  One row per
 -- residual measured: its attributes, dimension, weight mu and noise variance, and the plan's
 -- squared L2 sensitivity (cost2), duality gap and iterations.  residual_plan: the closed form for

@@ -1,6 +1,6 @@
 -- Sources and budgets (custodians), the ledger sum, and the scans that read a source.
 
--- Runs a query built from the catalog as the given role (see src/api/access.c).
+-- Runs a query built from the catalog as the given role (see src/security/access.c).
 CREATE OR REPLACE FUNCTION dpm_internal.exec_as(role regrole, sql text) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_exec_as' LANGUAGE C VOLATILE STRICT;
 
@@ -9,27 +9,27 @@ CREATE OR REPLACE FUNCTION dpm_internal.random_key() RETURNS bigint
 AS 'MODULE_PATHNAME', 'dpm_random_key' LANGUAGE C VOLATILE PARALLEL SAFE;
 
 -- Refuses attribute expressions (and a source definition) that could raise an error on some row,
--- checked as run_as, who scans the source (src/api/safe_expr.c).
+-- checked as run_as, who scans the source (src/security/safe_expr.c).
 CREATE OR REPLACE FUNCTION dpm_internal.check_cells(run_as regrole, relation regclass, domain_name text, attr_names text[],
                                  exprs text[]) RETURNS void
 AS 'MODULE_PATHNAME', 'dpm_check_cells' LANGUAGE C VOLATILE STRICT;
 
 -- Refuses a source whose definition, as run_as sees it (a view's query, row-level security), could
 -- raise an error on some row or is not a stable transformation of its rows (LIMIT, DISTINCT,
--- aggregates, window functions, set operations, TABLESAMPLE): src/api/safe_expr.c.
+-- aggregates, window functions, set operations, TABLESAMPLE): src/security/safe_expr.c.
 CREATE OR REPLACE FUNCTION dpm_internal.check_source(run_as regrole, relation regclass) RETURNS void
 AS 'MODULE_PATHNAME', 'dpm_check_source' LANGUAGE C VOLATILE STRICT;
 
 -- Refuses a source that reads a foreign table whose values could fail to convert while a release
 -- reads them, after its charge: one of another wrapper than postgres_fdw, or one whose declared
 -- columns differ from the remote table's (type, typmod, a nondeterministic collation), read from
--- the remote catalog with run_as's user mapping (src/api/foreign_columns.c).  Wherever the source's
+-- the remote catalog with run_as's user mapping (src/security/foreign_columns.c).  Wherever the source's
 -- definition is checked before a charge (check_source, check_domain, create_measure).
 CREATE OR REPLACE FUNCTION dpm_internal.check_foreign_columns(run_as regrole, relation regclass) RETURNS void
 AS 'MODULE_PATHNAME', 'dpm_check_foreign_columns' LANGUAGE C VOLATILE STRICT;
 
 -- The functions and operators a release may call on every row, each with its rule and the reason
--- it cannot fail (src/api/safe_calls.c); test/sql/vetted_calls.sql runs each on extreme values.
+-- it cannot fail (src/security/safe_calls.c); test/sql/vetted_calls.sql runs each on extreme values.
 CREATE OR REPLACE FUNCTION dpm_internal.vetted_calls(OUT fn regprocedure, OUT rule text, OUT reason text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'dpm_vetted_calls' LANGUAGE C VOLATILE STRICT;
@@ -223,7 +223,7 @@ $$;
 
 -- Refuses a privacy unit column that the capping cannot compare on every value it can hold (no
 -- equality or ordering for its type, a field or an element of it; a nondeterministic collation):
--- src/api/privacy_unit.c.  At registration, at each change of the table (sql/21_guards.sql) and
+-- src/security/privacy_unit.c.  At registration, at each change of the table (sql/29_guards.sql) and
 -- before each charge (check_source_unit), since a column's type can change.
 CREATE OR REPLACE FUNCTION dpm_internal.check_privacy_unit(rel regclass, col name) RETURNS void
 AS 'MODULE_PATHNAME', 'dpm_check_privacy_unit' LANGUAGE C STABLE STRICT;
@@ -407,7 +407,7 @@ COMMENT ON FUNCTION dpm.set_budget(regclass, float8, float8, float8) IS
   'custodian: change the total budget of a source, or each period''s for a source with periods (never below what was spent)';
 
 -- The longest value dpm.answer_keys reads as a key: what a selection holds is at most this times
--- the keys it releases, whatever the rows (sql/25_keys.sql).  It spends nothing and changes no
+-- the keys it releases, whatever the rows (sql/26_keys.sql).  It spends nothing and changes no
 -- privacy, so it may change at any time; a selection under way keeps the bound it was asked with.
 CREATE OR REPLACE FUNCTION dpm.set_max_key_bytes(source regclass, max_key_bytes int)
 RETURNS void

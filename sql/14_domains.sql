@@ -262,8 +262,8 @@ $$;
 -- The scan a release of this domain runs must work, and its outcome must not depend on the rows:
 -- the domain's creator may still read the source (the scan runs with its rights), and every
 -- attribute's expression, with the source's own definition (views, row-level security), calls
--- only functions that cannot fail on any value (src/api/safe_expr.c), and the capping can compare
--- every value of the privacy unit column (src/api/privacy_unit.c).  No row is read.
+-- only functions that cannot fail on any value (src/security/safe_expr.c), and the capping can compare
+-- every value of the privacy unit column (src/security/privacy_unit.c).  No row is read.
 CREATE OR REPLACE FUNCTION dpm_internal.check_domain(dom dpm.domains, src dpm.sources) RETURNS void
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$

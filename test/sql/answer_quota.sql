@@ -1,5 +1,5 @@
 -- A selection of keys counts toward its role's answer quota (dpm.max_answers_per_role,
--- sql/17_release.sql check_answer_quota): it stores one answer per key, as many as the role has
+-- sql/21_release.sql check_answer_quota): it stores one answer per key, as many as the role has
 -- left at its charge (at most dpm.max_answers_per_release), the first in the column's order, and
 -- then counts what it stored.  Prints no release id.
 SET client_min_messages = warning;

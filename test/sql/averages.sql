@@ -58,7 +58,7 @@ SELECT answer, ci_low, ci_high FROM dpm_internal.ratio_estimate(1000, 1, 1, 10, 
 SELECT answer, ci_low, ci_high FROM dpm_internal.ratio_estimate(100, 2, NULL, 10, 0.5, NULL, 0, 100, true);
 SELECT * FROM dpm_internal.ratio_estimate(100, 2, 10, 10, 0.5, 1, 5, 1, true);
 
--- the default split of the charge, chosen without the data (sql/24_averages.sql): Laplace
+-- the default split of the charge, chosen without the data (sql/25_averages.sql): Laplace
 -- 4^(1/3) / (1 + 4^(1/3)), zCDP 2/3, (epsilon, delta) the grid's best, which beats its neighbours
 SELECT abs(dpm_internal.avg_sum_share('laplace', 1, 0, NULL) - 0.61351179) < 1e-8 AS laplace,
        dpm_internal.avg_sum_share('gaussian', NULL, 0, 0.5) = 2 / 3::float8 AS zcdp;

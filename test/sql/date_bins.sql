@@ -96,7 +96,7 @@ SELECT bool_and(e.answer = t.n) AS exact, count(*) AS queries
         SELECT 'h in [' || 6 * (extract(hour FROM seen)::int / 6) || ',' || 6 * (extract(hour FROM seen)::int / 6) + 6 || ')',
                count(*) FROM db_people2 GROUP BY 1) t USING (label);
 -- every field extract is allowed gives a value, never an error, at the ends of each type's range
--- and at the infinities (src/api/safe_expr.c vets them so)
+-- and at the infinities (src/security/safe_expr.c vets them so)
 SELECT count(*) AS tried,
        count(pg_catalog."extract"(f, d)) + count(pg_catalog."extract"(f, t)) + count(g) AS values
   FROM unnest('{year,month,day,quarter,week,doy,dow,isodow,isoyear,decade,century,millennium,epoch,julian}'::text[]) f,

@@ -1,4 +1,4 @@
--- Exact measurement (src/mechanism/exact.c, src/hdmm/exact_measure.c; the argument is section 0 of
+-- Exact measurement (src/mechanism/exact.c, src/strategy/hdmm/exact_measure.c; the argument is section 0 of
 -- the proof sketch at the top of src/mechanism/sampler.c).  The mechanism adds its noise to A x
 -- computed exactly, for integer counts x and the strategy A quantized to a dyadic grid (entries
 -- multiples of 2^K, K = ceil(log2 max |a|) - 40), and calibrates it for that A's sensitivity.  Counts

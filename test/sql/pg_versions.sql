@@ -1,6 +1,6 @@
 -- The conditions a release may evaluate on every row are accepted or refused alike on every
 -- PostgreSQL version dpmatrix supports (issue 42, item 4): this file has one expected output, for
--- 15 and 18.  What changed under the allowlist (src/api/safe_expr.c, safe_calls.c) from 15 to 18:
+-- 15 and 18.  What changed under the allowlist (src/security/safe_expr.c, safe_calls.c) from 15 to 18:
 --   - from 16 on, current_user, current_role, user, session_user, current_catalog and
 --     current_schema are calls of functions, no longer SQLValueFunction nodes: those functions
 --     are on the list, so both spellings are accepted on every version;

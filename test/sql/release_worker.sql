@@ -1,5 +1,5 @@
 -- What a release worker (src/release/worker.c) computes, with the matrices it keeps
--- (src/api/matrix_cache.c), whichever worker serves the release: it draws fresh noise each time,
+-- (src/convert/matrix_cache.c), whichever worker serves the release: it draws fresh noise each time,
 -- and its errors are those dpm.explain computes in the caller's own backend, before and after the
 -- strategy's matrices change in the catalog.  The workers' life (one worker serving releases in a
 -- row, replaced when terminated, leaving when idle), which needs settings changed with a reload,

@@ -1,4 +1,4 @@
--- A release's outcome never depends on the rows (src/api/safe_expr.c): everything a release
+-- A release's outcome never depends on the rows (src/security/safe_expr.c): everything a release
 -- evaluates on each row of its source (the attributes' bins, a view's query, row-level security
 -- policies) must be unable to raise an error, or it is refused before anything is charged, at
 -- dpm.create_domain and again before every charge.
@@ -74,7 +74,7 @@ SELECT dpm.create_domain('sc_gv', 'sc_goodview', '[{"name": "age", "bins": {"min
 SET ROLE regress_sc_analyst;
 SELECT dpm.create_workload('sc_wgv', 'sc_gv', 'Prefix(age)');
 SELECT dpm.budget('sc_goodview') AS before \gset
--- the view is replaced by one that can fail: refused at once (sql/21_guards.sql); and past that
+-- the view is replaced by one that can fail: refused at once (sql/29_guards.sql); and past that
 -- guard (as a replica applying it would), the next release is refused before its charge
 RESET ROLE;
 CREATE OR REPLACE VIEW sc_goodview AS SELECT id, age, code FROM sc_td WHERE age > 3 AND code::int >= 0;

@@ -132,7 +132,7 @@ SELECT dpm.create_domain('sec_x', 'sec_people', '[]');
 SET ROLE regress_sec_alice;
 SELECT dpm.register_source('sec_people', epsilon => 1);
 RESET ROLE;
--- the hint's table (src/api/role_hint.c) names exactly the dpm functions not granted to PUBLIC,
+-- the hint's table (src/security/role_hint.c) names exactly the dpm functions not granted to PUBLIC,
 -- each with the least role granted it
 SELECT coalesce(h.function, g.function) AS function, h.role AS hint_role, g.role AS granted_role
   FROM dpm_internal.role_hints() h

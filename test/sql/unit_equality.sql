@@ -2,7 +2,7 @@
 -- (1.0 = 1.00).  Every place that compares or groups units uses the type's own default operator
 -- classes under the column's collation: the capping window of dpm_internal.source_rows (sorts by
 -- the btree class, splits by its "="), grouped scans (the same window), the window that finds a
--- unit's first periods (sql/13_periods.sql), count(DISTINCT unit) of key selection, and
+-- unit's first periods (sql/16_periods.sql), count(DISTINCT unit) of key selection, and
 -- capped_groups' hash table (the type cache's hash and equality, which it keeps consistent; Citus
 -- distributes by the same hash class).  So 'Bob', 'BOB' and 'bob' are one unit everywhere.  Only
 -- one place took another class: a unique index lets the capping be skipped

@@ -2,7 +2,7 @@
 -- unit column after the charge, so a column whose values cannot all be compared (no equality or
 -- ordering for its type, or for a field or element of it) is refused by dpm.register_source, by
 -- any change of the table, and again before each charge; so is a nondeterministic collation,
--- which would make different values one unit (src/api/privacy_unit.c).
+-- which would make different values one unit (src/security/privacy_unit.c).
 \set SHOW_CONTEXT never
 SET client_min_messages = warning;
 CREATE COLLATION ut_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);

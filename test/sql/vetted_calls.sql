@@ -1,5 +1,5 @@
 -- The functions a release may call on every row of its source are dpmatrix's own list
--- (src/api/safe_calls.c), not PostgreSQL's LEAKPROOF marking, which promises no leak through an
+-- (src/security/safe_calls.c), not PostgreSQL's LEAKPROOF marking, which promises no leak through an
 -- error, not that a function raises none.  Every entry is run here on the extreme values of every
 -- type it takes, under every kind of collation it accepts, and must return a value for each.  The
 -- list is read from dpm_internal.vetted_calls(): an entry whose types have no extreme values here

@@ -1,4 +1,4 @@
--- A source is a stable transformation of its rows (src/api/safe_expr.c, unstable_query): a view
+-- A source is a stable transformation of its rows (src/security/safe_expr.c, unstable_query): a view
 -- registered as a source may not use LIMIT/OFFSET/FETCH, DISTINCT [ON], aggregates, GROUP BY,
 -- HAVING, window functions, set operations, TABLESAMPLE or outer joins at any level (subqueries,
 -- CTEs, views over views), nor read a table twice (read_twice: with its partitions and inheritance
@@ -83,7 +83,7 @@ SELECT dpm.register_source('vs_limit', epsilon => 1);
 SELECT dpm.register_source('vs_self', epsilon => 1);
 \set VERBOSITY terse
 
--- a view made unstable after its registration: refused at once by the guard (sql/21_guards.sql),
+-- a view made unstable after its registration: refused at once by the guard (sql/29_guards.sql),
 -- and past the guard (as a replica applying it would) the next release and the next selection
 -- of keys are refused before their charge, with the ledger unchanged (this file releases nothing)
 SELECT dpm.create_domain('vs_d', 'vs_fine', '[{"name": "age", "bins": {"min": 0, "max": 90, "width": 10}}]') AS cells;

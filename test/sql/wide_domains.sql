@@ -81,7 +81,7 @@ SELECT max(abs(x.s - y.s)) < 1e-6 * (SELECT sum(answer) FROM rn WHERE query = 20
   FROM (SELECT (query - 1) % 10 AS a2, sum(answer) s FROM rn WHERE query <= 100 GROUP BY 1) x
   JOIN (SELECT (query - 101) / 10 AS a2, sum(answer) s FROM rn WHERE query BETWEEN 101 AND 200 GROUP BY 1) y USING (a2);
 -- inference nnls_integer: the tables of integer records near the non-negative estimate
--- (src/residual/integer.c), so every answer is a whole number and the marginals agree exactly
+-- (src/strategy/residual/integer.c), so every answer is a whole number and the marginals agree exactly
 CREATE TEMP TABLE ri AS SELECT * FROM dpm.answer('w30_small', rho => 0.5, inference => 'nnls_integer');
 SELECT bool_and(answer = trunc(answer)) AS integers, min(answer) >= 0 AS non_negative FROM ri;
 SELECT bool_and(x.s = y.s) AS consistent, sum(x.s) = (SELECT answer FROM ri WHERE query = 201) AS total_consistent
@@ -133,7 +133,7 @@ SELECT count(*) AS answers, max(abs(a.answer - t.answer) / a.stderr) < 6 AS with
 SELECT noise, charge_epsilon, charge_delta FROM dpm.explain('w30a_small', epsilon => 1, delta => 1e-6);
 SELECT (dpm.budget('wide30_approx')).epsilon_spent, (dpm.budget('wide30_approx')).delta_spent;
 -- pure epsilon on that source: Laplace noise on weighted marginal tables (HDMM's marginals
--- template, planned and solved in the residual basis; src/residual/laplace.c).  Each answer within
+-- template, planned and solved in the residual basis; src/strategy/residual/laplace.c).  Each answer within
 -- 12 standard errors of the truth (a weighted sum of Laplace draws exceeds k standard deviations
 -- with probability below exp(-k sqrt 2), 4e-8 at k = 12, per answer) and inside its interval,
 -- whose half-width comes from simulating the noise

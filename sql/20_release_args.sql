@@ -2,7 +2,7 @@
 
 -- Every argument of a request to dpm.answer, dpm.explain or dpm.explain_queries (as
 -- dpm_internal.release_request writes it), checked in one place, first: by each entry point
--- before its reuse path (what earlier releases determine, sql/26_estimates.sql) and by the plan
+-- before its reuse path (what earlier releases determine, sql/22_estimates.sql) and by the plan
 -- (dpm_internal.release_plan) before any strategy is built, so that an invalid request is refused
 -- whatever earlier releases hold and whatever the optimizer would take.  Only cheap checks: the
 -- catalog rows the request names, no scan, no matrix.  What can be decided only once a strategy

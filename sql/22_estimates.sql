@@ -1,5 +1,5 @@
 -- Estimates from every measurement kept: the best linear unbiased estimate of a workload from all
--- the releases of its domain and of finer ones (src/inference/gls.h), post-processing at no cost.
+-- the releases of its domain and of finer ones (src/mechanism/gls.h), post-processing at no cost.
 
 -- Coarser domains.  A domain's cells may be unions of another domain's cells (its "refinement"):
 -- ages by 20 years over ages by 10, or sex alone over age x sex.  Measurements of the finer

@@ -162,8 +162,8 @@ BEGIN
   FOR part IN SELECT * FROM dpm_internal.release_parts(src, measure, sum_share) LOOP
   np := dpm_internal.noise_params(noise, c_epsilon, c_delta, c_rho, part.share);
   IF (st.hdmm).kind = 'residual' THEN
-    -- Gaussian: one exact Gaussian mechanism per residual, parts of one (src/residual/measure.c);
-    -- Laplace: weighted marginal tables (src/residual/laplace.c).  The plan is for one of them.
+    -- Gaussian: one exact Gaussian mechanism per residual, parts of one (src/strategy/residual/measure.c);
+    -- Laplace: weighted marginal tables (src/strategy/residual/laplace.c).  The plan is for one of them.
     IF noise <> st.noise THEN
       RAISE EXCEPTION 'this residual strategy was planned for % noise, and this release adds % noise', st.noise, noise
         USING ERRCODE = 'invalid_parameter_value',
@@ -253,7 +253,7 @@ DECLARE
   periods int4range;
   left_after bigint;
 BEGIN
-  IF keys THEN          -- a partition selection (sql/25_keys.sql)
+  IF keys THEN          -- a partition selection (sql/26_keys.sql)
     SELECT * INTO src FROM dpm.sources s WHERE s.id = (req->>'source_id')::int;
     PERFORM dpm_internal.check_keys_column(src, req->>'column');
     PERFORM dpm_internal.check_source_unit(src);
@@ -426,7 +426,7 @@ $$;
 -- The answers of release r's workload from its measurements m, by this inference, with
 -- intervals at this confidence (NULL: none), in the units of what it counts or sums:
 -- post-processing, at no cost.  W is made from the spec when the workload keeps none
--- (sql/15_workloads.sql).
+-- (sql/18_workloads.sql).
 CREATE OR REPLACE FUNCTION dpm_internal.release_infer(r dpm.releases, m dpm.release_measurements, inference text,
                                    confidence float8)
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
@@ -664,7 +664,7 @@ BEGIN
   END IF;
   PERFORM dpm_internal.release_args(args);     -- every argument, before earlier releases are looked at
   IF mode <> 'never' THEN
-    -- what earlier releases determine, at no cost (sql/26_estimates.sql)
+    -- what earlier releases determine, at no cost (sql/22_estimates.sql)
     SELECT array_agg(x.query ORDER BY x.query) AS q, array_agg(x.label ORDER BY x.query) AS l,
            array_agg(x.answer ORDER BY x.query) AS a, array_agg(x.stderr ORDER BY x.query) AS se,
            array_agg(x.ci_low ORDER BY x.query) AS lo, array_agg(x.ci_high ORDER BY x.query) AS hi,

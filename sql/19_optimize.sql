@@ -21,7 +21,7 @@ AS $$
               THEN 'gaussian' ELSE 'laplace' END
 $$;
 
--- A workload kept as its spec (too large to keep W, sql/15_workloads.sql) is too large for the
+-- A workload kept as its spec (too large to keep W, sql/18_workloads.sql) is too large for the
 -- dense optimizers to try in auto and compare_strategies; asked for by name, they build W.
 CREATE OR REPLACE FUNCTION dpm_internal.spec_only_rules_out(method text, wl dpm.workloads) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -83,7 +83,7 @@ BEGIN
   st.noise := noise;
   st.created_by := dpm_internal.invoker();
   st.created_at := now();
-  -- a workload kept as its spec (sql/15_workloads.sql): W is built for the dense optimizers if it
+  -- a workload kept as its spec (sql/18_workloads.sql): W is built for the dense optimizers if it
   -- fits dpm.max_matrix_mb
   IF wl.matrix IS NULL AND wl.spec IS NOT NULL AND wl.n IS NOT NULL AND method NOT IN ('residual', 'hdmm', 'identity')
      AND wl.m::float8 * wl.n * 8 <= dpm_internal.max_matrix_bytes() THEN

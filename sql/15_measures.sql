@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.measure_grid(lo float8, hi float8) RETUR
 AS 'MODULE_PATHNAME', 'dpm_measure_grid' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- The type of a measure's expression over the relation, once it is known to be one numeric
--- expression that cannot fail on any row for run_as, who scans the source (src/api/safe_expr.c).
+-- expression that cannot fail on any row for run_as, who scans the source (src/security/safe_expr.c).
 CREATE OR REPLACE FUNCTION dpm_internal.check_measure(run_as regrole, relation regclass, name text, expr text)
 RETURNS regtype
 AS 'MODULE_PATHNAME', 'dpm_check_measure' LANGUAGE C VOLATILE STRICT;

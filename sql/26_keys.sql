@@ -37,7 +37,7 @@ BEGIN
     RAISE EXCEPTION 'the keys of "%" cannot be selected: the source''s registrant % can no longer read it', rel, src.registered_by
       USING ERRCODE = 'insufficient_privilege', HINT = 'Ask the custodian to restore the privilege.';
   END IF;
-  PERFORM dpm_internal.check_source(src.registered_by, rel);   -- as a domain's scan is (src/api/safe_expr.c)
+  PERFORM dpm_internal.check_source(src.registered_by, rel);   -- as a domain's scan is (src/security/safe_expr.c)
   PERFORM dpm_internal.check_foreign_columns(src.registered_by, rel);
 END
 $$;
