@@ -106,11 +106,16 @@ CREATE TABLE dpm.workloads (
 CREATE UNIQUE INDEX workloads_name_key ON dpm.workloads (name) WHERE dropped_at IS NULL;
 COMMENT ON TABLE dpm.workloads IS 'batches of linear counting queries over a domain';
 
--- A strategy kept by its parameters (src/api/hdmm_api.c, src/api/residual_release_api.c): never a
--- matrix over all cells.
-CREATE TYPE dpm.hdmm_strategy AS (kind text, p int[], theta float8[], weights float8[]);
-COMMENT ON TYPE dpm.hdmm_strategy IS
-  'strategy kept by its parameters: HDMM kind kronecker (one p-Identity factor per attribute, theta = the p_a x n_a matrices column-major, one after the other), factors (the same with the factor matrices themselves, p_a rows each) or marginals (weights[b] on the marginal keeping the attributes of bit set b); or kind residual (ResidualPlanner: p = the attribute sets measured, one a row, 1-based, 0 pads; theta = their noise variances at unit L2 sensitivity, or for a Laplace plan (noise laplace) the weights of the marginal tables of those sets, summing to 1)';
+-- Strategies kept by their parameters, never a matrix over all cells; dpm.strategies keeps each
+-- strategy in exactly one form (a matrix, or one of these), and src/api/strategy_form_api.c is the
+-- one place that dispatches over the forms.
+CREATE TYPE dpm.kronecker_strategy AS (kind text, p int[], theta float8[], weights float8[]);
+COMMENT ON TYPE dpm.kronecker_strategy IS
+  'HDMM strategy kept by its parameters: kind kronecker (one p-Identity factor per attribute, theta = the p_a x n_a matrices column-major, one after the other), factors (the same with the factor matrices themselves, p_a rows each) or marginals (weights[b] on the marginal keeping the attributes of bit set b)';
+CREATE TYPE dpm.residual_plan AS (attribute_sets int[], variances float8[], table_weights float8[]);
+COMMENT ON TYPE dpm.residual_plan IS
+  'ResidualPlanner plan: attribute_sets = the attribute sets measured, one a row, 1-based, 0 pads; for Gaussian noise, variances = their noise variances at unit L2 sensitivity; for Laplace noise, table_weights = the weights of the marginal tables of those sets, summing to 1 (the other NULL)';
+
 
 CREATE TABLE dpm.strategies (
   id              serial PRIMARY KEY,
@@ -119,7 +124,7 @@ CREATE TABLE dpm.strategies (
   options         jsonb NOT NULL DEFAULT '{}',
   noise           text NOT NULL CHECK (noise IN ('laplace', 'gaussian')),
   matrix          float8[],              -- the strategy, one measurement a row; or
-  hdmm            dpm.hdmm_strategy,     -- its parameters, for HDMM strategies over large domains
+  kronecker       dpm.kronecker_strategy, -- HDMM's parameters (large domains); or
   rows            int NOT NULL,
   sensitivity_l1  float8 NOT NULL,
   sensitivity_l2  float8 NOT NULL,
@@ -142,9 +147,11 @@ CREATE TABLE dpm.strategies (
   profile         float8[],
   created_by      regrole NOT NULL DEFAULT dpm_internal.invoker(),
   created_at      timestamptz NOT NULL DEFAULT now(),
-  CONSTRAINT strategies_one_form CHECK ((matrix IS NULL) <> (hdmm IS NULL)),
+  CONSTRAINT strategies_one_form CHECK (num_nonnulls(matrix, kronecker, residual) = 1),
   -- dpm.drop_strategy: no longer reused; kept while a release names it
-  dropped_at      timestamptz
+  dropped_at      timestamptz,
+  -- a ResidualPlanner plan (last: 0.3 added it, and an updated catalog must be a fresh one)
+  residual        dpm.residual_plan
 );
 CREATE UNIQUE INDEX strategies_cache_key ON dpm.strategies (workload_id, method, options, noise) WHERE dropped_at IS NULL;
 COMMENT ON TABLE dpm.strategies IS 'strategy matrices chosen for workloads; reused by dpm.optimize and dpm.answer';

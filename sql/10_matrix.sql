@@ -82,11 +82,30 @@ AS 'MODULE_PATHNAME', 'dpm_strategy_methods' LANGUAGE C IMMUTABLE STRICT PARALLE
 COMMENT ON FUNCTION dpm.strategy_methods() IS
   'the strategy methods, in the order method auto tries them: whether auto tries each and on what, its options and its peak memory per n^2 cells';
 
--- Why method auto does not try a method on a workload of n cells, a spec or not, whose rank is
--- rank_w (NULL: not known yet); NULL when it applies.
-CREATE OR REPLACE FUNCTION dpm_internal.method_ruled_out(method text, n int, is_spec boolean, rank_w int)
+-- The decisions the registry makes for dpm.optimize, method auto and dpm.compare_strategies
+-- (src/api/methods_api.c), so that no SQL names a method.  Why a method is not tried on a workload
+-- of queries over n cells (NULL: a wide domain), given as a spec, kept as its spec without W, of
+-- rank rank_w (NULL: not known yet): by auto under noise, or (noise NULL) by compare_strategies;
+-- NULL when it is tried.
+CREATE OR REPLACE FUNCTION dpm_internal.method_rules_out(method text, n int, is_spec boolean, kept_as_spec boolean,
+                                                          queries float8, rank_w int, noise text DEFAULT NULL)
 RETURNS text
-AS 'MODULE_PATHNAME', 'dpm_method_ruled_out' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'dpm_method_rules_out' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- The methods tried for method: auto's candidates in its order under noise over n cells, or the one named.
+CREATE OR REPLACE FUNCTION dpm_internal.auto_candidates(method text, noise text, n int) RETURNS text[]
+AS 'MODULE_PATHNAME', 'dpm_auto_candidates' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- How a method builds over a spec (matrix, identity, kronecker, residual); whether its strategy
+-- has rank(W) rows; whether its lower_bound bounds every strategy's error.
+CREATE OR REPLACE FUNCTION dpm_internal.method_traits(method text, OUT spec_build text, OUT rows_are_rank boolean,
+                                                       OUT certifies boolean)
+AS 'MODULE_PATHNAME', 'dpm_method_traits' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- Whether a strategy of this method and options is built to meet variance targets (fitness, or
+-- residual with option targets), which then decide its charge.
+CREATE OR REPLACE FUNCTION dpm_internal.has_targets(method text, options jsonb) RETURNS boolean
+AS 'MODULE_PATHNAME', 'dpm_has_targets' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -- Runs the mechanism on a data vector the caller already has: no catalog data, no budget.
 -- Useful to study a strategy on synthetic data; dpm.answer is the same mechanism on a source.
@@ -124,7 +143,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.hdmm_exact_matvec(sizes int[], kind text
                                        OUT units numeric[], OUT l1 float8, OUT l2 float8)
 AS 'MODULE_PATHNAME', 'dpm_hdmm_exact_matvec' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION dpm_internal.hdmm_exact_matvec(int[], text, int[], float8[], float8[], float8[], int) IS
-  'internal to dpmatrix (tests), not a stable interface: dpm_internal.exact_matvec for an HDMM strategy (sizes, kind, p, theta, weights as in dpm.hdmm_strategy)';
+  'internal to dpmatrix (tests), not a stable interface: dpm_internal.exact_matvec for an HDMM strategy (sizes, kind, p, theta, weights as in dpm.kronecker_strategy)';
 
 CREATE OR REPLACE FUNCTION dpm_internal.strategy_memory_mb(method text, m int, n int) RETURNS float8
 AS 'MODULE_PATHNAME', 'dpm_strategy_memory_mb' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -246,11 +265,6 @@ CREATE OR REPLACE FUNCTION dpm_internal.residual_table_sets(spec text, dom dpm.d
 RETURNS int[]
 AS 'MODULE_PATHNAME', 'dpm_residual_table_sets' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
--- The sets a release of strategy st reads tables of, besides its workload's: a Laplace plan's.
-CREATE OR REPLACE FUNCTION dpm_internal.residual_plan_sets(st dpm.strategies) RETURNS int[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
-AS $$ SELECT CASE WHEN st.noise = 'laplace' THEN (st.hdmm).p END $$;
-
 -- One release of a stored plan from those tables, in two steps: its noisy measurements, at
 -- rho-zCDP (rho given), (epsilon, delta)-DP or epsilon-DP (a Laplace plan) for scale records per
 -- privacy unit (tables NULL: only the samplers' checks, drawing nothing, and NULL back); then
@@ -318,6 +332,47 @@ CREATE OR REPLACE FUNCTION dpm_internal.hdmm_infer(spec text, dom dpm.domains, k
                                 inference text DEFAULT 'ls', confidence float8 DEFAULT 0.95)
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 AS 'MODULE_PATHNAME', 'dpm_hdmm_infer' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
+
+-- A stored strategy's concerns, whatever its form (dpm.strategies keeps it as matrix, kronecker
+-- or residual: exactly one is given, with the noise it was built for).  src/api/strategy_form_api.c
+-- hands each call on to the form's own function above; the release's SQL never asks which form.
+-- The attribute sets of the marginal tables a release reads (checked against dpm.max_cells), NULL
+-- for the frequency vector:
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_tables(matrix float8[], kronecker dpm.kronecker_strategy,
+                                                         residual dpm.residual_plan, noise text, spec text,
+                                                         dom dpm.domains) RETURNS int[]
+AS 'MODULE_PATHNAME', 'dpm_strategy_tables' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- the sampler's checks for one part of a release, drawing nothing (release_noise: its noise):
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_check(matrix float8[], kronecker dpm.kronecker_strategy,
+                                                        residual dpm.residual_plan, noise text, rows int, l1 float8,
+                                                        l2 float8, spec text, dom dpm.domains, epsilon float8,
+                                                        delta float8, scale float8, rho float8, confidence float8,
+                                                        release_noise text) RETURNS void
+AS 'MODULE_PATHNAME', 'dpm_strategy_check' LANGUAGE C VOLATILE;
+
+-- the noisy measurements of x (the vector, or the tables strategy_tables names):
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_measure(matrix float8[], kronecker dpm.kronecker_strategy,
+                                                          residual dpm.residual_plan, noise text, l2 float8, spec text,
+                                                          dom dpm.domains, x float8[], epsilon float8, delta float8,
+                                                          scale float8, rho float8, confidence float8)
+RETURNS dpm.release_measurements
+AS 'MODULE_PATHNAME', 'dpm_strategy_measure' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+-- the workload's answers from them (w, pinv, profile: a dense strategy's; w NULL: from the spec):
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_infer(matrix float8[], kronecker dpm.kronecker_strategy,
+                                                        residual dpm.residual_plan, noise text, w float8[],
+                                                        pinv float8[], profile float8[], spec text, dom dpm.domains,
+                                                        measurements dpm.release_measurements, inference text,
+                                                        confidence float8)
+RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
+AS 'MODULE_PATHNAME', 'dpm_strategy_infer' LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 100;
+
+-- what it measured, one row a value of its measurements, over dom's dense cells (NULL without):
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_matrix(matrix float8[], kronecker dpm.kronecker_strategy,
+                                                         residual dpm.residual_plan, noise text, spec text,
+                                                         dom dpm.domains) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_strategy_matrix' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE OR REPLACE FUNCTION dpm_internal.spec_term_rows(spec text, dom dpm.domains) RETURNS int[]
 AS 'MODULE_PATHNAME', 'dpm_spec_term_rows' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -1,16 +1,5 @@
 -- Strategies: built, chosen, cached and compared (dpm.optimize, dpm.compare_strategies).
 
--- The methods method auto tries, in order (the registry's).
-CREATE OR REPLACE FUNCTION dpm_internal.auto_methods() RETURNS text[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
-AS $$ SELECT array_agg(m.method ORDER BY m.i) FROM dpm.strategy_methods() WITH ORDINALITY m(method, in_auto, applies_to, options, memory_per_n2, i) WHERE m.in_auto $$;
-
--- Whether a strategy is built to meet variance targets (method fitness, or residual with option
--- targets), which then decide its charge.
-CREATE OR REPLACE FUNCTION dpm_internal.has_targets(method text, options jsonb) RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$ SELECT method = 'fitness' OR (method = 'residual' AND coalesce(options ? 'targets', false)) $$;
-
 -- The noise a strategy is built for: variance targets are variances of Gaussian noise, whatever
 -- privacy is given.
 CREATE OR REPLACE FUNCTION dpm_internal.noise_kind(method text, delta float8, rho float8, options jsonb DEFAULT NULL)
@@ -19,15 +8,6 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
   SELECT CASE WHEN delta > 0 OR rho IS NOT NULL OR dpm_internal.has_targets(method, options)
               THEN 'gaussian' ELSE 'laplace' END
-$$;
-
--- A workload kept as its spec (too large to keep W, sql/18_workloads.sql) is too large for the
--- dense optimizers to try in auto and compare_strategies; asked for by name, they build W.
-CREATE OR REPLACE FUNCTION dpm_internal.spec_only_rules_out(method text, wl dpm.workloads) RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$
-  SELECT CASE WHEN wl.matrix IS NULL AND wl.spec IS NOT NULL AND method NOT IN ('identity', 'hdmm', 'residual')
-              THEN format('workload of %s queries over %s cells kept as its spec: too large to try here (ask for it by name)', wl.m, wl.n) END
 $$;
 
 -- The SVD bound of a workload as the optimizers see it (rows scaled by their weights): from the
@@ -47,9 +27,9 @@ $$;
 CREATE OR REPLACE FUNCTION dpm_internal.strategy_head(sid int) RETURNS dpm.strategies
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT s.id, s.workload_id, s.method, s.options, s.noise, NULL::float8[], s.hdmm, s.rows, s.sensitivity_l1,
+  SELECT s.id, s.workload_id, s.method, s.options, s.noise, NULL::float8[], s.kronecker, s.rows, s.sensitivity_l1,
          s.sensitivity_l2, s.profile_trace, s.max_profile, s.ratio_to_bound, s.iterations, s.lower_bound,
-         s.optimize_ms, NULL::float8[], NULL::float8[], s.created_by, s.created_at, s.dropped_at
+         s.optimize_ms, NULL::float8[], NULL::float8[], s.created_by, s.created_at, s.dropped_at, s.residual
     FROM dpm.strategies s WHERE s.id = sid
 $$;
 
@@ -74,6 +54,7 @@ DECLARE
   profile float8[];
   trace float8;
   maxp float8;
+  build text := (dpm_internal.method_traits(method)).spec_build;   -- the registry's: how it builds over a spec
 BEGIN
   SELECT * INTO wl FROM dpm.workloads w WHERE w.id = workload_id;
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
@@ -85,11 +66,11 @@ BEGIN
   st.created_at := now();
   -- a workload kept as its spec (sql/18_workloads.sql): W is built for the dense optimizers if it
   -- fits dpm.max_matrix_mb
-  IF wl.matrix IS NULL AND wl.spec IS NOT NULL AND wl.n IS NOT NULL AND method NOT IN ('residual', 'hdmm', 'identity')
+  IF wl.matrix IS NULL AND wl.spec IS NOT NULL AND wl.n IS NOT NULL AND build = 'matrix'
      AND wl.m::float8 * wl.n * 8 <= dpm_internal.max_matrix_bytes() THEN
     wl.matrix := (dpm_internal.workload_matrix(wl.spec, dom, true, false)).matrix;
   END IF;
-  IF method = 'residual' THEN
+  IF build = 'residual' THEN
     -- ResidualPlanner over the spec's marginals: kept as its residuals' sets and variances
     IF wl.spec IS NULL THEN
       RAISE EXCEPTION 'method residual needs a workload given as a spec, not an explicit matrix'
@@ -97,8 +78,9 @@ BEGIN
     END IF;
     rb := dpm_internal.residual_build(wl.spec, dom, options || jsonb_build_object('noise', noise));
     st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
-    st.hdmm := ROW('residual', rb.subsets, rb.variances, NULL)::dpm.hdmm_strategy;
-    PERFORM dpm_internal.residual_table_sets(wl.spec, dom, dpm_internal.residual_plan_sets(st));
+    st.residual := ROW(rb.subsets, CASE WHEN noise = 'gaussian' THEN rb.variances END,
+                       CASE WHEN noise = 'laplace' THEN rb.variances END)::dpm.residual_plan;
+    PERFORM dpm_internal.strategy_tables(st.matrix, st.kronecker, st.residual, st.noise, wl.spec, dom);
     st.rows := rb.rows;
     st.sensitivity_l1 := rb.sensitivity_l1;
     st.sensitivity_l2 := sqrt(rb.cost2);
@@ -108,12 +90,12 @@ BEGIN
     -- T^2 certifies a plan for marginals; with other blocks, the SVD bound where the domain is dense
     bound := coalesce(rb.bound, CASE WHEN dom.n IS NOT NULL THEN dpm_internal.spec_svd_bound(wl.spec, dom) END);
     st.lower_bound := bound;
-  ELSIF method = 'hdmm' AND wl.spec IS NOT NULL THEN
+  ELSIF build = 'kronecker' AND wl.spec IS NOT NULL THEN
     -- implicit: optimized and evaluated from the spec's blocks, never a matrix over the cells
     hd := dpm_internal.hdmm(wl.spec, dom,
                     options || jsonb_build_object('noise', noise));
     st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
-    st.hdmm := ROW(hd.kind, hd.p, hd.theta, hd.weights)::dpm.hdmm_strategy;
+    st.kronecker := ROW(hd.kind, hd.p, hd.theta, hd.weights)::dpm.kronecker_strategy;
     st.sensitivity_l1 := dpm_internal.hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 1);
     st.sensitivity_l2 := dpm_internal.hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 2);
     SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
@@ -124,15 +106,15 @@ BEGIN
   ELSIF wl.n IS NULL THEN
     RAISE EXCEPTION 'method % needs a dense cell index, which the domain of workload "%" does not have', method, wl.name
       USING ERRCODE = 'program_limit_exceeded', HINT = 'Use method residual, which works from the spec over any domain.';
-  ELSIF method = 'identity' AND wl.spec IS NOT NULL THEN
+  ELSIF build = 'identity' AND wl.spec IS NOT NULL THEN
     -- the identity over a spec's cells, at any size, kept as a Kronecker product of identities
     -- (HDMM's p-Identity with p = 0 on every attribute): never an n x n matrix
     PERFORM dpm_internal.check_method_options(method, options, true);    -- none: the registry's
-    st.hdmm := ROW('kronecker', array_fill(0, ARRAY[cardinality(dom.attr_sizes)]), '{}'::float8[], NULL)::dpm.hdmm_strategy;
+    st.kronecker := ROW('kronecker', array_fill(0, ARRAY[cardinality(dom.attr_sizes)]), '{}'::float8[], NULL)::dpm.kronecker_strategy;
     st.sensitivity_l1 := 1;
     st.sensitivity_l2 := 1;
     SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
-      FROM unnest(dpm_internal.hdmm_profile(wl.spec, dom, 'kronecker', (st.hdmm).p, (st.hdmm).theta, NULL)) WITH ORDINALITY t(v, i);
+      FROM unnest(dpm_internal.hdmm_profile(wl.spec, dom, 'kronecker', (st.kronecker).p, (st.kronecker).theta, NULL)) WITH ORDINALITY t(v, i);
     st.rows := wl.n;
     st.iterations := 0;
     st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
@@ -144,7 +126,8 @@ BEGIN
   ELSE
     -- what the optimizers see: the rows scaled by their weights, if any
     wopt := CASE WHEN wl.weights IS NULL THEN wl.matrix ELSE dpm_internal.scale_rows(wl.matrix, wl.weights) END;
-    IF method = 'fitness' THEN
+    IF dpm_internal.has_targets(method, options) THEN
+      -- per-query variance targets, in the workload's own units
       rep := dpm_internal.strategy_report(wl.matrix, method, dpm_internal.fitness_options(wl, options));
     ELSE
       rep := dpm_internal.strategy_report(wopt, method, options || jsonb_build_object('noise', noise));
@@ -181,10 +164,10 @@ AS $$
 DECLARE
   sid int;
 BEGIN
-  INSERT INTO dpm.strategies (workload_id, method, options, noise, matrix, hdmm, rows, sensitivity_l1, sensitivity_l2,
-                              profile_trace, max_profile, ratio_to_bound, iterations, lower_bound, optimize_ms,
-                              pinv, profile, created_by, created_at)
-  VALUES (st.workload_id, st.method, st.options, st.noise, st.matrix, st.hdmm, st.rows, st.sensitivity_l1,
+  INSERT INTO dpm.strategies (workload_id, method, options, noise, matrix, kronecker, residual, rows, sensitivity_l1,
+                              sensitivity_l2, profile_trace, max_profile, ratio_to_bound, iterations, lower_bound,
+                              optimize_ms, pinv, profile, created_by, created_at)
+  VALUES (st.workload_id, st.method, st.options, st.noise, st.matrix, st.kronecker, st.residual, st.rows, st.sensitivity_l1,
           st.sensitivity_l2, st.profile_trace, st.max_profile, st.ratio_to_bound, st.iterations, st.lower_bound,
           st.optimize_ms, st.pinv, st.profile, st.created_by, st.created_at)
   ON CONFLICT (workload_id, method, options, noise) WHERE dropped_at IS NULL DO NOTHING
@@ -255,16 +238,9 @@ DECLARE
   eigen_rows int;
   why text[] := '{}';
   msg text;
-  cands text[] := CASE WHEN method <> 'auto' THEN ARRAY[method]
-                        -- under Gaussian noise gaussian_optimal closes its duality gap, which no
-                        -- strategy beats; up to 128 cells it takes milliseconds, less than the
-                        -- structured candidates it would otherwise follow (bench/auto.sql), so it
-                        -- goes right after the two that take none
-                        WHEN noise = 'gaussian' AND wl.n <= 128
-                        THEN ARRAY['residual', 'identity', 'gaussian_optimal']
-                             || array_remove(array_remove(array_remove(dpm_internal.auto_methods(), 'residual'), 'identity'),
-                                             'gaussian_optimal')
-                        ELSE dpm_internal.auto_methods() END;
+  -- the registry's: auto's candidates in its order (or the method named), each one's traits
+  cands text[] := dpm_internal.auto_candidates(method, noise, wl.n);
+  traits record;
   bound float8;       -- the workload's SVD bound, computed once, when a candidate is first built
   certified float8;   -- gaussian_optimal's dual: no strategy's total error at unit noise is lower
   started timestamptz := clock_timestamp();
@@ -278,10 +254,10 @@ BEGIN
   FOR k IN 1 .. cardinality(cands) LOOP
     cand := cands[k];
     -- the rank of W is the eigen strategy's number of rows, which auto builds before lrm
-    msg := CASE WHEN method = 'auto' THEN coalesce(dpm_internal.method_ruled_out(cand, coalesce(wl.n, 0), wl.spec IS NOT NULL, eigen_rows),
-                                                   dpm_internal.spec_only_rules_out(cand, wl),
-                                                   CASE WHEN cand = 'gaussian_optimal' AND noise = 'laplace'
-                                                        THEN 'a program for Gaussian noise: under Laplace noise, ask for it by name' END) END;
+    msg := CASE WHEN method = 'auto' THEN dpm_internal.method_rules_out(cand, wl.n, wl.spec IS NOT NULL,
+                                                                        wl.matrix IS NULL AND wl.spec IS NOT NULL, wl.m,
+                                                                        eigen_rows, noise) END;
+    traits := dpm_internal.method_traits(cand);
     IF msg IS NOT NULL THEN
       why := why || (cand || ': ' || msg);
       CONTINUE;
@@ -303,7 +279,7 @@ BEGIN
         RAISE NOTICE 'auto: trying %, candidate % of %; best so far %, % s', cand, k, cardinality(cands),
           coalesce(st.method, 'none'), round(extract(epoch FROM noted - started)::numeric, 1);
       END IF;
-      IF method = 'auto' AND bound IS NULL AND cand <> 'residual' THEN
+      IF method = 'auto' AND bound IS NULL AND traits.spec_build <> 'residual' THEN
         BEGIN
           bound := dpm_internal.workload_bound(wl);
         EXCEPTION WHEN program_limit_exceeded THEN
@@ -327,7 +303,7 @@ BEGIN
         built := built || c;
       END IF;
     END IF;
-    IF cand = 'eigen' THEN
+    IF traits.rows_are_rank THEN
       eigen_rows := c.rows;
     END IF;
     -- every calibration is linear in the sensitivity: unit privacy ranks as any other would
@@ -340,7 +316,7 @@ BEGIN
     END IF;
     -- at the SVD bound (ratio_to_bound, in the norm of the noise), or at gaussian_optimal's dual
     -- bound, no strategy at all is lower (doc/guide/strategies.md, "How far from the best possible")
-    IF cand = 'gaussian_optimal' THEN
+    IF traits.certifies THEN
       certified := c.lower_bound;
     END IF;
     IF method = 'auto' AND (st.ratio_to_bound <= 1 + 1e-5
@@ -428,16 +404,16 @@ BEGIN
       FROM dpm_internal.measure((SELECT s FROM dpm.sources s JOIN dpm.domains d ON d.source_id = s.id WHERE d.id = wl.domain_id),
                                 compare_strategies.measure) x;
   END IF;
-  FOREACH m IN ARRAY dpm_internal.auto_methods() LOOP
-    CONTINUE WHEN dpm_internal.method_ruled_out(m, coalesce(wl.n, 0), wl.spec IS NOT NULL, eigen_rows) IS NOT NULL
-               OR dpm_internal.spec_only_rules_out(m, wl) IS NOT NULL;
+  FOR m IN SELECT x.method FROM dpm.strategy_methods() x WHERE x.in_auto LOOP
+    CONTINUE WHEN dpm_internal.method_rules_out(m, wl.n, wl.spec IS NOT NULL, wl.matrix IS NULL AND wl.spec IS NOT NULL,
+                                                wl.m, eigen_rows) IS NOT NULL;
     BEGIN
       st := (dpm_internal.choose_strategy(wl, m, dpm_internal.noise_kind(m, compare_strategies.delta, compare_strategies.rho),
                                   '{}', true, false)).st;
     EXCEPTION WHEN invalid_parameter_value OR program_limit_exceeded OR feature_not_supported THEN
       CONTINUE;
     END;
-    IF m = 'eigen' THEN
+    IF (dpm_internal.method_traits(m)).rows_are_rank THEN
       eigen_rows := st.rows;
     END IF;
     -- the noise variance on each strategy answer

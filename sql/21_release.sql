@@ -160,24 +160,18 @@ BEGIN
   END IF;
   -- the sampler's own checks (its grid must fit these parameters), by the code the release runs
   FOR part IN SELECT * FROM dpm_internal.release_parts(src, measure, sum_share) LOOP
-  np := dpm_internal.noise_params(noise, c_epsilon, c_delta, c_rho, part.share);
-  IF (st.hdmm).kind = 'residual' THEN
-    -- Gaussian: one exact Gaussian mechanism per residual, parts of one (src/strategy/residual/measure.c);
-    -- Laplace: weighted marginal tables (src/strategy/residual/laplace.c).  The plan is for one of them.
-    IF noise <> st.noise THEN
-      RAISE EXCEPTION 'this residual strategy was planned for % noise, and this release adds % noise', st.noise, noise
-        USING ERRCODE = 'invalid_parameter_value',
-              HINT = CASE noise WHEN 'laplace' THEN 'Use method => ''residual'' with epsilon alone, which plans for Laplace noise.'
-                                ELSE 'Use method => ''residual'' with rho or delta > 0, which plans for Gaussian noise.' END;
+    np := dpm_internal.noise_params(noise, c_epsilon, c_delta, c_rho, part.share);
+    -- the strategy as stored, or as built here for the worker to store (among built); its
+    -- matrix goes straight to the check, never into a row variable
+    PERFORM dpm_internal.strategy_check(s.matrix, s.kronecker, s.residual, s.noise, s.rows, s.sensitivity_l1,
+                                        s.sensitivity_l2, wl.spec, dom, np.epsilon, np.delta, part.scale, np.rho,
+                                        confidence, release_plan.noise)
+       FROM (SELECT x.* FROM dpm.strategies x WHERE x.id = st.id
+             UNION ALL
+             SELECT b.* FROM unnest(built) b WHERE st.id IS NULL AND b.method = st.method) s;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'the strategy of this release is neither stored nor built';
     END IF;
-    -- the tables it will read fit dpm.max_cells (a Laplace plan may add tables of its own)
-    PERFORM dpm_internal.residual_table_sets(wl.spec, dom, dpm_internal.residual_plan_sets(st));
-    PERFORM dpm_internal.residual_measure(wl.spec, dom, (st.hdmm).p, (st.hdmm).theta, st.sensitivity_l2 ^ 2, NULL,
-                                          np.epsilon, np.delta, part.scale, np.rho, confidence);
-  ELSE
-    PERFORM dpm_internal.check_noise(st.rows, part.scale * st.sensitivity_l1, part.scale * st.sensitivity_l2,
-                                     np.epsilon, np.delta, np.rho);
-  END IF;
   END LOOP;
   PERFORM dpm_internal.check_answer_quota(dpm_internal.invoker(), wl.name, wl.m);
   PERFORM dpm_internal.check_domain(dom, src);
@@ -341,9 +335,9 @@ DECLARE
   sets int[];
 BEGIN
   SELECT * INTO m FROM dpm.measures x WHERE x.id = r.measure_id;
-  IF EXISTS (SELECT 1 FROM dpm.strategies s WHERE s.id = r.strategy_id AND (s.hdmm).kind = 'residual') THEN
-    sets := dpm_internal.residual_table_sets((SELECT w.spec FROM dpm.workloads w WHERE w.id = r.workload_id), dom,
-                                             dpm_internal.residual_plan_sets(dpm_internal.strategy_head(r.strategy_id)));
+  SELECT dpm_internal.strategy_tables(s.matrix, s.kronecker, s.residual, s.noise, w.spec, dom) INTO sets
+    FROM dpm.strategies s, dpm.workloads w WHERE s.id = r.strategy_id AND w.id = r.workload_id;
+  IF sets IS NOT NULL THEN
     IF m.id IS NOT NULL THEN
       RETURN dpm_internal.measure_tables(src, dom, m, dom.created_by, true, sets, r.sum_share IS NOT NULL, r.periods);
     END IF;
@@ -369,16 +363,6 @@ CREATE OR REPLACE FUNCTION dpm_internal.release_unit(r dpm.releases) RETURNS flo
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT coalesce((SELECT 2::float8 ^ m.grid_exp FROM dpm.measures m WHERE m.id = r.measure_id), 1) $$;
 
--- The form of release r's strategy, as the mechanism reads it: a dense matrix with its cache
--- (cached) or without (dense), a residual plan, or an HDMM strategy (hdmm).
-CREATE OR REPLACE FUNCTION dpm_internal.release_form(r dpm.releases) RETURNS text
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT CASE WHEN s.pinv IS NOT NULL THEN 'cached' WHEN s.matrix IS NOT NULL THEN 'dense'
-              WHEN (s.hdmm).kind = 'residual' THEN 'residual' ELSE 'hdmm' END
-    FROM dpm.strategies s WHERE s.id = r.strategy_id
-$$;
-
 -- What release r measures on the data vector x (for a residual strategy, its marginal tables:
 -- dpm_internal.release_data): the strategy's answers plus noise calibrated for parameters
 -- strictly below the charge (dpm_internal.noise_params), or below its share of it for one part
@@ -402,21 +386,10 @@ BEGIN
    LIMIT 1;
   scale := part.scale;
   np := dpm_internal.noise_params(r.noise, r.epsilon, r.delta, r.rho, part.share);
-  CASE dpm_internal.release_form(r)
-  WHEN 'cached', 'dense' THEN
-    SELECT (dpm_internal.dense_measure(s.matrix, x, np.epsilon, np.delta, scale, np.rho)).* INTO m
-      FROM dpm.strategies s WHERE s.id = r.strategy_id;
-  WHEN 'residual' THEN
-    SELECT (dpm_internal.residual_measure(w.spec, d, (s.hdmm).p, (s.hdmm).theta, s.sensitivity_l2 ^ 2, x, np.epsilon,
-                                          np.delta, scale, np.rho, r.confidence)).* INTO m
-      FROM dpm.workloads w, dpm.domains d, dpm.strategies s
-     WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
-  ELSE
-    SELECT (dpm_internal.hdmm_measure(w.spec, d, (s.hdmm).kind, (s.hdmm).p, (s.hdmm).theta, (s.hdmm).weights, x,
-                                      np.epsilon, np.delta, scale, np.rho)).* INTO m
-      FROM dpm.workloads w, dpm.domains d, dpm.strategies s
-     WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
-  END CASE;
+  SELECT (dpm_internal.strategy_measure(s.matrix, s.kronecker, s.residual, s.noise, s.sensitivity_l2, w.spec, d, x,
+                                        np.epsilon, np.delta, scale, np.rho, r.confidence)).* INTO m
+    FROM dpm.workloads w, dpm.domains d, dpm.strategies s
+   WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
   m.release_id := r.id;
   m.quantity := part.quantity;
   RETURN m;
@@ -436,32 +409,13 @@ DECLARE
   -- a sum's grid: answers in the measure's units, scaled without an error (dpm_internal.times)
   u float8 := CASE WHEN m.quantity = 'counts' THEN 1 ELSE dpm_internal.release_unit(r) END;
 BEGIN
-  CASE dpm_internal.release_form(r)
-  WHEN 'cached', 'dense' THEN
-    RETURN QUERY SELECT i.query, dpm_internal.times(i.answer, u), dpm_internal.times(i.stderr, u),
-                        dpm_internal.times(i.ci_low, u), dpm_internal.times(i.ci_high, u), i.ci_draws
-                   FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
-                        LATERAL dpm_internal.dense_infer(
-                                  coalesce(w.matrix, (dpm_internal.workload_matrix(w.spec, d, true, false)).matrix),
-                                  s.matrix, s.pinv, s.profile, release_infer.m, release_infer.inference,
-                                  release_infer.confidence) i
-                  WHERE w.id = r.workload_id AND s.id = r.strategy_id AND d.id = w.domain_id;
-  WHEN 'residual' THEN
-    RETURN QUERY SELECT i.query, dpm_internal.times(i.answer, u), dpm_internal.times(i.stderr, u),
-                        dpm_internal.times(i.ci_low, u), dpm_internal.times(i.ci_high, u), i.ci_draws
-                   FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
-                        LATERAL dpm_internal.residual_infer(w.spec, d, (s.hdmm).p, (s.hdmm).theta, release_infer.m,
-                                                            release_infer.inference, release_infer.confidence) i
-                  WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
-  ELSE
-    RETURN QUERY SELECT i.query, dpm_internal.times(i.answer, u), dpm_internal.times(i.stderr, u),
-                        dpm_internal.times(i.ci_low, u), dpm_internal.times(i.ci_high, u), i.ci_draws
-                   FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
-                        LATERAL dpm_internal.hdmm_infer(w.spec, d, (s.hdmm).kind, (s.hdmm).p, (s.hdmm).theta,
-                                                        (s.hdmm).weights, release_infer.m, release_infer.inference,
-                                                        release_infer.confidence) i
-                  WHERE w.id = r.workload_id AND d.id = w.domain_id AND s.id = r.strategy_id;
-  END CASE;
+  RETURN QUERY SELECT i.query, dpm_internal.times(i.answer, u), dpm_internal.times(i.stderr, u),
+                      dpm_internal.times(i.ci_low, u), dpm_internal.times(i.ci_high, u), i.ci_draws
+                 FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
+                      LATERAL dpm_internal.strategy_infer(s.matrix, s.kronecker, s.residual, s.noise, w.matrix, s.pinv,
+                                                          s.profile, w.spec, d, release_infer.m, release_infer.inference,
+                                                          release_infer.confidence) i
+                WHERE w.id = r.workload_id AND s.id = r.strategy_id AND d.id = w.domain_id;
 END
 $$;
 

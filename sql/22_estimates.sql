@@ -196,22 +196,11 @@ CREATE OR REPLACE FUNCTION dpm_internal.gls(w float8[], release_ids bigint[], qu
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'dpm_gls' LANGUAGE C VOLATILE;
 
--- Can an estimate write strategy st of a release over dom out as a matrix: a stored one, or one
--- kept by its parameters (HDMM, ResidualPlanner) over a dense domain?
+-- Can an estimate write strategy st of a release over dom out as a matrix
+-- (dpm_internal.strategy_matrix): a stored one, or one kept by its parameters over a dense domain?
 CREATE OR REPLACE FUNCTION dpm_internal.strategy_dense(st dpm.strategies, dom dpm.domains) RETURNS boolean
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
-AS $$ SELECT st.matrix IS NOT NULL OR ((st.hdmm).kind IS NOT NULL AND dom.n IS NOT NULL) $$;
-
--- The matrix of what a release of workload wl through strategy st measured, one row a value of
--- its measurements (strategy_dense says when there is one).
-CREATE OR REPLACE FUNCTION dpm_internal.gls_matrix(st dpm.strategies, wl dpm.workloads, dom dpm.domains) RETURNS float8[]
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT CASE WHEN st.matrix IS NOT NULL THEN st.matrix
-              WHEN (st.hdmm).kind = 'residual'
-              THEN dpm_internal.residual_parts_matrix(wl.spec, dom, (st.hdmm).p, (st.hdmm).theta, st.noise = 'laplace')
-              ELSE dpm_internal.hdmm_matrix(dom.attr_sizes, (st.hdmm).kind, (st.hdmm).p, (st.hdmm).theta, (st.hdmm).weights) END
-$$;
+AS $$ SELECT st.matrix IS NOT NULL OR dom.n IS NOT NULL $$;
 
 -- The releases of a source an estimate can use for role caller: released answers (not keys) the
 -- caller may see (as dpm.releases shows them), of the same quantity (counts; or sums of measure
@@ -279,8 +268,8 @@ BEGIN
     -- a wide domain: the residual releases of its definition, of the same periods, combined in
     -- the residual basis (dpm_internal.wide_gls); no finer domain, no map
     base := dom;
-    SELECT array_agg(r.id ORDER BY r.id) FILTER (WHERE (s.hdmm).kind = 'residual' AND w.spec IS NOT NULL),
-           count(*) FILTER (WHERE (s.hdmm).kind IS DISTINCT FROM 'residual' OR w.spec IS NULL)
+    SELECT array_agg(r.id ORDER BY r.id) FILTER (WHERE (s.residual).attribute_sets IS NOT NULL AND w.spec IS NOT NULL),
+           count(*) FILTER (WHERE (s.residual).attribute_sets IS NULL OR w.spec IS NULL)
       INTO ids, skipped
       FROM dpm_internal.estimate_releases(dom.source_id, m, caller, periods) r
       JOIN dpm.domains d ON d.id = r.domain_id

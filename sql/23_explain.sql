@@ -19,6 +19,7 @@ DECLARE
   meas dpm.release_measurements;
   scale float8;
   unit float8[];
+  sets int[];
 BEGIN
   rel.source_id := (p.src).id;
   rel.workload_id := (p.wl).id;
@@ -42,13 +43,10 @@ BEGIN
     RETURN;
   END IF;
   -- the data a release reads, all zeros: the frequency vector or a residual strategy's tables
-  IF ((p.st).hdmm).kind = 'residual' THEN
-    zeros := array_fill(0::float8, ARRAY[dpm_internal.table_cells((p.dom).attr_sizes,
-                                                                  dpm_internal.residual_table_sets((p.wl).spec, p.dom,
-                                                                      dpm_internal.residual_plan_sets(p.st)))]);
-  ELSE
-    zeros := array_fill(0::float8, ARRAY[(p.wl).n]);
-  END IF;
+  SELECT dpm_internal.strategy_tables(s.matrix, s.kronecker, s.residual, s.noise, (p.wl).spec, p.dom) INTO sets
+    FROM dpm.strategies s WHERE s.id = rel.strategy_id;
+  zeros := array_fill(0::float8, ARRAY[CASE WHEN sets IS NULL THEN (p.wl).n
+                                            ELSE dpm_internal.table_cells((p.dom).attr_sizes, sets) END]);
   meas := dpm_internal.release_measure(rel, zeros);
   IF rel.noise = 'laplace' AND rel.confidence IS NOT NULL THEN
     -- Laplace widths scale with the noise: simulated once per strategy, confidence and draws, at

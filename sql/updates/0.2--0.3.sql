@@ -41,3 +41,32 @@ BEGIN
   END IF;
 END
 $$;
+
+-- internal functions whose decisions moved to C (src/api/methods_api.c, strategy_form_api.c)
+DROP FUNCTION IF EXISTS dpm_internal.auto_methods();
+DROP FUNCTION IF EXISTS dpm_internal.spec_only_rules_out(text, dpm.workloads);
+DROP FUNCTION IF EXISTS dpm_internal.method_ruled_out(text, int, boolean, int);
+DROP FUNCTION IF EXISTS dpm_internal.residual_plan_sets(dpm.strategies);
+DROP FUNCTION IF EXISTS dpm_internal.release_form(dpm.releases);
+DROP FUNCTION IF EXISTS dpm_internal.gls_matrix(dpm.strategies, dpm.workloads, dpm.domains);
+
+-- a stored strategy's form says what it is: HDMM's parameters in kronecker (the former hdmm,
+-- renamed with its type, so that what refers to them by oid still does), a ResidualPlanner plan
+-- in residual, moved out of the kind 'residual' it shared with them.  The new column comes last,
+-- where a fresh install declares it too.
+ALTER TYPE dpm.hdmm_strategy RENAME TO kronecker_strategy;
+COMMENT ON TYPE dpm.kronecker_strategy IS
+  'HDMM strategy kept by its parameters: kind kronecker (one p-Identity factor per attribute, theta = the p_a x n_a matrices column-major, one after the other), factors (the same with the factor matrices themselves, p_a rows each) or marginals (weights[b] on the marginal keeping the attributes of bit set b)';
+CREATE TYPE dpm.residual_plan AS (attribute_sets int[], variances float8[], table_weights float8[]);
+COMMENT ON TYPE dpm.residual_plan IS
+  'ResidualPlanner plan: attribute_sets = the attribute sets measured, one a row, 1-based, 0 pads; for Gaussian noise, variances = their noise variances at unit L2 sensitivity; for Laplace noise, table_weights = the weights of the marginal tables of those sets, summing to 1 (the other NULL)';
+ALTER TABLE dpm.strategies RENAME COLUMN hdmm TO kronecker;
+ALTER TABLE dpm.strategies ADD COLUMN residual dpm.residual_plan;
+ALTER TABLE dpm.strategies DROP CONSTRAINT strategies_one_form;
+UPDATE dpm.strategies
+   SET residual = ROW((kronecker).p, CASE WHEN noise = 'gaussian' THEN (kronecker).theta END,
+                      CASE WHEN noise = 'laplace' THEN (kronecker).theta END)::dpm.residual_plan,
+       kronecker = NULL
+ WHERE (kronecker).kind = 'residual';
+ALTER TABLE dpm.strategies ADD CONSTRAINT strategies_one_form CHECK (num_nonnulls(matrix, kronecker, residual) = 1);
+

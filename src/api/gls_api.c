@@ -75,7 +75,7 @@ maps_arg(FunctionCallInfo fcinfo, int i, int rows, int *n)
  * Release id's measurements of this quantity as parts (in cxt), one per part
  * of its measurements (a ResidualPlanner plan has one per residual or table,
  * each with its noise), appended to parts[*count ..]: rows of the matrix its
- * strategy writes out (dpm_internal.gls_matrix), each through map (NULL:
+ * strategy writes out (dpm_internal.strategy_matrix), each through map (NULL:
  * the identity) onto the base's n cells.
  */
 static void
@@ -97,7 +97,7 @@ read_release(int64 id, text *quantity, const int32 *map, int n, GlsPart **parts,
 	int32	   *sizes,
 			   *grid = NULL;
 
-	convert_release_row("SELECT dpm_internal.gls_matrix(s, w, d), m.y, m.part_sizes, m.variance, m.laplace_t, "
+	convert_release_row("SELECT dpm_internal.strategy_matrix(s.matrix, s.kronecker, s.residual, s.noise, w.spec, d), m.y, m.part_sizes, m.variance, m.laplace_t, "
 					"m.laplace_grid_exp "
 					"FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id "
 					"JOIN dpm.workloads w ON w.id = r.workload_id JOIN dpm.domains d ON d.id = w.domain_id "

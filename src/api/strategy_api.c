@@ -1,7 +1,6 @@
 /*
  * strategy_api.c -- dpm.strategy(w, method, options), dpm_internal.strategy_report
- * (the same with the optimizer's report, for dpm.optimize), the registry of
- * methods as SQL sees it (dpm.strategy_methods, dpm_internal.method_ruled_out) and
+ * (the same with the optimizer's report, for dpm.optimize) and
  * dpm.svd_bound(w, epsilon, delta).
  */
 #include "postgres.h"
@@ -207,65 +206,3 @@ dpm_strategy_memory_mb(PG_FUNCTION_ARGS)
 										PG_GETARG_INT32(1), PG_GETARG_INT32(2)));
 }
 
-/*
- * dpm.strategy_methods(): the registry, in the order method auto tries the
- * methods: (method, in_auto, applies_to, options, memory_per_n2).
- */
-PG_FUNCTION_INFO_V1(dpm_strategy_methods);
-Datum
-dpm_strategy_methods(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	const StrategyMethod *m;
-
-	InitMaterializedSRF(fcinfo, 0);
-	for (int i = 0; (m = strategy_method_at(i)) != NULL; i++)
-	{
-		static const char *const applies[] = {
-			[METHOD_ALWAYS] = "every workload",
-			[METHOD_IF_LOW_RANK] = "workloads of low rank (1.2 rank(W) < n)",
-			[METHOD_IF_SPEC] = "workloads given as a spec",
-			[METHOD_IF_MARGINALS] = "workloads given as a spec, even over a wide domain",
-			[METHOD_ON_REQUEST] = NULL
-		};
-		Datum		values[5];
-		bool		nulls[5] = {false, false, false, false, false};
-		Datum		keys[lengthof(m->options)];
-		int			nkeys = 0;
-
-		for (const MethodOption *o = m->options; o->key; o++)
-			keys[nkeys++] = CStringGetTextDatum(o->key);
-		values[0] = CStringGetTextDatum(m->name);
-		values[1] = BoolGetDatum(m->applies != METHOD_ON_REQUEST);
-		nulls[2] = applies[m->applies] == NULL;
-		values[2] = nulls[2] ? (Datum) 0 : CStringGetTextDatum(applies[m->applies]);
-		values[3] = PointerGetDatum(construct_array(keys, nkeys, TEXTOID, -1, false, TYPALIGN_INT));
-		values[4] = Float8GetDatum(m->memory_per_n2);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
-}
-
-/*
- * dpm_internal.method_ruled_out(method, n, is_spec, rank_w): why method auto
- * does not try a method on a workload of n cells (a spec or not, of rank
- * rank_w if known), or NULL if it does.
- */
-PG_FUNCTION_INFO_V1(dpm_method_ruled_out);
-Datum
-dpm_method_ruled_out(PG_FUNCTION_ARGS)
-{
-	char	   *method = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	const StrategyMethod *m = strategy_method(method);
-	const char *why;
-
-	if (m == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown strategy method \"%s\"", method),
-				 errhint("Valid methods: %s.", strategy_method_names())));
-	why = strategy_ruled_out(m, PG_GETARG_INT32(1), PG_GETARG_BOOL(2), PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3));
-	if (why == NULL)
-		PG_RETURN_NULL();
-	PG_RETURN_TEXT_P(cstring_to_text(why));
-}

@@ -74,11 +74,12 @@ wide_read(int64 id, text *quantity, WorkloadDomain *dom, const SpecMarginals *t,
 				row = 0;
 	bool		laplace;
 
-	convert_release_row("SELECT w.spec, (s.hdmm).p, (s.hdmm).theta, s.noise = 'laplace', m.y, m.variance "
+	convert_release_row("SELECT w.spec, (s.residual).attribute_sets, coalesce((s.residual).variances, (s.residual).table_weights), "
+					"s.noise = 'laplace', m.y, m.variance "
 					"FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id "
 					"JOIN dpm.workloads w ON w.id = r.workload_id "
 					"JOIN dpm.release_measurements m ON m.release_id = r.id AND m.quantity = $2 "
-					"WHERE r.id = $1 AND (s.hdmm).kind = 'residual' AND w.spec IS NOT NULL",
+					"WHERE r.id = $1 AND (s.residual).attribute_sets IS NOT NULL AND w.spec IS NOT NULL",
 					id, quantity, "measured through a residual strategy", 6, d, isnull);
 	for (int c = 0; c < 6; c++)
 		if (isnull[c])

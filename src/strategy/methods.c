@@ -140,15 +140,19 @@ static const StrategyMethod methods[] = {
 	{"residual", NULL, false, 0, METHOD_IF_MARGINALS, AUGMENT_NONE,
 		{{"loss", OPTION_CHOICE, 0, 0, 0, OPT(loss), NULL, loss_choices},
 		 {"targets", OPTION_TARGETS},
-		 TOL_OPTION, MAX_ITER_OPTION, NOISE_OPTION(0, OPTION_ANYWHERE), {NULL}}},
+		 TOL_OPTION, MAX_ITER_OPTION, NOISE_OPTION(0, OPTION_ANYWHERE), {NULL}},
+	SPEC_BUILDS_RESIDUAL},
 	/* over a spec, a Kronecker product of identities (sql/19_optimize.sql): no options */
 	{"identity", build_identity, false, 4, METHOD_ALWAYS, AUGMENT_NONE,
-		{AUGMENT_OPTION(OPTION_MATRIX_ONLY), NOISE_OPTION(0, OPTION_MATRIX_ONLY), {NULL}}},
+		{AUGMENT_OPTION(OPTION_MATRIX_ONLY), NOISE_OPTION(0, OPTION_MATRIX_ONLY), {NULL}},
+	SPEC_BUILDS_IDENTITY},
 	{"hierarchical", build_hierarchical, false, 6, METHOD_ALWAYS, AUGMENT_NONE,
 		{{"branching", OPTION_INT, 2, 2, 1 << 20, OPT(branching)}, DENSE_OPTIONS, {NULL}}},
 	{"wavelet", build_wavelet, false, 4, METHOD_ALWAYS, AUGMENT_NONE, {DENSE_OPTIONS, {NULL}}},
 	{"workload", build_workload, false, 4, METHOD_ALWAYS, AUGMENT_NONE, {DENSE_OPTIONS, {NULL}}},
-	{"eigen", build_eigen, true, 8, METHOD_ALWAYS, AUGMENT_NONE, {DENSE_OPTIONS, {NULL}}},
+	/* as many rows as the rank of W (matrix-mechanism section 5.2), which auto learns from it */
+	{"eigen", build_eigen, true, 8, METHOD_ALWAYS, AUGMENT_NONE, {DENSE_OPTIONS, {NULL}},
+	SPEC_BUILDS_MATRIX, true},
 	/* completed in the norm of the noise, as its design assumes (matrix-mechanism section 5.3) */
 	{"eigen_design", build_eigen_design, true, 12, METHOD_ALWAYS, AUGMENT_BY_NOISE,
 		{TOL_OPTION, MAX_ITER_OPTION, DENSE_OPTIONS, {NULL}}},
@@ -161,8 +165,14 @@ static const StrategyMethod methods[] = {
 		{{"rank", OPTION_INT, 0, 0, 1000000, OPT(rank)},
 		 {"gamma", OPTION_FLOAT, 1e-4, 1e-12, 1.0, OPT(gamma)},
 		 {"max_iter", OPTION_INT, 1000, 1, 10000000, OPT(max_iter)}, DENSE_OPTIONS, {NULL}}},
+	/*
+	 * Its dual value is a lower bound on every strategy's error (Gaussian
+	 * noise), at which auto stops; a program for Gaussian noise alone, which
+	 * auto leaves under Laplace noise to be asked for by name.
+	 */
 	{"gaussian_optimal", build_gaussian_optimal, true, 10, METHOD_ALWAYS, AUGMENT_NONE,
-		{TOL_OPTION, MAX_ITER_OPTION, DENSE_OPTIONS, {NULL}}},
+		{TOL_OPTION, MAX_ITER_OPTION, DENSE_OPTIONS, {NULL}},
+	SPEC_BUILDS_MATRIX, false, true, true},
 	/*
 	 * A dense workload is better served by the others; a spec is kept
 	 * implicit (api/hdmm_api.c, strategy/hdmm/), for Laplace noise unless told
@@ -175,7 +185,8 @@ static const StrategyMethod methods[] = {
 		 {"parameterization", OPTION_CHOICE, 0, 0, 0, OPT(parameterization), NULL, parameterization_choices,
 		 OPTION_SPEC_ONLY},
 		 {"rounds", OPTION_INT, 20, 1, 10000, OPT(rounds), NULL, NULL, OPTION_SPEC_ONLY},
-		 AUGMENT_OPTION(OPTION_MATRIX_ONLY), NOISE_OPTION(1, OPTION_ANYWHERE), {NULL}}},
+		 AUGMENT_OPTION(OPTION_MATRIX_ONLY), NOISE_OPTION(1, OPTION_ANYWHERE), {NULL}},
+	SPEC_BUILDS_KRONECKER},
 	/*
 	 * On request only: its rotation sweeps take seconds from 64 cells up
 	 * (O(n^3) each), and on every family of bench/methods.sql it ends at its
@@ -194,7 +205,8 @@ static const StrategyMethod methods[] = {
 		 {"mu", OPTION_FLOAT, 5.0, 1.01, 1000.0, OPT(fitness.mu)},
 		 {"tol", OPTION_FLOAT, 1e-5, 1e-12, 1.0, OPT(fitness.tol)},
 		 {"newton_tol", OPTION_FLOAT, 1e-10, 1e-16, 1.0, OPT(fitness.newton_tol)},
-		 {"cg_iters", OPTION_INT, 200, 1, 100000, OPT(fitness.cg_iters)}, {NULL}}},
+		 {"cg_iters", OPTION_INT, 200, 1, 100000, OPT(fitness.cg_iters)}, {NULL}},
+	SPEC_BUILDS_MATRIX, false, false, false, true},
 	{NULL}
 };
 
@@ -321,4 +333,69 @@ strategy_build(const Mat *w, const StrategyMethod *m, const StrategyOptions *opt
 	/* stored as it will be measured: on the exact mechanism's grid (mechanism/exact.h) */
 	exact_quantize(a->data, (size_t) a->rows * a->cols);
 	return a;
+}
+
+const char *
+strategy_rules_out(const StrategyMethod *m, int n, bool is_spec, bool kept_as_spec, double queries, int rank_w)
+{
+	const char *why = strategy_ruled_out(m, n, is_spec, rank_w);
+
+	/*
+	 * A workload kept as its spec (too large to keep W, sql/18_workloads.sql)
+	 * is too large for the dense builders to try here; asked for by name,
+	 * they build W.
+	 */
+	if (why == NULL && kept_as_spec && m->spec_build == SPEC_BUILDS_MATRIX)
+		why = psprintf("workload of %.0f queries over %d cells kept as its spec: too large to try here (ask for it by name)",
+					   queries, n);
+	return why;
+}
+
+const char *
+strategy_auto_rules_out(const StrategyMethod *m, bool gaussian, int n, bool is_spec, bool kept_as_spec,
+						double queries, int rank_w)
+{
+	const char *why = strategy_rules_out(m, n, is_spec, kept_as_spec, queries, rank_w);
+
+	if (why == NULL && m->gaussian_only && !gaussian)
+		why = "a program for Gaussian noise: under Laplace noise, ask for it by name";
+	return why;
+}
+
+/*
+ * Under Gaussian noise up to this many cells, a certifying method closes its
+ * duality gap, which no strategy beats, in milliseconds: less than the
+ * structured candidates it would otherwise follow (bench/auto.sql), so it
+ * goes right after the two that take none (the registry's first two).
+ */
+#define AUTO_SMALL_CELLS 128
+
+int
+strategy_auto_order(bool gaussian, int n, const StrategyMethod **order)
+{
+	int			count = 0;
+	bool		small = gaussian && n > 0 && n <= AUTO_SMALL_CELLS;
+
+	for (int i = 0; methods[i].name; i++)
+	{
+		if (methods[i].applies == METHOD_ON_REQUEST || (small && methods[i].certifies))
+			continue;
+		order[count++] = &methods[i];
+		if (small && i == 1)
+			for (int j = 0; methods[j].name; j++)
+				if (methods[j].certifies && methods[j].applies != METHOD_ON_REQUEST)
+					order[count++] = &methods[j];
+	}
+	return count;
+}
+
+bool
+strategy_has_targets(const StrategyMethod *m, bool given_targets)
+{
+	if (m->targets_always)
+		return true;
+	for (const MethodOption *o = m->options; o->key; o++)
+		if (o->kind == OPTION_TARGETS)
+			return given_targets;
+	return false;
 }

@@ -90,6 +90,15 @@ typedef enum MethodAugment
 	AUGMENT_BY_NOISE
 } MethodAugment;
 
+/* how a method builds over a workload given as a spec (sql/19_optimize.sql, strategy_build) */
+typedef enum SpecBuild
+{
+	SPEC_BUILDS_MATRIX,			/* W over the cells (if it fits), then the builder */
+	SPEC_BUILDS_IDENTITY,		/* a Kronecker product of identities, nothing to optimize */
+	SPEC_BUILDS_KRONECKER,		/* HDMM's optimizers over the spec's blocks (strategy/hdmm/) */
+	SPEC_BUILDS_RESIDUAL		/* ResidualPlanner over its marginals, from the spec only */
+} SpecBuild;
+
 typedef struct StrategyMethod
 {
 	const char *name;
@@ -100,6 +109,11 @@ typedef struct StrategyMethod
 	MethodScope applies;
 	MethodAugment augment;
 	MethodOption options[10];
+	SpecBuild	spec_build;
+	bool		rows_are_rank;	/* its strategy has rank(W) rows (which rules lrm in or out) */
+	bool		certifies;		/* its lower_bound bounds every strategy's error: auto may stop */
+	bool		gaussian_only;	/* a program for Gaussian noise: auto skips it under Laplace */
+	bool		targets_always; /* built for variance targets, which decide its charge */
 } StrategyMethod;
 
 /* NULL if the name is unknown */
@@ -119,6 +133,20 @@ extern bool strategy_option_applies(const MethodOption *o, bool is_spec);
  * domain, with no dense cell index), or NULL (rank_w: 0 if unknown)
  */
 extern const char *strategy_ruled_out(const StrategyMethod *m, int n, bool is_spec, int rank_w);
+
+/*
+ * Why neither method auto nor dpm.compare_strategies tries m on a workload
+ * of `queries` queries over n cells (as strategy_ruled_out), kept as its spec
+ * without W (kept_as_spec), or NULL; and for auto under this noise.
+ */
+extern const char *strategy_rules_out(const StrategyMethod *m, int n, bool is_spec, bool kept_as_spec,
+									  double queries, int rank_w);
+extern const char *strategy_auto_rules_out(const StrategyMethod *m, bool gaussian, int n, bool is_spec,
+										   bool kept_as_spec, double queries, int rank_w);
+/* the methods auto tries, in its order, under this noise over n cells (0: wide); returns the count */
+extern int	strategy_auto_order(bool gaussian, int n, const StrategyMethod **order);
+/* is m built to meet variance targets (always, or given as option "targets": given_targets)? */
+extern bool strategy_has_targets(const StrategyMethod *m, bool given_targets);
 
 extern int	dpm_max_memory_mb;
 /* estimated peak memory (MB) of a method (NULL: unknown) over n cells and m queries, and its check */

@@ -201,7 +201,7 @@ SELECT dpm.register_source('es_hd', 'unit', 1, rho => 10);
 SELECT dpm.create_domain('es_hd_ab', 'es_hd', '[{"name": "a", "values": [0, 1, 2, 3]}, {"name": "b", "values": [0, 1, 2, 3]}]');
 SELECT dpm.create_workload('es_hd_w', 'es_hd_ab', 'Prefix(a) * Identity(b) + Total(a) * Prefix(b)');
 SELECT * INTO TEMP es_hda FROM dpm.answer('es_hd_w', rho => 0.5, method => 'hdmm', confidence => NULL);
-SELECT s.matrix IS NULL AND (s.hdmm).kind IS NOT NULL AS kept_by_parameters
+SELECT s.matrix IS NULL AND (s.kronecker).kind IS NOT NULL AS kept_by_parameters
   FROM dpm.releases r JOIN dpm.strategies s ON s.id = r.strategy_id JOIN dpm.workloads w ON w.id = r.workload_id
  WHERE w.name = 'es_hd_w';
 SELECT bool_and(abs(e.answer - h.answer) < 1e-9 * 320 AND abs(e.stderr - h.stderr) < 1e-9 * h.stderr) AS as_released,

@@ -121,7 +121,7 @@ SELECT matrix IS NULL AS implicit, m, n, labels[1] AS first_label, labels[2000] 
   FROM dpm.workloads WHERE name = 'hd_mixed';
 SELECT dpm.optimize('hd_mixed', method => 'identity');
 SELECT dpm.optimize('hd_mixed', method => 'hdmm') > 0 AS optimized;
-SELECT s.matrix IS NULL AND (s.hdmm).kind = 'kronecker' AS stored_by_parameters, s.rows > 2048 AS rows,
+SELECT s.matrix IS NULL AND (s.kronecker).kind = 'kronecker' AS stored_by_parameters, s.rows > 2048 AS rows,
        abs(sensitivity_l1 - 1) < 1e-12 AS sensitivity_1, max_profile <= profile_trace AS profiles
   FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'hd_mixed';
 RESET dpm.max_matrix_mb;
@@ -152,7 +152,7 @@ SELECT matrix IS NULL AS kept_as_spec, labels[2] AS second_label, labels[524800]
 SELECT dpm.optimize('ar1024', method => 'hdmm', options => '{"p": 16, "max_iter": 30}') AS ar_sid \gset
 -- the stored total of the per-query variances (prefix sums of (A^T A)^+) is the optimizer's own
 -- objective, tr(W^T W (A^T A)^-1) from the closed-form Gram, for the same strategy
-SELECT (s.hdmm).theta = h.theta AS same_strategy, s.rows AS measurements,
+SELECT (s.kronecker).theta = h.theta AS same_strategy, s.rows AS measurements,
        abs(s.profile_trace / h.objective - 1) < 1e-9 AS total_is_objective,
        s.profile_trace < 1024 * 1025 * 1026 / 6.0 AS beats_identity
   FROM dpm.strategies s, dpm.domains d,

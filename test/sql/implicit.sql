@@ -17,7 +17,7 @@ SELECT name, matrix IS NULL AS implicit, m, n FROM dpm.workloads WHERE name LIKE
 -- identity: kept by its parameters, with the closed forms: sensitivity 1, and each query's
 -- variance factor its number of cells (a Prefix(a) row of j bins covers 10 j cells)
 SELECT dpm.optimize('imp_spec', method => 'identity') AS imp_id \gset
-SELECT matrix IS NULL AND (hdmm).kind = 'kronecker' AND (hdmm).p = '{0,0}' AS by_parameters, rows,
+SELECT matrix IS NULL AND (kronecker).kind = 'kronecker' AND (kronecker).p = '{0,0}' AS by_parameters, rows,
        sensitivity_l1, sensitivity_l2, profile_trace = 200 + 10 * (20 * 21 / 2) AS trace_closed_form,
        max_profile = 200 AS max_closed_form
   FROM dpm.strategies WHERE id = :imp_id;
@@ -28,7 +28,7 @@ SELECT dpm.create_workload('imp_matrix', 'imp_d', (SELECT matrix FROM dpm.worklo
 SELECT dpm.optimize('imp_matrix', method => 'identity') AS imp_dense_id \gset
 SELECT abs(i.profile_trace - d.profile_trace) < 1e-9 * d.profile_trace AS same_trace,
        abs(i.ratio_to_bound - d.ratio_to_bound) < 1e-9 AS same_ratio, d.matrix IS NOT NULL AS dense_was_dense,
-       s.matrix IS NULL AND (s.hdmm).kind = 'kronecker' AS small_by_parameters,
+       s.matrix IS NULL AND (s.kronecker).kind = 'kronecker' AS small_by_parameters,
        abs(s.profile_trace - d.profile_trace) < 1e-9 * d.profile_trace AS small_same_trace
   FROM dpm.strategies i, dpm.strategies d, dpm.strategies s
  WHERE i.id = :imp_id AND d.id = :imp_dense_id AND s.id = :imp_small_id;

@@ -22,8 +22,11 @@ SELECT count(*) FROM dpm.answer('rd_marg', epsilon => 1, delta => 1e-6, method =
 INSERT INTO rd SELECT 'residual_gaussian', max(id) FROM dpm.releases;
 SELECT count(*) FROM dpm.answer('rd_marg', epsilon => 1, method => 'residual', confidence => 0.9);
 INSERT INTO rd SELECT 'residual_laplace', max(id) FROM dpm.releases;
-SELECT rd.form, dpm_internal.release_form(r) AS strategy_form, r.noise, m.part_sizes, m.laplace_t IS NOT NULL AS laplace_law
-  FROM rd JOIN dpm.releases r USING (id) JOIN dpm.release_measurements m ON m.release_id = r.id ORDER BY rd.id;
+SELECT rd.form, CASE WHEN s.pinv IS NOT NULL THEN 'cached' WHEN s.matrix IS NOT NULL THEN 'dense'
+                    WHEN (s.residual).attribute_sets IS NOT NULL THEN 'residual' WHEN (s.kronecker).kind IS NOT NULL THEN 'hdmm' END AS strategy_form,
+       r.noise, m.part_sizes, m.laplace_t IS NOT NULL AS laplace_law
+  FROM rd JOIN dpm.releases r USING (id) JOIN dpm.strategies s ON s.id = r.strategy_id
+  JOIN dpm.release_measurements m ON m.release_id = r.id ORDER BY rd.id;
 -- the measurements are the strategy's rows: one value per row of a dense or HDMM strategy, one per
 -- cell of each measured residual (12 - 1, 3 - 1 and the total's 1) or marginal table (12, 3)
 SELECT rd.form, cardinality(m.y) = (SELECT sum(v) FROM unnest(m.part_sizes) v) AS sizes_add_up,

@@ -126,7 +126,13 @@ SELECT dpm.strategy('{{1,1}}', 'quadtree');
 -- workload with its default options, of full column rank (A^+ A = I); method auto tries them in
 -- its order, but never fitness; the memory estimate is the registry's constant
 SELECT * FROM dpm.strategy_methods();
-SELECT dpm_internal.auto_methods();
+-- auto's order (the registry's), but under Gaussian noise up to 128 cells gaussian_optimal right
+-- after the two that take no time; a method named is tried alone
+SELECT dpm_internal.auto_candidates('auto', 'laplace', 1024) AS laplace_order,
+       dpm_internal.auto_candidates('auto', 'gaussian', 129) AS gaussian_order;
+SELECT dpm_internal.auto_candidates('auto', 'gaussian', 128) AS small_gaussian_order,
+       dpm_internal.auto_candidates('auto', 'gaussian', NULL) AS wide_gaussian_order,
+       dpm_internal.auto_candidates('hierarchical', 'gaussian', 10) AS named;
 SELECT m.method,
        pg_temp.maxdiff(pg_temp.mul(c.pinv_t, a), '{{1,0,0,0},{0,1,0,0},{0,0,1,0},{0,0,0,1}}') < 1e-9 AS full_rank
   FROM dpm.strategy_methods() m,
@@ -137,11 +143,23 @@ SELECT bool_and(abs(dpm_internal.strategy_memory_mb(method, 100, 1000)
                     - ((memory_per_n2 * 1e6 + 2e5) * 8 / 1048576 + 8)) < 1e-9) AS memory_from_the_registry
   FROM dpm.strategy_methods();
 -- which workloads a method applies to, and why not
-SELECT dpm_internal.method_ruled_out('lrm', 100, false, 90) AS lrm_rank_90,
-       dpm_internal.method_ruled_out('lrm', 100, false, 80) AS lrm_rank_80,
-       dpm_internal.method_ruled_out('hdmm', 100, false, NULL) AS hdmm_matrix,
-       dpm_internal.method_ruled_out('hdmm', 100, true, NULL) AS hdmm_spec,
-       dpm_internal.method_ruled_out('fitness', 100, true, NULL) AS fitness;
+SELECT dpm_internal.method_rules_out('lrm', 100, false, false, 10, 90) AS lrm_rank_90,
+       dpm_internal.method_rules_out('lrm', 100, false, false, 10, 80) AS lrm_rank_80,
+       dpm_internal.method_rules_out('hdmm', 100, false, false, 10, NULL) AS hdmm_matrix,
+       dpm_internal.method_rules_out('hdmm', 100, true, false, 10, NULL) AS hdmm_spec,
+       dpm_internal.method_rules_out('fitness', 100, true, false, 10, NULL) AS fitness;
+-- a workload kept as its spec only for the methods that build from it; gaussian_optimal only
+-- under Gaussian noise in auto, in every comparison (noise NULL)
+SELECT dpm_internal.method_rules_out('eigen', 100, true, true, 10, NULL) AS eigen_kept_as_spec,
+       dpm_internal.method_rules_out('hdmm', 100, true, true, 10, NULL) AS hdmm_kept_as_spec;
+SELECT dpm_internal.method_rules_out('gaussian_optimal', 100, false, false, 10, NULL, 'laplace') AS auto_laplace,
+       dpm_internal.method_rules_out('gaussian_optimal', 100, false, false, 10, NULL, 'gaussian') AS auto_gaussian,
+       dpm_internal.method_rules_out('gaussian_optimal', 100, false, false, 10, NULL) AS compared;
+-- what the build and auto read of each method
+SELECT m.method, t.* FROM dpm.strategy_methods() m, dpm_internal.method_traits(m.method) t;
+SELECT dpm_internal.has_targets('fitness', NULL) AS fitness, dpm_internal.has_targets('residual', '{}') AS residual,
+       dpm_internal.has_targets('residual', '{"targets": 1}') AS residual_targets,
+       dpm_internal.has_targets('auto', '{}') AS auto;
 -- the common option noise: eigen_design is completed in its norm unless augment says otherwise
 SELECT dpm.strategy(w, 'eigen_design', '{"noise": "laplace"}') = dpm.strategy(w, 'eigen_design', '{"augment": "l1"}') AS laplace_l1,
        dpm.strategy(w, 'eigen_design') = dpm.strategy(w, 'eigen_design', '{"augment": "l2"}') AS default_l2,

@@ -205,14 +205,14 @@ BEGIN
    WHERE x.name = wname AND s.method = 'residual' AND s.noise = dense_check.noise;
   SELECT d.* INTO dom FROM dpm.domains d JOIN dpm.workloads x ON x.domain_id = d.id WHERE x.name = wname;
   IF noise = 'gaussian' THEN
-    a := dpm_internal.residual_matrix(dom.attr_sizes, (st.hdmm).p, (st.hdmm).theta);
+    a := dpm_internal.residual_matrix(dom.attr_sizes, (st.residual).attribute_sets, (st.residual).variances);
   ELSE
     -- the plan's tables stacked, each marginal matrix times its weight
-    FOR i IN 1 .. array_length((st.hdmm).p, 1) LOOP
+    FOR i IN 1 .. array_length((st.residual).attribute_sets, 1) LOOP
       SELECT coalesce('Marginal(' || string_agg(dom.attr_names[k], ', ' ORDER BY k) || ')', 'Total(' || dom.attr_names[1] || ')')
-        INTO spec FROM unnest(((st.hdmm).p)[i:i]) k WHERE k > 0;
+        INTO spec FROM unnest(((st.residual).attribute_sets)[i:i]) k WHERE k > 0;
       m := (dpm_internal.workload_matrix(spec, dom)).matrix;
-      m := dpm_internal.scale_rows(m, array_fill(((st.hdmm).theta)[i], ARRAY[array_length(m, 1)]));
+      m := dpm_internal.scale_rows(m, array_fill(((st.residual).table_weights)[i], ARRAY[array_length(m, 1)]));
       a := CASE WHEN a IS NULL THEN m ELSE a || m END;
     END LOOP;
   END IF;
@@ -228,7 +228,7 @@ BEGIN
     worst := greatest(worst, abs(e.stderr ^ 2 / (CASE noise WHEN 'gaussian' THEN st.sensitivity_l2 ^ 2
                                                               ELSE 2 * st.sensitivity_l1 ^ 2 END * dense) - 1));
   END LOOP;
-  RETURN QUERY SELECT array_length((st.hdmm).p, 1), q, worst < 1e-6, st.ratio_to_bound >= 1 - 1e-9;
+  RETURN QUERY SELECT array_length((st.residual).attribute_sets, 1), q, worst < 1e-6, st.ratio_to_bound >= 1 - 1e-9;
 END
 $$;
 SELECT * FROM pg_temp.dense_check('n3_mixed_w', 'gaussian');
