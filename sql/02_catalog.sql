@@ -116,6 +116,25 @@ CREATE TYPE dpm.residual_plan AS (attribute_sets int[], variances float8[], tabl
 COMMENT ON TYPE dpm.residual_plan IS
   'ResidualPlanner plan: attribute_sets = the attribute sets measured, one a row, 1-based, 0 pads; for Gaussian noise, variances = their noise variances at unit L2 sensitivity; for Laplace noise, table_weights = the weights of the marginal tables of those sets, summing to 1 (the other NULL)';
 
+-- A request to dpm.answer, dpm.explain or dpm.explain_queries as the analyst made it (typed, so
+-- that no check reads it back by key): written by dpm_internal.release_request, checked by
+-- dpm_internal.release_args, planned by dpm_internal.release_plan.  queries: only these queries
+-- of the workload (a remainder that earlier releases do not determine).
+CREATE TYPE dpm_internal.answer_request AS (
+  workload text, epsilon float8, delta float8, rho float8, strategy int, method text, options jsonb,
+  inference text, confidence float8, ci_draws int, measure text, aggregate text, sum_share float8,
+  period_from date, period_to date, queries int[]);
+
+-- A release as dpm.answer (kind answers) or dpm.answer_keys (keys) planned it, for a release
+-- worker to charge and compute (src/release/request.c queues it as text): the catalog rows it
+-- names, the charge in the source's model, and what the release keeps.  strategy_id NULL: the
+-- strategy (method, options, strategy_noise) was built by the caller and is stored by the worker
+-- (dpm_internal.store_built), as is a remainder (remainder_of, queries).
+CREATE TYPE dpm_internal.planned_release AS (
+  kind text, source_id int, workload_id int, strategy_id int, method text, options jsonb,
+  strategy_noise text, noise text, epsilon numeric, delta numeric, rho numeric, inference text,
+  confidence float8, ci_draws int, measure_id int, sum_share float8, period_from date,
+  period_to date, remainder_of int, queries int[], column_name text, max_key_bytes int);
 
 CREATE TABLE dpm.strategies (
   id              serial PRIMARY KEY,

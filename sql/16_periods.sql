@@ -180,11 +180,11 @@ $$;
 
 -- What a request carries of the periods planned: their first days, from which the charge finds
 -- them again under the source's lock (dpm_internal.release_charge).
-CREATE OR REPLACE FUNCTION dpm_internal.period_request(src dpm.sources, periods int4range) RETURNS jsonb
+CREATE OR REPLACE FUNCTION dpm_internal.period_request(src dpm.sources, periods int4range,
+                                                       OUT period_from date, OUT period_to date)
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT jsonb_build_object('period_from', dpm_internal.period_first(src, lower(periods)),
-                            'period_to', dpm_internal.period_first(src, upper(periods) - 1))
+  SELECT dpm_internal.period_first(src, lower(periods)), dpm_internal.period_first(src, upper(periods) - 1)
 $$;
 
 -- The rows of these periods, as a FROM item over the source's table rel or one of its partitions

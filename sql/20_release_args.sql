@@ -1,16 +1,17 @@
 -- The arguments of a release request, checked before anything else runs.
 
--- Every argument of a request to dpm.answer, dpm.explain or dpm.explain_queries (as
--- dpm_internal.release_request writes it), checked in one place, first: by each entry point
--- before its reuse path (what earlier releases determine, sql/22_estimates.sql) and by the plan
--- (dpm_internal.release_plan) before any strategy is built, so that an invalid request is refused
--- whatever earlier releases hold and whatever the optimizer would take.  Only cheap checks: the
--- catalog rows the request names, no scan, no matrix.  What can be decided only once a strategy
--- is chosen (its sampler's limits, a residual plan's tables) is the plan's.  Returns what the
--- plan goes on with: the named workload's id, its domain and source, the measure, the periods,
--- the aggregate with its share of the charge, the draws of Laplace intervals, and the charge
--- (NULL when variance targets decide it: accuracy_first).
-CREATE OR REPLACE FUNCTION dpm_internal.release_args(args jsonb, OUT wl_id int, OUT dom dpm.domains, OUT src dpm.sources,
+-- Every argument of a request to dpm.answer, dpm.explain or dpm.explain_queries (a typed
+-- dpm_internal.answer_request, as dpm_internal.release_request writes it), checked in one
+-- place, first: by each entry point before its reuse path (what earlier releases determine,
+-- sql/22_estimates.sql) and by the plan (dpm_internal.release_plan) before any strategy is
+-- built, so that an invalid request is refused whatever earlier releases hold and whatever the
+-- optimizer would take.  Only cheap checks: the catalog rows the request names, no scan, no
+-- matrix.  What can be decided only once a strategy is chosen (its sampler's limits, a residual
+-- plan's tables) is the plan's.  Returns what the plan goes on with: the named workload's id, its
+-- domain and source, the measure, the periods, the aggregate with its share of the charge, the
+-- draws of Laplace intervals, and the charge (NULL when variance targets decide it:
+-- accuracy_first).
+CREATE OR REPLACE FUNCTION dpm_internal.release_args(req dpm_internal.answer_request, OUT wl_id int, OUT dom dpm.domains, OUT src dpm.sources,
                                                      OUT measure dpm.measures, OUT periods int4range, OUT aggregate text,
                                                      OUT sum_share float8, OUT ci_draws int, OUT delta float8,
                                                      OUT accuracy_first boolean, OUT noise text, OUT c_epsilon numeric,
@@ -18,11 +19,10 @@ CREATE OR REPLACE FUNCTION dpm_internal.release_args(args jsonb, OUT wl_id int, 
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  k text;
-  sid int := (args->>'strategy')::int;
-  mth text := args->>'method';
-  options jsonb := coalesce(nullif(args->'options', 'null'), '{}');
-  confidence float8 := (args->>'confidence')::float8;
+  sid int := req.strategy;
+  mth text := req.method;
+  options jsonb := coalesce(req.options, '{}');
+  confidence float8 := req.confidence;
   wl_domain int;
   is_spec boolean;
   st_workload int;
@@ -32,14 +32,8 @@ DECLARE
   cost record;
 BEGIN
   -- the arguments alone
-  FOR k IN SELECT jsonb_object_keys(args) LOOP
-    IF k NOT IN ('workload', 'epsilon', 'delta', 'rho', 'strategy', 'method', 'options', 'inference',
-                 'confidence', 'ci_draws', 'measure', 'aggregate', 'sum_share', 'period_from', 'period_to', 'queries') THEN
-      RAISE EXCEPTION 'unknown release argument "%"', k USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-  END LOOP;
-  IF coalesce(args->>'inference', 'ls') NOT IN ('ls', 'nnls', 'nnls_integer') THEN
-    RAISE EXCEPTION 'unknown inference "%"', args->>'inference'
+  IF coalesce(req.inference, 'ls') NOT IN ('ls', 'nnls', 'nnls_integer') THEN
+    RAISE EXCEPTION 'unknown inference "%"', req.inference
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'Valid: ls (least squares), nnls (non-negative least squares), nnls_integer (the same, rounded to integers).';
   END IF;
@@ -47,32 +41,32 @@ BEGIN
     RAISE EXCEPTION 'confidence must be between 0 and 1 (exclusive), got %', confidence
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for no intervals.';
   END IF;
-  ci_draws := coalesce((args->>'ci_draws')::int, 1000);   -- the caller's dpm.ci_draws
+  ci_draws := coalesce(req.ci_draws, 1000);   -- the caller's dpm.ci_draws
   IF ci_draws NOT BETWEEN 100 AND 100000 THEN
     RAISE EXCEPTION 'ci_draws must be between 100 and 100000, got %', ci_draws
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  aggregate := coalesce(args->>'aggregate', CASE WHEN args->>'measure' IS NULL THEN 'count' ELSE 'sum' END);
+  aggregate := coalesce(req.aggregate, CASE WHEN req.measure IS NULL THEN 'count' ELSE 'sum' END);
   IF aggregate NOT IN ('count', 'sum', 'avg') THEN
     RAISE EXCEPTION 'unknown aggregate "%"', aggregate
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid: count, sum (of a measure), avg (of a measure).';
   END IF;
-  IF (aggregate = 'count') <> (args->>'measure' IS NULL) THEN
+  IF (aggregate = 'count') <> (req.measure IS NULL) THEN
     RAISE EXCEPTION '%', CASE aggregate WHEN 'count' THEN 'aggregate count counts rows: it takes no measure'
                                         ELSE format('aggregate %s needs a measure', aggregate) END
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Measures are listed in dpm.measures.';
   END IF;
-  IF args->>'sum_share' IS NOT NULL AND aggregate <> 'avg' THEN
+  IF req.sum_share IS NOT NULL AND aggregate <> 'avg' THEN
     RAISE EXCEPTION 'sum_share splits the charge of an average: it needs aggregate avg'
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  sum_share := (args->>'sum_share')::float8;
+  sum_share := req.sum_share;
   IF NOT (sum_share > 0 AND sum_share < 1) THEN
     RAISE EXCEPTION 'sum_share must be between 0 and 1 (exclusive), got %', sum_share
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for the share that minimizes the error of a typical average.';
   END IF;
-  delta := CASE WHEN args ? 'delta' THEN (args->>'delta')::float8 ELSE 0 END;
-  PERFORM dpm_internal.check_privacy_args((args->>'epsilon')::float8, delta, (args->>'rho')::float8);
+  delta := coalesce(req.delta, 0);
+  PERFORM dpm_internal.check_privacy_args(req.epsilon, delta, req.rho);
   IF sid IS NOT NULL AND mth IS NOT NULL THEN
     RAISE EXCEPTION 'give a strategy or a method, not both' USING ERRCODE = 'invalid_parameter_value';
   END IF;
@@ -88,14 +82,14 @@ BEGIN
 
   -- the catalog rows they name (the workload's without its matrix: megabytes)
   SELECT w.id, w.domain_id, w.spec IS NOT NULL INTO wl_id, wl_domain, is_spec
-    FROM dpm.workloads w WHERE w.name = args->>'workload' AND w.dropped_at IS NULL;
+    FROM dpm.workloads w WHERE w.name = req.workload AND w.dropped_at IS NULL;
   IF NOT FOUND THEN
-    PERFORM dpm_internal.workload(args->>'workload');    -- its error
+    PERFORM dpm_internal.workload(req.workload);    -- its error
   END IF;
   -- the method's options, as its builder will read them (some of hdmm's and identity's depend on
   -- whether it builds from the spec: a remainder of some queries is a matrix)
   IF mth <> 'auto' THEN
-    PERFORM dpm_internal.check_method_options(mth, options, is_spec AND NOT args ? 'queries');
+    PERFORM dpm_internal.check_method_options(mth, options, is_spec AND req.queries IS NULL);
   END IF;
   SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl_domain;
   SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
@@ -113,15 +107,15 @@ BEGIN
   ELSE
     targets := coalesce(dpm_internal.has_targets(mth, options), false);
   END IF;
-  periods := dpm_internal.period_range(src, (args->>'period_from')::date, (args->>'period_to')::date);
-  IF args->>'measure' IS NOT NULL THEN
-    measure := dpm_internal.measure(src, args->>'measure');
+  periods := dpm_internal.period_range(src, req.period_from, req.period_to);
+  IF req.measure IS NOT NULL THEN
+    measure := dpm_internal.measure(src, req.measure);
     PERFORM dpm_internal.check_measure_bounds(measure.name, measure.lo, measure.hi);
-    IF coalesce(args->>'inference', 'ls') = 'nnls_integer' THEN
+    IF coalesce(req.inference, 'ls') = 'nnls_integer' THEN
       RAISE EXCEPTION 'inference nnls_integer rounds counts; a sum of measure "%" is not one', measure.name
         USING ERRCODE = 'invalid_parameter_value', HINT = 'Use ls, or nnls if the measure''s values are never negative.';
     END IF;
-    IF args->>'inference' = 'nnls' AND measure.lo < 0 THEN
+    IF req.inference = 'nnls' AND measure.lo < 0 THEN
       RAISE EXCEPTION 'inference nnls makes every cell''s sum non-negative, but measure "%" can be negative (lo = %)', measure.name, measure.lo
         USING ERRCODE = 'invalid_parameter_value', HINT = 'Use inference ls.';
     END IF;
@@ -129,7 +123,7 @@ BEGIN
 
   -- the charge, in the source's model: neither epsilon nor rho, with a strategy built for
   -- variance targets (asked for by method, or given), and the targets decide it (the plan)
-  accuracy_first := args->>'epsilon' IS NULL AND args->>'rho' IS NULL AND (targets OR sid IS NOT NULL);
+  accuracy_first := req.epsilon IS NULL AND req.rho IS NULL AND (targets OR sid IS NOT NULL);
   IF accuracy_first AND NOT targets THEN
     cost := dpm_internal.privacy_cost(src, NULL, delta, NULL);    -- refused: give epsilon or rho
   END IF;
@@ -148,7 +142,7 @@ BEGIN
     END IF;
     RETURN;
   END IF;
-  cost := dpm_internal.privacy_cost(src, (args->>'epsilon')::float8, delta, (args->>'rho')::float8);
+  cost := dpm_internal.privacy_cost(src, req.epsilon, delta, req.rho);
   IF targets AND cost.noise <> 'gaussian' THEN
     RAISE EXCEPTION 'a % strategy meets variance targets with Gaussian noise, not Laplace', coalesce(st_method, mth)
       USING ERRCODE = 'invalid_parameter_value',

@@ -2,7 +2,7 @@
 
 -- Queues a planned release for a release worker (src/release/queue.h), with the strategies its
 -- plan built (the worker caches them); returns the release's id once it is computed.
-CREATE OR REPLACE FUNCTION dpm_internal.run_release(req jsonb, built dpm.strategies[]) RETURNS bigint
+CREATE OR REPLACE FUNCTION dpm_internal.run_release(req dpm_internal.planned_release, built dpm.strategies[]) RETURNS bigint
 AS 'MODULE_PATHNAME', 'dpm_run_release' LANGUAGE C VOLATILE STRICT;
 
 -- Is a release being computed by a live worker (src/release/worker.c holds a lock per release
@@ -46,7 +46,7 @@ $$;
 -- requests before anything is charged.  Runs in the caller's backend, under its
 -- statement_timeout and cancel: a strategy that must be optimized is optimized here.  store: see
 -- dpm_internal.choose_strategy (dpm.answer passes false: the worker caches what is built here).
-CREATE OR REPLACE FUNCTION dpm_internal.release_plan(args jsonb, store boolean, OUT wl dpm.workloads, OUT dom dpm.domains,
+CREATE OR REPLACE FUNCTION dpm_internal.release_plan(req dpm_internal.answer_request, store boolean, OUT wl dpm.workloads, OUT dom dpm.domains,
                                   OUT src dpm.sources, OUT st dpm.strategies, OUT built dpm.strategies[],
                                   OUT noise text, OUT c_epsilon numeric, OUT c_delta numeric, OUT c_rho numeric,
                                   OUT ci_draws int, OUT measure dpm.measures, OUT sum_share float8,
@@ -54,11 +54,11 @@ CREATE OR REPLACE FUNCTION dpm_internal.release_plan(args jsonb, store boolean, 
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  a record := dpm_internal.release_args(args);       -- every argument checked, first
-  sid int := (args->>'strategy')::int;
-  method text := args->>'method';
+  a record := dpm_internal.release_args(req);       -- every argument checked, first
+  sid int := req.strategy;
+  method text := req.method;
   delta float8 := a.delta;
-  confidence float8 := (args->>'confidence')::float8;
+  confidence float8 := req.confidence;
   accuracy_first boolean := a.accuracy_first;
   cost record;
   need record;
@@ -84,15 +84,15 @@ BEGIN
   wl.id := a.wl_id;
   SELECT dpm_internal.in_this_transaction(w.xmin) INTO mine FROM dpm.workloads w WHERE w.id = wl.id;
   IF mine AND NOT store THEN
-    RAISE EXCEPTION 'workload "%" is not committed yet', args->>'workload'
+    RAISE EXCEPTION 'workload "%" is not committed yet', req.workload
       USING ERRCODE = 'undefined_object',
             HINT = 'dpm.answer works in a transaction of its own: commit the transaction that created the workload first.';
   END IF;
   -- queries: only these queries of the workload, its remainder (dpm.answer's reuse auto), a
   -- workload of its own; one this transaction cannot store is planned below and stored by the worker
-  IF args ? 'queries' THEN
+  IF req.queries IS NOT NULL THEN
     parent_id := wl.id;
-    remainder := ARRAY(SELECT jsonb_array_elements_text(args->'queries')::int);
+    remainder := req.queries;
     SELECT w.id, dpm_internal.in_this_transaction(w.xmin) INTO rid, mine FROM dpm.workloads w
      WHERE w.remainder_of = parent_id AND w.queries = remainder AND w.dropped_at IS NULL ORDER BY w.id LIMIT 1;
     IF rid IS NOT NULL AND (store OR NOT mine) THEN
@@ -126,15 +126,15 @@ BEGIN
         SELECT w.id, w.name, w.domain_id, w.spec, NULL, w.labels, w.m, w.n, w.created_by, w.created_at, w.weights, NULL,
                w.dropped_at, w.remainder_of, w.queries
           INTO wl FROM dpm.workloads w WHERE w.id = rid;
-        chosen := dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, (args->>'rho')::float8, args->'options'),
-                                               coalesce(nullif(args->'options', 'null'), '{}'), store);
+        chosen := dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, req.rho, req.options),
+                                               coalesce(req.options, '{}'), store);
         RAISE SQLSTATE 'DPM00';      -- undoes the subtransaction, keeps the plan
       EXCEPTION WHEN SQLSTATE 'DPM00' THEN
         NULL;
       END;
     ELSE
-      chosen := dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, (args->>'rho')::float8, args->'options'),
-                                             coalesce(nullif(args->'options', 'null'), '{}'), store);
+      chosen := dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, req.rho, req.options),
+                                             coalesce(req.options, '{}'), store);
     END IF;
     st := chosen.st;
     built := chosen.built;
@@ -229,34 +229,34 @@ $$;
 -- Step 1 of a release, in the worker's first transaction (src/release/worker.c): check and record
 -- the charge of the request dpm.answer (or dpm.answer_keys) planned.  Commits before any noise
 -- exists.
-CREATE OR REPLACE FUNCTION dpm_internal.release_charge(caller regrole, req jsonb) RETURNS bigint
+CREATE OR REPLACE FUNCTION dpm_internal.release_charge(caller regrole, req dpm_internal.planned_release) RETURNS bigint
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  wl_id int := (req->>'workload_id')::int;
-  sid int := (req->>'strategy_id')::int;
-  c_epsilon numeric := (req->>'epsilon')::numeric;
-  c_delta numeric := (req->>'delta')::numeric;
-  c_rho numeric := (req->>'rho')::numeric;
+  wl_id int := req.workload_id;
+  sid int := req.strategy_id;
+  c_epsilon numeric := req.epsilon;
+  c_delta numeric := req.delta;
+  c_rho numeric := req.rho;
   dom dpm.domains;
   src dpm.sources;
   spent record;
   rel_id bigint;
   detail text;
-  keys boolean := coalesce(req->>'kind' = 'keys', false);
+  keys boolean := req.kind = 'keys';
   periods int4range;
   left_after bigint;
 BEGIN
   IF keys THEN          -- a partition selection (sql/26_keys.sql)
-    SELECT * INTO src FROM dpm.sources s WHERE s.id = (req->>'source_id')::int;
-    PERFORM dpm_internal.check_keys_column(src, req->>'column');
+    SELECT * INTO src FROM dpm.sources s WHERE s.id = req.source_id;
+    PERFORM dpm_internal.check_keys_column(src, req.column_name);
     PERFORM dpm_internal.check_source_unit(src);
     PERFORM dpm_internal.check_periods(src, src.registered_by);
   ELSE
     IF sid IS NULL THEN    -- built by the caller, cached by this worker just before
       SELECT s.id INTO sid FROM dpm.strategies s
-       WHERE s.workload_id = wl_id AND s.method = req->>'method' AND s.options = req->'options'
-         AND s.noise = req->>'strategy_noise' AND s.dropped_at IS NULL;
+       WHERE s.workload_id = wl_id AND s.method = req.method AND s.options = req.options
+         AND s.noise = req.strategy_noise AND s.dropped_at IS NULL;
       IF NOT FOUND THEN
         RAISE EXCEPTION 'the strategy chosen for this release could not be stored'
           USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'Retry; nothing was charged.';
@@ -266,7 +266,7 @@ BEGIN
     SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
     -- the catalog may have changed since the plan: refuse now rather than fail after the charge
     PERFORM dpm_internal.check_domain(dom, src);
-    PERFORM dpm_internal.check_measure(dom.created_by, src.relation, m.name, m.expression) FROM dpm.measures m WHERE m.id = (req->>'measure_id')::int;
+    PERFORM dpm_internal.check_measure(dom.created_by, src.relation, m.name, m.expression) FROM dpm.measures m WHERE m.id = req.measure_id;
   END IF;
 
   -- the budget check: one charge at a time per source (row lock), exact numeric sums.  The sum
@@ -279,7 +279,7 @@ BEGIN
   left_after := dpm_internal.check_answer_quota(caller, (SELECT w.name FROM dpm.workloads w WHERE w.id = wl_id),
                                                 coalesce((SELECT w.m FROM dpm.workloads w WHERE w.id = wl_id), 0));
   -- the periods it reads, as the source counts them now (NULL: the whole table)
-  periods := dpm_internal.period_range(src, (req->>'period_from')::date, (req->>'period_to')::date);
+  periods := dpm_internal.period_range(src, req.period_from, req.period_to);
   -- a release left 'charged' by a worker that stopped (crash, kill -9) will never get answers
   UPDATE dpm.releases r SET status = 'interrupted'
    WHERE r.source_id = src.id AND r.status = 'charged' AND NOT dpm_internal.release_in_progress(r.id);
@@ -308,14 +308,14 @@ BEGIN
   END IF;
   INSERT INTO dpm.releases (source_id, kind, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
                             confidence, ci_draws, measure_id, sum_share, periods)
-  VALUES (src.id, CASE WHEN keys THEN 'keys' ELSE 'answers' END, wl_id, sid, req->>'noise', c_epsilon, c_delta, c_rho,
-          caller, coalesce(req->>'inference', 'ls'), (req->>'confidence')::float8, (req->>'ci_draws')::int,
-          (req->>'measure_id')::int, (req->>'sum_share')::float8, periods)
+  VALUES (src.id, CASE WHEN keys THEN 'keys' ELSE 'answers' END, wl_id, sid, req.noise, c_epsilon, c_delta, c_rho,
+          caller, coalesce(req.inference, 'ls'), req.confidence, req.ci_draws,
+          req.measure_id, req.sum_share, periods)
   RETURNING id INTO rel_id;
   IF keys THEN
     -- the most keys it may store: what the role has left, at most dpm.max_answers_per_release
     INSERT INTO dpm.release_keys (release_id, column_name, max_key_bytes, keys)
-    VALUES (rel_id, req->>'column', (req->>'max_key_bytes')::int,
+    VALUES (rel_id, req.column_name, req.max_key_bytes,
             least(left_after, current_setting('dpm.max_answers_per_release')::bigint));
   END IF;
   INSERT INTO dpm.ledger (source_id, release_id, epsilon, delta, rho, charged_by, periods)
@@ -574,14 +574,12 @@ CREATE OR REPLACE FUNCTION dpm_internal.release_request(workload text, epsilon f
                                      method text, options jsonb, inference text, confidence float8, measure text,
                                      aggregate text DEFAULT NULL, sum_share float8 DEFAULT NULL,
                                      period_from date DEFAULT NULL, period_to date DEFAULT NULL)
-RETURNS jsonb LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+RETURNS dpm_internal.answer_request LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  -- delta not given is 0: pure or zCDP
-  SELECT jsonb_build_object('workload', workload, 'epsilon', epsilon, 'delta', coalesce(delta, 0), 'rho', rho,
-                            'strategy', strategy, 'method', method, 'options', options, 'inference', inference,
-                            'confidence', confidence, 'ci_draws', current_setting('dpm.ci_draws', true),
-                            'measure', measure, 'aggregate', aggregate, 'sum_share', sum_share,
-                            'period_from', period_from, 'period_to', period_to)
+  -- delta not given is 0: pure or zCDP; the caller's dpm.ci_draws, which the worker does not see
+  SELECT ROW(workload, epsilon, coalesce(delta, 0), rho, strategy, method, options, inference, confidence,
+             nullif(current_setting('dpm.ci_draws', true), '')::int, measure, aggregate, sum_share, period_from,
+             period_to, NULL)::dpm_internal.answer_request
 $$;
 
 -- The release is planned here, in the caller's backend (strategy optimization included, under
@@ -604,12 +602,13 @@ DECLARE
   determined bigint := 0;    -- queries earlier releases determine
   prior bigint;
   rel_id bigint;
-  args jsonb := dpm_internal.release_request(answer.workload, answer.epsilon, answer.delta, answer.rho, answer.strategy,
+  args dpm_internal.answer_request := dpm_internal.release_request(answer.workload, answer.epsilon, answer.delta, answer.rho, answer.strategy,
                                               answer.method, answer.options, answer.inference, answer.confidence,
                                               answer.measure, answer.aggregate, answer.sum_share, answer.period_from,
                                               answer.period_to);
   remainder int[];       -- the queries measured, when earlier releases determine the others
   plan record;
+  pr record;
 BEGIN
   IF mode NOT IN ('auto', 'only', 'never') THEN
     RAISE EXCEPTION 'unknown reuse "%"', mode
@@ -650,9 +649,10 @@ BEGIN
      AND (SELECT d.n FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id
            WHERE w.name = answer.workload AND w.dropped_at IS NULL) IS NOT NULL THEN
     remainder := e.undetermined;
-    args := args || jsonb_build_object('queries', to_jsonb(remainder));
+    args.queries := remainder;
   END IF;
   p := dpm_internal.release_plan(args, false);
+  pr := dpm_internal.period_request(p.src, p.periods);
   IF remainder IS NOT NULL THEN
     -- the releases the answers combine with this one, as of now
     plan := dpm_internal.estimate_plan(p.dom, p.measure, dpm_internal.invoker(), p.periods);
@@ -662,15 +662,11 @@ BEGIN
      AND (r.sum_share IS NULL) = (p.sum_share IS NULL) AND r.status = 'released'
      AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
   rel_id := dpm_internal.run_release(
-    jsonb_build_object('source_id', (p.src).id, 'workload_id', (p.wl).id, 'strategy_id', (p.st).id, 'method', (p.st).method,
-                       'options', (p.st).options, 'strategy_noise', (p.st).noise, 'noise', p.noise,
-                       'epsilon', p.c_epsilon, 'delta', p.c_delta, 'rho', p.c_rho,
-                       'inference', coalesce(answer.inference, 'ls'), 'confidence', answer.confidence,
-                       'ci_draws', CASE WHEN p.noise = 'laplace' AND answer.confidence IS NOT NULL THEN p.ci_draws END,
-                       'measure_id', (p.measure).id, 'sum_share', p.sum_share)
-    || dpm_internal.period_request(p.src, p.periods)
-    || CASE WHEN remainder IS NOT NULL
-            THEN jsonb_build_object('remainder_of', (p.wl).remainder_of, 'queries', to_jsonb((p.wl).queries)) ELSE '{}' END,
+    ROW('answers', (p.src).id, (p.wl).id, (p.st).id, (p.st).method, (p.st).options, (p.st).noise, p.noise,
+        p.c_epsilon, p.c_delta, p.c_rho, coalesce(answer.inference, 'ls'), answer.confidence,
+        CASE WHEN p.noise = 'laplace' AND answer.confidence IS NOT NULL THEN p.ci_draws END, (p.measure).id, p.sum_share,
+        pr.period_from, pr.period_to, CASE WHEN remainder IS NOT NULL THEN (p.wl).remainder_of END,
+        CASE WHEN remainder IS NOT NULL THEN (p.wl).queries END, NULL, NULL)::dpm_internal.planned_release,
     p.built);
   IF coalesce(answer.inference, 'ls') <> 'ls' THEN
     RAISE NOTICE 'release % estimates by non-negative least squares: stderr and the interval''s width are least squares'', a reference', rel_id

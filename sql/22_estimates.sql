@@ -531,14 +531,12 @@ $$;
 
 -- The release worker's first step (src/release/worker.c): the remainder workload a request
 -- measures, when its plan made one, then the strategies the plan built.
-CREATE OR REPLACE FUNCTION dpm_internal.store_built(built dpm.strategies[], req jsonb) RETURNS bigint
+CREATE OR REPLACE FUNCTION dpm_internal.store_built(built dpm.strategies[], req dpm_internal.planned_release) RETURNS bigint
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  IF req ? 'remainder_of' THEN
-    PERFORM dpm_internal.remainder_store((req->>'remainder_of')::int,
-                                         ARRAY(SELECT jsonb_array_elements_text(req->'queries')::int),
-                                         (req->>'workload_id')::int, built[1].created_by);
+  IF req.remainder_of IS NOT NULL THEN
+    PERFORM dpm_internal.remainder_store(req.remainder_of, req.queries, req.workload_id, built[1].created_by);
   END IF;
   RETURN (SELECT count(dpm_internal.strategy_store(s)) FROM unnest(built) s);
 END

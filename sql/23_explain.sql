@@ -7,13 +7,13 @@
 -- one simulation per strategy and confidence, scaled to the noise (dpm.interval_widths), where
 -- the release simulates its own.  SECURITY DEFINER to sum every charge of the source, as
 -- dpm.budget does, and to keep those widths.
-CREATE OR REPLACE FUNCTION dpm_internal.dry_run(args jsonb)
+CREATE OR REPLACE FUNCTION dpm_internal.dry_run(req dpm_internal.answer_request)
 RETURNS TABLE(r dpm.releases, query int, label text, stderr float8, ci_half_width float8)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
-  p record := dpm_internal.release_plan(args, true);
+  p record := dpm_internal.release_plan(req, true);
   rel dpm.releases;
   zeros float8[];
   meas dpm.release_measurements;
@@ -29,7 +29,7 @@ BEGIN
   rel.delta := p.c_delta;
   rel.rho := p.c_rho;
   rel.inference := 'ls';
-  rel.confidence := (args->>'confidence')::float8;
+  rel.confidence := req.confidence;
   rel.ci_draws := CASE WHEN p.noise = 'laplace' AND rel.confidence IS NOT NULL THEN p.ci_draws END;
   rel.measure_id := (p.measure).id;
   rel.sum_share := p.sum_share;
@@ -87,7 +87,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.explain_request(workload text, epsilon f
                                      strategy int, method text, options jsonb, inference text, confidence float8,
                                      measure text, aggregate text, sum_share float8, reuse text,
                                      period_from date, period_to date, count_free boolean,
-                                     OUT args jsonb, OUT free int)
+                                     OUT args dpm_internal.answer_request, OUT free int)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
@@ -125,7 +125,7 @@ BEGIN
      AND explain_request.options IS NULL
      AND (SELECT d.n FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id
            WHERE w.name = explain_request.workload AND w.dropped_at IS NULL) IS NOT NULL THEN
-    args := args || jsonb_build_object('queries', to_jsonb(e.rest));
+    args.queries := e.rest;
   END IF;
 END
 $$;

@@ -146,6 +146,7 @@ DECLARE
   periods int4range;
   size bigint;
   n bigint;
+  pr record;
 BEGIN
   IF source IS NULL OR column_name IS NULL THEN
     RAISE EXCEPTION 'source and column_name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
@@ -182,11 +183,11 @@ BEGIN
                                         CASE WHEN rho IS NULL THEN dpm_internal.below(cost.c_epsilon) END,
                                         dpm_internal.below(c_delta),
                                         CASE WHEN rho IS NOT NULL THEN dpm_internal.below(cost.c_rho) END);
-  rel_id := dpm_internal.run_release(jsonb_build_object('kind', 'keys', 'source_id', src.id, 'column', column_name,
-                                                        'noise', CASE WHEN rho IS NULL THEN 'laplace' ELSE 'gaussian' END,
-                                                        'epsilon', cost.c_epsilon, 'delta', c_delta, 'rho', cost.c_rho,
-                                                        'max_key_bytes', max_key_bytes)
-                                     || dpm_internal.period_request(src, periods), '{}');
+  pr := dpm_internal.period_request(src, periods);
+  rel_id := dpm_internal.run_release(ROW('keys', src.id, NULL, NULL, NULL, NULL, NULL,
+                                         CASE WHEN rho IS NULL THEN 'laplace' ELSE 'gaussian' END, cost.c_epsilon, c_delta,
+                                         cost.c_rho, NULL, NULL, NULL, NULL, NULL, pr.period_from, pr.period_to, NULL, NULL,
+                                         column_name, max_key_bytes)::dpm_internal.planned_release, '{}');
   -- one array, well below the 1 GB a value may take: decided on the keys released alone, which
   -- dpm.release(id) shows anyway
   size := (SELECT sum(octet_length(a.label) + 16) FROM dpm.release_answers a WHERE a.release_id = rel_id);

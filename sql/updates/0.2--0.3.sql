@@ -70,3 +70,24 @@ UPDATE dpm.strategies
  WHERE (kronecker).kind = 'residual';
 ALTER TABLE dpm.strategies ADD CONSTRAINT strategies_one_form CHECK (num_nonnulls(matrix, kronecker, residual) = 1);
 
+-- a request travels typed (sql/02_catalog.sql), not as jsonb read back by key
+CREATE TYPE dpm_internal.answer_request AS (
+  workload text, epsilon float8, delta float8, rho float8, strategy int, method text, options jsonb,
+  inference text, confidence float8, ci_draws int, measure text, aggregate text, sum_share float8,
+  period_from date, period_to date, queries int[]);
+DROP FUNCTION IF EXISTS dpm_internal.release_plan(jsonb, boolean);
+DROP FUNCTION IF EXISTS dpm_internal.release_args(jsonb);
+DROP FUNCTION IF EXISTS dpm_internal.dry_run(jsonb);
+DROP FUNCTION IF EXISTS dpm_internal.release_request(text, float8, float8, float8, int, text, jsonb, text, float8, text,
+                                                     text, float8, date, date);
+DROP FUNCTION IF EXISTS dpm_internal.explain_request(text, float8, float8, float8, int, text, jsonb, text, float8, text,
+                                                     text, float8, text, date, date, boolean);
+CREATE TYPE dpm_internal.planned_release AS (
+  kind text, source_id int, workload_id int, strategy_id int, method text, options jsonb,
+  strategy_noise text, noise text, epsilon numeric, delta numeric, rho numeric, inference text,
+  confidence float8, ci_draws int, measure_id int, sum_share float8, period_from date,
+  period_to date, remainder_of int, queries int[], column_name text, max_key_bytes int);
+DROP FUNCTION IF EXISTS dpm_internal.run_release(jsonb, dpm.strategies[]);
+DROP FUNCTION IF EXISTS dpm_internal.release_charge(regrole, jsonb);
+DROP FUNCTION IF EXISTS dpm_internal.store_built(dpm.strategies[], jsonb);
+DROP FUNCTION IF EXISTS dpm_internal.period_request(dpm.sources, int4range);

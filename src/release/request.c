@@ -7,6 +7,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -17,9 +18,7 @@
 #include "storage/proc.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/jsonb.h"
 #include "utils/lsyscache.h"
-#include "utils/numeric.h"
 
 #include "pg_compat.h"
 #include "histogram/histogram.h"
@@ -360,23 +359,35 @@ wait_for_worker(Oid owner, ReleaseSlot *slot)
 
 /* the request's source_id, which the worker's queue needs */
 static int64
-request_source(Jsonb *req)
+request_source(HeapTupleHeader req)
 {
-	JsonbValue *v = getKeyJsonValueFromContainer(&req->root, "source_id", strlen("source_id"), NULL);
+	bool		isnull;
+	Datum		v = GetAttributeByName(req, "source_id", &isnull);
 
-	if (v == NULL || v->type != jbvNumeric)
+	if (isnull)
 		elog(ERROR, "dpmatrix release request without a source_id");
-	return DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(v->val.numeric)));
+	return DatumGetInt32(v);
+}
+
+/* the request as text, which the worker reads back as a dpm_internal.planned_release */
+static char *
+request_text(FunctionCallInfo fcinfo)
+{
+	Oid			out;
+	bool		varlena;
+
+	getTypeOutputInfo(HeapTupleHeaderGetTypeId(PG_GETARG_HEAPTUPLEHEADER(0)), &out, &varlena);
+	return OidOutputFunctionCall(out, PG_GETARG_DATUM(0));
 }
 
 PG_FUNCTION_INFO_V1(dpm_run_release);
 Datum
 dpm_run_release(PG_FUNCTION_ARGS)
 {
-	Jsonb	   *req = PG_GETARG_JSONB_P(0);
+	HeapTupleHeader req = PG_GETARG_HEAPTUPLEHEADER(0);
 	ArrayType  *built = PG_GETARG_ARRAYTYPE_P(1);
 	Oid			built_type = get_fn_expr_argtype(fcinfo->flinfo, 1);
-	char	   *text = JsonbToCString(NULL, &req->root, VARSIZE(req));
+	char	   *text = request_text(fcinfo);
 	size_t		req_len = strlen(text) + 1;
 	bytea	   *built_bin = NULL;
 	size_t		built_len = 0;

@@ -280,7 +280,7 @@ serve(ReleaseSlot *slot, Oid caller)
 		types[0] = slot->built_type;
 		types[1] = TEXTOID;
 		values[1] = CStringGetTextDatum(slot->data);
-		refused = !run_step(slot, "SELECT dpm_internal.store_built($1, $2::jsonb)",
+		refused = !run_step(slot, "SELECT dpm_internal.store_built($1, $2::dpm_internal.planned_release)",
 							2, types, values, &ignored, true, built_strategies, NULL);
 	}
 	types[0] = OIDOID;
@@ -288,7 +288,7 @@ serve(ReleaseSlot *slot, Oid caller)
 	values[0] = ObjectIdGetDatum(caller);
 	values[1] = CStringGetTextDatum(slot->data);
 	if (!refused)
-		refused = !run_step(slot, "SELECT dpm_internal.release_charge($1, $2::jsonb)", 2, types, values,
+		refused = !run_step(slot, "SELECT dpm_internal.release_charge($1, $2::dpm_internal.planned_release)", 2, types, values,
 							&release_id, false, NULL, charge_may_commit);
 	charge_over();
 	if (refused)
