@@ -128,7 +128,8 @@ SQL
 check "dpmatrix $OLD_VERSION installed and filled" \
 	"$(tf test "$(q -c "SELECT extversion FROM pg_extension WHERE extname = 'dpmatrix'")" = "$OLD_VERSION")"
 
-# Every catalog row, one md5 per table (ordered by key), and the budgets.
+# Every catalog row, one md5 per table (ordered by key), and the budgets (but for workload
+# upg_marg, which 0.2 adds, and its strategies).
 snapshot() {
 	q -d upg <<'SQL'
 SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
@@ -146,9 +147,18 @@ SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
                     || CASE WHEN to_jsonb(d)->>'dropped_at' IS NOT NULL THEN ' dropped' ELSE '' END
     FROM dpm.domains d UNION ALL
   SELECT 'workloads', (to_jsonb(w) - 'dropped_at' - 'remainder_of' - 'queries')::text || CASE WHEN to_jsonb(w)->>'dropped_at' IS NOT NULL THEN ' dropped' ELSE '' END
-    FROM dpm.workloads w UNION ALL
-  SELECT 'strategies', (to_jsonb(s) - 'dropped_at')::text || CASE WHEN to_jsonb(s)->>'dropped_at' IS NOT NULL THEN ' dropped' ELSE '' END
-    FROM dpm.strategies s UNION ALL
+    FROM dpm.workloads w WHERE w.name <> 'upg_marg' UNION ALL
+  -- 0.3 keeps HDMM's parameters in kronecker (the former hdmm) and a residual plan in residual:
+  -- written back as hdmm, a residual plan as kind residual
+  SELECT 'strategies', (j - 'dropped_at' - 'kronecker' - 'residual' || jsonb_build_object('hdmm',
+           CASE WHEN coalesce(j->'residual', 'null') <> 'null'
+                THEN jsonb_build_object('kind', 'residual', 'p', j->'residual'->'attribute_sets',
+                                        'theta', CASE WHEN j->'residual'->'variances' <> 'null' THEN j->'residual'->'variances'
+                                                      ELSE j->'residual'->'table_weights' END, 'weights', NULL)
+                ELSE coalesce(j->'kronecker', j->'hdmm') END))::text
+         || CASE WHEN j->>'dropped_at' IS NOT NULL THEN ' dropped' ELSE '' END
+    FROM dpm.strategies s, LATERAL to_jsonb(s) j
+   WHERE s.workload_id NOT IN (SELECT w.id FROM dpm.workloads w WHERE w.name = 'upg_marg') UNION ALL
   -- and measure_id, NULL for every 0.1 release (counts)
   SELECT 'releases', (to_jsonb(r) - 'measure_id' - 'sum_share' - 'kind' - 'periods')::text || CASE WHEN to_jsonb(r)->>'measure_id' IS NOT NULL THEN ' summed' ELSE '' END
     FROM dpm.releases r UNION ALL
@@ -178,6 +188,11 @@ q >/dev/null <<SQL || fail_setup "filling $MID_VERSION"
 SET ROLE regress_upg_custodian;
 SELECT dpm.create_measure('visits', 'day', 'weekday', 0, 6);
 SET ROLE regress_upg_analyst;
+-- ResidualPlanner plans for both noises and an HDMM strategy, which 0.3 keeps in columns of their own
+SELECT dpm.create_workload('upg_marg', 'upg_age_sex', 'Identity(age) * Identity(sex) + Identity(sex)');
+SELECT dpm.optimize('upg_marg', 'residual', rho => 1);
+SELECT dpm.optimize('upg_marg', 'residual', epsilon => 1);
+SELECT dpm.optimize('upg_marg', 'hdmm');
 SELECT count(*) FROM dpm.answer('upg_days', rho => 0.25, measure => 'day', method => 'identity');
 SELECT count(*) FROM dpm.answer('upg_days', rho => 0.25, measure => 'day', aggregate => 'avg', method => 'identity');
 RESET ROLE;
@@ -188,7 +203,15 @@ full_snapshot() {
 SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
   SELECT c.relname::text t, x.r FROM pg_class c,
          LATERAL (SELECT * FROM dpm_internal.snapshot_rows(c.oid::regclass)) x(r)
-   WHERE c.relnamespace = 'dpm'::regnamespace AND c.relkind = 'r' AND c.relname <> 'interval_widths' UNION ALL
+   WHERE c.relnamespace = 'dpm'::regnamespace AND c.relkind = 'r' AND c.relname NOT IN ('interval_widths', 'strategies') UNION ALL
+  -- as in snapshot: 0.3's kronecker and residual written back as 0.2's hdmm
+  SELECT 'strategies', (j - 'kronecker' - 'residual' || jsonb_build_object('hdmm',
+           CASE WHEN coalesce(j->'residual', 'null') <> 'null'
+                THEN jsonb_build_object('kind', 'residual', 'p', j->'residual'->'attribute_sets',
+                                        'theta', CASE WHEN j->'residual'->'variances' <> 'null' THEN j->'residual'->'variances'
+                                                      ELSE j->'residual'->'table_weights' END, 'weights', NULL)
+                ELSE coalesce(j->'kronecker', j->'hdmm') END))::text
+    FROM dpm.strategies s, LATERAL to_jsonb(s) j UNION ALL
   SELECT 'budget ' || s, b::text FROM unnest(ARRAY['people', 'visits']) s, dpm.budget(s::regclass) b UNION ALL
   SELECT 'view', v::text FROM reporting.upg_view v) x GROUP BY t ORDER BY t;
 SQL
@@ -221,6 +244,15 @@ q -d upg -c "DROP FUNCTION dpm_internal.snapshot_rows(regclass)" >/dev/null
 check "every row of every catalog table of $MID_VERSION, the budgets and the published view are unchanged" \
 	"$(tf test "$before_mid" = "$after_mid")"
 [ "$before_mid" = "$after_mid" ] || diff <(echo "$before_mid") <(echo "$after_mid") | sed 's/^/    /'
+check "the residual plans are in their own column (Gaussian: variances; Laplace: table weights), HDMM's in kronecker" \
+	"$(q -c "SELECT count(*) FILTER (WHERE noise = 'gaussian' AND (s.residual).variances IS NOT NULL AND (s.residual).table_weights IS NULL) = 1
+	               AND count(*) FILTER (WHERE noise = 'laplace' AND (s.residual).table_weights IS NOT NULL AND (s.residual).variances IS NULL) = 1
+	               AND count(*) FILTER (WHERE (s.kronecker).kind IS NOT NULL) = 1
+	               AND bool_and(num_nonnulls(s.matrix, s.kronecker, s.residual) = 1)
+	          FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'upg_marg'")"
+out=$(q -c "SET ROLE regress_upg_analyst" -c "SELECT count(*) FROM dpm.explain_queries('upg_marg', epsilon => 0.1,
+             strategy => (SELECT id FROM dpm.strategies WHERE method = 'residual' AND noise = 'laplace'))" 2>&1)
+check "a moved Laplace plan is planned as before: its 20 queries explained (got: $out)" "$(tf test "$out" = 20)"
 after=$(snapshot | grep -v '^releases|\|^release_answers|\|^ledger|\|^budget visits|')
 before_01=$(grep -v '^releases|\|^release_answers|\|^ledger|\|^budget visits|' <<<"$before")
 check "and those of $OLD_VERSION (but for the releases added at $MID_VERSION)" "$(tf test "$before_01" = "$after")"
