@@ -1,6 +1,11 @@
 -- The arguments of a release request, checked before anything else runs.
 
--- Every argument of a request to dpm.answer, dpm.explain or dpm.explain_queries (a typed
+-- Each argument of a request on its own, before anything reads the catalog (src/api/request_api.c);
+-- returns the aggregate.
+CREATE OR REPLACE FUNCTION dpm_internal.check_request(req dpm_internal.answer_request) RETURNS text
+AS 'MODULE_PATHNAME', 'dpm_check_request' LANGUAGE C STABLE STRICT;
+
+-- Every check of a request to dpm.answer, dpm.explain or dpm.explain_queries (a typed
 -- dpm_internal.answer_request, as dpm_internal.release_request writes it), checked in one
 -- place, first: by each entry point before its reuse path (what earlier releases determine,
 -- sql/22_estimates.sql) and by the plan (dpm_internal.release_plan) before any strategy is
@@ -22,7 +27,6 @@ DECLARE
   sid int := req.strategy;
   mth text := req.method;
   options jsonb := coalesce(req.options, '{}');
-  confidence float8 := req.confidence;
   wl_domain int;
   is_spec boolean;
   st_workload int;
@@ -31,54 +35,11 @@ DECLARE
   targets boolean;
   cost record;
 BEGIN
-  -- the arguments alone
-  IF coalesce(req.inference, 'ls') NOT IN ('ls', 'nnls', 'nnls_integer') THEN
-    RAISE EXCEPTION 'unknown inference "%"', req.inference
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Valid: ls (least squares), nnls (non-negative least squares), nnls_integer (the same, rounded to integers).';
-  END IF;
-  IF confidence IS NOT NULL AND NOT (confidence > 0 AND confidence < 1) THEN
-    RAISE EXCEPTION 'confidence must be between 0 and 1 (exclusive), got %', confidence
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for no intervals.';
-  END IF;
+  -- the arguments alone (src/api/request_api.c)
+  aggregate := dpm_internal.check_request(req);
   ci_draws := coalesce(req.ci_draws, 1000);   -- the caller's dpm.ci_draws
-  IF ci_draws NOT BETWEEN 100 AND 100000 THEN
-    RAISE EXCEPTION 'ci_draws must be between 100 and 100000, got %', ci_draws
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  aggregate := coalesce(req.aggregate, CASE WHEN req.measure IS NULL THEN 'count' ELSE 'sum' END);
-  IF aggregate NOT IN ('count', 'sum', 'avg') THEN
-    RAISE EXCEPTION 'unknown aggregate "%"', aggregate
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Valid: count, sum (of a measure), avg (of a measure).';
-  END IF;
-  IF (aggregate = 'count') <> (req.measure IS NULL) THEN
-    RAISE EXCEPTION '%', CASE aggregate WHEN 'count' THEN 'aggregate count counts rows: it takes no measure'
-                                        ELSE format('aggregate %s needs a measure', aggregate) END
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Measures are listed in dpm.measures.';
-  END IF;
-  IF req.sum_share IS NOT NULL AND aggregate <> 'avg' THEN
-    RAISE EXCEPTION 'sum_share splits the charge of an average: it needs aggregate avg'
-      USING ERRCODE = 'invalid_parameter_value';
-  END IF;
   sum_share := req.sum_share;
-  IF NOT (sum_share > 0 AND sum_share < 1) THEN
-    RAISE EXCEPTION 'sum_share must be between 0 and 1 (exclusive), got %', sum_share
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Pass NULL for the share that minimizes the error of a typical average.';
-  END IF;
   delta := coalesce(req.delta, 0);
-  PERFORM dpm_internal.check_privacy_args(req.epsilon, delta, req.rho);
-  IF sid IS NOT NULL AND mth IS NOT NULL THEN
-    RAISE EXCEPTION 'give a strategy or a method, not both' USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  IF coalesce(mth, CASE WHEN sid IS NULL THEN 'auto' END) = 'auto' AND options <> '{}' THEN
-    RAISE EXCEPTION 'method auto takes no options' USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  -- the method's name (its options are checked once the workload says how it is built, below)
-  IF mth <> 'auto' AND NOT EXISTS (SELECT 1 FROM dpm.strategy_methods() m WHERE m.method = mth) THEN
-    RAISE EXCEPTION 'unknown strategy method "%"', mth
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = format('Valid: auto, %s.', (SELECT string_agg(m.method, ', ') FROM dpm.strategy_methods() m));
-  END IF;
 
   -- the catalog rows they name (the workload's without its matrix: megabytes)
   SELECT w.id, w.domain_id, w.spec IS NOT NULL INTO wl_id, wl_domain, is_spec
@@ -157,9 +118,9 @@ BEGIN
   END IF;
   -- Laplace intervals take ceil(c (N + 1)) <= N simulated draws (src/mechanism/interval.h); an
   -- average's take those of its sum and count at 1 - (1 - c) / 2
-  IF noise = 'laplace' AND confidence IS NOT NULL
-     AND ceil(dpm_internal.part_confidence(confidence, aggregate = 'avg') * (ci_draws + 1)) > ci_draws THEN
-    RAISE EXCEPTION 'confidence % needs more than dpm.ci_draws = % simulated draws of the noise', confidence, ci_draws
+  IF noise = 'laplace' AND req.confidence IS NOT NULL
+     AND ceil(dpm_internal.part_confidence(req.confidence, aggregate = 'avg') * (ci_draws + 1)) > ci_draws THEN
+    RAISE EXCEPTION 'confidence % needs more than dpm.ci_draws = % simulated draws of the noise', req.confidence, ci_draws
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Raise dpm.ci_draws, or ask for a lower confidence.';
   END IF;
 END

@@ -576,8 +576,9 @@ CREATE OR REPLACE FUNCTION dpm_internal.release_request(workload text, epsilon f
                                      period_from date DEFAULT NULL, period_to date DEFAULT NULL)
 RETURNS dpm_internal.answer_request LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  -- delta not given is 0: pure or zCDP; the caller's dpm.ci_draws, which the worker does not see
-  SELECT ROW(workload, epsilon, coalesce(delta, 0), rho, strategy, method, options, inference, confidence,
+  -- delta not given is 0: pure or zCDP; options null (JSON) none; the caller's dpm.ci_draws,
+  -- which the worker does not see
+  SELECT ROW(workload, epsilon, coalesce(delta, 0), rho, strategy, method, nullif(options, 'null'), inference, confidence,
              nullif(current_setting('dpm.ci_draws', true), '')::int, measure, aggregate, sum_share, period_from,
              period_to, NULL)::dpm_internal.answer_request
 $$;
