@@ -13,6 +13,23 @@ fi
 
 createdb dpm_reference
 psql -X -q -d dpm_reference -c "SET client_min_messages = warning" -c "CREATE EXTENSION dpmatrix"
+# the errors each C entry point raises itself (symbol, condition, message), for the lists below;
+# not check_privacy_args's, whose messages depend on its use (the summary at the end has them)
+python3 - <<'PY' | psql -X -q -d dpm_reference -c "CREATE TABLE c_errors (symbol text, code text, msg text)" \
+	-c "COPY c_errors FROM STDIN"
+import glob, re
+for path in sorted(glob.glob('src/**/*.c', recursive=True)):
+    src = open(path).read()
+    for f in re.finditer(r'(?m)^(dpm_\w+)\(PG_FUNCTION_ARGS\)\n\{', src):
+        if f.group(1) == 'dpm_check_privacy_args':
+            continue
+        body = src[f.end():]
+        body = body[:re.search(r'(?m)^\}', body).start()]
+        for e in re.finditer(r'ereport\(ERROR,\s*\(errcode\(ERRCODE_(\w+)\),\s*(.*?)\)\);', body, re.S):
+            for msg in re.findall(r'errmsg\("((?:[^"\\]|\\.)*)"', e.group(2)):
+                msg = re.sub(r'%[-+ 0#]*[0-9.*]*[lhz]*[sdgfiu]', '%', msg).replace('\\"', '"')
+                print('\t'.join([f.group(1), e.group(1).lower(), msg.replace('\\', '\\\\')]))
+PY
 out=doc/reference.md
 {
 cat <<'MD'
@@ -24,9 +41,10 @@ explains how the pieces fit. Every function of the interface lives in schema `dp
 granted `EXECUTE` (`PUBLIC`: everyone; `dpm_admin`: custodians; `dpm_analyst`: analysts, and
 custodians, who are members of it).
 
-Errors are listed with their SQLSTATE condition name, as raised by the function's SQL and the
-internal SQL functions it calls (messages with `%` placeholders). Checks made in C raise, with
-clear messages, the conditions summarized at the end.
+Errors are listed with their SQLSTATE condition name, as raised by the function's SQL, the
+internal SQL functions it calls and the C functions they call, each by its own checks (messages
+with `%` placeholders). Checks made deeper in C raise, with clear messages, the conditions
+summarized at the end.
 
 MD
 psql -X -q -At -d dpm_reference <<'SQL'
@@ -51,6 +69,10 @@ WITH RECURSIVE pub AS (
          replace(e[1], '''''', '''') AS msg
     FROM calls c JOIN pg_proc cp ON cp.oid = c.callee,
          LATERAL regexp_matches(cp.prosrc, $re$RAISE EXCEPTION '((?:[^']|'')*)'([^;]*);$re$, 'g') e
+  UNION
+  SELECT c.root, x.code, x.msg
+    FROM calls c JOIN pg_proc cp ON cp.oid = c.callee JOIN c_errors x ON x.symbol = cp.prosrc
+   WHERE cp.prolang = (SELECT oid FROM pg_language WHERE lanname = 'c')
 ), grants AS (
   SELECT p.oid, string_agg(DISTINCT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE a.grantee::regrole::text END, ', ') AS who
     FROM pub p, LATERAL aclexplode(coalesce((SELECT proacl FROM pg_proc WHERE oid = p.oid), acldefault('f', 10))) a
