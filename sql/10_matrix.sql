@@ -96,9 +96,9 @@ AS 'MODULE_PATHNAME', 'dpm_method_rules_out' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE OR REPLACE FUNCTION dpm_internal.auto_candidates(method text, noise text, n int) RETURNS text[]
 AS 'MODULE_PATHNAME', 'dpm_auto_candidates' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
--- How a method builds over a spec (matrix, identity, kronecker, residual); whether its strategy
--- has rank(W) rows; whether its lower_bound bounds every strategy's error.
-CREATE OR REPLACE FUNCTION dpm_internal.method_traits(method text, OUT spec_build text, OUT rows_are_rank boolean,
+-- Whether a method's build finds its own lower bound (auto need not compute the workload's for
+-- it); whether its strategy has rank(W) rows; whether its lower_bound bounds every strategy's error.
+CREATE OR REPLACE FUNCTION dpm_internal.method_traits(method text, OUT own_bound boolean, OUT rows_are_rank boolean,
                                                        OUT certifies boolean)
 AS 'MODULE_PATHNAME', 'dpm_method_traits' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 

@@ -33,9 +33,23 @@ AS $$
     FROM dpm.strategies s WHERE s.id = sid
 $$;
 
--- A strategy for a workload, built (the optimization runs here, in the caller's backend) but not
--- stored: its id is NULL.  Reads no data.
--- known_bound: the workload's SVD bound when the caller has it (method auto computes it once).
+-- A strategy for a workload, built the way the registry says its method builds (src/api/
+-- strategy_build_api.c: W and a dense builder, HDMM's optimizers over the spec, a Kronecker
+-- product of identities, or ResidualPlanner), in the form it is kept in, with what dpm.strategies
+-- records of it; known_bound: the workload's SVD bound when the caller has it (method auto
+-- computes it once).
+CREATE OR REPLACE FUNCTION dpm_internal.build_strategy(wl dpm.workloads, dom dpm.domains, method text, noise text,
+                                                        options jsonb, known_bound float8,
+                                                        OUT matrix float8[], OUT kronecker dpm.kronecker_strategy,
+                                                        OUT residual dpm.residual_plan, OUT rows int,
+                                                        OUT sensitivity_l1 float8, OUT sensitivity_l2 float8,
+                                                        OUT profile float8[], OUT profile_trace float8,
+                                                        OUT max_profile float8, OUT iterations int,
+                                                        OUT lower_bound float8, OUT bound float8, OUT optimize_ms float8)
+AS 'MODULE_PATHNAME', 'dpm_build_strategy' LANGUAGE C VOLATILE;
+
+-- The same as a row of dpm.strategies, built (the optimization runs here, in the caller's
+-- backend) but not stored: its id is NULL.  Reads no data.
 CREATE OR REPLACE FUNCTION dpm_internal.strategy_build(workload_id int, method text, noise text, options jsonb,
                                                        known_bound float8 DEFAULT NULL)
 RETURNS dpm.strategies
@@ -44,114 +58,32 @@ AS $$
 DECLARE
   wl dpm.workloads;
   st dpm.strategies;
-  t0 timestamptz := clock_timestamp();
-  dom dpm.domains;
-  hd record;
-  rb record;
-  rep record;
-  bound float8;
-  wopt float8[];
-  profile float8[];
-  trace float8;
-  maxp float8;
-  build text := (dpm_internal.method_traits(method)).spec_build;   -- the registry's: how it builds over a spec
+  b record;
 BEGIN
   SELECT * INTO wl FROM dpm.workloads w WHERE w.id = workload_id;
-  SELECT * INTO dom FROM dpm.domains d WHERE d.id = wl.domain_id;
+  b := dpm_internal.build_strategy(wl, (SELECT d FROM dpm.domains d WHERE d.id = wl.domain_id), method, noise, options,
+                                   known_bound);
   st.workload_id := wl.id;
   st.method := method;
   st.options := options;
   st.noise := noise;
   st.created_by := dpm_internal.invoker();
   st.created_at := now();
-  -- a workload kept as its spec (sql/18_workloads.sql): W is built for the dense optimizers if it
-  -- fits dpm.max_matrix_mb
-  IF wl.matrix IS NULL AND wl.spec IS NOT NULL AND wl.n IS NOT NULL AND build = 'matrix'
-     AND wl.m::float8 * wl.n * 8 <= dpm_internal.max_matrix_bytes() THEN
-    wl.matrix := (dpm_internal.workload_matrix(wl.spec, dom, true, false)).matrix;
-  END IF;
-  IF build = 'residual' THEN
-    -- ResidualPlanner over the spec's marginals: kept as its residuals' sets and variances
-    IF wl.spec IS NULL THEN
-      RAISE EXCEPTION 'method residual needs a workload given as a spec, not an explicit matrix'
-        USING ERRCODE = 'feature_not_supported';
-    END IF;
-    rb := dpm_internal.residual_build(wl.spec, dom, options || jsonb_build_object('noise', noise));
-    st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
-    st.residual := ROW(rb.subsets, CASE WHEN noise = 'gaussian' THEN rb.variances END,
-                       CASE WHEN noise = 'laplace' THEN rb.variances END)::dpm.residual_plan;
-    PERFORM dpm_internal.strategy_tables(st.matrix, st.kronecker, st.residual, st.noise, wl.spec, dom);
-    st.rows := rb.rows;
-    st.sensitivity_l1 := rb.sensitivity_l1;
-    st.sensitivity_l2 := sqrt(rb.cost2);
-    trace := rb.profile_trace;
-    maxp := rb.max_profile;
-    st.iterations := rb.iterations;
-    -- T^2 certifies a plan for marginals; with other blocks, the SVD bound where the domain is dense
-    bound := coalesce(rb.bound, CASE WHEN dom.n IS NOT NULL THEN dpm_internal.spec_svd_bound(wl.spec, dom) END);
-    st.lower_bound := bound;
-  ELSIF build = 'kronecker' AND wl.spec IS NOT NULL THEN
-    -- implicit: optimized and evaluated from the spec's blocks, never a matrix over the cells
-    hd := dpm_internal.hdmm(wl.spec, dom,
-                    options || jsonb_build_object('noise', noise));
-    st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
-    st.kronecker := ROW(hd.kind, hd.p, hd.theta, hd.weights)::dpm.kronecker_strategy;
-    st.sensitivity_l1 := dpm_internal.hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 1);
-    st.sensitivity_l2 := dpm_internal.hdmm_sensitivity(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights, 2);
-    SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
-      FROM unnest(dpm_internal.hdmm_profile(wl.spec, dom, hd.kind, hd.p, hd.theta, hd.weights)) WITH ORDINALITY t(v, i);
-    st.rows := dpm_internal.hdmm_rows(dom.attr_sizes, hd.kind, hd.p, hd.theta, hd.weights);
-    st.iterations := hd.evaluations;
-    bound := coalesce(known_bound, dpm_internal.spec_svd_bound(wl.spec, dom));
-  ELSIF wl.n IS NULL THEN
-    RAISE EXCEPTION 'method % needs a dense cell index, which the domain of workload "%" does not have', method, wl.name
-      USING ERRCODE = 'program_limit_exceeded', HINT = 'Use method residual, which works from the spec over any domain.';
-  ELSIF build = 'identity' AND wl.spec IS NOT NULL THEN
-    -- the identity over a spec's cells, at any size, kept as a Kronecker product of identities
-    -- (HDMM's p-Identity with p = 0 on every attribute): never an n x n matrix
-    PERFORM dpm_internal.check_method_options(method, options, true);    -- none: the registry's
-    st.kronecker := ROW('kronecker', array_fill(0, ARRAY[cardinality(dom.attr_sizes)]), '{}'::float8[], NULL)::dpm.kronecker_strategy;
-    st.sensitivity_l1 := 1;
-    st.sensitivity_l2 := 1;
-    SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
-      FROM unnest(dpm_internal.hdmm_profile(wl.spec, dom, 'kronecker', (st.kronecker).p, (st.kronecker).theta, NULL)) WITH ORDINALITY t(v, i);
-    st.rows := wl.n;
-    st.iterations := 0;
-    st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
-    bound := coalesce(known_bound, dpm_internal.spec_svd_bound(wl.spec, dom));
-  ELSIF wl.matrix IS NULL THEN
-    RAISE EXCEPTION 'workload "%" has % queries over % cells: too large for a dense strategy', wl.name, wl.m, wl.n
-      USING ERRCODE = 'program_limit_exceeded',
-            HINT = 'Use method hdmm, which works from the spec without a matrix over the cells, or raise dpm.max_matrix_mb.';
-  ELSE
-    -- what the optimizers see: the rows scaled by their weights, if any
-    wopt := CASE WHEN wl.weights IS NULL THEN wl.matrix ELSE dpm_internal.scale_rows(wl.matrix, wl.weights) END;
-    IF dpm_internal.has_targets(method, options) THEN
-      -- per-query variance targets, in the workload's own units
-      rep := dpm_internal.strategy_report(wl.matrix, method, dpm_internal.fitness_options(wl, options));
-    ELSE
-      rep := dpm_internal.strategy_report(wopt, method, options || jsonb_build_object('noise', noise));
-    END IF;
-    st.optimize_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
-    st.matrix := rep.matrix;
-    st.sensitivity_l1 := dpm.sensitivity(rep.matrix, 'l1');
-    st.sensitivity_l2 := dpm.sensitivity(rep.matrix, 'l2');
-    -- Laplace error at epsilon = 1 is 2 Delta_1^2 times the profile; the trace weighs each query
-    -- by its weight^2, as the optimizers do, the largest term is in the query's own units.  The
-    -- pseudo-inverse waits until the strategy is chosen (dpm_internal.cache_strategy).
-    profile := dpm_internal.strategy_profile(wl.matrix, rep.matrix);
-    st.profile := profile;
-    SELECT sum(coalesce(wl.weights[i], 1) ^ 2 * v), max(v) INTO trace, maxp
-      FROM unnest(profile) WITH ORDINALITY t(v, i);
-    st.rows := array_length(rep.matrix, 1);
-    st.iterations := rep.iterations;
-    st.lower_bound := rep.lower_bound;
-    bound := coalesce(known_bound, dpm_internal.workload_bound(wl));
-  END IF;
-  st.profile_trace := trace;
-  st.max_profile := maxp;
+  st.matrix := b.matrix;
+  st.kronecker := b.kronecker;
+  st.residual := b.residual;
+  st.rows := b.rows;
+  st.sensitivity_l1 := b.sensitivity_l1;
+  st.sensitivity_l2 := b.sensitivity_l2;
+  st.profile := b.profile;
+  st.profile_trace := b.profile_trace;
+  st.max_profile := b.max_profile;
+  st.iterations := b.iterations;
+  st.lower_bound := b.lower_bound;
+  st.optimize_ms := b.optimize_ms;
+  -- total error over the SVD bound's, in the norm of the noise
   st.ratio_to_bound := CASE noise WHEN 'laplace' THEN st.sensitivity_l1 ^ 2 ELSE st.sensitivity_l2 ^ 2 END
-                       * trace / nullif(bound, 0);
+                       * b.profile_trace / nullif(b.bound, 0);
   RETURN st;
 END
 $$;
@@ -279,7 +211,7 @@ BEGIN
         RAISE NOTICE 'auto: trying %, candidate % of %; best so far %, % s', cand, k, cardinality(cands),
           coalesce(st.method, 'none'), round(extract(epoch FROM noted - started)::numeric, 1);
       END IF;
-      IF method = 'auto' AND bound IS NULL AND traits.spec_build <> 'residual' THEN
+      IF method = 'auto' AND bound IS NULL AND NOT traits.own_bound THEN
         BEGIN
           bound := dpm_internal.workload_bound(wl);
         EXCEPTION WHEN program_limit_exceeded THEN

@@ -127,20 +127,14 @@ dpm_auto_candidates(PG_FUNCTION_ARGS)
 }
 
 /*
- * dpm_internal.method_traits(method): how it builds over a spec (matrix,
- * identity, kronecker, residual), whether its strategy has rank(W) rows,
- * whether its lower_bound bounds every strategy's error.
+ * dpm_internal.method_traits(method): whether its build finds its own lower
+ * bound (auto need not compute the workload's for it), whether its strategy
+ * has rank(W) rows, whether its lower_bound bounds every strategy's error.
  */
 PG_FUNCTION_INFO_V1(dpm_method_traits);
 Datum
 dpm_method_traits(PG_FUNCTION_ARGS)
 {
-	static const char *const builds[] = {
-		[SPEC_BUILDS_MATRIX] = "matrix",
-		[SPEC_BUILDS_IDENTITY] = "identity",
-		[SPEC_BUILDS_KRONECKER] = "kronecker",
-		[SPEC_BUILDS_RESIDUAL] = "residual"
-	};
 	const StrategyMethod *m = method_arg(fcinfo, 0);
 	TupleDesc	tupdesc;
 	Datum		values[3];
@@ -148,7 +142,7 @@ dpm_method_traits(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	values[0] = CStringGetTextDatum(builds[m->spec_build]);
+	values[0] = BoolGetDatum(m->spec_build == SPEC_BUILDS_RESIDUAL);
 	values[1] = BoolGetDatum(m->rows_are_rank);
 	values[2] = BoolGetDatum(m->certifies);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));

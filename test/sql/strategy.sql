@@ -155,7 +155,7 @@ SELECT dpm_internal.method_rules_out('eigen', 100, true, true, 10, NULL) AS eige
 SELECT dpm_internal.method_rules_out('gaussian_optimal', 100, false, false, 10, NULL, 'laplace') AS auto_laplace,
        dpm_internal.method_rules_out('gaussian_optimal', 100, false, false, 10, NULL, 'gaussian') AS auto_gaussian,
        dpm_internal.method_rules_out('gaussian_optimal', 100, false, false, 10, NULL) AS compared;
--- what the build and auto read of each method
+-- what auto reads of each method
 SELECT m.method, t.* FROM dpm.strategy_methods() m, dpm_internal.method_traits(m.method) t;
 SELECT dpm_internal.has_targets('fitness', NULL) AS fitness, dpm_internal.has_targets('residual', '{}') AS residual,
        dpm_internal.has_targets('residual', '{"targets": 1}') AS residual_targets,
