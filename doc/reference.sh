@@ -13,22 +13,25 @@ fi
 
 createdb dpm_reference
 psql -X -q -d dpm_reference -c "SET client_min_messages = warning" -c "CREATE EXTENSION dpmatrix"
-# the errors each C entry point raises itself (symbol, condition, message), for the lists below;
-# not check_privacy_args's, whose messages depend on its use (the summary at the end has them)
-python3 - <<'PY' | psql -X -q -d dpm_reference -c "CREATE TABLE c_errors (symbol text, code text, msg text)" \
-	-c "COPY c_errors FROM STDIN"
+# what each C entry point does itself: the errors it raises (symbol, error, condition, message)
+# and the internal SQL functions it calls by signature (symbol, call, name); not
+# check_privacy_args's errors, whose messages depend on its use (the summary at the end has them)
+python3 - <<'PY' | psql -X -q -d dpm_reference -c "CREATE TABLE c_facts (symbol text, kind text, a text, b text)" \
+	-c "COPY c_facts FROM STDIN"
 import glob, re
 for path in sorted(glob.glob('src/**/*.c', recursive=True)):
     src = open(path).read()
     for f in re.finditer(r'(?m)^(dpm_\w+)\(PG_FUNCTION_ARGS\)\n\{', src):
-        if f.group(1) == 'dpm_check_privacy_args':
-            continue
         body = src[f.end():]
         body = body[:re.search(r'(?m)^\}', body).start()]
+        for name in sorted(set(re.findall(r'"dpm_internal\.(\w+)\(', body))):
+            print('\t'.join([f.group(1), 'call', name, '']))
+        if f.group(1) == 'dpm_check_privacy_args':
+            continue
         for e in re.finditer(r'ereport\(ERROR,\s*\(errcode\(ERRCODE_(\w+)\),\s*(.*?)\)\);', body, re.S):
             for msg in re.findall(r'errmsg\("((?:[^"\\]|\\.)*)"', e.group(2)):
                 msg = re.sub(r'%[-+ 0#]*[0-9.*]*[lhz]*[sdgfiu]', '%', msg).replace('\\"', '"')
-                print('\t'.join([f.group(1), e.group(1).lower(), msg.replace('\\', '\\\\')]))
+                print('\t'.join([f.group(1), 'error', e.group(1).lower(), msg.replace('\\', '\\\\')]))
 PY
 out=doc/reference.md
 {
@@ -53,16 +56,25 @@ LOAD 'dpmatrix';
 WITH RECURSIVE pub AS (
   SELECT p.oid, p.proname, p.prokind
     FROM pg_proc p WHERE p.pronamespace = 'dpm'::regnamespace
-), calls(root, callee) AS (
-  SELECT oid, oid FROM pub
-  UNION
-  SELECT c.root, q.oid
-    FROM calls c JOIN pg_proc cp ON cp.oid = c.callee,
+), edges(caller, callee) AS (
+  -- the internal functions SQL and PL/pgSQL bodies name
+  SELECT cp.oid, q.oid
+    FROM pg_proc cp,
          LATERAL regexp_matches(cp.prosrc, 'dpm_internal\.([a-z_0-9]+)\(', 'g') m
     JOIN pg_proc q ON q.pronamespace = 'dpm_internal'::regnamespace
                   -- run_release hands the request to a worker, which runs release_charge
                   AND q.proname = CASE m[1] WHEN 'run_release' THEN 'release_charge' ELSE m[1] END
    WHERE cp.prolang IN (SELECT oid FROM pg_language WHERE lanname IN ('sql', 'plpgsql'))
+  UNION
+  -- and those C entry points call by signature
+  SELECT cp.oid, q.oid
+    FROM pg_proc cp JOIN c_facts f ON f.symbol = cp.prosrc AND f.kind = 'call'
+    JOIN pg_proc q ON q.pronamespace = 'dpm_internal'::regnamespace AND q.proname = f.a
+   WHERE cp.prolang = (SELECT oid FROM pg_language WHERE lanname = 'c')
+), calls(root, callee) AS (
+  SELECT oid, oid FROM pub
+  UNION
+  SELECT c.root, e.callee FROM calls c JOIN edges e ON e.caller = c.callee
 ), errs AS (
   SELECT DISTINCT c.root,
          coalesce(substring(e[2] from $re$ERRCODE = '([A-Za-z0-9_]+)'$re$), 'raise_exception') AS code,
@@ -70,8 +82,8 @@ WITH RECURSIVE pub AS (
     FROM calls c JOIN pg_proc cp ON cp.oid = c.callee,
          LATERAL regexp_matches(cp.prosrc, $re$RAISE EXCEPTION '((?:[^']|'')*)'([^;]*);$re$, 'g') e
   UNION
-  SELECT c.root, x.code, x.msg
-    FROM calls c JOIN pg_proc cp ON cp.oid = c.callee JOIN c_errors x ON x.symbol = cp.prosrc
+  SELECT c.root, x.a, x.b
+    FROM calls c JOIN pg_proc cp ON cp.oid = c.callee JOIN c_facts x ON x.symbol = cp.prosrc AND x.kind = 'error'
    WHERE cp.prolang = (SELECT oid FROM pg_language WHERE lanname = 'c')
 ), grants AS (
   SELECT p.oid, string_agg(DISTINCT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE a.grantee::regrole::text END, ', ') AS who
