@@ -106,6 +106,23 @@ CREATE TABLE dpm.workloads (
 CREATE UNIQUE INDEX workloads_name_key ON dpm.workloads (name) WHERE dropped_at IS NULL;
 COMMENT ON TABLE dpm.workloads IS 'batches of linear counting queries over a domain';
 
+-- A column's privacy domain, for the SQL front door: what analysts may group and filter a source
+-- by, stated once per column as the bins of one attribute in dpm.create_domain's terms, kept to a
+-- grid (kind values: listed values, or those dpm.answer_keys selected, booleans among them;
+-- range: numeric bins of a finest width; calendar: date or time bins of a finest grain).  A
+-- column's measure is the dpm.measures row of the same name whose expression is the column.
+CREATE TABLE dpm.column_domains (
+  source_id   int NOT NULL REFERENCES dpm.sources ON DELETE CASCADE,
+  column_name name NOT NULL,
+  kind        text NOT NULL CHECK (kind IN ('values', 'range', 'calendar')),
+  attribute   jsonb NOT NULL,      -- the attribute definition, as dpm.create_domain takes it
+  bins        int NOT NULL CHECK (bins >= 1),
+  declared_by regrole NOT NULL DEFAULT dpm_internal.invoker(),
+  declared_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (source_id, column_name)
+);
+COMMENT ON TABLE dpm.column_domains IS 'what analysts may group and filter each column of a source by: its bins, on a grid';
+
 -- Strategies kept by their parameters, never a matrix over all cells; dpm.strategies keeps each
 -- strategy in exactly one form (a matrix, or one of these), and src/api/strategy_form_api.c is the
 -- one place that dispatches over the forms.

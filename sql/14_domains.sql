@@ -336,3 +336,162 @@ EXCEPTION WHEN unique_violation THEN
 END
 $$;
 COMMENT ON FUNCTION dpm.rename_domain(text, text) IS 'custodian: rename a domain';
+
+-- One column's privacy domain, checked as a domain's attribute is, and kept to a grid: a plain
+-- column of the source with "values" (listed, or {"selection": id}) or "bins" {min, max, width}
+-- (numbers, or dates and times: calendar bins).  Returns the row dpm.column_domains keeps.
+CREATE OR REPLACE FUNCTION dpm_internal.column_domain(src dpm.sources, source regclass, def jsonb,
+                                                      OUT column_name name, OUT kind text, OUT attribute jsonb,
+                                                      OUT bins int)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  col text := CASE WHEN jsonb_typeof(def) = 'object' THEN def->>'column' END;
+  typ regtype;
+  extra text;
+  r record;
+BEGIN
+  IF col IS NULL THEN
+    RAISE EXCEPTION 'a column''s domain is an object naming its "column": %', def
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'For example {"column": "age", "bins": {"min": 0, "max": 100, "width": 5}} or {"column": "sex", "values": ["F", "M"]}.';
+  END IF;
+  SELECT a.atttypid::regtype INTO typ FROM pg_attribute a
+   WHERE a.attrelid = source AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'column "%" of "%" does not exist', col, source USING ERRCODE = 'undefined_column';
+  END IF;
+  SELECT string_agg(k, ', ' ORDER BY k) INTO extra FROM jsonb_object_keys(def) k WHERE k NOT IN ('column', 'values', 'bins');
+  IF extra IS NOT NULL OR (def ? 'values') = (def ? 'bins') THEN
+    RAISE EXCEPTION 'the domain of column "%" must give either "values" or "bins" {min, max, width}%', col,
+      CASE WHEN extra IS NOT NULL THEN format(', not %s', extra) ELSE '' END
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Expressions, conditions and bins of unequal widths belong to dpm.create_domain; a column''s domain is a grid the front door filters and groups on.';
+  END IF;
+  IF def ? 'bins' AND (jsonb_typeof(def->'bins') IS DISTINCT FROM 'object' OR NOT def->'bins' ?& ARRAY['min', 'max', 'width']) THEN
+    RAISE EXCEPTION 'the bins of column "%" must be {"min": ..., "max": ..., "width": ...}', col
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Explicit intervals and conditions belong to dpm.create_domain.';
+  END IF;
+  column_name := col;
+  kind := CASE WHEN def ? 'values' THEN 'values'
+               WHEN typ IN ('date'::regtype, 'timestamp'::regtype, 'timestamptz'::regtype) THEN 'calendar'
+               ELSE 'range' END;
+  attribute := jsonb_build_object('name', col, 'column', col) || (def - 'column');
+  -- checked as dpm.create_domain checks an attribute: its bins, and its expression planned
+  -- against the source with the custodian's rights, reading no row
+  r := dpm_internal.attribute_bins(source, dpm_internal.selected_values(src, attribute));
+  bins := cardinality(r.labels);
+  IF bins > dpm_internal.max_cells() THEN
+    RAISE EXCEPTION 'column "%" has % bins, more than dpm.max_cells (%)', col, bins, dpm_internal.max_cells()
+      USING ERRCODE = 'program_limit_exceeded', HINT = 'Use coarser bins, or raise dpm.max_cells.';
+  END IF;
+  PERFORM dpm_internal.plan_cells(format('num_nulls(VARIADIC %s)', dpm_internal.bins_expr(ARRAY[r.expr])), source,
+                                  dpm_internal.invoker());
+  PERFORM dpm_internal.check_cells(dpm_internal.invoker(), source, col, ARRAY[r.aname], ARRAY[r.expr]);
+END
+$$;
+
+-- The privacy domains of a source's columns, for the SQL front door: each column of columns (a
+-- JSON array of {"column": ..., "values" | "bins": ...}, or {"column": ..., "measure": {"lo",
+-- "hi"}} for a measure of that name), and each attribute of domain from_domain that is a plain
+-- column on a grid.  A column declared again is replaced; all or nothing.
+CREATE OR REPLACE FUNCTION dpm.set_column_domains(source regclass, columns jsonb DEFAULT NULL, from_domain text DEFAULT NULL)
+RETURNS TABLE(column_name name, kind text, bins int)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  src dpm.sources;
+  def jsonb;
+  defs jsonb := '[]';
+  d dpm.domains;
+  c record;
+  m dpm.measures;
+  skipped text[] := '{}';
+BEGIN
+  IF source IS NULL OR (columns IS NULL AND from_domain IS NULL) THEN
+    RAISE EXCEPTION 'give a source and its columns, or a domain of it to take them from' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  src := dpm_internal.source(source);
+  PERFORM dpm_internal.check_can_read(source);
+  IF columns IS NOT NULL THEN
+    IF jsonb_typeof(columns) IS DISTINCT FROM 'array' OR jsonb_array_length(columns) = 0 THEN
+      RAISE EXCEPTION 'columns must be a non-empty JSON array of column domains' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    defs := columns;
+  END IF;
+  IF from_domain IS NOT NULL THEN
+    d := dpm_internal.domain(from_domain);
+    IF d.source_id <> src.id THEN
+      RAISE EXCEPTION 'domain "%" is of another source', from_domain USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- its attributes on a grid of a plain column; the others are named
+    FOR def IN SELECT a FROM jsonb_array_elements(d.attributes) a LOOP
+      IF def ? 'column' AND NOT def ? 'expression' AND (def ? 'values' OR jsonb_typeof(def->'bins') = 'object') THEN
+        defs := defs || jsonb_build_array(jsonb_build_object('column', def->'column')
+                                          || jsonb_strip_nulls(jsonb_build_object('values', def->'values', 'bins', def->'bins')));
+      ELSE
+        skipped := skipped || coalesce(def->>'name', def->>'column');
+      END IF;
+    END LOOP;
+    IF cardinality(skipped) > 0 THEN
+      RAISE NOTICE 'domain "%": attributes % are not a plain column on a grid, and were not taken', from_domain,
+        array_to_string(skipped, ', ')
+        USING HINT = 'Declare those columns with values or bins {min, max, width} in columns.';
+    END IF;
+  END IF;
+  FOR def IN SELECT a FROM jsonb_array_elements(defs) a LOOP
+    IF jsonb_typeof(def) = 'object' AND def ? 'measure' THEN
+      -- a measure named after its column, clamped to its bounds
+      IF jsonb_typeof(def->'measure') IS DISTINCT FROM 'object' OR NOT def->'measure' ?& ARRAY['lo', 'hi']
+         OR (SELECT count(*) FROM jsonb_object_keys(def) k WHERE k NOT IN ('column', 'measure')) > 0 THEN
+        RAISE EXCEPTION 'a measure column is {"column": ..., "measure": {"lo": ..., "hi": ...}}: %', def
+          USING ERRCODE = 'invalid_parameter_value';
+      END IF;
+      SELECT * INTO m FROM dpm.measures x
+       WHERE x.source_id = src.id AND x.name = def->>'column' AND x.dropped_at IS NULL;
+      IF m.id IS NULL THEN
+        PERFORM dpm.create_measure(def->>'column', source, quote_ident(def->>'column'), (def->'measure'->>'lo')::float8,
+                                   (def->'measure'->>'hi')::float8);
+      ELSIF m.expression <> quote_ident(def->>'column') OR m.lo <> (def->'measure'->>'lo')::float8
+            OR m.hi <> (def->'measure'->>'hi')::float8 THEN
+        RAISE EXCEPTION 'source "%" already has a measure "%" of other bounds or expression', source, def->>'column'
+          USING ERRCODE = 'duplicate_object',
+                HINT = 'Releases keep the measures they summed: drop it first (dpm.drop_measure), then declare it again.';
+      END IF;
+      column_name := def->>'column'; kind := 'measure'; bins := NULL;
+      RETURN NEXT;
+      CONTINUE;
+    END IF;
+    c := dpm_internal.column_domain(src, source, def);
+    INSERT INTO dpm.column_domains AS x (source_id, column_name, kind, attribute, bins)
+    VALUES (src.id, c.column_name, c.kind, c.attribute, c.bins)
+    ON CONFLICT ON CONSTRAINT column_domains_pkey DO UPDATE
+      SET kind = EXCLUDED.kind, attribute = EXCLUDED.attribute, bins = EXCLUDED.bins,
+          declared_by = EXCLUDED.declared_by, declared_at = EXCLUDED.declared_at;
+    column_name := c.column_name; kind := c.kind; bins := c.bins;
+    RETURN NEXT;
+  END LOOP;
+END
+$$;
+COMMENT ON FUNCTION dpm.set_column_domains(regclass, jsonb, text) IS
+  'custodian: declare what analysts may group and filter each column of a source by (values, or bins of a finest width), and its measures';
+
+CREATE OR REPLACE FUNCTION dpm.drop_column_domain(source regclass, column_name name) RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  src dpm.sources := dpm_internal.source(source);
+BEGIN
+  PERFORM dpm_internal.check_can_read(source);
+  DELETE FROM dpm.column_domains x WHERE x.source_id = src.id AND x.column_name = column_name;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'column "%" of "%" has no declared domain', column_name, source
+      USING ERRCODE = 'undefined_object', HINT = 'The declared ones are in dpm.column_domains.';
+  END IF;
+END
+$$;
+COMMENT ON FUNCTION dpm.drop_column_domain(regclass, name) IS
+  'custodian: withdraw a column''s privacy domain; its measures stay (dpm.drop_measure)';

@@ -31,7 +31,8 @@ GRANT EXECUTE ON FUNCTION
   dpm.histogram(int, int)
   TO PUBLIC;
 GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.releases,
-                dpm.release_answers, dpm.release_measurements, dpm.release_keys, dpm.measures, dpm.ledger, dpm.publications, dpm.progress TO dpm_analyst;
+                dpm.release_answers, dpm.release_measurements, dpm.release_keys, dpm.measures, dpm.column_domains, dpm.ledger,
+                dpm.publications, dpm.progress TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[], float8[]),
   dpm.optimize(text, float8, float8, float8, text, jsonb, text),
@@ -54,6 +55,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.create_domain(text, regclass, jsonb), dpm.domain_coverage(text), dpm.exact_answers(text, text, text),
   dpm.publish(bigint, text, regrole), dpm.unpublish(text),
   dpm.create_measure(text, regclass, text, float8, float8, text), dpm.drop_measure(text, regclass),
+  dpm.set_column_domains(regclass, jsonb, text), dpm.drop_column_domain(regclass, name),
   dpm_internal.random_key(), dpm_internal.marginal_counts(int[], int[], int[]),
   dpm_internal.histogram_sum(int, int, float8, float8, float8, int), dpm_internal.numeric_measure(numeric, float8, float8),
   dpm_internal.marginal_sums(int[], int[], int[], float8, float8, float8, int),

@@ -91,3 +91,21 @@ DROP FUNCTION IF EXISTS dpm_internal.run_release(jsonb, dpm.strategies[]);
 DROP FUNCTION IF EXISTS dpm_internal.release_charge(regrole, jsonb);
 DROP FUNCTION IF EXISTS dpm_internal.store_built(dpm.strategies[], jsonb);
 DROP FUNCTION IF EXISTS dpm_internal.period_request(dpm.sources, int4range);
+
+-- the front door's privacy domains on columns (sql/02_catalog.sql)
+-- A column's privacy domain, for the SQL front door: what analysts may group and filter a source
+-- by, stated once per column as the bins of one attribute in dpm.create_domain's terms, kept to a
+-- grid (kind values: listed values, or those dpm.answer_keys selected, booleans among them;
+-- range: numeric bins of a finest width; calendar: date or time bins of a finest grain).  A
+-- column's measure is the dpm.measures row of the same name whose expression is the column.
+CREATE TABLE dpm.column_domains (
+  source_id   int NOT NULL REFERENCES dpm.sources ON DELETE CASCADE,
+  column_name name NOT NULL,
+  kind        text NOT NULL CHECK (kind IN ('values', 'range', 'calendar')),
+  attribute   jsonb NOT NULL,      -- the attribute definition, as dpm.create_domain takes it
+  bins        int NOT NULL CHECK (bins >= 1),
+  declared_by regrole NOT NULL DEFAULT dpm_internal.invoker(),
+  declared_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (source_id, column_name)
+);
+COMMENT ON TABLE dpm.column_domains IS 'what analysts may group and filter each column of a source by: its bins, on a grid';
