@@ -1,0 +1,66 @@
+-- The SQL front door's compiler (issue 44, item 2, first part): an analyst's SELECT parsed and
+-- analyzed by PostgreSQL's own parser (never by matching strings), described as the front door
+-- maps it, or refused naming the construct and saying what is supported.  Nothing runs: the
+-- table is never read (its privileges stay as they are).
+\set SHOW_CONTEXT never
+CREATE TABLE qc_people (id int, sex text, age int, joined date, member boolean, rating numeric,
+                        region varchar(10));
+CREATE TABLE qc_other (id int);
+CREATE ROLE regress_qc_analyst;
+GRANT USAGE ON SCHEMA dpm_internal TO regress_qc_analyst;
+GRANT EXECUTE ON FUNCTION dpm_internal.compile_query(text) TO regress_qc_analyst;
+
+-- supported: grouping columns and count, sum, avg of columns, in any order and with aliases
+SELECT jsonb_pretty(dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex'));
+SELECT dpm_internal.compile_query('SELECT count(*) AS n, sum(rating), sex, avg(rating) AS mean FROM qc_people GROUP BY sex');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people');
+SELECT dpm_internal.compile_query('SELECT sex, region, count(age) FROM public.qc_people GROUP BY region, sex');
+-- WHERE: comparisons either way round (the operator seen from the column), BETWEEN as two
+-- comparisons, IN and NOT IN lists, IS [NOT] NULL, AND, OR, NOT; constants as their type's text
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people WHERE age >= 18 AND 65 > age')->'where';
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people WHERE age BETWEEN 18 AND 64')->'where';
+SELECT dpm_internal.compile_query($$SELECT count(*) FROM qc_people WHERE sex IN ('F', 'M') OR region NOT IN ('north')$$)->'where';
+SELECT dpm_internal.compile_query($$SELECT count(*) FROM qc_people WHERE region NOT IN ('north', 'south')$$)->'where';
+SELECT dpm_internal.compile_query($$SELECT count(*) FROM qc_people WHERE NOT (member IS NULL) AND joined < '2025-01-01'$$)->'where';
+SELECT dpm_internal.compile_query($$SELECT count(*) FROM qc_people WHERE region = 'o''brien' AND sex <> 'F'$$)->'where';
+-- what the analyst may not read is still analyzed, not run
+SET ROLE regress_qc_analyst;
+SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex')->>'source';
+SELECT count(*) FROM qc_people;
+RESET ROLE;
+
+-- refused before anything runs, naming the construct
+SELECT dpm_internal.compile_query('SELECT * FROM qc_people');
+SELECT dpm_internal.compile_query('SELECT id FROM qc_people');
+SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people; SELECT 1');
+SELECT dpm_internal.compile_query('DELETE FROM qc_people');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people UNION SELECT count(*) FROM qc_people');
+SELECT dpm_internal.compile_query('WITH t AS (SELECT * FROM qc_people) SELECT count(*) FROM t');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM (SELECT * FROM qc_people) s');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people p JOIN qc_other o ON o.id = p.id');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people, qc_other');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people WHERE id IN (SELECT id FROM qc_other)');
+SELECT dpm_internal.compile_query('SELECT count(*) OVER () FROM qc_people');
+SELECT dpm_internal.compile_query('SELECT DISTINCT sex FROM qc_people');
+SELECT dpm_internal.compile_query('SELECT count(DISTINCT sex) FROM qc_people');
+SELECT dpm_internal.compile_query('SELECT count(*) FILTER (WHERE age > 3) FROM qc_people');
+SELECT dpm_internal.compile_query('SELECT max(age) FROM qc_people');
+SELECT dpm_internal.compile_query('SELECT sum(age * 2) FROM qc_people');
+SELECT dpm_internal.compile_query('SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY age) FROM qc_people');
+SELECT dpm_internal.compile_query('SELECT count(*) * 2 FROM qc_people');
+SELECT dpm_internal.compile_query('SELECT age / 10, count(*) FROM qc_people GROUP BY age / 10');
+SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY ROLLUP (sex)');
+SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex HAVING count(*) > 10');
+SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex ORDER BY 2 LIMIT 1');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people WHERE age + 1 > 3');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people WHERE age > id');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people WHERE sex LIKE ''F%''');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people WHERE age = NULL');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people WHERE sex IN (''F'', NULL)');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people WHERE xmin = ''1''');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people TABLESAMPLE SYSTEM (10)');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people FOR UPDATE');
+SELECT dpm_internal.compile_query('VALUES (1)');
+SELECT dpm_internal.compile_query('SELECT count(*) FROM no_such_table');
+SELECT dpm_internal.compile_query('SELEC count(*)');
