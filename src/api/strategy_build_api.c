@@ -116,6 +116,18 @@ profile_totals(ArrayType *profile, Datum weights, bool no_weights, double *trace
 	}
 }
 
+/* the same for a Kronecker strategy (kind, p, theta, weights in k) over the spec's queries */
+static void
+kronecker_totals(Datum spec, Datum dom, const Datum *k, const bool *k_null, Datum weights, bool no_weights,
+				 double *trace, double *maxp)
+{
+	Datum		a[6] = {spec, dom, k[0], k[1], k[2], k[3]};
+	bool		an[6] = {false, false, k_null[0], k_null[1], k_null[2], k_null[3]};
+
+	profile_totals(DatumGetArrayTypeP(call_value("dpm_internal.hdmm_profile(text,dpm.domains,text,int[],float8[],float8[])",
+												 6, a, an)), weights, no_weights, trace, maxp);
+}
+
 /* the columns of the result, in the order of dpm_internal.build_strategy's OUT arguments */
 enum
 {
@@ -273,15 +285,7 @@ dpm_build_strategy(PG_FUNCTION_ARGS)
 		out[B_L2] = call_value("dpm_internal.hdmm_sensitivity(int[],text,int[],float8[],float8[],int)", 6, a, an);
 		out[B_ROWS] = call_value("dpm_internal.hdmm_rows(int[],text,int[],float8[],float8[])", 5, a, an);
 		out_null[B_L1] = out_null[B_L2] = out_null[B_ROWS] = false;
-		a[0] = spec;
-		a[1] = dom;
-		for (int i = 0; i < 4; i++)
-		{
-			a[2 + i] = k[i];
-			an[2 + i] = k_null[i];
-		}
-		profile_totals(DatumGetArrayTypeP(call_value("dpm_internal.hdmm_profile(text,dpm.domains,text,int[],float8[],float8[])",
-													 6, a, an)), weights, no_weights, &trace, &maxp);
+		kronecker_totals(spec, dom, k, k_null, weights, no_weights, &trace, &maxp);
 		for (int i = 0; i < MAX_CALL_ARGS; i++)
 			an[i] = false;
 		out[B_ITERATIONS] = row_field(hd, "evaluations", &out_null[B_ITERATIONS]);
@@ -317,15 +321,7 @@ dpm_build_strategy(PG_FUNCTION_ARGS)
 		out_null[B_KRONECKER] = false;
 		out[B_L1] = out[B_L2] = Float8GetDatum(1.0);
 		out_null[B_L1] = out_null[B_L2] = false;
-		a[0] = spec;
-		a[1] = dom;
-		for (int i = 0; i < 4; i++)
-		{
-			a[2 + i] = k[i];
-			an[2 + i] = k_null[i];
-		}
-		profile_totals(DatumGetArrayTypeP(call_value("dpm_internal.hdmm_profile(text,dpm.domains,text,int[],float8[],float8[])",
-													 6, a, an)), weights, no_weights, &trace, &maxp);
+		kronecker_totals(spec, dom, k, k_null, weights, no_weights, &trace, &maxp);
 		for (int i = 0; i < MAX_CALL_ARGS; i++)
 			an[i] = false;
 		out[B_ROWS] = n;
