@@ -40,6 +40,19 @@ typedef int ProcNumber;
 #endif
 
 /*
+ * 18's parse analysis adds a range table entry for the grouping step
+ * (RTE_GROUP, with the grouped expressions in groupexprs), which the select
+ * list's grouped Vars point to.  Before, no entry has that kind and those
+ * Vars point to the table (nodes/parsenodes.h first).
+ */
+#if PG_VERSION_NUM >= 180000
+#define dpm_group_exprs(rte) ((rte)->groupexprs)
+#else
+#define RTE_GROUP ((RTEKind) -1)
+#define dpm_group_exprs(rte) ((List *) NIL)
+#endif
+
+/*
  * The role a range table entry's privileges are checked as (InvalidOid: the
  * current user): 16 moved it from the entry to the query's RTEPermissionInfo
  * list.  The user includes parser/parse_relation.h.

@@ -23,6 +23,7 @@
 #include "utils/json.h"
 #include "utils/lsyscache.h"
 
+#include "pg_compat.h"
 #include "query/compile.h"
 
 #define SUPPORTED "dpm.query answers a SELECT of grouping columns and count(*), count(column), sum(column) or " \
@@ -37,20 +38,30 @@ refuse(const char *construct)
 			 errhint(SUPPORTED)));
 }
 
-/* the column of the source a Var names (through implicit relabelings), or NULL */
+/*
+ * The column of the source a Var names (through implicit relabelings, and
+ * the grouping step's entry), or NULL
+ */
 static const char *
 column_of(Query *q, Node *n)
 {
-	while (n && IsA(n, RelabelType))
-		n = (Node *) ((RelabelType *) n)->arg;
-	if (n && IsA(n, Var) && ((Var *) n)->varlevelsup == 0 && ((Var *) n)->varattno > 0)
+	for (;;)
 	{
-		Var		   *v = (Var *) n;
-		RangeTblEntry *rte = rt_fetch(v->varno, q->rtable);
+		Var		   *v;
+		RangeTblEntry *rte;
 
-		return get_attname(rte->relid, v->varattno, false);
+		while (n && IsA(n, RelabelType))
+			n = (Node *) ((RelabelType *) n)->arg;
+		if (!(n && IsA(n, Var) && ((Var *) n)->varlevelsup == 0 && ((Var *) n)->varattno > 0))
+			return NULL;
+		v = (Var *) n;
+		rte = rt_fetch(v->varno, q->rtable);
+		if (rte->rtekind == RTE_RELATION)
+			return get_attname(rte->relid, v->varattno, false);
+		if (rte->rtekind != RTE_GROUP)
+			return NULL;
+		n = list_nth(dpm_group_exprs(rte), v->varattno - 1);
 	}
-	return NULL;
 }
 
 static void
@@ -281,10 +292,12 @@ query_compile(const char *sql)
 		refuse("GROUPING SETS, ROLLUP or CUBE (not yet)");
 	if (q->havingQual || q->sortClause || q->limitCount || q->limitOffset)
 		refuse("HAVING, ORDER BY, LIMIT or OFFSET (not yet)");
-	if (list_length(q->rtable) != 1 || list_length(q->jointree->fromlist) != 1 ||
-		!IsA(linitial(q->jointree->fromlist), RangeTblRef))
+	if (list_length(q->jointree->fromlist) != 1 || !IsA(linitial(q->jointree->fromlist), RangeTblRef))
 		refuse("a FROM other than one table (joins, several tables, subqueries)");
-	rte = linitial_node(RangeTblEntry, q->rtable);
+	rte = rt_fetch(linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex, q->rtable);
+	foreach(lc, q->rtable)
+		if (lfirst(lc) != rte && lfirst_node(RangeTblEntry, lc)->rtekind != RTE_GROUP)
+			refuse("a FROM other than one table (joins, several tables, subqueries)");
 	if (rte->rtekind != RTE_RELATION)
 		refuse("a FROM other than one table (joins, several tables, subqueries)");
 	if (rte->tablesample)
