@@ -27,7 +27,8 @@
 #include "query/compile.h"
 
 #define SUPPORTED "dpm.query answers a SELECT of grouping columns and count(*), count(column), sum(column) or " \
-	"avg(column) FROM one registered source, WHERE comparisons of its columns with constants, GROUP BY its columns."
+	"avg(column) FROM one registered source, WHERE comparisons of its columns with constants, GROUP BY its columns " \
+	"or date_trunc, extract, width_bucket or floor(x / w) * w of them."
 
 static void
 refuse(const char *construct)
@@ -187,6 +188,120 @@ append_condition(StringInfo out, Query *q, Node *n)
 		refuse("this kind of condition in WHERE (only a column compared with a constant, IN, BETWEEN, IS NULL, AND, OR, NOT)");
 }
 
+/* n without implicit casts and relabelings, and through the grouping step's entry (18) */
+static Node *
+strip(Query *q, Node *n)
+{
+	for (;;)
+	{
+		if (n && IsA(n, RelabelType))
+			n = (Node *) ((RelabelType *) n)->arg;
+		else if (n && IsA(n, FuncExpr) && ((FuncExpr *) n)->funcformat == COERCE_IMPLICIT_CAST &&
+				 list_length(((FuncExpr *) n)->args) == 1)
+			n = linitial(((FuncExpr *) n)->args);
+		else if (n && IsA(n, Var) && ((Var *) n)->varlevelsup == 0 && ((Var *) n)->varattno > 0 &&
+				 rt_fetch(((Var *) n)->varno, q->rtable)->rtekind == RTE_GROUP)
+			n = list_nth(dpm_group_exprs(rt_fetch(((Var *) n)->varno, q->rtable)), ((Var *) n)->varattno - 1);
+		else
+			return n;
+	}
+}
+
+/* the text of constant n (after implicit casts), or NULL if n is not a constant */
+static char *
+const_text(Query *q, Node *n)
+{
+	Const	   *c = const_of(strip(q, n));
+	Oid			typout;
+	bool		varlena;
+
+	if (c == NULL || c->constisnull)
+		return NULL;
+	getTypeOutputInfo(c->consttype, &typout, &varlena);
+	return OidOutputFunctionCall(typout, c->constvalue);
+}
+
+static bool
+is_op(Node *n, const char *name)
+{
+	char	   *op;
+
+	if (!n || !IsA(n, OpExpr) || list_length(((OpExpr *) n)->args) != 2)
+		return false;
+	op = get_opname(((OpExpr *) n)->opno);
+	return op && strcmp(op, name) == 0;
+}
+
+/*
+ * A grouping expression as JSON: a column, or a generalization of one that
+ * can fall on its declared grid: date_trunc(unit, col), extract(field from
+ * col) or date_part, width_bucket(col, lo, hi, count), floor(col / w) * w or
+ * col / w * w (integers)
+ */
+static void
+append_grouping(StringInfo out, Query *q, Node *expr)
+{
+	Node	   *n = strip(q, expr);
+	const char *col = column_of(q, n);
+	char	   *fn = n && IsA(n, FuncExpr) ? get_func_name(((FuncExpr *) n)->funcid) : NULL;
+	List	   *args = fn ? ((FuncExpr *) n)->args : NIL;
+
+	appendStringInfoString(out, "{\"column\": ");
+	if (col)
+	{
+		escape_json(out, col);
+		appendStringInfoChar(out, '}');
+		return;
+	}
+	if (fn && strcmp(fn, "date_trunc") == 0 && list_length(args) == 2 && const_text(q, linitial(args)) &&
+		(col = column_of(q, strip(q, lsecond(args)))) != NULL)
+	{
+		escape_json(out, col);
+		appendStringInfoString(out, ", \"date_trunc\": ");
+		escape_json(out, const_text(q, linitial(args)));
+	}
+	else if (fn && (strcmp(fn, "extract") == 0 || strcmp(fn, "date_part") == 0) && list_length(args) == 2 &&
+			 const_text(q, linitial(args)) && (col = column_of(q, strip(q, lsecond(args)))) != NULL)
+	{
+		escape_json(out, col);
+		appendStringInfoString(out, ", \"extract\": ");
+		escape_json(out, const_text(q, linitial(args)));
+	}
+	else if (fn && strcmp(fn, "width_bucket") == 0 && list_length(args) == 4 &&
+			 (col = column_of(q, strip(q, linitial(args)))) != NULL && const_text(q, lsecond(args)) &&
+			 const_text(q, lthird(args)) && const_text(q, lfourth(args)))
+	{
+		escape_json(out, col);
+		appendStringInfoString(out, ", \"width_bucket\": [");
+		escape_json(out, const_text(q, lsecond(args)));
+		appendStringInfoString(out, ", ");
+		escape_json(out, const_text(q, lthird(args)));
+		appendStringInfoString(out, ", ");
+		escape_json(out, const_text(q, lfourth(args)));
+		appendStringInfoChar(out, ']');
+	}
+	else if (is_op(n, "*") && const_text(q, lsecond(((OpExpr *) n)->args)))
+	{
+		/* floor(col / w) * w, or col / w * w: the same w twice */
+		Node	   *inner = strip(q, linitial(((OpExpr *) n)->args));
+		const char *w = const_text(q, lsecond(((OpExpr *) n)->args));
+
+		if (inner && IsA(inner, FuncExpr) && strcmp(get_func_name(((FuncExpr *) inner)->funcid), "floor") == 0 &&
+			list_length(((FuncExpr *) inner)->args) == 1)
+			inner = strip(q, linitial(((FuncExpr *) inner)->args));
+		if (!is_op(inner, "/") || (col = column_of(q, strip(q, linitial(((OpExpr *) inner)->args)))) == NULL ||
+			const_text(q, lsecond(((OpExpr *) inner)->args)) == NULL ||
+			strcmp(const_text(q, lsecond(((OpExpr *) inner)->args)), w) != 0)
+			refuse("GROUP BY this expression (only columns, date_trunc, extract, width_bucket and floor(x / w) * w)");
+		escape_json(out, col);
+		appendStringInfoString(out, ", \"floor_width\": ");
+		escape_json(out, w);
+	}
+	else
+		refuse("GROUP BY this expression (only columns, date_trunc, extract, width_bucket and floor(x / w) * w)");
+	appendStringInfoChar(out, '}');
+}
+
 /* an aggregate of the select list as JSON: count(*), or count, sum or avg of a column */
 static void
 append_aggregate(StringInfo out, Query *q, Aggref *a, const char *name)
@@ -310,24 +425,20 @@ query_compile(const char *sql)
 	escape_json(&out, quote_qualified_identifier(get_namespace_name(get_rel_namespace(rte->relid)),
 												 get_rel_name(rte->relid)));
 
-	/* the grouping columns */
+	/* the grouping columns, or generalizations of them */
 	appendStringInfoString(&out, ", \"group_by\": [");
 	first = true;
 	foreach(lc, q->groupClause)
 	{
 		SortGroupClause *g = lfirst_node(SortGroupClause, lc);
-		TargetEntry *te = get_sortgroupclause_tle(g, q->targetList);
-		const char *col = column_of(q, (Node *) te->expr);
 
-		if (col == NULL)
-			refuse("GROUP BY an expression (only columns, for now)");
 		if (!first)
 			appendStringInfoString(&out, ", ");
-		escape_json(&out, col);
+		append_grouping(&out, q, (Node *) get_sortgroupclause_tle(g, q->targetList)->expr);
 		first = false;
 	}
 
-	/* the select list: grouping columns and aggregates, in order */
+	/* the select list: grouping expressions and aggregates, in order */
 	appendStringInfoString(&out, "], \"columns\": [");
 	first = true;
 	foreach(lc, q->targetList)
@@ -342,18 +453,18 @@ query_compile(const char *sql)
 		first = false;
 		if (IsA(te->expr, Aggref))
 			append_aggregate(&out, q, (Aggref *) te->expr, name);
-		else if (column_of(q, (Node *) te->expr) != NULL && te->ressortgroupref != 0)
+		else if (te->ressortgroupref != 0)
 		{
 			appendStringInfoString(&out, "{\"output\": ");
 			escape_json(&out, name);
 			appendStringInfoString(&out, ", \"group\": ");
-			escape_json(&out, column_of(q, (Node *) te->expr));
+			append_grouping(&out, q, (Node *) te->expr);
 			appendStringInfoChar(&out, '}');
 		}
 		else if (column_of(q, (Node *) te->expr) != NULL)
 			refuse(psprintf("column %s in the select list without GROUP BY it", column_of(q, (Node *) te->expr)));
 		else
-			refuse("expressions in the select list (only grouping columns and aggregates, for now)");
+			refuse("expressions in the select list (only grouping expressions and aggregates, for now)");
 	}
 	appendStringInfoString(&out, "], \"where\": ");
 	if (q->jointree->quals)

@@ -6,8 +6,11 @@
 #define DPM_QUERY_COMPILE_H
 
 /*
- * The statement as JSON: {"source": qualified name, "group_by": [columns],
- * "columns": [{"output", "group"} or {"output", "aggregate", "column"}],
+ * The statement as JSON: {"source": qualified name, "group_by": [groupings],
+ * "columns": [{"output", "group": grouping} or {"output", "aggregate",
+ * "column"}], a grouping being {"column"} with one of "date_trunc",
+ * "extract", "width_bucket": [lo, hi, count] or "floor_width" when it
+ * generalizes the column,
  * "where": null or {"and"|"or"|"not": [...]} or {"column", "op", "value"},
  * {"column", "in"|"not_in": [values]}, {"column", "is_null"}}; constants as
  * their type's text.  Anything outside that is refused with an error naming

@@ -23,6 +23,13 @@ SELECT dpm_internal.compile_query($$SELECT count(*) FROM qc_people WHERE sex IN 
 SELECT dpm_internal.compile_query($$SELECT count(*) FROM qc_people WHERE region NOT IN ('north', 'south')$$)->'where';
 SELECT dpm_internal.compile_query($$SELECT count(*) FROM qc_people WHERE NOT (member IS NULL) AND joined < '2025-01-01'$$)->'where';
 SELECT dpm_internal.compile_query($$SELECT count(*) FROM qc_people WHERE region = 'o''brien' AND sex <> 'F'$$)->'where';
+-- GROUP BY generalizations of a column that can fall on its grid, by position or alias too
+SELECT dpm_internal.compile_query($$SELECT date_trunc('month', joined), count(*) FROM qc_people GROUP BY 1$$)->'columns';
+SELECT dpm_internal.compile_query('SELECT extract(year FROM joined) AS y, count(*) FROM qc_people GROUP BY y')->'group_by';
+SELECT dpm_internal.compile_query($$SELECT date_part('month', joined), count(*) FROM qc_people GROUP BY 1$$)->'group_by';
+SELECT dpm_internal.compile_query('SELECT width_bucket(age, 0, 100, 10), count(*) FROM qc_people GROUP BY 1')->'group_by';
+SELECT dpm_internal.compile_query('SELECT floor(rating / 0.5) * 0.5 AS r, count(*) FROM qc_people GROUP BY 1')->'group_by';
+SELECT dpm_internal.compile_query('SELECT age / 10 * 10 AS decade, sex, count(*) FROM qc_people GROUP BY decade, sex')->'group_by';
 -- what the analyst may not read is still analyzed, not run
 SET ROLE regress_qc_analyst;
 SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex')->>'source';
@@ -50,6 +57,9 @@ SELECT dpm_internal.compile_query('SELECT sum(age * 2) FROM qc_people');
 SELECT dpm_internal.compile_query('SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY age) FROM qc_people');
 SELECT dpm_internal.compile_query('SELECT count(*) * 2 FROM qc_people');
 SELECT dpm_internal.compile_query('SELECT age / 10, count(*) FROM qc_people GROUP BY age / 10');
+SELECT dpm_internal.compile_query('SELECT floor(age / 10) * 5, count(*) FROM qc_people GROUP BY 1');
+SELECT dpm_internal.compile_query('SELECT age + 1, count(*) FROM qc_people GROUP BY 1');
+SELECT dpm_internal.compile_query('SELECT sex || region, count(*) FROM qc_people GROUP BY 1');
 SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY ROLLUP (sex)');
 SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex HAVING count(*) > 10');
 SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex ORDER BY 2 LIMIT 1');
