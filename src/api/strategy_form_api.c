@@ -137,6 +137,26 @@ forward(FunctionCallInfo outer, PGFunction target, int nargs, const Datum *value
 						 v[k + 3] = (s).weights, n[k + 3] = (s).no_weights)
 
 /*
+ * The attribute sets of the marginal tables a release through residual plan
+ * s reads, from the caller's spec and dom (arguments spec_arg and the next):
+ * the workload's, and a Laplace plan's own; checked against dpm.max_cells.
+ */
+static Datum
+residual_tables(FunctionCallInfo fcinfo, const StoredStrategy *s, int spec_arg)
+{
+	Datum		v[3];
+	bool		n[3];
+
+	PASS(0, spec_arg);
+	PASS(1, spec_arg + 1);
+	if (s->laplace)
+		SET(2, s->sets);
+	else
+		SET_NULL(2);
+	return forward(fcinfo, dpm_residual_table_sets, 3, v, n);
+}
+
+/*
  * dpm_internal.strategy_tables(matrix, kronecker, residual, noise, spec, dom):
  * the attribute sets of the marginal tables a release through this strategy
  * reads, checked against dpm.max_cells (a residual plan's: the workload's,
@@ -147,19 +167,11 @@ Datum
 dpm_strategy_tables(PG_FUNCTION_ARGS)
 {
 	StoredStrategy s;
-	Datum		v[3];
-	bool		n[3];
 
 	stored_strategy(fcinfo, &s);
 	if (s.form != FORM_RESIDUAL)
 		PG_RETURN_NULL();
-	PASS(0, FORM_ARGS);
-	PASS(1, FORM_ARGS + 1);
-	if (s.laplace)
-		SET(2, s.sets);
-	else
-		SET_NULL(2);
-	return forward(fcinfo, dpm_residual_table_sets, 3, v, n);
+	return residual_tables(fcinfo, &s, FORM_ARGS);
 }
 
 /*
@@ -208,14 +220,10 @@ dpm_strategy_check(PG_FUNCTION_ARGS)
 							 : "Use method => 'residual' with rho or delta > 0, which plans for Gaussian noise.")));
 	}
 	/* the tables it will read fit dpm.max_cells (a Laplace plan may add tables of its own) */
+	(void) residual_tables(fcinfo, &s, FORM_ARGS + 3);
+	/* spec, dom, sets, plan, cost2, no tables, epsilon, delta, scale, rho, confidence */
 	PASS(0, FORM_ARGS + 3);
 	PASS(1, FORM_ARGS + 4);
-	if (s.laplace)
-		SET(2, s.sets);
-	else
-		SET_NULL(2);
-	(void) forward(fcinfo, dpm_residual_table_sets, 3, v, n);
-	/* spec, dom, sets, plan, cost2, no tables, epsilon, delta, scale, rho, confidence */
 	SET(2, s.sets);
 	SET(3, s.plan);
 	SET(4, Float8GetDatum(PG_GETARG_FLOAT8(FORM_ARGS + 2) * PG_GETARG_FLOAT8(FORM_ARGS + 2)));
