@@ -39,6 +39,16 @@ refuse(const char *construct)
 			 errhint(SUPPORTED)));
 }
 
+/* the expression a Var of the grouping step's entry (18) stands for, else n itself */
+static Node *
+grouped(Query *q, Node *n)
+{
+	if (n && IsA(n, Var) && ((Var *) n)->varlevelsup == 0 && ((Var *) n)->varattno > 0 &&
+		rt_fetch(((Var *) n)->varno, q->rtable)->rtekind == RTE_GROUP)
+		return list_nth(dpm_group_exprs(rt_fetch(((Var *) n)->varno, q->rtable)), ((Var *) n)->varattno - 1);
+	return n;
+}
+
 /*
  * The column of the source a Var names (through implicit relabelings, and
  * the grouping step's entry), or NULL
@@ -48,33 +58,35 @@ column_of(Query *q, Node *n)
 {
 	for (;;)
 	{
-		Var		   *v;
-		RangeTblEntry *rte;
-
 		while (n && IsA(n, RelabelType))
 			n = (Node *) ((RelabelType *) n)->arg;
-		if (!(n && IsA(n, Var) && ((Var *) n)->varlevelsup == 0 && ((Var *) n)->varattno > 0))
-			return NULL;
-		v = (Var *) n;
-		rte = rt_fetch(v->varno, q->rtable);
-		if (rte->rtekind == RTE_RELATION)
-			return get_attname(rte->relid, v->varattno, false);
-		if (rte->rtekind != RTE_GROUP)
-			return NULL;
-		n = list_nth(dpm_group_exprs(rte), v->varattno - 1);
+		if (grouped(q, n) == n)
+			break;
+		n = grouped(q, n);
 	}
+	if (n && IsA(n, Var) && ((Var *) n)->varlevelsup == 0 && ((Var *) n)->varattno > 0 &&
+		rt_fetch(((Var *) n)->varno, q->rtable)->rtekind == RTE_RELATION)
+		return get_attname(rt_fetch(((Var *) n)->varno, q->rtable)->relid, ((Var *) n)->varattno, false);
+	return NULL;
+}
+
+/* a constant's value as its type's text */
+static char *
+const_string(Const *c)
+{
+	Oid			typout;
+	bool		varlena;
+
+	getTypeOutputInfo(c->consttype, &typout, &varlena);
+	return OidOutputFunctionCall(typout, c->constvalue);
 }
 
 static void
 append_const(StringInfo out, Const *c)
 {
-	Oid			typout;
-	bool		varlena;
-
 	if (c->constisnull)
 		refuse("comparisons with NULL (write IS NULL)");
-	getTypeOutputInfo(c->consttype, &typout, &varlena);
-	escape_json(out, OidOutputFunctionCall(typout, c->constvalue));
+	escape_json(out, const_string(c));
 }
 
 static Const *
@@ -199,9 +211,8 @@ strip(Query *q, Node *n)
 		else if (n && IsA(n, FuncExpr) && ((FuncExpr *) n)->funcformat == COERCE_IMPLICIT_CAST &&
 				 list_length(((FuncExpr *) n)->args) == 1)
 			n = linitial(((FuncExpr *) n)->args);
-		else if (n && IsA(n, Var) && ((Var *) n)->varlevelsup == 0 && ((Var *) n)->varattno > 0 &&
-				 rt_fetch(((Var *) n)->varno, q->rtable)->rtekind == RTE_GROUP)
-			n = list_nth(dpm_group_exprs(rt_fetch(((Var *) n)->varno, q->rtable)), ((Var *) n)->varattno - 1);
+		else if (grouped(q, n) != n)
+			n = grouped(q, n);
 		else
 			return n;
 	}
@@ -212,13 +223,8 @@ static char *
 const_text(Query *q, Node *n)
 {
 	Const	   *c = const_of(strip(q, n));
-	Oid			typout;
-	bool		varlena;
 
-	if (c == NULL || c->constisnull)
-		return NULL;
-	getTypeOutputInfo(c->consttype, &typout, &varlena);
-	return OidOutputFunctionCall(typout, c->constvalue);
+	return c == NULL || c->constisnull ? NULL : const_string(c);
 }
 
 static bool
