@@ -444,9 +444,9 @@ BEGIN
   FOR def IN SELECT a FROM jsonb_array_elements(defs) a LOOP
     IF jsonb_typeof(def) = 'object' AND def ? 'measure' THEN
       -- a measure named after its column, clamped to its bounds
-      IF jsonb_typeof(def->'measure') IS DISTINCT FROM 'object' OR NOT def->'measure' ?& ARRAY['lo', 'hi']
+      IF jsonb_typeof(def->'measure'->'lo') IS DISTINCT FROM 'number' OR jsonb_typeof(def->'measure'->'hi') IS DISTINCT FROM 'number'
          OR (SELECT count(*) FROM jsonb_object_keys(def) k WHERE k NOT IN ('column', 'measure')) > 0 THEN
-        RAISE EXCEPTION 'a measure column is {"column": ..., "measure": {"lo": ..., "hi": ...}}: %', def
+        RAISE EXCEPTION 'a measure column is {"column": ..., "measure": {"lo": number, "hi": number}}: %', def
           USING ERRCODE = 'invalid_parameter_value';
       END IF;
       SELECT * INTO m FROM dpm.measures x
@@ -485,6 +485,9 @@ AS $$
 DECLARE
   src dpm.sources := dpm_internal.source(source);
 BEGIN
+  IF column_name IS NULL THEN
+    RAISE EXCEPTION 'give the column whose domain to drop' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
   PERFORM dpm_internal.check_can_read(source);
   DELETE FROM dpm.column_domains x WHERE x.source_id = src.id AND x.column_name = column_name;
   IF NOT FOUND THEN

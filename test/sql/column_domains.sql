@@ -58,6 +58,10 @@ SELECT * FROM dpm.set_column_domains('cd_people', '[{"column": "note", "values":
 SELECT * FROM dpm.set_column_domains('cd_people', '[{"column": "joined", "bins": {"min": "2024-01-01", "max": "2025-01-01", "width": "1 fortnight"}}]');
 SELECT * FROM dpm.set_column_domains('cd_people', '[{"column": "rating", "measure": {"lo": 0, "hi": 10}}]');
 SELECT * FROM dpm.set_column_domains('cd_people', '[{"column": "rating", "measure": {"lo": 0}}]');
+SELECT * FROM dpm.set_column_domains('cd_people', '[{"column": "rating", "measure": {"lo": null, "hi": 5}}]');
+SELECT * FROM dpm.set_column_domains('cd_people', '[{"column": "rating", "measure": {"lo": "NaN", "hi": 5}}]');
+SELECT * FROM dpm.set_column_domains(NULL, '[{"column": "sex", "values": ["F"]}]');
+SELECT dpm.drop_column_domain('cd_people', NULL);
 SELECT * FROM dpm.set_column_domains('cd_people', from_domain => 'nope');
 SELECT dpm.drop_column_domain('cd_people', 'nope');
 -- all or nothing: the first column of the failed call above (note) was not kept
