@@ -10,6 +10,7 @@
  *             | Hierarchical(a [, branching]) | Marginal(a, ...)
  *             | Ranges(a, range, ...)
  *   range    := '[' bound ',' bound ')' | 'label' [':' 'label']
+ *             | '{' range (',' range)* '}'
  *   bound    := ['+' | '-'] (number | inf | infinity)
  *
  * Block names are case-insensitive; attributes are written as named in the
@@ -134,13 +135,32 @@ parse_bound(Parser *p)
 	return sign * v;
 }
 
-/* one range of Ranges(a, ...), as a 0/1 row over the attribute's bins */
+/*
+ * one range of Ranges(a, ...), as a 0/1 row over the attribute's bins; a set
+ * {r1, r2, ...} is one query over the union of its ranges (the bins an IN
+ * list selects, the months of every year that extract(month ...) groups)
+ */
 static double *
 parse_range(Parser *p, const WorkloadAttr *attr)
 {
 	double	   *row = palloc0(sizeof(double) * attr->size);
 
-	if (spec_accept_char(p, '['))
+	if (spec_accept_char(p, '{'))
+	{
+		do
+		{
+			double	   *part;
+
+			CHECK_FOR_INTERRUPTS();
+			check_stack_depth();	/* sets nest */
+			part = parse_range(p, attr);
+			for (int j = 0; j < attr->size; j++)
+				row[j] = Max(row[j], part[j]);
+			pfree(part);
+		} while (spec_accept_char(p, ','));
+		spec_expect_char(p, '}', "\"}\" closing a set of ranges");
+	}
+	else if (spec_accept_char(p, '['))
 	{
 		double		lo,
 					hi;
@@ -180,7 +200,7 @@ parse_range(Parser *p, const WorkloadAttr *attr)
 		workload_range_by_labels(attr, first, last, row);
 	}
 	else
-		spec_syntax_error(p, "a range [lo, hi) or a bin label in single quotes");
+		spec_syntax_error(p, "a range [lo, hi), a bin label in single quotes or a set {...} of them");
 	return row;
 }
 

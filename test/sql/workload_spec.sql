@@ -117,6 +117,10 @@ SELECT unnest(bits(matrix)) AS ranges
 FROM w2('Ranges(age, [20, 40), [40,50), ''30s'', ''20s'':''40s'')');
 SELECT unnest(bits(matrix)) AS ranges_values
 FROM w3('Ranges(region, ''north'':''south'', ''east'')');
+-- a set is one query over the union of its ranges, which need not touch (an IN list)
+SELECT unnest(bits(matrix)) AS sets, unnest(labels) AS set_labels
+FROM w3('Ranges(region, {''north'', ''east''}, {''south''}, {''north'', {''north'':''south''}}) * Ranges(age, {[20, 30), ''40s''})');
+SELECT * FROM w3('Ranges(region, {''north'', ''east''');
 -- bounds may be written with exponents, signs and inf
 SELECT unnest(labels) AS gap_labels
 FROM wgap('Ranges(age, [0, 30), [+18, inf), [1.8e1, 65), [65, Infinity), ''young'':''mid'')');
