@@ -66,29 +66,23 @@ $$;
 COMMENT ON FUNCTION dpm.domain_coverage(text) IS
   'custodian: what a domain covers of its source now, every row counted (no privacy): per attribute the rows, those in no bin and the empty bins';
 
-CREATE OR REPLACE FUNCTION dpm.create_domain(name text, source regclass, attributes jsonb) RETURNS float8
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+-- A domain of source made and stored from its attributes' definition, as run_as (who scans the
+-- source for its releases): every expression planned against the source with run_as's rights
+-- and checked to be unable to fail on any row; no row is read.
+CREATE OR REPLACE FUNCTION dpm_internal.make_domain(name text, src dpm.sources, source regclass, attributes jsonb,
+                                                    run_as regrole) RETURNS dpm.domains
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE
-  src dpm.sources;
   attr jsonb;
   r record;
   names text[] := '{}'; sizes int[] := '{}'; exprs text[] := '{}';
   labels text[] := '{}'; los float8[] := '{}'; his float8[] := '{}';
   expr text;
   ncells numeric := 1;
-  outside text;
-  empty text;
+  d dpm.domains;
 BEGIN
-  IF name IS NULL OR name = '' THEN
-    RAISE EXCEPTION 'domain name must not be empty' USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  src := dpm_internal.source(source);
-  PERFORM dpm_internal.check_can_read(source);
-  IF EXISTS (SELECT 1 FROM dpm.domains d WHERE d.name = name AND d.dropped_at IS NULL) THEN
-    RAISE EXCEPTION 'domain "%" already exists', name USING ERRCODE = 'duplicate_object';
-  END IF;
   IF jsonb_typeof(attributes) IS DISTINCT FROM 'array' OR jsonb_array_length(attributes) = 0 THEN
     RAISE EXCEPTION 'attributes must be a non-empty JSON array of attribute definitions'
       USING ERRCODE = 'invalid_parameter_value';
@@ -124,20 +118,44 @@ BEGIN
       USING DETAIL = 'Its workloads are specs of marginals (Marginal(a, b), Marginals(k)), whose attributes may carry other blocks (Prefix(a) * Identity(b)), answered by method residual.',
             HINT = 'For any other workload, use coarser bins or fewer attributes, or raise dpm.max_cells.';
   END IF;
-  -- parse and plan the expressions against the source now, with the custodian's own rights, so
-  -- a bad condition fails here, and one that could fail on some row is refused (a release's
-  -- outcome must not depend on the rows); releases scan the source with the same rights
-  PERFORM dpm_internal.plan_cells(coalesce(expr, format('num_nulls(VARIADIC %s)', dpm_internal.bins_expr(exprs))), source, dpm_internal.invoker());
-  PERFORM dpm_internal.check_cells(dpm_internal.invoker(), source, name, names, exprs);
-  PERFORM dpm_internal.check_foreign_columns(dpm_internal.invoker(), source);
+  -- parse and plan the expressions against the source now, with run_as's own rights, so a bad
+  -- condition fails here, and one that could fail on some row is refused (a release's outcome
+  -- must not depend on the rows); releases scan the source with the same rights
+  PERFORM dpm_internal.plan_cells(coalesce(expr, format('num_nulls(VARIADIC %s)', dpm_internal.bins_expr(exprs))), source, run_as);
+  PERFORM dpm_internal.check_cells(run_as, source, name, names, exprs);
+  PERFORM dpm_internal.check_foreign_columns(run_as, source);
   BEGIN
     INSERT INTO dpm.domains (name, source_id, attributes, attr_names, attr_sizes, bin_labels, bin_lo, bin_hi, attr_exprs,
-                             cell_expr, n, cells)
+                             cell_expr, n, cells, created_by)
     VALUES (name, src.id, attributes, names, sizes, labels, los, his, exprs, expr, CASE WHEN expr IS NOT NULL THEN ncells::int END,
-            ncells);
+            ncells, run_as)
+    RETURNING * INTO d;
   EXCEPTION WHEN unique_violation THEN    -- a concurrent creation committed after the check
     RAISE EXCEPTION 'domain "%" already exists', name USING ERRCODE = 'duplicate_object';
   END;
+  RETURN d;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.create_domain(name text, source regclass, attributes jsonb) RETURNS float8
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  src dpm.sources;
+  d dpm.domains;
+  outside text;
+  empty text;
+BEGIN
+  IF name IS NULL OR name = '' THEN
+    RAISE EXCEPTION 'domain name must not be empty' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  src := dpm_internal.source(source);
+  PERFORM dpm_internal.check_can_read(source);
+  IF EXISTS (SELECT 1 FROM dpm.domains d WHERE d.name = name AND d.dropped_at IS NULL) THEN
+    RAISE EXCEPTION 'domain "%" already exists', name USING ERRCODE = 'duplicate_object';
+  END IF;
+  d := dpm_internal.make_domain(name, src, source, attributes, dpm_internal.invoker());
   -- the custodian sees what the bins miss now, before any budget is spent on them
   SELECT string_agg(format('%s rows of %s fall in no bin of attribute "%s"', c.rows_in_no_bin, c.rows, c.attribute), '; ')
            FILTER (WHERE c.rows_in_no_bin > 0),
@@ -146,14 +164,14 @@ BEGIN
                                 THEN format(' and %s more', cardinality(c.empty_bins) - 10) END), '; ')
            FILTER (WHERE cardinality(c.empty_bins) > 0)
     INTO outside, empty
-    FROM dpm_internal.coverage((SELECT d FROM dpm.domains d WHERE d.name = create_domain.name AND d.dropped_at IS NULL), dpm_internal.invoker()) c;
+    FROM dpm_internal.coverage(d, dpm_internal.invoker()) c;
   IF outside IS NOT NULL THEN
     RAISE NOTICE 'domain "%": %', name, outside
       USING DETAIL = 'Those rows are dropped from every count: NULLs, and values no bin lists (values are compared exactly, case included).'
                      || CASE WHEN empty IS NOT NULL THEN format(' Empty bins: %s.', empty) ELSE '' END,
             HINT = format('dpm.domain_coverage(%L) shows this again at any time.', name);
   END IF;
-  RETURN ncells::float8;    -- exact to 2^53; dpm.domains.cells holds it exactly
+  RETURN d.cells::float8;    -- exact to 2^53; dpm.domains.cells holds it exactly
 END
 $$;
 COMMENT ON FUNCTION dpm.create_domain(text, regclass, jsonb) IS
