@@ -115,6 +115,12 @@ typedef struct ReleaseSlot
 	char		message[1024];
 	char		detail[1024];
 	char		hint[512];
+	/*
+	 * kind 'catalog': only commit the catalog rows the request's options
+	 * describe (dpm_internal.store_catalog), which the caller's transaction
+	 * cannot commit for later requests' workers to see; nothing is charged
+	 */
+	bool		catalog_only;
 	Oid			built_type;		/* dpm.strategies[] */
 	Size		built_len;		/* its binary form, 0: none */
 	Size		req_len;		/* the request, jsonb as text, NUL included */

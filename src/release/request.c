@@ -369,6 +369,16 @@ request_source(HeapTupleHeader req)
 	return DatumGetInt32(v);
 }
 
+/* whether the request only stores catalog rows (kind 'catalog') */
+static bool
+request_is_catalog(HeapTupleHeader req)
+{
+	bool		isnull;
+	Datum		v = GetAttributeByName(req, "kind", &isnull);
+
+	return !isnull && strcmp(TextDatumGetCString(v), "catalog") == 0;
+}
+
 /* the request as text, which the worker reads back as a dpm_internal.planned_release */
 static char *
 request_text(FunctionCallInfo fcinfo)
@@ -418,6 +428,7 @@ dpm_run_release(PG_FUNCTION_ARGS)
 	slot->req_len = req_len;
 	slot->built_len = built_len;
 	slot->built_type = built_type;
+	slot->catalog_only = request_is_catalog(req);
 	memcpy(slot->data, text, req_len);
 	if (built_len > 0)
 		memcpy(slot->data + req_len, VARDATA(built_bin), built_len);

@@ -274,6 +274,13 @@ serve(ReleaseSlot *slot, Oid caller)
 		copy_text(slot->message, sizeof(slot->message),
 				  "the release was cancelled by its caller before its charge");
 	}
+	else if (slot->catalog_only)
+	{
+		types[0] = TEXTOID;
+		values[0] = CStringGetTextDatum(slot->data);
+		refused = !run_step(slot, "SELECT dpm_internal.store_catalog($1::dpm_internal.planned_release)",
+							1, types, values, &ignored, true, NULL, NULL);
+	}
 	else if (slot->built_len > 0)
 	{
 		/* the remainder workload the request measures, if any, then the strategies */
@@ -287,11 +294,13 @@ serve(ReleaseSlot *slot, Oid caller)
 	types[1] = TEXTOID;
 	values[0] = ObjectIdGetDatum(caller);
 	values[1] = CStringGetTextDatum(slot->data);
-	if (!refused)
+	if (!refused && !slot->catalog_only)
 		refused = !run_step(slot, "SELECT dpm_internal.release_charge($1, $2::dpm_internal.planned_release)", 2, types, values,
 							&release_id, false, NULL, charge_may_commit);
 	charge_over();
-	if (refused)
+	if (slot->catalog_only && !refused)
+		slot->state = SLOT_DONE;
+	else if (refused)
 	{
 		bool		locked;
 
