@@ -1,7 +1,733 @@
 -- The SQL front door (issue 44): an analyst's SELECT, compiled to the matrix mechanism.
+--
+-- dpm.answer_query(sql) and dpm.explain_query(sql) are thin C entry points (src/api/query_api.c): the
+-- statement is parsed and analyzed as the caller, with the caller's search_path (so its names
+-- mean what they mean to her, and analysis runs nothing with the owner's rights), then handed
+-- as a description to the functions below, which run as the extension's owner.  The description
+-- is untrusted input: everything it names is checked against the catalog here, as if the
+-- analyst had written it, and every decision depends on the description and the catalog alone,
+-- never on the rows.
 
 -- The statement parsed and analyzed by PostgreSQL, described as the front door maps it (source,
 -- grouping columns, aggregates, the WHERE condition), or refused naming what is not supported
 -- (src/query/compile.c).  SECURITY INVOKER: analysis runs as the caller.
 CREATE OR REPLACE FUNCTION dpm_internal.compile_query(sql text) RETURNS jsonb
 AS 'MODULE_PATHNAME', 'dpm_compile_query' LANGUAGE C VOLATILE STRICT;
+
+-- Refusals of the front door: feature_not_supported, with what it supports.
+CREATE OR REPLACE FUNCTION dpm_internal.query_refuse(what text, hint text DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  RAISE EXCEPTION 'dpm.answer_query does not support %', what
+    USING ERRCODE = 'feature_not_supported',
+          HINT = coalesce(hint, 'Group and filter by the columns the custodian declared (dpm.column_domains), and aggregate with count(*), or sum and avg of a measure.');
+END
+$$;
+
+-- The bins of attribute j of dom (a column's domain of this kind, over a column of type typ),
+-- as values of the column's type, in text: lo and sup the least and greatest value a bin holds
+-- (sup NULL for a range of a continuous type: numbers other than integers), hi its open end.
+-- Dates and integers are discrete, and times to the microsecond.
+CREATE OR REPLACE FUNCTION dpm_internal.query_bins(dom dpm.domains, j int, typ regtype, kind text)
+RETURNS TABLE(bin int, label text, lo text, sup text, hi text)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  off int := coalesce((SELECT sum(s) FROM unnest(dom.attr_sizes[1:j - 1]) s), 0)::int;
+BEGIN
+  IF kind = 'values' THEN
+    RETURN QUERY SELECT k - 1, dom.bin_labels[off + k], dom.bin_labels[off + k], dom.bin_labels[off + k], NULL::text
+                   FROM generate_series(1, dom.attr_sizes[j]) k;
+  ELSIF kind = 'calendar' THEN
+    -- bin_intervals: days since 2000-01-01; bounds are midnights, in UTC for timestamptz
+    RETURN QUERY
+      SELECT i.bin, dom.bin_labels[off + i.bin + 1], e.lo, e.sup, e.hi
+        FROM dpm_internal.bin_intervals(dom, j) i,
+             LATERAL (SELECT date '2000-01-01' + i.lo::int AS dlo, date '2000-01-01' + i.hi::int AS dhi) d,
+             LATERAL (SELECT CASE typ WHEN 'date'::regtype THEN d.dlo::text
+                                      WHEN 'timestamptz'::regtype THEN (d.dlo::timestamp AT TIME ZONE 'UTC')::text
+                                      ELSE d.dlo::timestamp::text END AS lo,
+                             CASE typ WHEN 'date'::regtype THEN (d.dhi - 1)::text
+                                      WHEN 'timestamptz'::regtype THEN (d.dhi::timestamp AT TIME ZONE 'UTC' - interval '1 microsecond')::text
+                                      ELSE (d.dhi::timestamp - interval '1 microsecond')::text END AS sup,
+                             CASE typ WHEN 'date'::regtype THEN d.dhi::text
+                                      WHEN 'timestamptz'::regtype THEN (d.dhi::timestamp AT TIME ZONE 'UTC')::text
+                                      ELSE d.dhi::timestamp::text END AS hi) e
+       ORDER BY i.bin;
+  ELSE
+    RETURN QUERY
+      SELECT i.bin, dom.bin_labels[off + i.bin + 1],
+             CASE WHEN typ IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype) THEN ceil(i.lo::numeric)::text
+                  ELSE i.lo::numeric::text END,
+             CASE WHEN typ IN ('smallint'::regtype, 'integer'::regtype, 'bigint'::regtype) THEN (ceil(i.hi::numeric) - 1)::text END,
+             i.hi::numeric::text
+        FROM dpm_internal.bin_intervals(dom, j) i ORDER BY i.bin;
+  END IF;
+END
+$$;
+
+-- The column's bins as the front door reads them: its type, kind and bins (query_bins) in JSON.
+CREATE OR REPLACE FUNCTION dpm_internal.query_column(dom dpm.domains, j int, typ regtype, kind text) RETURNS jsonb
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT jsonb_build_object('column', dom.attr_names[j], 'type', typ::text, 'kind', kind, 'size', dom.attr_sizes[j],
+                            'labels', jsonb_agg(b.label ORDER BY b.bin), 'lo', jsonb_agg(b.lo ORDER BY b.bin),
+                            'sup', jsonb_agg(b.sup ORDER BY b.bin), 'hi', jsonb_agg(b.hi ORDER BY b.bin))
+    FROM dpm_internal.query_bins(dom, j, typ, kind) b
+$$;
+
+CREATE OR REPLACE FUNCTION dpm_internal.query_texts(a jsonb) RETURNS text[]
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT coalesce(array_agg(x ORDER BY o), '{}') FROM jsonb_array_elements_text(a) WITH ORDINALITY t(x, o) $$;
+
+-- The bins of column a (query_column) in which every value satisfies "column op value" (value of
+-- type vtype, compared as the statement compares them); refused, with the nearest comparisons on
+-- the grid, when a bin holds values on both sides.
+CREATE OR REPLACE FUNCTION dpm_internal.query_leaf(a jsonb, op text, value text, vtype text) RETURNS int[]
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  t text := (a->>'type')::regtype::text;
+  ct text := vtype::regtype::text;
+  discrete boolean := a->>'kind' = 'values' OR jsonb_typeof(a->'sup'->0) = 'string';
+  lo text := format('b.lo::%s', t);
+  sup text := format('b.sup::%s', t);
+  hi text := format('b.hi::%s', t);
+  c text := format('$5::%s', ct);
+  upper text;               -- the bin's values are all below this: sup <= c, or hi <= c
+  whole text;
+  none text;
+  sel int[];
+  part int;
+  col text := a->>'column';
+  lit text := CASE WHEN a->>'kind' = 'range' THEN '%s' ELSE '%L' END;   -- how a bound reads in the hint
+BEGIN
+  upper := CASE WHEN discrete THEN format('%s %%s %s', sup, c) ELSE format('%s <= %s', hi, c) END;
+  CASE op
+    WHEN '<' THEN whole := format(upper, '<'); none := format('%s >= %s', lo, c);
+    WHEN '<=' THEN whole := format(upper, '<='); none := format('%s > %s', lo, c);
+    WHEN '>' THEN whole := format('%s > %s', lo, c); none := format(upper, '<=');
+    WHEN '>=' THEN whole := format('%s >= %s', lo, c); none := format(upper, '<');
+    WHEN '=', '<>' THEN
+      whole := CASE WHEN discrete THEN format('%s = %s AND %s = %s', lo, c, sup, c) ELSE 'false' END;
+      none := format('%s > %s OR %s', lo, c, format(upper, '<'));
+      IF op = '<>' THEN
+        SELECT none, whole INTO whole, none;
+      END IF;
+    ELSE
+      PERFORM dpm_internal.query_refuse(format('the comparison %s', op));
+  END CASE;
+  EXECUTE format('SELECT coalesce(array_agg(b.bin ORDER BY b.bin) FILTER (WHERE %s), ''{}''),
+                         min(b.bin) FILTER (WHERE NOT (%s) AND NOT (%s))
+                    FROM unnest($1, $2, $3, $4) AS b(bin, lo, sup, hi)', whole, whole, none)
+    INTO sel, part
+    USING ARRAY(SELECT generate_series(0, (a->>'size')::int - 1)), dpm_internal.query_texts(a->'lo'),
+          dpm_internal.query_texts(a->'sup'), dpm_internal.query_texts(a->'hi'), value;
+  IF part IS NOT NULL THEN
+    RAISE EXCEPTION 'dpm.answer_query cannot answer % % %: bin % of column "%" holds values on both sides', col, op, quote_literal(value),
+      a->'labels'->>part, col
+      USING ERRCODE = 'feature_not_supported',
+            HINT = CASE WHEN op IN ('=', '<>') AND a->>'kind' <> 'values'
+                        THEN format('Select whole bins: %s >= %s AND %s < %s is bin %s.', col, format(lit, a->'lo'->>part),
+                                    col, format(lit, a->'hi'->>part), a->'labels'->>part)
+                        ELSE format('Compare with the edges of bins (dpm.column_domains), such as %s %s %s or %s %s %s.',
+                                    col, CASE WHEN op IN ('<', '<=') THEN '<' ELSE '>=' END, format(lit, a->'lo'->>part),
+                                    col, CASE WHEN op IN ('<', '<=') THEN '<' ELSE '>=' END, format(lit, a->'hi'->>part)) END;
+  END IF;
+  RETURN sel;
+END
+$$;
+
+-- The rows a WHERE condition keeps, as a product: for each column it restricts, the bins kept
+-- ({"column": [bins]}, a conjunction; columns not named keep every bin).  A condition that is
+-- no product of such sets (an OR across two columns) is refused.  cols: query_column by name.
+CREATE OR REPLACE FUNCTION dpm_internal.query_where(cond jsonb, cols jsonb) RETURNS jsonb
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  a jsonb;
+  parts jsonb[];
+  res jsonb := '{}';
+  kcol text;
+  x jsonb;
+  sel int[];
+  v text;
+BEGIN
+  IF cond ? 'column' THEN
+    a := cols->(cond->>'column');
+    IF cond ? 'is_null' THEN
+      IF (cond->>'is_null')::boolean THEN
+        PERFORM dpm_internal.query_refuse(format('%s IS NULL', cond->>'column'),
+          'Rows whose value is NULL are in no bin of the column''s domain, and no answer counts them; IS NOT NULL keeps every bin.');
+      END IF;
+      sel := ARRAY(SELECT generate_series(0, (a->>'size')::int - 1));
+    ELSIF cond ? 'in' OR cond ? 'not_in' THEN
+      sel := CASE WHEN cond ? 'in' THEN '{}' ELSE ARRAY(SELECT generate_series(0, (a->>'size')::int - 1)) END;
+      FOR v IN SELECT jsonb_array_elements_text(coalesce(cond->'in', cond->'not_in')) LOOP
+        IF cond ? 'in' THEN
+          sel := ARRAY(SELECT DISTINCT unnest(sel || dpm_internal.query_leaf(a, '=', v, cond->>'type')) ORDER BY 1);
+        ELSE
+          sel := ARRAY(SELECT unnest(sel) INTERSECT SELECT unnest(dpm_internal.query_leaf(a, '<>', v, cond->>'type')) ORDER BY 1);
+        END IF;
+      END LOOP;
+    ELSE
+      sel := dpm_internal.query_leaf(a, cond->>'op', cond->>'value', cond->>'type');
+    END IF;
+    RETURN jsonb_build_object(cond->>'column', to_jsonb(sel));
+  END IF;
+  parts := ARRAY(SELECT dpm_internal.query_where(c, cols) FROM jsonb_array_elements(coalesce(cond->'and', cond->'or', cond->'not')) c);
+  IF cond ? 'and' THEN
+    -- a product of products: intersect column by column
+    FOREACH x IN ARRAY parts LOOP
+      FOR kcol IN SELECT jsonb_object_keys(x) LOOP
+        res := res || jsonb_build_object(kcol, to_jsonb(ARRAY(
+                 SELECT b::int FROM jsonb_array_elements_text(x->kcol) b
+                  WHERE NOT res ? kcol OR res->kcol @> to_jsonb(b::int) ORDER BY 1)));
+      END LOOP;
+    END LOOP;
+    RETURN res;
+  END IF;
+  -- OR and NOT stay products only over one column
+  IF (SELECT count(DISTINCT k) FROM unnest(parts) p, jsonb_object_keys(p) k) > 1 THEN
+    PERFORM dpm_internal.query_refuse(format('%s across the columns %s (not yet)', CASE WHEN cond ? 'or' THEN 'OR' ELSE 'NOT' END,
+                                             (SELECT string_agg(DISTINCT k, ', ') FROM unnest(parts) p, jsonb_object_keys(p) k)),
+      'Each OR and NOT may combine conditions on one column; AND combines columns.');
+  END IF;
+  kcol := (SELECT min(k) FROM unnest(parts) p, jsonb_object_keys(p) k);
+  a := cols->kcol;
+  IF cond ? 'or' THEN
+    sel := ARRAY(SELECT DISTINCT b::int FROM unnest(parts) p, jsonb_array_elements_text(p->kcol) b ORDER BY 1);
+  ELSE
+    sel := ARRAY(SELECT b FROM generate_series(0, (a->>'size')::int - 1) b
+                 EXCEPT SELECT y::int FROM jsonb_array_elements_text(parts[1]->kcol) y ORDER BY 1);
+  END IF;
+  RETURN jsonb_build_object(kcol, to_jsonb(sel));
+END
+$$;
+
+-- Each bin's key under the grouping items on column a (query_column): a JSON object, the value
+-- of each item under its position in the statement's GROUP BY ("item"), each the statement's own
+-- expression evaluated at the bin (its values all give the same, or the grouping is refused
+-- naming the bin, with forms that fall on the grid).
+CREATE OR REPLACE FUNCTION dpm_internal.query_keys(a jsonb, items jsonb) RETURNS jsonb[]
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  t text := (a->>'type')::regtype::text;
+  discrete boolean := a->>'kind' = 'values' OR jsonb_typeof(a->'sup'->0) = 'string';
+  col text := a->>'column';
+  item jsonb;
+  f text;
+  at_lo text;
+  aligned text;
+  field text;
+  unit text;
+  vals jsonb[];
+  keys jsonb[] := array_fill('{}'::jsonb, ARRAY[(a->>'size')::int]);
+  bad int;
+  wb text[];
+BEGIN
+  FOR item IN SELECT x FROM jsonb_array_elements(items) x LOOP
+    f := coalesce(item->>'expression', '$1');
+    at_lo := replace(f, '$1', format('(b.lo::%s)', t));
+    IF NOT item ? 'expression' THEN
+      -- the column itself: a bin of one value
+      aligned := CASE WHEN discrete THEN format('b.lo::%s = b.sup::%s', t, t) ELSE 'false' END;
+    ELSIF item ? 'floor_width' AND NOT discrete THEN
+      aligned := format('b.hi::numeric <= (%s)::numeric + %L::numeric', at_lo, item->>'floor_width');
+    ELSIF item ? 'width_bucket' AND NOT discrete THEN
+      wb := dpm_internal.query_texts(item->'width_bucket');
+      IF wb[1]::numeric >= wb[2]::numeric THEN
+        PERFORM dpm_internal.query_refuse('width_bucket with a lower bound not below the upper one');
+      END IF;
+      aligned := format('CASE WHEN (%1$s) = 0 THEN b.hi::numeric <= %2$L::numeric WHEN (%1$s) > %4$L::int THEN true
+                              ELSE b.hi::numeric * %4$L::numeric <= %2$L::numeric * %4$L::numeric + (%1$s) * (%3$L::numeric - %2$L::numeric) END',
+                        at_lo, wb[1], wb[2], wb[3]);
+    ELSIF NOT discrete THEN
+      aligned := 'false';
+    ELSE
+      aligned := format('(%s) IS NOT DISTINCT FROM (%s)', at_lo, replace(f, '$1', format('(b.sup::%s)', t)));
+      -- a field that repeats (the month of every year) must also keep to one unit of its period
+      field := lower(item->>'extract');
+      unit := CASE WHEN field IN ('month') THEN 'month' WHEN field IN ('quarter') THEN 'quarter' WHEN field IN ('week') THEN 'week'
+                   WHEN field IN ('day', 'dow', 'isodow', 'doy') THEN 'day' WHEN field = 'hour' THEN 'hour'
+                   WHEN field = 'minute' THEN 'minute' WHEN field IN ('second', 'milliseconds', 'microseconds') THEN 'second' END;
+      IF unit IS NOT NULL THEN
+        aligned := format('%s AND date_trunc(%L, b.lo::%s::timestamp) = date_trunc(%L, b.sup::%s::timestamp)', aligned, unit, t, unit, t);
+      END IF;
+    END IF;
+    EXECUTE format('SELECT array_agg(to_jsonb(%s) ORDER BY b.bin), min(b.bin) FILTER (WHERE NOT (%s))
+                      FROM unnest($1, $2, $3, $4) AS b(bin, lo, sup, hi)', at_lo, aligned)
+      INTO vals, bad
+      USING ARRAY(SELECT generate_series(0, (a->>'size')::int - 1)), dpm_internal.query_texts(a->'lo'),
+            dpm_internal.query_texts(a->'sup'), dpm_internal.query_texts(a->'hi');
+    IF bad IS NOT NULL THEN
+      RAISE EXCEPTION 'dpm.answer_query cannot group by %: bin % of column "%" holds values of more than one group',
+        CASE WHEN item ? 'expression' THEN replace(f, '$1', col) ELSE col END, a->'labels'->>bad, col
+        USING ERRCODE = 'feature_not_supported',
+              HINT = format('Column "%s" is declared in bins of %s (dpm.column_domains): group by %s.', col,
+                            CASE a->>'kind' WHEN 'values' THEN 'values' ELSE format('[%s, %s)', a->'lo'->>bad, a->'hi'->>bad) END,
+                            CASE a->>'kind' WHEN 'calendar' THEN format('date_trunc of "%s" to a grain the bins nest in', col)
+                                 ELSE format('floor("%s" / w) * w or width_bucket, with w a multiple of the bins'' width', col) END);
+    END IF;
+    keys := ARRAY(SELECT k || jsonb_build_object(item->>'item', v) FROM unnest(keys, vals) x(k, v));
+  END LOOP;
+  RETURN keys;
+END
+$$;
+
+-- A set of bins (0-based, ascending) of column a as one item of Ranges: runs of labels.
+CREATE OR REPLACE FUNCTION dpm_internal.query_range(a jsonb, bins int[]) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN count(*) = 1 THEN min(item) ELSE '{' || string_agg(item, ', ' ORDER BY first) || '}' END
+    FROM (SELECT min(b) AS first,
+                 CASE WHEN min(b) = max(b) THEN quote_literal(a->'labels'->>min(b))
+                      ELSE quote_literal(a->'labels'->>min(b)) || ':' || quote_literal(a->'labels'->>max(b)) END AS item
+            FROM (SELECT b, b - row_number() OVER (ORDER BY b) AS run FROM unnest(bins) b) r
+           GROUP BY run) runs
+$$;
+
+-- The front door's domain ({"domain": {"name", "attributes"}}: over those attributes, made by the
+-- source's custodian, who scans it) or workload ({"workload": {"name", "domain_id", "spec"}}),
+-- found or made and committed (the worker's transaction, src/release/queue.h: a release's worker
+-- sees only committed rows, and the caller's transaction cannot commit).  Returns the domain.
+CREATE OR REPLACE FUNCTION dpm_internal.store_catalog(req dpm_internal.planned_release) RETURNS bigint
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  src dpm.sources := (SELECT s FROM dpm.sources s WHERE s.id = req.source_id);
+  d jsonb := req.options->'domain';
+  w jsonb := req.options->'workload';
+  dname text;
+  wname text;
+BEGIN
+  IF d IS NOT NULL AND NOT EXISTS (SELECT 1 FROM dpm.domains x
+                                    WHERE x.source_id = src.id AND x.attributes = d->'attributes' AND x.dropped_at IS NULL
+                                      AND x.created_by = src.registered_by) THEN
+    dname := d->>'name';
+    IF EXISTS (SELECT 1 FROM dpm.domains x WHERE x.name = dname AND x.dropped_at IS NULL) THEN
+      dname := dname || ' ' || left(md5((d->'attributes')::text), 8);
+    END IF;
+    PERFORM dpm_internal.make_domain(dname, src, src.relation, d->'attributes', src.registered_by);
+  END IF;
+  IF w IS NOT NULL AND NOT EXISTS (SELECT 1 FROM dpm.workloads x
+                                    WHERE x.domain_id = (w->>'domain_id')::int AND x.spec = w->>'spec' AND x.dropped_at IS NULL) THEN
+    wname := w->>'name';
+    PERFORM dpm.create_workload(wname, (SELECT x.name FROM dpm.domains x WHERE x.id = (w->>'domain_id')::int), w->>'spec');
+  END IF;
+  RETURN 0;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm_internal.query_catalog(src dpm.sources, what jsonb) RETURNS dpm.domains
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  found boolean;
+  dom dpm.domains;
+BEGIN
+  FOR i IN 1 .. 2 LOOP
+    IF what ? 'domain' THEN
+      SELECT * INTO dom FROM dpm.domains d
+       WHERE d.source_id = src.id AND d.attributes = what->'domain'->'attributes' AND d.dropped_at IS NULL
+         AND d.created_by = src.registered_by ORDER BY d.id LIMIT 1;
+      found := dom.id IS NOT NULL;
+    ELSE
+      found := EXISTS (SELECT 1 FROM dpm.workloads x WHERE x.domain_id = (what->'workload'->>'domain_id')::int
+                                                       AND x.spec = what->'workload'->>'spec' AND x.dropped_at IS NULL);
+    END IF;
+    IF found OR i = 2 THEN
+      EXIT;
+    END IF;
+    -- a snapshot of the transaction's start would not see what the worker commits
+    PERFORM dpm_internal.require_read_committed('dpm.answer_query over columns or groupings not asked before');
+    PERFORM dpm_internal.run_release(ROW('catalog', src.id, NULL, NULL, NULL, what, NULL, NULL, NULL, NULL, NULL, NULL,
+                                         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::dpm_internal.planned_release,
+                                     '{}'::dpm.strategies[]);
+  END LOOP;
+  IF NOT found THEN
+    RAISE EXCEPTION 'the % of this statement was made, but is not visible to this transaction', CASE WHEN what ? 'domain' THEN 'domain' ELSE 'workload' END
+      USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'Run the statement again.';
+  END IF;
+  RETURN dom;
+END
+$$;
+
+-- The compiled statement: its source, the domain over the columns it touches (their declared
+-- grids, in column order), the workload, and per answer row the values of its grouping columns.
+CREATE OR REPLACE FUNCTION dpm_internal.query_plan(q jsonb,
+  OUT src dpm.sources, OUT dom dpm.domains, OUT wl dpm.workloads, OUT measure dpm.measures, OUT aggregate text,
+  OUT keys jsonb[])
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  rel regclass := (q->>'source')::regclass;
+  touched text[];
+  declared record;
+  attrs jsonb;
+  cols jsonb := '{}';
+  sel jsonb := '{}';
+  j int;
+  typ regtype;
+  kind text;
+  a jsonb;
+  items jsonb;
+  bkeys jsonb[];
+  groups jsonb;           -- per attribute: [[key, [bins]], ...]
+  blocks text[];
+  terms text[] := '{}';
+  gset jsonb;
+  tkeys jsonb[];
+  wspec text;
+  aggs text[];
+  mcols text[];
+  has_count boolean;
+  count_cols text[];
+BEGIN
+  src := dpm_internal.source(rel);
+  -- the aggregates: count(*), and sum, avg (and count) of one measure, answered by one release
+  aggs := ARRAY(SELECT x->>'aggregate' FROM jsonb_array_elements(q->'columns') x WHERE x ? 'aggregate');
+  mcols := ARRAY(SELECT DISTINCT x->>'column' FROM jsonb_array_elements(q->'columns') x
+                  WHERE x->>'aggregate' IN ('sum', 'avg'));
+  count_cols := ARRAY(SELECT DISTINCT x->>'column' FROM jsonb_array_elements(q->'columns') x
+                       WHERE x->>'aggregate' = 'count' AND x->>'column' IS NOT NULL);
+  has_count := 'count' = ANY (aggs);
+  IF cardinality(mcols) > 1 THEN
+    PERFORM dpm_internal.query_refuse(format('sums or averages of several measures in one statement (%s; not yet)', array_to_string(mcols, ', ')),
+      'Ask each measure in its own statement.');
+  END IF;
+  IF cardinality(mcols) = 1 THEN
+    SELECT * INTO measure FROM dpm.measures m
+     WHERE m.source_id = src.id AND m.dropped_at IS NULL AND m.expression = quote_ident(mcols[1]) ORDER BY m.id LIMIT 1;
+    IF measure.id IS NULL THEN
+      RAISE EXCEPTION 'column "%" of "%" is not a measure', mcols[1], rel
+        USING ERRCODE = 'feature_not_supported',
+              HINT = 'Sums and averages are of measures, whose bounds the custodian declares (dpm.set_column_domains with {"column": ..., "measure": {"lo": ..., "hi": ...}}); dpm.measures lists them.';
+    END IF;
+    aggregate := CASE WHEN 'avg' = ANY (aggs) OR has_count THEN 'avg' END;
+  END IF;
+  -- count(column): the rows where it is in its domain (it is touched, as by IS NOT NULL); under an
+  -- average, the counts its release divides by
+  IF aggregate = 'avg' AND has_count THEN
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(q->'columns') x
+                WHERE x->>'aggregate' = 'count' AND (x->>'column' IS DISTINCT FROM mcols[1]) = (measure.nulls = 'drop')) THEN
+      PERFORM dpm_internal.query_refuse(format('%s beside avg(%s) here', CASE WHEN measure.nulls = 'drop' THEN 'count(*)' ELSE format('count(%s)', mcols[1]) END, mcols[1]),
+        format('The counts an average of measure "%s" divides by are %s; ask the other count in its own statement.', measure.name,
+               CASE WHEN measure.nulls = 'drop' THEN format('count(%s), its rows that are not NULL', mcols[1]) ELSE 'count(*)' END));
+    END IF;
+    count_cols := '{}';
+  ELSIF cardinality(count_cols) > 0 AND ('count' = ANY (ARRAY(SELECT x->>'aggregate' FROM jsonb_array_elements(q->'columns') x
+                                                              WHERE x->>'column' IS NULL)) OR cardinality(count_cols) > 1) THEN
+    PERFORM dpm_internal.query_refuse('count(*) and count(column), or counts of several columns, in one statement (not yet)',
+      'Ask each in its own statement.');
+  END IF;
+
+  -- the columns it touches, each declared by the custodian
+  touched := ARRAY(SELECT DISTINCT x FROM (
+                     SELECT g->>'column' AS x FROM jsonb_array_elements(q->'group_by') g
+                     UNION ALL SELECT c #>> '{}' FROM jsonb_path_query(coalesce(q->'where', 'null'), 'lax $.**.column') c
+                     UNION ALL SELECT unnest(count_cols)) s ORDER BY 1);
+  FOR declared IN SELECT t.col, cd.kind, cd.attribute FROM unnest(touched) t(col)
+                    LEFT JOIN dpm.column_domains cd ON cd.source_id = src.id AND cd.column_name = t.col LOOP
+    IF declared.kind IS NULL THEN
+      RAISE EXCEPTION 'column "%" of "%" has no privacy domain', declared.col, rel
+        USING ERRCODE = 'feature_not_supported',
+              HINT = coalesce('The columns analysts may group and filter by are ' ||
+                              (SELECT string_agg(cd.column_name, ', ' ORDER BY cd.column_name) FROM dpm.column_domains cd WHERE cd.source_id = src.id)
+                              || ' (dpm.column_domains).', 'No column of it is declared yet: its custodian declares them with dpm.set_column_domains.');
+    END IF;
+  END LOOP;
+  attrs := coalesce((SELECT jsonb_agg(cd.attribute ORDER BY cd.column_name) FROM dpm.column_domains cd
+                      WHERE cd.source_id = src.id AND cd.column_name = ANY (touched)),
+                    -- no column: one cell of every row
+                    '[{"name": "rows", "expression": "true", "values": [true]}]');
+
+  -- the domain: one of these attributes, as the source's custodian scans it; made once
+  dom := dpm_internal.query_catalog(src, jsonb_build_object('domain', jsonb_build_object(
+           'name', format('query %s(%s)', rel, array_to_string(touched, ', ')), 'attributes', attrs)));
+
+  FOR j IN 1 .. cardinality(touched) LOOP
+    SELECT a2.atttypid::regtype, cd.kind INTO typ, kind
+      FROM dpm.column_domains cd JOIN pg_attribute a2 ON a2.attrelid = rel AND a2.attname = cd.column_name
+     WHERE cd.source_id = src.id AND cd.column_name = touched[j];
+    cols := cols || jsonb_build_object(touched[j], dpm_internal.query_column(dom, j, typ, kind));
+  END LOOP;
+  IF q->'where' IS NOT NULL AND jsonb_typeof(q->'where') = 'object' THEN
+    sel := dpm_internal.query_where(q->'where', cols);
+  END IF;
+
+  -- a term per grouping set (one without GROUPING SETS), one block per attribute: the groups it
+  -- is cut into (among the bins the WHERE keeps), or the one set of bins the WHERE keeps; the
+  -- answer rows: each term's groups, the last attribute's varying fastest
+  keys := '{}';
+  FOR gset IN SELECT x FROM jsonb_array_elements(coalesce(nullif(q->'grouping_sets', 'null'),
+                                                           jsonb_build_array((SELECT coalesce(jsonb_agg(o - 1), '[]')
+                                                                                FROM jsonb_array_elements(q->'group_by') WITH ORDINALITY g(e, o))))) x LOOP
+    blocks := '{}';
+    tkeys := ARRAY['{}'::jsonb];
+    FOR j IN 1 .. cardinality(touched) LOOP
+      a := cols->touched[j];
+      items := (SELECT jsonb_agg(jsonb_build_object('item', o - 1) || e ORDER BY o) FROM jsonb_array_elements(q->'group_by') WITH ORDINALITY g(e, o)
+                 WHERE e->>'column' = touched[j] AND gset @> to_jsonb(o - 1));
+      IF items IS NULL THEN
+        IF NOT sel ? touched[j] OR jsonb_array_length(sel->touched[j]) = (a->>'size')::int THEN
+          blocks := blocks || format('Total(%s)', quote_ident(touched[j]));
+        ELSIF jsonb_array_length(sel->touched[j]) = 0 THEN
+          RAISE EXCEPTION 'the WHERE of this statement keeps no bin of column "%"', touched[j]
+            USING ERRCODE = 'feature_not_supported', HINT = 'Its bins are in dpm.column_domains; every answer would be 0.';
+        ELSE
+          blocks := blocks || format('Ranges(%s, %s)', quote_ident(touched[j]),
+                                     dpm_internal.query_range(a, ARRAY(SELECT x::int FROM jsonb_array_elements_text(sel->touched[j]) x)));
+        END IF;
+        CONTINUE;
+      END IF;
+      bkeys := dpm_internal.query_keys(a, items);
+      -- groups in order of their first bin, of the bins kept
+      SELECT jsonb_agg(jsonb_build_array(g.k, g.bins) ORDER BY g.first) INTO groups
+        FROM (SELECT k, min(b) AS first, jsonb_agg(b ORDER BY b) AS bins
+                FROM unnest(bkeys) WITH ORDINALITY x(k, o), LATERAL (SELECT (o - 1)::int AS b) bb
+               WHERE NOT sel ? touched[j] OR sel->touched[j] @> to_jsonb(b)
+               GROUP BY k) g;
+      IF groups IS NULL THEN
+        RAISE EXCEPTION 'the WHERE of this statement keeps no bin of column "%"', touched[j]
+          USING ERRCODE = 'feature_not_supported', HINT = 'Its bins are in dpm.column_domains; there would be no group.';
+      END IF;
+      IF jsonb_array_length(groups) = (a->>'size')::int THEN
+        blocks := blocks || format('Identity(%s)', quote_ident(touched[j]));
+      ELSE
+        blocks := blocks || format('Ranges(%s, %s)', quote_ident(touched[j]),
+                                   (SELECT string_agg(dpm_internal.query_range(a, ARRAY(SELECT x::int FROM jsonb_array_elements_text(g->1) x)), ', ' ORDER BY o)
+                                      FROM jsonb_array_elements(groups) WITH ORDINALITY y(g, o)));
+      END IF;
+      tkeys := ARRAY(SELECT k || (g->0) FROM unnest(tkeys) WITH ORDINALITY x(k, o1), jsonb_array_elements(groups) WITH ORDINALITY y(g, o2)
+                      ORDER BY o1, o2);
+    END LOOP;
+    terms := terms || coalesce(array_to_string(nullif(blocks, '{}'), ' * '), 'Total(rows)');
+    keys := keys || tkeys;
+  END LOOP;
+  wspec := array_to_string(terms, ' + ');
+  PERFORM dpm_internal.query_catalog(src, jsonb_build_object('workload', jsonb_build_object(
+            'name', 'query ' || left(md5(dom.id || ' ' || wspec), 16), 'domain_id', dom.id, 'spec', wspec)));
+  SELECT * INTO wl FROM dpm.workloads w WHERE w.domain_id = dom.id AND w.spec = wspec AND w.dropped_at IS NULL ORDER BY w.id LIMIT 1;
+END
+$$;
+
+-- The statement's answer rows: per row its own columns in order (grouping values as the
+-- statement computes them, aggregates as numbers), then each aggregate's standard error and
+-- interval (<name>_stderr, <name>_ci_low, <name>_ci_high); and the release they come from.
+-- parts: per query of the workload, the answers of each quantity ('answers', and for an average's
+-- release 'sums' and 'counts').
+CREATE OR REPLACE FUNCTION dpm_internal.query_rows(q jsonb, keys jsonb[], aggregate text, parts jsonb,
+                                                  expected boolean DEFAULT false)
+RETURNS SETOF json
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT ('{' || string_agg(f.field, ', ' ORDER BY f.o, f.sub) || '}')::json
+    FROM generate_series(1, cardinality(keys)) i,
+         LATERAL (
+           SELECT c.o, 0 AS sub, to_json(c.x->>'output')::text || ': ' ||
+                  CASE WHEN c.x ? 'group'
+                       THEN coalesce(keys[i]->(SELECT (min(go) - 1)::text FROM jsonb_array_elements(q->'group_by') WITH ORDINALITY g(e, go)
+                                                WHERE g.e = c.x->'group'), 'null')::text
+                       ELSE coalesce(parts->(dpm_internal.query_part(c.x, aggregate))->(i - 1)->>'answer', 'null') END AS field
+             FROM jsonb_array_elements(q->'columns') WITH ORDINALITY c(x, o)
+            WHERE NOT (expected AND c.x ? 'aggregate')
+           UNION ALL
+           SELECT 1000000 + c.o, s.sub, to_json((c.x->>'output') || s.suffix)::text || ': ' ||
+                  coalesce(parts->(dpm_internal.query_part(c.x, aggregate))->(i - 1)->>s.key, 'null')
+             FROM jsonb_array_elements(q->'columns') WITH ORDINALITY c(x, o),
+                  (VALUES (1, '_stderr', 'stderr'),
+                          (2, CASE WHEN expected THEN '_ci_half_width' ELSE '_ci_low' END, CASE WHEN expected THEN 'ci_half_width' ELSE 'ci_low' END),
+                          (3, '_ci_high', 'ci_high')) s(sub, suffix, key)
+            WHERE c.x ? 'aggregate' AND (s.sub < 3 OR NOT expected)) f
+   GROUP BY i
+   ORDER BY i
+$$;
+
+-- "v op c" for a value v of a statement's row (a JSON number compared as a number, else as text)
+-- and a constant c of HAVING; NULL when v is.
+CREATE OR REPLACE FUNCTION dpm_internal.query_compare(v jsonb, op text, c text) RETURNS boolean
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN jsonb_typeof(v) = 'number'
+              THEN CASE op WHEN '=' THEN v::numeric = c::numeric WHEN '<>' THEN v::numeric <> c::numeric
+                           WHEN '<' THEN v::numeric < c::numeric WHEN '<=' THEN v::numeric <= c::numeric
+                           WHEN '>' THEN v::numeric > c::numeric WHEN '>=' THEN v::numeric >= c::numeric END
+              WHEN jsonb_typeof(v) IN ('string', 'boolean')
+              THEN CASE op WHEN '=' THEN v #>> '{}' = c WHEN '<>' THEN v #>> '{}' <> c
+                           WHEN '<' THEN v #>> '{}' < c WHEN '<=' THEN v #>> '{}' <= c
+                           WHEN '>' THEN v #>> '{}' > c WHEN '>=' THEN v #>> '{}' >= c END END
+$$;
+
+-- HAVING over a row r (jsonb) as SQL text: the compiled condition's tree.
+CREATE OR REPLACE FUNCTION dpm_internal.query_having(cond jsonb, q jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN cond ? 'and' OR cond ? 'or'
+              THEN '(' || (SELECT string_agg(dpm_internal.query_having(c, q), CASE WHEN cond ? 'and' THEN ' AND ' ELSE ' OR ' END)
+                             FROM jsonb_array_elements(coalesce(cond->'and', cond->'or')) c) || ')'
+              WHEN cond ? 'not' THEN '(NOT ' || dpm_internal.query_having(cond->'not'->0, q) || ')'
+              WHEN cond ? 'is_null'
+              THEN format('(nullif(r->%L, ''null'') IS %sNULL)', q->'columns'->((cond->>'output')::int)->>'output',
+                          CASE WHEN (cond->>'is_null')::boolean THEN '' ELSE 'NOT ' END)
+              ELSE format('dpm_internal.query_compare(r->%L, %L, %L)', q->'columns'->((cond->>'output')::int)->>'output',
+                          cond->>'op', cond->>'value') END
+$$;
+
+-- The statement's HAVING, ORDER BY, LIMIT and OFFSET applied to its answer rows: post-processing
+-- of what was released, at no cost (ties keep the workload's order).
+CREATE OR REPLACE FUNCTION dpm_internal.query_post(q jsonb, rows json[]) RETURNS SETOF json
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  RETURN QUERY EXECUTE format(
+    'SELECT x.j FROM unnest($1) WITH ORDINALITY x(j, k), LATERAL (SELECT x.j::jsonb AS r) y
+      WHERE %s ORDER BY %s x.k LIMIT %s OFFSET %s',
+    coalesce(dpm_internal.query_having(nullif(q->'having', 'null'), q), 'true'),
+    (SELECT string_agg(format('nullif(r->%L, ''null'') %s NULLS %s, ', q->'columns'->((o->>'output')::int)->>'output',
+                              CASE WHEN (o->>'desc')::boolean THEN 'DESC' ELSE 'ASC' END,
+                              CASE WHEN (o->>'nulls_first')::boolean THEN 'FIRST' ELSE 'LAST' END), '' ORDER BY n)
+       FROM jsonb_array_elements(coalesce(q->'order_by', '[]')) WITH ORDINALITY z(o, n)),
+    coalesce((q->>'limit')::bigint::text, 'ALL'), coalesce((q->>'offset')::bigint, 0))
+    USING rows;
+END
+$$;
+
+-- Which quantity of a release answers an aggregate of the statement.
+CREATE OR REPLACE FUNCTION dpm_internal.query_part(col jsonb, aggregate text) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN aggregate = 'avg' AND col->>'aggregate' = 'sum' THEN 'sums'
+              WHEN aggregate = 'avg' AND col->>'aggregate' = 'count' THEN 'counts'
+              ELSE 'answers' END
+$$;
+
+-- dpm.answer_query of one compiled statement (src/api/query_api.c calls it as the extension's owner):
+-- every argument checked, then the release that answered the same workload before replayed at
+-- no cost (identical answers), or dpm.answer's reuse rules, or a release charged.
+CREATE OR REPLACE FUNCTION dpm_internal.query_answer(q jsonb, epsilon float8, delta float8, rho float8, method text,
+                                                     confidence float8, reuse text)
+RETURNS TABLE(result json, release_id bigint)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  p record := dpm_internal.query_plan(q);
+  mode text := lower(coalesce(reuse, current_setting('dpm.reuse', true), 'auto'));
+  parts_needed boolean := EXISTS (SELECT 1 FROM jsonb_array_elements(q->'columns') c
+                                   WHERE dpm_internal.query_part(c, p.aggregate) <> 'answers');
+  rel dpm.releases;
+  before bigint;
+  parts jsonb;
+  m dpm.release_measurements;
+  quantity text;
+BEGIN
+  IF mode NOT IN ('auto', 'only', 'never') THEN
+    RAISE EXCEPTION 'unknown reuse "%"', mode
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Valid: auto (answer from earlier releases at no cost when they determine every query), only (and refuse otherwise), never.';
+  END IF;
+  -- every argument, before earlier releases are looked at
+  PERFORM dpm_internal.release_args(dpm_internal.release_request((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls',
+                                                                 confidence, (p.measure).name, p.aggregate));
+  IF mode <> 'never' THEN
+    SELECT * INTO rel FROM dpm.releases r
+     WHERE r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.periods IS NULL
+       AND (r.sum_share IS NOT NULL) = coalesce(p.aggregate = 'avg', false) AND r.status = 'released' AND r.kind = 'answers'
+       AND r.confidence IS NOT DISTINCT FROM confidence AND r.inference = 'ls'
+       AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE')
+     ORDER BY r.id DESC LIMIT 1;
+  END IF;
+  IF rel.id IS NOT NULL THEN
+    RAISE NOTICE 'answered at no cost from release %, which answered the same statement at %', rel.id, rel.released_at
+      USING HINT = 'reuse => ''never'' measures the table as it is now, with fresh noise and a charge.';
+    parts := jsonb_build_object('answers', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query) FROM dpm.release(rel.id) x));
+  ELSE
+    IF parts_needed AND mode = 'only' THEN
+      RAISE EXCEPTION 'no earlier release answered this statement' USING ERRCODE = 'no_data_found', DETAIL = 'Nothing was charged.';
+    END IF;
+    SELECT coalesce(max(r.id), 0) INTO before FROM dpm.releases r;
+    parts := jsonb_build_object('answers', (
+      SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query)
+        FROM dpm.answer((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name, p.aggregate,
+                        NULL, CASE WHEN parts_needed THEN 'never' ELSE mode END) x));
+    SELECT * INTO rel FROM dpm.releases r
+     WHERE r.id > before AND r.workload_id = (p.wl).id AND r.released_by = dpm_internal.invoker() ORDER BY r.id DESC LIMIT 1;
+  END IF;
+  IF p.aggregate = 'avg' AND rel.id IS NOT NULL THEN
+    RAISE NOTICE 'release % measured the sums with % of its charge and the counts with the rest', rel.id,
+      round(rel.sum_share::numeric, 3)
+      USING DETAIL = 'An average is their ratio; sum(...) and count(...) of the statement are those sums and counts.';
+    IF parts_needed THEN
+      FOREACH quantity IN ARRAY ARRAY['sums', 'counts'] LOOP
+        SELECT * INTO m FROM dpm.release_measurements x WHERE x.release_id = rel.id AND x.quantity = quantity;
+        parts := parts || jsonb_build_object(quantity, (
+          SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query)
+            FROM dpm_internal.release_infer(rel, m, rel.inference, rel.confidence) x));
+      END LOOP;
+    END IF;
+  END IF;
+  RETURN QUERY SELECT r, rel.id
+                 FROM dpm_internal.query_post(q, ARRAY(SELECT dpm_internal.query_rows(q, p.keys, p.aggregate, parts))) r;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.answer_query(sql text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
+                                            method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
+RETURNS TABLE(result json, release_id bigint)
+AS 'MODULE_PATHNAME', 'dpm_answer_query' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dpm.answer_query(text, float8, float8, float8, text, float8, text) IS
+  'answer a SELECT ... GROUP BY over a source, charging its budget unless an earlier release answers it: a JSON object per row, its columns, then each aggregate''s stderr and interval';
+
+-- dpm.explain_query of one compiled statement: what dpm.answer_query would do, reading no row and
+-- charging nothing (dpm.explain of its workload): the domain and workload it compiled to, the
+-- strategy and charge, the expected standard error of each answer row, and whether an earlier
+-- release answers it at no cost.
+CREATE OR REPLACE FUNCTION dpm_internal.query_explain(q jsonb, epsilon float8, delta float8, rho float8, method text,
+                                                      confidence float8, reuse text)
+RETURNS TABLE(plan jsonb)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  p record := dpm_internal.query_plan(q);
+  prior bigint;
+  e jsonb;
+  rows jsonb;
+BEGIN
+  PERFORM dpm_internal.release_args(dpm_internal.release_request((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls',
+                                                                 confidence, (p.measure).name, p.aggregate));
+  IF lower(coalesce(reuse, current_setting('dpm.reuse', true), 'auto')) <> 'never' THEN
+    SELECT max(r.id) INTO prior FROM dpm.releases r
+     WHERE r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.periods IS NULL
+       AND (r.sum_share IS NOT NULL) = coalesce(p.aggregate = 'avg', false) AND r.status = 'released' AND r.kind = 'answers'
+       AND r.confidence IS NOT DISTINCT FROM confidence AND r.inference = 'ls'
+       AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
+  END IF;
+  SELECT to_jsonb(x) INTO e
+    FROM dpm.explain((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name, p.aggregate,
+                     NULL, reuse) x;
+  -- the rows dpm.answer_query would return, each aggregate's expected stderr and interval half-width
+  -- in place of its answer (an average's depends on the data: NULL)
+  SELECT jsonb_agg(r::jsonb) INTO rows
+    FROM dpm_internal.query_rows(q, p.keys, p.aggregate, jsonb_build_object('answers', (
+           SELECT jsonb_agg(jsonb_build_object('stderr', x.stderr, 'ci_half_width', x.ci_half_width)
+                            ORDER BY x.query)
+             FROM dpm.explain_queries((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name,
+                                      p.aggregate, NULL, reuse) x)), true) r;
+  RETURN QUERY SELECT jsonb_build_object(
+    'source', (p.src).relation::text, 'domain', (p.dom).name, 'workload', (p.wl).name, 'spec', (p.wl).spec,
+    'measure', (p.measure).name, 'aggregate', coalesce(p.aggregate, CASE WHEN (p.measure).id IS NOT NULL THEN 'sum' ELSE 'count' END),
+    'free', prior IS NOT NULL OR (e->>'free_queries')::int = (e->>'queries')::int, 'answered_by', prior,
+    'release', e, 'rows', rows);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.explain_query(sql text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
+                                             method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
+RETURNS TABLE(plan jsonb)
+AS 'MODULE_PATHNAME', 'dpm_explain_query' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dpm.explain_query(text, float8, float8, float8, text, float8, text) IS
+  'what dpm.answer_query would do with a statement, reading no row and charging nothing: its workload, strategy, charge, expected errors, what is free';

@@ -19,7 +19,7 @@ ROLES="carol alex dashboard"	# the roles the pages create, which are cluster-wid
 # messages are masked.  Everywhere: psql's file
 # prefix goes, spaces are collapsed and table rules dropped (column widths follow the values), and
 # decimals are compared to 9 significant digits (the last ones depend on the BLAS's kernels).
-NOISY='dpm\.(answer(?!_keys)|mechanism|noise|progress|explain|release\(|quantiles|estimate)|optimize_ms|reporting\.population|varies by CPU'
+NOISY='dpm\.(answer(?!_keys)|query|mechanism|noise|progress|explain|release\(|quantiles|estimate)|optimize_ms|reporting\.population|varies by CPU'
 mask() {
 	perl -ne '
 		BEGIN { $noisy = qr/$ENV{NOISY}/ }

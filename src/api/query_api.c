@@ -1,14 +1,28 @@
 /*
- * query_api.c -- dpm_internal.compile_query(sql): an analyst's SELECT as the
- * SQL front door will map it to the matrix mechanism (query/compile.c).
- * Runs as its caller: analysis may evaluate the input functions of the
- * statement's constants.
+ * query_api.c -- the SQL front door's entry points: dpm.answer_query(sql, ...),
+ * dpm.explain_query(sql, ...) and dpm_internal.compile_query(sql).
+ *
+ * The statement is parsed and analyzed as the caller, with the caller's
+ * search_path (query/compile.c): its names mean what they mean to her, and
+ * analysis, which may run the input functions of its constants, runs with
+ * her rights.  The description it yields is then answered by
+ * dpm_internal.query_answer (or query_explain), run as the extension's owner
+ * the way PostgreSQL runs a SECURITY DEFINER function: the catalog and the
+ * ledger are written only through the extension's own functions.  Analysts
+ * cannot call those internal functions with a description of their own.
  */
 #include "postgres.h"
 
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
 #include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
+#include "utils/guc.h"
+#include "utils/syscache.h"
 
 #include "query/compile.h"
 
@@ -19,4 +33,89 @@ dpm_compile_query(PG_FUNCTION_ARGS)
 	char	   *json = query_compile(text_to_cstring(PG_GETARG_TEXT_PP(0)));
 
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+}
+
+/* the owner of the function being called: the extension's */
+static Oid
+function_owner(FunctionCallInfo fcinfo)
+{
+	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fcinfo->flinfo->fn_oid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for function %u", fcinfo->flinfo->fn_oid);
+	owner = ((Form_pg_proc) GETSTRUCT(tup))->proowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
+/*
+ * Compiles argument 0 as the caller, then returns the rows of
+ * dpm_internal.<internal>(description, arguments 1..n) run as the owner.
+ */
+static Datum
+answer_as_owner(FunctionCallInfo fcinfo, const char *internal)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			nargs = PG_NARGS();
+	Oid		   *types = palloc(sizeof(Oid) * nargs);
+	Datum	   *values = palloc(sizeof(Datum) * nargs);
+	char	   *nulls = palloc(nargs);
+	StringInfoData sql;
+	Oid			saved_user;
+	int			saved_context;
+	int			nest;
+	char	   *desc;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("give the SELECT statement to answer")));
+	desc = query_compile(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "SELECT * FROM dpm_internal.%s($1::jsonb", internal);
+	types[0] = TEXTOID;
+	values[0] = CStringGetTextDatum(desc);
+	nulls[0] = ' ';
+	for (int i = 1; i < nargs; i++)
+	{
+		types[i] = get_fn_expr_argtype(fcinfo->flinfo, i);
+		values[i] = PG_GETARG_DATUM(i);
+		nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
+		appendStringInfo(&sql, ", $%d", i + 1);
+	}
+	appendStringInfoChar(&sql, ')');
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	GetUserIdAndSecContext(&saved_user, &saved_context);
+	SetUserIdAndSecContext(function_owner(fcinfo), saved_context | SECURITY_LOCAL_USERID_CHANGE);
+	nest = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args(sql.data, nargs, types, values, nulls, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "dpm_internal.%s failed", internal);
+	for (uint64 r = 0; r < SPI_processed; r++)
+		tuplestore_puttuple(rsinfo->setResult, SPI_tuptable->vals[r]);
+	SPI_finish();
+	/* on an error, the (sub)transaction's abort restores both */
+	AtEOXact_GUC(true, nest);
+	SetUserIdAndSecContext(saved_user, saved_context);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(dpm_answer_query);
+Datum
+dpm_answer_query(PG_FUNCTION_ARGS)
+{
+	return answer_as_owner(fcinfo, "query_answer");
+}
+
+PG_FUNCTION_INFO_V1(dpm_explain_query);
+Datum
+dpm_explain_query(PG_FUNCTION_ARGS)
+{
+	return answer_as_owner(fcinfo, "query_explain");
 }

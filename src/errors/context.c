@@ -28,7 +28,9 @@ static emit_log_hook_type prev_emit_log_hook = NULL;
 static bool
 own_frame(const char *line)
 {
-	static const char *const frames[] = {"PL/pgSQL function dpm.", "PL/pgSQL function dpm_internal."};
+	/* and the front door's call of its internal functions (api/query_api.c) */
+	static const char *const frames[] = {"PL/pgSQL function dpm.", "PL/pgSQL function dpm_internal.",
+	"SQL statement \"SELECT * FROM dpm_internal."};
 
 	for (int i = 0; i < lengthof(frames); i++)
 		if (strncmp(line, frames[i], strlen(frames[i])) == 0)

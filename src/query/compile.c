@@ -1,6 +1,6 @@
 /*
  * compile.c -- an analyst's SELECT, parsed and analyzed by PostgreSQL's own
- * parser, described as what the SQL front door (dpm.query, issue 44) maps
+ * parser, described as what the SQL front door (dpm.answer_query, issue 44) maps
  * to the matrix mechanism: the source, the grouping columns, the aggregates
  * and the WHERE condition over columns and constants.  Nothing runs: the
  * statement is analyzed, never planned or executed, and everything outside
@@ -11,31 +11,40 @@
  */
 #include "postgres.h"
 
+#include "access/transam.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/parsenodes.h"
 #include "optimizer/optimizer.h"
 #include "parser/analyze.h"
+#include "parser/parse_agg.h"
 #include "parser/parser.h"
 #include "parser/parsetree.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
 #include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
 
 #include "pg_compat.h"
 #include "query/compile.h"
 
-#define SUPPORTED "dpm.query answers a SELECT of grouping columns and count(*), count(column), sum(column) or " \
-	"avg(column) FROM one registered source, WHERE comparisons of its columns with constants, GROUP BY its columns " \
-	"or date_trunc, extract, width_bucket or floor(x / w) * w of them."
+#define SUPPORTED "dpm.answer_query answers a SELECT of grouping columns and count(*), count(column), sum(column) or " \
+	"avg(column) FROM one registered source, WHERE comparisons of its columns with constants, GROUP BY (or GROUPING " \
+	"SETS, ROLLUP, CUBE of) its columns or date_trunc, extract, width_bucket or floor(x / w) * w of them, then " \
+	"HAVING, ORDER BY and LIMIT on the statement's own columns."
+
+/* more grouping sets than a dashboard needs are refused while they are expanded */
+#define MAX_GROUPING_SETS 64
 
 static void
 refuse(const char *construct)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("dpm.query does not support %s", construct),
+			 errmsg("dpm.answer_query does not support %s", construct),
 			 errhint(SUPPORTED)));
 }
 
@@ -50,20 +59,15 @@ grouped(Query *q, Node *n)
 }
 
 /*
- * The column of the source a Var names (through implicit relabelings, and
- * the grouping step's entry), or NULL
+ * The column of the source a Var names (through implicit casts, and the
+ * grouping step's entry), or NULL
  */
+static Node *strip(Query *q, Node *n);
+
 static const char *
 column_of(Query *q, Node *n)
 {
-	for (;;)
-	{
-		while (n && IsA(n, RelabelType))
-			n = (Node *) ((RelabelType *) n)->arg;
-		if (grouped(q, n) == n)
-			break;
-		n = grouped(q, n);
-	}
+	n = strip(q, n);
 	if (n && IsA(n, Var) && ((Var *) n)->varlevelsup == 0 && ((Var *) n)->varattno > 0 &&
 		rt_fetch(((Var *) n)->varno, q->rtable)->rtekind == RTE_RELATION)
 		return get_attname(rt_fetch(((Var *) n)->varno, q->rtable)->relid, ((Var *) n)->varattno, false);
@@ -87,6 +91,14 @@ append_const(StringInfo out, Const *c)
 	if (c->constisnull)
 		refuse("comparisons with NULL (write IS NULL)");
 	escape_json(out, const_string(c));
+}
+
+/* , "type": the constant's type, which the front door compares the column with as the statement does */
+static void
+append_type(StringInfo out, Oid type)
+{
+	appendStringInfoString(out, ", \"type\": ");
+	escape_json(out, format_type_be(type));
 }
 
 static Const *
@@ -145,6 +157,7 @@ append_condition(StringInfo out, Query *q, Node *n)
 		escape_json(out, col);
 		appendStringInfo(out, ", \"op\": \"%s\", \"value\": ", comparison(op->opno, right));
 		append_const(out, c);
+		append_type(out, c->consttype);
 		appendStringInfoChar(out, '}');
 	}
 	else if (IsA(n, ScalarArrayOpExpr))
@@ -183,7 +196,9 @@ append_condition(StringInfo out, Query *q, Node *n)
 				appendStringInfoString(out, ", ");
 			append_const(out, c);
 		}
-		appendStringInfoString(out, "]}");
+		appendStringInfoChar(out, ']');
+		append_type(out, ((ArrayExpr *) list)->element_typeid);
+		appendStringInfoChar(out, '}');
 	}
 	else if (IsA(n, NullTest))
 	{
@@ -239,6 +254,68 @@ is_op(Node *n, const char *name)
 }
 
 /*
+ * Refuses functions, operators and constants' types that are not the
+ * system's own: the front door evaluates the statement's grouping
+ * expressions and comparisons itself, as the extension's owner, so they must
+ * mean what PostgreSQL's built-ins mean (an analyst's own floor() or "="
+ * would otherwise run with the owner's rights, or answer another question)
+ */
+static bool
+not_builtin(Node *n, void *context)
+{
+	Oid			fn = InvalidOid;
+
+	if (n == NULL)
+		return false;
+	if (IsA(n, FuncExpr))
+		fn = ((FuncExpr *) n)->funcid;
+	else if (IsA(n, OpExpr) || IsA(n, DistinctExpr) || IsA(n, NullIfExpr))
+		fn = get_opcode(((OpExpr *) n)->opno);
+	else if (IsA(n, ScalarArrayOpExpr))
+		fn = get_opcode(((ScalarArrayOpExpr *) n)->opno);
+	else if (IsA(n, Const) && ((Const *) n)->consttype >= FirstNormalObjectId)
+		return true;
+	else if (IsA(n, CoerceViaIO) || IsA(n, CoerceToDomain))
+		return true;			/* a type's input function, a domain's checks */
+	if (OidIsValid(fn) && (fn >= FirstNormalObjectId || get_func_namespace(fn) != PG_CATALOG_NAMESPACE))
+		return true;
+	return expression_tree_walker(n, not_builtin, context);
+}
+
+static void
+check_builtin(Node *n, const char *where)
+{
+	if (not_builtin(n, NULL))
+		refuse(psprintf("functions, operators, casts or types of your own in %s (only PostgreSQL's built-in ones)", where));
+}
+
+/* the statement's expression with its column as parameter $1 */
+static Node *
+column_to_param(Node *n, void *context)
+{
+	Query	   *q = context;
+
+	if (n == NULL)
+		return NULL;
+	if (grouped(q, n) != n)
+		return column_to_param(grouped(q, n), q);
+	if (IsA(n, Var) && ((Var *) n)->varlevelsup == 0)
+	{
+		Var		   *v = (Var *) n;
+		Param	   *p = makeNode(Param);
+
+		p->paramkind = PARAM_EXTERN;
+		p->paramid = 1;
+		p->paramtype = v->vartype;
+		p->paramtypmod = v->vartypmod;
+		p->paramcollid = v->varcollid;
+		p->location = -1;
+		return (Node *) p;
+	}
+	return expression_tree_mutator(n, column_to_param, context);
+}
+
+/*
  * A grouping expression as JSON: a column, or a generalization of one that
  * can fall on its declared grid: date_trunc(unit, col), extract(field from
  * col) or date_part, width_bucket(col, lo, hi, count), floor(col / w) * w or
@@ -252,6 +329,7 @@ append_grouping(StringInfo out, Query *q, Node *expr)
 	char	   *fn = n && IsA(n, FuncExpr) ? get_func_name(((FuncExpr *) n)->funcid) : NULL;
 	List	   *args = fn ? ((FuncExpr *) n)->args : NIL;
 
+	check_builtin(column_to_param(expr, q), "GROUP BY");
 	appendStringInfoString(out, "{\"column\": ");
 	if (col)
 	{
@@ -291,20 +369,33 @@ append_grouping(StringInfo out, Query *q, Node *expr)
 		/* floor(col / w) * w, or col / w * w: the same w twice */
 		Node	   *inner = strip(q, linitial(((OpExpr *) n)->args));
 		const char *w = const_text(q, lsecond(((OpExpr *) n)->args));
+		bool		floored = false;
 
+		/* integer division truncates toward zero: -5 / 10 * 10 is 0, floor(-5 / 10.0) * 10 is -10 */
 		if (inner && IsA(inner, FuncExpr) && strcmp(get_func_name(((FuncExpr *) inner)->funcid), "floor") == 0 &&
 			list_length(((FuncExpr *) inner)->args) == 1)
+		{
 			inner = strip(q, linitial(((FuncExpr *) inner)->args));
+			floored = true;
+		}
 		if (!is_op(inner, "/") || (col = column_of(q, strip(q, linitial(((OpExpr *) inner)->args)))) == NULL ||
 			const_text(q, lsecond(((OpExpr *) inner)->args)) == NULL ||
 			strcmp(const_text(q, lsecond(((OpExpr *) inner)->args)), w) != 0)
 			refuse("GROUP BY this expression (only columns, date_trunc, extract, width_bucket and floor(x / w) * w)");
 		escape_json(out, col);
-		appendStringInfoString(out, ", \"floor_width\": ");
+		appendStringInfo(out, ", \"%s\": ", floored ? "floor_width" : "div_width");
 		escape_json(out, w);
 	}
 	else
 		refuse("GROUP BY this expression (only columns, date_trunc, extract, width_bucket and floor(x / w) * w)");
+
+	/*
+	 * the expression itself, over $1 for the column, which the front door
+	 * evaluates at the edges of the column's bins: the statement's own
+	 * functions and operators, as its types resolved them
+	 */
+	appendStringInfoString(out, ", \"expression\": ");
+	escape_json(out, deparse_expression(column_to_param(expr, q), NIL, false, false));
 	appendStringInfoChar(out, '}');
 }
 
@@ -321,7 +412,8 @@ append_aggregate(StringInfo out, Query *q, Aggref *a, const char *name)
 		refuse("DISTINCT in an aggregate");
 	if (a->aggorder || a->aggkind != AGGKIND_NORMAL)
 		refuse(psprintf("the aggregate %s (not yet)", fn));
-	if (strcmp(fn, "count") != 0 && strcmp(fn, "sum") != 0 && strcmp(fn, "avg") != 0)
+	if ((strcmp(fn, "count") != 0 && strcmp(fn, "sum") != 0 && strcmp(fn, "avg") != 0) ||
+		get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE)
 		refuse(psprintf("the aggregate %s", fn));
 	if (!a->aggstar)
 	{
@@ -341,6 +433,110 @@ append_aggregate(StringInfo out, Query *q, Aggref *a, const char *name)
 	appendStringInfoChar(out, '}');
 }
 
+/* the position (0-based) of n among the select list's columns, or -1 */
+static int
+output_of(Query *q, Node *n)
+{
+	int			pos = 0;
+	ListCell   *lc;
+
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+
+		if (te->resjunk)
+			continue;
+		if (equal(te->expr, n) || (te->ressortgroupref != 0 && equal(strip(q, (Node *) te->expr), strip(q, n))))
+			return pos;
+		pos++;
+	}
+	return -1;
+}
+
+/*
+ * HAVING as JSON: and/or/not of comparisons of the statement's own columns
+ * (aggregates or groupings, by position) with constants, applied to the
+ * answers: post-processing, which costs no privacy
+ */
+static void
+append_having(StringInfo out, Query *q, Node *n)
+{
+	if (IsA(n, BoolExpr))
+	{
+		BoolExpr   *b = (BoolExpr *) n;
+		ListCell   *lc;
+
+		appendStringInfo(out, "{\"%s\": [", b->boolop == AND_EXPR ? "and" : b->boolop == OR_EXPR ? "or" : "not");
+		foreach(lc, b->args)
+		{
+			if (lc != list_head(b->args))
+				appendStringInfoString(out, ", ");
+			append_having(out, q, lfirst(lc));
+		}
+		appendStringInfoString(out, "]}");
+	}
+	else if (IsA(n, OpExpr) && list_length(((OpExpr *) n)->args) == 2)
+	{
+		OpExpr	   *op = (OpExpr *) n;
+		Const	   *l = const_of(strip(q, linitial(op->args))),
+				   *r = const_of(strip(q, lsecond(op->args)));
+		int			pos = output_of(q, r ? linitial(op->args) : lsecond(op->args));
+
+		if ((l == NULL) == (r == NULL) || pos < 0)
+			refuse("HAVING other than the statement's own columns compared with constants");
+		appendStringInfo(out, "{\"output\": %d, \"op\": \"%s\", \"value\": ", pos, comparison(op->opno, r == NULL));
+		append_const(out, r ? r : l);
+		appendStringInfoChar(out, '}');
+	}
+	else if (IsA(n, NullTest) && output_of(q, (Node *) ((NullTest *) n)->arg) >= 0 && !((NullTest *) n)->argisrow)
+		appendStringInfo(out, "{\"output\": %d, \"is_null\": %s}", output_of(q, (Node *) ((NullTest *) n)->arg),
+						 ((NullTest *) n)->nulltesttype == IS_NULL ? "true" : "false");
+	else
+		refuse("this kind of condition in HAVING (only the statement's own columns compared with constants, AND, OR, NOT)");
+}
+
+/* LIMIT or OFFSET: a non-negative integer constant, or null */
+static void
+append_count(StringInfo out, Query *q, const char *key, Node *n)
+{
+	Const	   *c = n ? const_of(strip(q, n)) : NULL;
+
+	appendStringInfo(out, ", \"%s\": ", key);
+	if (n == NULL || (c && c->constisnull))
+		appendStringInfoString(out, "null");
+	else if (c == NULL || (c->consttype != INT8OID && c->consttype != INT4OID) ||
+			 (c->consttype == INT8OID ? DatumGetInt64(c->constvalue) : DatumGetInt32(c->constvalue)) < 0)
+		refuse(psprintf("%s other than a non-negative integer constant", key));
+	else
+		appendStringInfo(out, INT64_FORMAT,
+						 c->consttype == INT8OID ? DatumGetInt64(c->constvalue) : (int64) DatumGetInt32(c->constvalue));
+}
+
+/* ORDER BY as JSON: the statement's own columns, by position, each way */
+static void
+append_order(StringInfo out, Query *q)
+{
+	ListCell   *lc;
+
+	appendStringInfoString(out, ", \"order_by\": [");
+	foreach(lc, q->sortClause)
+	{
+		SortGroupClause *sc = lfirst_node(SortGroupClause, lc);
+		TargetEntry *te = get_sortgroupclause_tle(sc, q->targetList);
+		int			pos = te->resjunk ? -1 : output_of(q, (Node *) te->expr);
+		char	   *op = get_opname(sc->sortop);
+
+		if (pos < 0)
+			refuse("ORDER BY other than the statement's own columns");
+		if (op == NULL || (strcmp(op, "<") != 0 && strcmp(op, ">") != 0))
+			refuse("ORDER BY ... USING another operator");
+		appendStringInfo(out, "%s{\"output\": %d, \"desc\": %s, \"nulls_first\": %s}",
+						 foreach_current_index(lc) > 0 ? ", " : "", pos, strcmp(op, ">") == 0 ? "true" : "false",
+						 sc->nulls_first ? "true" : "false");
+	}
+	appendStringInfoChar(out, ']');
+}
+
 char *
 query_compile(const char *sql)
 {
@@ -356,7 +552,7 @@ query_compile(const char *sql)
 
 	/*
 	 * PostgreSQL's errors (syntax, unknown names) point into the statement:
-	 * its position is dropped, which a client would show in dpm.query's call
+	 * its position is dropped, which a client would show in dpm.answer_query's call
 	 * instead
 	 */
 	PG_TRY();
@@ -385,7 +581,7 @@ query_compile(const char *sql)
 	if (list_length(raws) != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("dpm.query takes one statement, got %d", list_length(raws))));
+				 errmsg("dpm.answer_query takes one statement, got %d", list_length(raws))));
 	raw = linitial_node(RawStmt, raws);
 	if (!IsA(raw->stmt, SelectStmt))
 		refuse("statements other than SELECT");
@@ -409,10 +605,8 @@ query_compile(const char *sql)
 		refuse("set-returning functions");
 	if (q->distinctClause)
 		refuse("SELECT DISTINCT (group by the columns instead)");
-	if (q->groupingSets)
-		refuse("GROUPING SETS, ROLLUP or CUBE (not yet)");
-	if (q->havingQual || q->sortClause || q->limitCount || q->limitOffset)
-		refuse("HAVING, ORDER BY, LIMIT or OFFSET (not yet)");
+	if (q->limitOption == LIMIT_OPTION_WITH_TIES)
+		refuse("FETCH ... WITH TIES");
 	if (list_length(q->jointree->fromlist) != 1 || !IsA(linitial(q->jointree->fromlist), RangeTblRef))
 		refuse("a FROM other than one table (joins, several tables, subqueries)");
 	rte = rt_fetch(linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex, q->rtable);
@@ -444,8 +638,48 @@ query_compile(const char *sql)
 		first = false;
 	}
 
+	/*
+	 * GROUPING SETS, ROLLUP and CUBE: each set as the positions in group_by
+	 * of its grouping expressions
+	 */
+	appendStringInfoString(&out, "], \"grouping_sets\": ");
+	if (q->groupingSets)
+	{
+		List	   *sets = expand_grouping_sets(q->groupingSets, q->groupDistinct, MAX_GROUPING_SETS);
+		ListCell   *ls;
+
+		if (sets == NIL)
+			refuse(psprintf("more than %d grouping sets", MAX_GROUPING_SETS));
+		appendStringInfoChar(&out, '[');
+		foreach(ls, sets)
+		{
+			ListCell   *li;
+
+			if (foreach_current_index(ls) > 0)
+				appendStringInfoString(&out, ", ");
+			appendStringInfoChar(&out, '[');
+			foreach(li, (List *) lfirst(ls))
+			{
+				int			pos = 0;
+				ListCell   *lg;
+
+				foreach(lg, q->groupClause)
+				{
+					if (lfirst_node(SortGroupClause, lg)->tleSortGroupRef == (Index) lfirst_int(li))
+						break;
+					pos++;
+				}
+				appendStringInfo(&out, "%s%d", foreach_current_index(li) > 0 ? ", " : "", pos);
+			}
+			appendStringInfoChar(&out, ']');
+		}
+		appendStringInfoChar(&out, ']');
+	}
+	else
+		appendStringInfoString(&out, "null");
+
 	/* the select list: grouping expressions and aggregates, in order */
-	appendStringInfoString(&out, "], \"columns\": [");
+	appendStringInfoString(&out, ", \"columns\": [");
 	first = true;
 	foreach(lc, q->targetList)
 	{
@@ -474,9 +708,25 @@ query_compile(const char *sql)
 	}
 	appendStringInfoString(&out, "], \"where\": ");
 	if (q->jointree->quals)
+	{
+		check_builtin(q->jointree->quals, "WHERE");
 		append_condition(&out, q, q->jointree->quals);
+	}
 	else
 		appendStringInfoString(&out, "null");
+
+	/* what is done to the answers */
+	appendStringInfoString(&out, ", \"having\": ");
+	if (q->havingQual)
+	{
+		check_builtin(q->havingQual, "HAVING");
+		append_having(&out, q, q->havingQual);
+	}
+	else
+		appendStringInfoString(&out, "null");
+	append_order(&out, q);
+	append_count(&out, q, "limit", q->limitCount);
+	append_count(&out, q, "offset", q->limitOffset);
 	appendStringInfoChar(&out, '}');
 	return out.data;
 }

@@ -8,13 +8,15 @@
 /*
  * The statement as JSON: {"source": qualified name, "group_by": [groupings],
  * "columns": [{"output", "group": grouping} or {"output", "aggregate",
- * "column"}], a grouping being {"column"} with one of "date_trunc",
- * "extract", "width_bucket": [lo, hi, count] or "floor_width" when it
- * generalizes the column,
- * "where": null or {"and"|"or"|"not": [...]} or {"column", "op", "value"},
- * {"column", "in"|"not_in": [values]}, {"column", "is_null"}}; constants as
- * their type's text.  Anything outside that is refused with an error naming
- * the construct.
+ * "column"}], "where": null or a condition}.  A grouping is {"column"}, or
+ * when it generalizes the column one of "date_trunc", "extract",
+ * "width_bucket": [lo, hi, count], "floor_width" or "div_width" (integer
+ * division) beside "expression", the statement's expression over $1 for the
+ * column.  A condition is {"and"|"or"|"not": [conditions]}, {"column", "op",
+ * "value", "type"}, {"column", "in"|"not_in": [values], "type"} or
+ * {"column", "is_null"}, constants as their type's text.  Only PostgreSQL's
+ * built-in functions, operators and types appear.  Anything outside that is
+ * refused with an error naming the construct.
  */
 extern char *query_compile(const char *sql);
 

@@ -30,6 +30,15 @@ SELECT dpm_internal.compile_query($$SELECT date_part('month', joined), count(*) 
 SELECT dpm_internal.compile_query('SELECT width_bucket(age, 0, 100, 10), count(*) FROM qc_people GROUP BY 1')->'group_by';
 SELECT dpm_internal.compile_query('SELECT floor(rating / 0.5) * 0.5 AS r, count(*) FROM qc_people GROUP BY 1')->'group_by';
 SELECT dpm_internal.compile_query('SELECT age / 10 * 10 AS decade, sex, count(*) FROM qc_people GROUP BY decade, sex')->'group_by';
+-- GROUPING SETS, ROLLUP and CUBE: each set as positions in group_by
+SELECT dpm_internal.compile_query('SELECT sex, region, count(*) FROM qc_people GROUP BY ROLLUP (sex, region)')->'grouping_sets';
+SELECT dpm_internal.compile_query('SELECT sex, region, count(*) FROM qc_people GROUP BY CUBE (region, sex)')->'grouping_sets';
+SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY GROUPING SETS ((sex), ())')->'grouping_sets';
+-- HAVING, ORDER BY, LIMIT and OFFSET over the statement's own columns (by position), applied to the answers
+SELECT q->'having' AS having, q->'order_by' AS order_by, q->'limit' AS lim, q->'offset' AS off
+  FROM dpm_internal.compile_query('SELECT sex, count(*) AS n, avg(age) FROM qc_people GROUP BY sex
+                                   HAVING count(*) > 10 AND NOT (avg(age) < 3 OR sex = ''F'') ORDER BY n DESC, 1 LIMIT 5 OFFSET 1') q;
+SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex HAVING 10 <= count(*) ORDER BY sex NULLS FIRST')->'having';
 -- what the analyst may not read is still analyzed, not run
 SET ROLE regress_qc_analyst;
 SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex')->>'source';
@@ -60,9 +69,13 @@ SELECT dpm_internal.compile_query('SELECT age / 10, count(*) FROM qc_people GROU
 SELECT dpm_internal.compile_query('SELECT floor(age / 10) * 5, count(*) FROM qc_people GROUP BY 1');
 SELECT dpm_internal.compile_query('SELECT age + 1, count(*) FROM qc_people GROUP BY 1');
 SELECT dpm_internal.compile_query('SELECT sex || region, count(*) FROM qc_people GROUP BY 1');
-SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY ROLLUP (sex)');
-SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex HAVING count(*) > 10');
-SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex ORDER BY 2 LIMIT 1');
+SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex HAVING sum(age) > 10');
+SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex HAVING count(*) > avg(age)');
+SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex ORDER BY avg(age)');
+SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex ORDER BY 1 USING ~<~');
+SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex LIMIT (SELECT 1)');
+SELECT dpm_internal.compile_query('SELECT sex, count(*) FROM qc_people GROUP BY sex ORDER BY 2 FETCH FIRST 1 ROWS WITH TIES');
+SELECT dpm_internal.compile_query('SELECT sex, grouping(sex), count(*) FROM qc_people GROUP BY ROLLUP (sex)');
 SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people WHERE age + 1 > 3');
 SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people WHERE age > id');
 SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people WHERE sex LIKE ''F%''');

@@ -1,0 +1,207 @@
+-- The SQL front door (issue 44, item 2): dpm.answer_query answers an analyst's SELECT ... GROUP BY
+-- over a registered source privately, compiled to a workload over the columns' declared grids.
+-- Answers are checked against the same statement run by the custodian at an epsilon so large
+-- that the noise is tiny (Gaussian, sd 0.05 for a count, 0.2 for a sum, 0.001 for an average):
+-- each is compared within 10 sd (a false alarm has probability below 1e-20).  Refusals and
+-- dry runs leave the ledger as it was.
+\set SHOW_CONTEXT never
+SET dpm.reuse = auto;
+CREATE TABLE fd_ratings AS
+  SELECT 1 + g % 97 AS user_id,
+         (ARRAY['Drama', 'Comedy', 'Action'])[1 + g % 3] AS genre,
+         ((g * 7) % 10 + 1) / 2.0 AS rating,
+         date '2014-01-01' + (g * 13) % 730 AS rated_on,
+         (g * 11) % 60 AS age
+    FROM generate_series(1, 3000) g;
+CREATE ROLE regress_fd_custodian IN ROLE dpm_admin;
+CREATE ROLE regress_fd_analyst IN ROLE dpm_analyst;
+GRANT SELECT ON fd_ratings TO regress_fd_custodian;
+SET ROLE regress_fd_custodian;
+SET client_min_messages = warning;
+SELECT dpm.register_source('fd_ratings', 'user_id', max_contributions => 40, epsilon => 1e12, delta => 1e-3);
+RESET client_min_messages;
+SELECT count(*) AS columns FROM dpm.set_column_domains('fd_ratings', '[
+  {"column": "genre", "values": ["Drama", "Comedy", "Action"]},
+  {"column": "rated_on", "bins": {"min": "2014-01-01", "max": "2016-01-01", "width": "1 month"}},
+  {"column": "age", "bins": {"min": 0, "max": 60, "width": 5}},
+  {"column": "rating", "measure": {"lo": 0, "hi": 5}}]');
+RESET ROLE;
+CREATE SCHEMA fd_elsewhere;
+GRANT ALL ON SCHEMA fd_elsewhere TO regress_fd_analyst;
+-- what the analyst gets back, which the test compares with the truth as superuser
+CREATE TABLE fd_out (statement int, result json, release bigint);
+GRANT ALL ON fd_out TO regress_fd_analyst;
+SELECT count(*) AS charges_before FROM dpm.ledger \gset
+
+-- the analyst asks; she cannot read the table (the NOTICEs name releases, whose ids vary)
+SET ROLE regress_fd_analyst;
+SELECT count(*) FROM fd_ratings;
+SET client_min_messages = warning;
+INSERT INTO fd_out SELECT 1, * FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre', epsilon => 1e6, delta => 1e-6);
+INSERT INTO fd_out SELECT 2, * FROM dpm.answer_query($$SELECT date_trunc('quarter', rated_on) AS quarter, count(*) AS n, sum(rating), avg(rating)
+                                                  FROM fd_ratings WHERE genre IN ('Drama', 'Action') AND rated_on >= '2014-07-01'
+                                                 GROUP BY 1$$, epsilon => 1e6, delta => 1e-6);
+INSERT INTO fd_out SELECT 3, * FROM dpm.answer_query($$SELECT genre, floor(age / 20) * 20 AS band, count(*) FROM fd_ratings
+                                                WHERE NOT (age < 10 OR age >= 50) AND genre <> 'Comedy' GROUP BY genre, band$$,
+                                              epsilon => 1e6, delta => 1e-6);
+INSERT INTO fd_out SELECT 4, * FROM dpm.answer_query($$SELECT extract(month FROM rated_on) AS month, count(*) FROM fd_ratings
+                                                WHERE age BETWEEN 20 AND 39 GROUP BY 1$$, epsilon => 1e6, delta => 1e-6);
+INSERT INTO fd_out SELECT 5, * FROM dpm.answer_query('SELECT count(*), sum(rating) FROM fd_ratings', epsilon => 1e6, delta => 1e-6);
+INSERT INTO fd_out SELECT 6, * FROM dpm.answer_query($$SELECT width_bucket(age, 0, 60, 4) AS b, genre, avg(rating) FROM fd_ratings
+                                                WHERE rated_on < '2015-01-01' GROUP BY genre, b$$, epsilon => 1e6, delta => 1e-6);
+-- GROUPING SETS, ROLLUP and CUBE: one workload, the union of a term per set, one release
+INSERT INTO fd_out SELECT 7, * FROM dpm.answer_query($$SELECT genre, date_trunc('year', rated_on) AS y, count(*) FROM fd_ratings
+                                                       GROUP BY ROLLUP (genre, 2)$$, epsilon => 1e6, delta => 1e-6);
+INSERT INTO fd_out SELECT 8, * FROM dpm.answer_query($$SELECT genre, floor(age / 30) * 30 AS band, sum(rating) FROM fd_ratings
+                                                       GROUP BY GROUPING SETS ((genre), (band), ())$$, epsilon => 1e6, delta => 1e-6);
+-- HAVING, ORDER BY, LIMIT and OFFSET: on the answers, at no cost
+INSERT INTO fd_out SELECT 9, * FROM dpm.answer_query($$SELECT extract(month FROM rated_on) AS month, count(*) FROM fd_ratings
+                                                       GROUP BY 1 HAVING count(*) > 240 ORDER BY month DESC LIMIT 5 OFFSET 1$$,
+                                                     epsilon => 1e6, delta => 1e-6);
+RESET client_min_messages;
+RESET ROLE;
+
+-- every group of the plain statement, each answer equal to its rounded truth
+SELECT 1 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result->>'count')::numeric - t.n) < 0.5) AS equal
+  FROM fd_out o FULL JOIN (SELECT genre, count(*) AS n FROM fd_ratings GROUP BY genre) t ON t.genre = o.result->>'genre'
+ WHERE o.statement = 1 OR o.statement IS NULL;
+SELECT 2 AS statement, count(*) AS groups,
+       count(*) FILTER (WHERE abs((o.result->>'n')::numeric - t.n) < 0.5 AND abs((o.result->>'sum')::numeric - t.s) < 2
+                          AND abs((o.result->>'avg')::numeric - t.a) < 0.01) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 2) o
+  FULL JOIN (SELECT date_trunc('quarter', rated_on) AS quarter, count(*) AS n, sum(rating) AS s, avg(rating) AS a FROM fd_ratings
+              WHERE genre IN ('Drama', 'Action') AND rated_on >= '2014-07-01' AND rated_on < '2016-01-01' GROUP BY 1) t
+    ON t.quarter = (o.result->>'quarter')::timestamptz;
+SELECT 3 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result->>'count')::numeric - t.n) < 0.5) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 3) o
+  FULL JOIN (SELECT genre, floor(age / 20) * 20 AS band, count(*) AS n FROM fd_ratings
+              WHERE NOT (age < 10 OR age >= 50) AND genre <> 'Comedy' GROUP BY genre, band) t
+    ON t.genre = o.result->>'genre' AND t.band = (o.result->>'band')::float8;
+SELECT 4 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result->>'count')::numeric - t.n) < 0.5) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 4) o
+  FULL JOIN (SELECT extract(month FROM rated_on) AS month, count(*) AS n FROM fd_ratings
+              WHERE age BETWEEN 20 AND 39 AND rated_on >= '2014-01-01' AND rated_on < '2016-01-01' GROUP BY 1) t
+    ON t.month = (o.result->>'month')::numeric;
+SELECT 5 AS statement, abs((o.result->>'count')::numeric - (SELECT count(*) FROM fd_ratings)) < 0.5 AS count_equal,
+       abs((o.result->>'sum')::numeric - (SELECT sum(rating) FROM fd_ratings)) < 2 AS sum_equal
+  FROM fd_out o WHERE o.statement = 5;
+SELECT 6 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result->>'avg')::numeric - t.a) < 0.01) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 6) o
+  FULL JOIN (SELECT width_bucket(age, 0, 60, 4) AS b, genre, avg(rating) AS a FROM fd_ratings
+              WHERE rated_on >= '2014-01-01' AND rated_on < '2015-01-01' GROUP BY genre, b) t
+    ON t.genre = o.result->>'genre' AND t.b = (o.result->>'b')::int;
+SELECT 7 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result->>'count')::numeric - t.n) < 0.5) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 7) o
+  FULL JOIN (SELECT genre, date_trunc('year', rated_on) AS y, count(*) AS n FROM fd_ratings GROUP BY ROLLUP (genre, 2)) t
+    ON coalesce(t.genre, '-') = coalesce(o.result->>'genre', '-')
+   AND coalesce(t.y, '-infinity') = coalesce((o.result->>'y')::timestamptz, '-infinity');
+SELECT 8 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result->>'sum')::numeric - t.s) < 2) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 8) o
+  FULL JOIN (SELECT genre, floor(age / 30) * 30 AS band, sum(rating) AS s FROM fd_ratings GROUP BY GROUPING SETS ((genre), (band), ())) t
+    ON coalesce(t.genre, '-') = coalesce(o.result->>'genre', '-') AND coalesce(t.band, -1) = coalesce((o.result->>'band')::float8, -1);
+SELECT 9 AS statement, array_agg((result->>'month')::int ORDER BY k) AS months
+  FROM (SELECT result, row_number() OVER () AS k FROM fd_out WHERE statement = 9) o;
+SELECT array_agg(month::int ORDER BY month DESC) AS plain_months
+  FROM (SELECT extract(month FROM rated_on) AS month FROM fd_ratings GROUP BY 1 HAVING count(*) > 240
+         ORDER BY month DESC LIMIT 5 OFFSET 1) t;
+-- the row as the analyst sees it: the statement's columns in order, then each aggregate's error
+SELECT json_object_keys(result) AS key FROM fd_out WHERE statement = 2 LIMIT 9;
+SELECT result->>'quarter' AS quarter FROM fd_out WHERE statement = 2 ORDER BY 1 LIMIT 2;
+-- one release a statement, charged once: an average with its sum and count from one release
+SELECT statement, count(DISTINCT release) AS releases FROM fd_out GROUP BY statement ORDER BY statement;
+SELECT count(*) - :charges_before AS charges FROM dpm.ledger;
+SELECT r.sum_share IS NOT NULL AS average_release, m.name AS measure
+  FROM dpm.releases r LEFT JOIN dpm.measures m ON m.id = r.measure_id
+ WHERE r.id = (SELECT max(release) FROM fd_out WHERE statement = 2);
+-- what it compiled to: a domain over the touched columns' grids, a workload of the groups
+SELECT d.name AS domain, w.spec
+  FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id JOIN dpm.domains d ON d.id = w.domain_id
+ WHERE r.id IN (SELECT release FROM fd_out) ORDER BY r.id;
+
+-- asked again: answered at no cost from the same release, identical; reuse => 'never' measures again
+SET ROLE regress_fd_analyst;
+SELECT count(*) AS charges_before FROM dpm.ledger \gset
+SET client_min_messages = warning;
+SELECT bool_and(a.result::text = o.result::text AND a.release_id = o.release) AS identical, count(*) AS rows
+  FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre', epsilon => 1e6, delta => 1e-6) WITH ORDINALITY a(result, release_id, k)
+  JOIN (SELECT *, row_number() OVER () AS k FROM fd_out WHERE statement = 1) o ON o.k = a.k;
+SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
+SELECT count(DISTINCT release_id) AS new_release FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre',
+                                                              epsilon => 1e6, delta => 1e-6, reuse => 'never')
+ WHERE release_id > (SELECT max(release) FROM fd_out);
+RESET client_min_messages;
+SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
+
+-- look before you spend: what it compiles to, the charge, the expected error of each row
+SELECT count(*) AS charges_before FROM dpm.ledger \gset
+SELECT plan->>'spec' AS spec, plan->>'aggregate' AS aggregate, plan->'release'->>'charge_epsilon' AS charge_epsilon,
+       plan->>'free' AS free, jsonb_array_length(plan->'rows') AS rows, plan->'rows'->0 ? 'n_stderr' AS has_stderr,
+       (plan->'rows'->0->>'n_stderr')::float8 > 0 AS positive
+  FROM dpm.explain_query($$SELECT genre AS g, count(*) AS n FROM fd_ratings WHERE age >= 30 GROUP BY genre$$, epsilon => 1, delta => 1e-6);
+SELECT plan->>'free' AS free, plan->>'answered_by' IS NOT NULL AS answered_by
+  FROM dpm.explain_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre', epsilon => 1e6, delta => 1e-6);
+SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
+
+-- parameters through PREPARE: the statement and the budget are parameters of the call
+PREPARE fd_ask(text, float8) AS SELECT count(*) AS rows FROM dpm.answer_query($1, epsilon => $2, delta => 1e-6);
+SET client_min_messages = warning;
+EXECUTE fd_ask('SELECT genre, count(*) FROM fd_ratings WHERE age < 30 GROUP BY genre', 1e6);
+EXECUTE fd_ask('SELECT count(*) FROM fd_ratings WHERE age < 30', 1e6);
+RESET client_min_messages;
+DEALLOCATE fd_ask;
+
+-- names resolve on the caller's search_path, as in her own statements
+SET search_path = fd_elsewhere, public;
+SET client_min_messages = warning;
+SELECT count(*) AS rows FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre', epsilon => 1e6, delta => 1e-6);
+RESET client_min_messages;
+RESET search_path;
+
+-- the internal functions stay closed to analysts, whatever description they would pass
+SELECT * FROM dpm_internal.query_answer('{"source": "public.fd_ratings"}', 1, 0, NULL, NULL, 0.95, NULL);
+SELECT * FROM dpm_internal.compile_query('SELECT count(*) FROM fd_ratings');
+
+-- refused before anything is charged, each naming what is not supported
+SELECT count(*) AS charges_before FROM dpm.ledger \gset
+SELECT * FROM dpm.answer_query('SELECT user_id, count(*) FROM fd_ratings GROUP BY user_id', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings WHERE user_id = 3', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT age, count(*) FROM fd_ratings GROUP BY age', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings WHERE age < 17', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings WHERE age = 17', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings WHERE age <> 15', epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE rated_on < '2015-01-15'$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE rated_on IS NULL$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE genre = 'Drama' OR age < 20$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE NOT (genre = 'Drama' AND age < 20)$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE age >= 60$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT genre, count(*) FROM fd_ratings WHERE genre = 'Horror' GROUP BY genre$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT date_trunc('week', rated_on), count(*) FROM fd_ratings GROUP BY 1$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT extract(day FROM rated_on), count(*) FROM fd_ratings GROUP BY 1$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT floor(age / 7) * 7, count(*) FROM fd_ratings GROUP BY 1$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT width_bucket(age, 0, 60, 7), count(*) FROM fd_ratings GROUP BY 1$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT sum(age) FROM fd_ratings$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT count(*), count(age) FROM fd_ratings$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT genre, count(*) FROM fd_ratings GROUP BY genre$$, epsilon => -1);
+SELECT * FROM dpm.answer_query($$SELECT genre, count(*) FROM fd_ratings GROUP BY genre$$, epsilon => 1, reuse => 'sometimes');
+SELECT * FROM dpm.answer_query(NULL, epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM pg_class', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT * FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT genre FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT genre, count(*) OVER () FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings WHERE user_id IN (SELECT 1)', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT ctid, count(*) FROM fd_ratings GROUP BY ctid', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre HAVING sum(rating) > 3', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT DISTINCT genre FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT max(rating) FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings a JOIN fd_ratings b USING (user_id)', epsilon => 1);
+SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
+-- an analyst's own function or operator is never run by the front door
+CREATE FUNCTION fd_elsewhere.date_trunc(text, date) RETURNS date LANGUAGE sql AS 'SELECT $2';
+CREATE FUNCTION fd_elsewhere.fd_eq(date, date) RETURNS boolean LANGUAGE sql AS 'SELECT true';
+CREATE OPERATOR fd_elsewhere.= (FUNCTION = fd_elsewhere.fd_eq, LEFTARG = date, RIGHTARG = date);
+SET search_path = fd_elsewhere, public, pg_catalog;
+SELECT * FROM dpm.answer_query($$SELECT date_trunc('month', rated_on) AS m, count(*) FROM fd_ratings GROUP BY 1$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE rated_on = date '2015-01-01'$$, epsilon => 1);
+RESET search_path;
+RESET ROLE;
+DROP SCHEMA fd_elsewhere CASCADE;
