@@ -355,15 +355,21 @@ BEGIN
 END
 $$;
 
--- The compiled statement: its source, the domain over the columns it touches (their declared
--- grids, in column order), the workload, and per answer row the values of its grouping columns.
-CREATE OR REPLACE FUNCTION dpm_internal.query_plan(q jsonb,
+-- The compiled statement, or statements (a JSON array: a dashboard, answered by one workload and
+-- one release): their source, the domain over the columns they touch (their declared grids, in
+-- column order), the workload (one term per statement and grouping set), per answer row the
+-- values of its grouping columns (by position in its statement's GROUP BY), and the number of
+-- rows of each statement, in order.
+CREATE OR REPLACE FUNCTION dpm_internal.query_plan(qs jsonb,
   OUT src dpm.sources, OUT dom dpm.domains, OUT wl dpm.workloads, OUT measure dpm.measures, OUT aggregate text,
-  OUT keys jsonb[])
+  OUT keys jsonb[], OUT counts int[])
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  rel regclass := (q->>'source')::regclass;
+  stmts jsonb := CASE WHEN jsonb_typeof(qs) = 'array' THEN qs ELSE jsonb_build_array(qs) END;
+  q jsonb;
+  rel regclass := (stmts->0->>'source')::regclass;
+  allcols jsonb := (SELECT jsonb_agg(c) FROM jsonb_array_elements(stmts) x, jsonb_array_elements(x->'columns') c);
   touched text[];
   declared record;
   attrs jsonb;
@@ -386,17 +392,21 @@ DECLARE
   has_count boolean;
   count_cols text[];
 BEGIN
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) x WHERE (x->>'source')::regclass <> rel) THEN
+    PERFORM dpm_internal.query_refuse('statements over several sources in one call',
+      'A dashboard''s statements share one release, of one source: ask each source''s in a call of its own.');
+  END IF;
   src := dpm_internal.source(rel);
   -- the aggregates: count(*), and sum, avg (and count) of one measure, answered by one release
-  aggs := ARRAY(SELECT x->>'aggregate' FROM jsonb_array_elements(q->'columns') x WHERE x ? 'aggregate');
-  mcols := ARRAY(SELECT DISTINCT x->>'column' FROM jsonb_array_elements(q->'columns') x
+  aggs := ARRAY(SELECT x->>'aggregate' FROM jsonb_array_elements(allcols) x WHERE x ? 'aggregate');
+  mcols := ARRAY(SELECT DISTINCT x->>'column' FROM jsonb_array_elements(allcols) x
                   WHERE x->>'aggregate' IN ('sum', 'avg'));
-  count_cols := ARRAY(SELECT DISTINCT x->>'column' FROM jsonb_array_elements(q->'columns') x
+  count_cols := ARRAY(SELECT DISTINCT x->>'column' FROM jsonb_array_elements(allcols) x
                        WHERE x->>'aggregate' = 'count' AND x->>'column' IS NOT NULL);
   has_count := 'count' = ANY (aggs);
   IF cardinality(mcols) > 1 THEN
-    PERFORM dpm_internal.query_refuse(format('sums or averages of several measures in one statement (%s; not yet)', array_to_string(mcols, ', ')),
-      'Ask each measure in its own statement.');
+    PERFORM dpm_internal.query_refuse(format('sums or averages of several measures in one release (%s; not yet)', array_to_string(mcols, ', ')),
+      'Ask each measure in a call of its own.');
   END IF;
   IF cardinality(mcols) = 1 THEN
     SELECT * INTO measure FROM dpm.measures m
@@ -411,23 +421,24 @@ BEGIN
   -- count(column): the rows where it is in its domain (it is touched, as by IS NOT NULL); under an
   -- average, the counts its release divides by
   IF aggregate = 'avg' AND has_count THEN
-    IF EXISTS (SELECT 1 FROM jsonb_array_elements(q->'columns') x
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x
                 WHERE x->>'aggregate' = 'count' AND (x->>'column' IS DISTINCT FROM mcols[1]) = (measure.nulls = 'drop')) THEN
       PERFORM dpm_internal.query_refuse(format('%s beside avg(%s) here', CASE WHEN measure.nulls = 'drop' THEN 'count(*)' ELSE format('count(%s)', mcols[1]) END, mcols[1]),
         format('The counts an average of measure "%s" divides by are %s; ask the other count in its own statement.', measure.name,
                CASE WHEN measure.nulls = 'drop' THEN format('count(%s), its rows that are not NULL', mcols[1]) ELSE 'count(*)' END));
     END IF;
     count_cols := '{}';
-  ELSIF cardinality(count_cols) > 0 AND ('count' = ANY (ARRAY(SELECT x->>'aggregate' FROM jsonb_array_elements(q->'columns') x
+  ELSIF cardinality(count_cols) > 0 AND ('count' = ANY (ARRAY(SELECT x->>'aggregate' FROM jsonb_array_elements(allcols) x
                                                               WHERE x->>'column' IS NULL)) OR cardinality(count_cols) > 1) THEN
-    PERFORM dpm_internal.query_refuse('count(*) and count(column), or counts of several columns, in one statement (not yet)',
-      'Ask each in its own statement.');
+    PERFORM dpm_internal.query_refuse('count(*) and count(column), or counts of several columns, in one release (not yet)',
+      'Ask each in a call of its own.');
   END IF;
 
   -- the columns it touches, each declared by the custodian
   touched := ARRAY(SELECT DISTINCT x FROM (
-                     SELECT g->>'column' AS x FROM jsonb_array_elements(q->'group_by') g
-                     UNION ALL SELECT c #>> '{}' FROM jsonb_path_query(coalesce(q->'where', 'null'), 'lax $.**.column') c
+                     SELECT g->>'column' AS x FROM jsonb_array_elements(stmts) st, jsonb_array_elements(st->'group_by') g
+                     UNION ALL SELECT c #>> '{}' FROM jsonb_array_elements(stmts) st,
+                                                      jsonb_path_query(coalesce(st->'where', 'null'), 'lax $.**.column') c
                      UNION ALL SELECT unnest(count_cols)) s ORDER BY 1);
   FOR declared IN SELECT t.col, cd.kind, cd.attribute FROM unnest(touched) t(col)
                     LEFT JOIN dpm.column_domains cd ON cd.source_id = src.id AND cd.column_name = t.col LOOP
@@ -454,14 +465,15 @@ BEGIN
      WHERE cd.source_id = src.id AND cd.column_name = touched[j];
     cols := cols || jsonb_build_object(touched[j], dpm_internal.query_column(dom, j, typ, kind));
   END LOOP;
-  IF q->'where' IS NOT NULL AND jsonb_typeof(q->'where') = 'object' THEN
-    sel := dpm_internal.query_where(q->'where', cols);
-  END IF;
 
   -- a term per grouping set (one without GROUPING SETS), one block per attribute: the groups it
   -- is cut into (among the bins the WHERE keeps), or the one set of bins the WHERE keeps; the
   -- answer rows: each term's groups, the last attribute's varying fastest
   keys := '{}';
+  counts := '{}';
+  FOR q IN SELECT x FROM jsonb_array_elements(stmts) x LOOP
+  sel := CASE WHEN jsonb_typeof(q->'where') = 'object' THEN dpm_internal.query_where(q->'where', cols) ELSE '{}' END;
+  counts := counts || 0;
   FOR gset IN SELECT x FROM jsonb_array_elements(coalesce(nullif(q->'grouping_sets', 'null'),
                                                            jsonb_build_array((SELECT coalesce(jsonb_agg(o - 1), '[]')
                                                                                 FROM jsonb_array_elements(q->'group_by') WITH ORDINALITY g(e, o))))) x LOOP
@@ -506,6 +518,8 @@ BEGIN
     END LOOP;
     terms := terms || coalesce(array_to_string(nullif(blocks, '{}'), ' * '), 'Total(rows)');
     keys := keys || tkeys;
+    counts[cardinality(counts)] := counts[cardinality(counts)] + cardinality(tkeys);
+  END LOOP;
   END LOOP;
   wspec := array_to_string(terms, ' + ');
   PERFORM dpm_internal.query_catalog(src, jsonb_build_object('workload', jsonb_build_object(
@@ -604,19 +618,30 @@ AS $$
               ELSE 'answers' END
 $$;
 
--- dpm.answer_query of one compiled statement (src/api/query_api.c calls it as the extension's owner):
+-- Each quantity's answers (parts, as query_answer keeps them) of the n queries after the first off.
+CREATE OR REPLACE FUNCTION dpm_internal.query_slice(parts jsonb, off int, n int) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT jsonb_object_agg(k, (SELECT coalesce(jsonb_agg(e ORDER BY o), '[]') FROM jsonb_array_elements(v) WITH ORDINALITY t(e, o)
+                               WHERE o > off AND o <= off + n))
+    FROM jsonb_each(parts) x(k, v)
+$$;
+
+-- dpm.answer_query of compiled statements (src/api/query_api.c calls it as the extension's owner):
 -- every argument checked, then the release that answered the same workload before replayed at
--- no cost (identical answers), or dpm.answer's reuse rules, or a release charged.
-CREATE OR REPLACE FUNCTION dpm_internal.query_answer(q jsonb, epsilon float8, delta float8, rho float8, method text,
+-- no cost (identical answers), or dpm.answer's reuse rules, or a release charged; the rows of
+-- each statement in turn.
+CREATE OR REPLACE FUNCTION dpm_internal.query_answer(qs jsonb, epsilon float8, delta float8, rho float8, method text,
                                                      confidence float8, reuse text)
-RETURNS TABLE(result json, release_id bigint)
+RETURNS TABLE(statement int, result json, release_id bigint)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE
-  p record := dpm_internal.query_plan(q);
+  stmts jsonb := CASE WHEN jsonb_typeof(qs) = 'array' THEN qs ELSE jsonb_build_array(qs) END;
+  p record := dpm_internal.query_plan(qs);
   mode text := lower(coalesce(reuse, current_setting('dpm.reuse', true), 'auto'));
-  parts_needed boolean := EXISTS (SELECT 1 FROM jsonb_array_elements(q->'columns') c
+  parts_needed boolean := EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) x, jsonb_array_elements(x->'columns') c
                                    WHERE dpm_internal.query_part(c, p.aggregate) <> 'answers');
   rel dpm.releases;
   before bigint;
@@ -669,8 +694,14 @@ BEGIN
       END LOOP;
     END IF;
   END IF;
-  RETURN QUERY SELECT r, rel.id
-                 FROM dpm_internal.query_post(q, ARRAY(SELECT dpm_internal.query_rows(q, p.keys, p.aggregate, parts))) r;
+  RETURN QUERY
+    SELECT st.k::int, r.r, rel.id
+      FROM jsonb_array_elements(stmts) WITH ORDINALITY st(q, k),
+           LATERAL (SELECT coalesce(sum(c), 0)::int AS off FROM unnest(p.counts[1:st.k - 1]) c) o,
+           LATERAL dpm_internal.query_post(st.q, ARRAY(
+             SELECT dpm_internal.query_rows(st.q, p.keys[o.off + 1:o.off + p.counts[st.k]], p.aggregate,
+                                            dpm_internal.query_slice(parts, o.off, p.counts[st.k])))) WITH ORDINALITY r(r, n)
+     ORDER BY st.k, r.n;
 END
 $$;
 
@@ -681,18 +712,20 @@ AS 'MODULE_PATHNAME', 'dpm_answer_query' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION dpm.answer_query(text, float8, float8, float8, text, float8, text) IS
   'answer a SELECT ... GROUP BY over a source, charging its budget unless an earlier release answers it: a JSON object per row, its columns, then each aggregate''s stderr and interval';
 
--- dpm.explain_query of one compiled statement: what dpm.answer_query would do, reading no row and
+-- dpm.explain_query of compiled statements: what dpm.answer_query would do, reading no row and
 -- charging nothing (dpm.explain of its workload): the domain and workload it compiled to, the
 -- strategy and charge, the expected standard error of each answer row, and whether an earlier
 -- release answers it at no cost.
-CREATE OR REPLACE FUNCTION dpm_internal.query_explain(q jsonb, epsilon float8, delta float8, rho float8, method text,
+CREATE OR REPLACE FUNCTION dpm_internal.query_explain(qs jsonb, epsilon float8, delta float8, rho float8, method text,
                                                       confidence float8, reuse text)
 RETURNS TABLE(plan jsonb)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE
-  p record := dpm_internal.query_plan(q);
+  stmts jsonb := CASE WHEN jsonb_typeof(qs) = 'array' THEN qs ELSE jsonb_build_array(qs) END;
+  p record := dpm_internal.query_plan(qs);
+  expected jsonb;
   prior bigint;
   e jsonb;
   rows jsonb;
@@ -711,12 +744,16 @@ BEGIN
                      NULL, reuse) x;
   -- the rows dpm.answer_query would return, each aggregate's expected stderr and interval half-width
   -- in place of its answer (an average's depends on the data: NULL)
-  SELECT jsonb_agg(r::jsonb) INTO rows
-    FROM dpm_internal.query_rows(q, p.keys, p.aggregate, jsonb_build_object('answers', (
-           SELECT jsonb_agg(jsonb_build_object('stderr', x.stderr, 'ci_half_width', x.ci_half_width)
-                            ORDER BY x.query)
-             FROM dpm.explain_queries((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name,
-                                      p.aggregate, NULL, reuse) x)), true) r;
+  expected := jsonb_build_object('answers', (
+    SELECT jsonb_agg(jsonb_build_object('stderr', x.stderr, 'ci_half_width', x.ci_half_width) ORDER BY x.query)
+      FROM dpm.explain_queries((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name,
+                               p.aggregate, NULL, reuse) x));
+  SELECT jsonb_agg(r.r::jsonb || CASE WHEN jsonb_array_length(stmts) > 1 THEN jsonb_build_object('statement', st.k) ELSE '{}' END
+                   ORDER BY st.k, r.n) INTO rows
+    FROM jsonb_array_elements(stmts) WITH ORDINALITY st(q, k),
+         LATERAL (SELECT coalesce(sum(c), 0)::int AS off FROM unnest(p.counts[1:st.k - 1]) c) o,
+         LATERAL dpm_internal.query_rows(st.q, p.keys[o.off + 1:o.off + p.counts[st.k]], p.aggregate,
+                                         dpm_internal.query_slice(expected, o.off, p.counts[st.k]), true) WITH ORDINALITY r(r, n);
   RETURN QUERY SELECT jsonb_build_object(
     'source', (p.src).relation::text, 'domain', (p.dom).name, 'workload', (p.wl).name, 'spec', (p.wl).spec,
     'measure', (p.measure).name, 'aggregate', coalesce(p.aggregate, CASE WHEN (p.measure).id IS NOT NULL THEN 'sum' ELSE 'count' END),
@@ -725,9 +762,23 @@ BEGIN
 END
 $$;
 
+CREATE OR REPLACE FUNCTION dpm.answer_query(sql text[], epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
+                                            method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
+RETURNS TABLE(statement int, result json, release_id bigint)
+AS 'MODULE_PATHNAME', 'dpm_answer_query' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dpm.answer_query(text[], float8, float8, float8, text, float8, text) IS
+  'answer a dashboard''s statements over one source from one strategy optimized for them all, with one charge: the rows of each statement in turn';
+
 CREATE OR REPLACE FUNCTION dpm.explain_query(sql text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
                                              method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
 RETURNS TABLE(plan jsonb)
 AS 'MODULE_PATHNAME', 'dpm_explain_query' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION dpm.explain_query(text, float8, float8, float8, text, float8, text) IS
   'what dpm.answer_query would do with a statement, reading no row and charging nothing: its workload, strategy, charge, expected errors, what is free';
+
+CREATE OR REPLACE FUNCTION dpm.explain_query(sql text[], epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
+                                             method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
+RETURNS TABLE(plan jsonb)
+AS 'MODULE_PATHNAME', 'dpm_explain_query' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dpm.explain_query(text[], float8, float8, float8, text, float8, text) IS
+  'what dpm.answer_query would do with a dashboard''s statements, reading no row and charging nothing';

@@ -47,7 +47,9 @@ GRANT EXECUTE ON FUNCTION
   dpm.answer_keys(regclass, name, float8, float8, float8, date, date, int), dpm.estimate(text, float8, text, date, date),
   dpm.periods(regclass),
   dpm.answer_query(text, float8, float8, float8, text, float8, text),
-  dpm.explain_query(text, float8, float8, float8, text, float8, text)
+  dpm.answer_query(text[], float8, float8, float8, text, float8, text),
+  dpm.explain_query(text, float8, float8, float8, text, float8, text),
+  dpm.explain_query(text[], float8, float8, float8, text, float8, text)
   TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.register_source(regclass, name, int, float8, float8, float8), dpm.unregister_source(regclass),

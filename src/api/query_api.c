@@ -1,6 +1,7 @@
 /*
- * query_api.c -- the SQL front door's entry points: dpm.answer_query(sql, ...),
- * dpm.explain_query(sql, ...) and dpm_internal.compile_query(sql).
+ * query_api.c -- the SQL front door's entry points: dpm.answer_query(sql, ...)
+ * and dpm.explain_query(sql, ...), of one statement or of a dashboard's
+ * (text[]), and dpm_internal.compile_query(sql).
  *
  * The statement is parsed and analyzed as the caller, with the caller's
  * search_path (query/compile.c): its names mean what they mean to her, and
@@ -19,6 +20,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 #include "utils/guc.h"
@@ -50,11 +52,49 @@ function_owner(FunctionCallInfo fcinfo)
 }
 
 /*
- * Compiles argument 0 as the caller, then returns the rows of
+ * The description of argument 0, compiled as the caller: one statement's
+ * JSON object, or a JSON array of each statement's of a text[] (a dashboard)
+ */
+static char *
+describe(FunctionCallInfo fcinfo)
+{
+	StringInfoData out;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("give the SELECT statement to answer")));
+	if (get_fn_expr_argtype(fcinfo->flinfo, 0) != TEXTARRAYOID)
+		return query_compile(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(0), TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("give at least one SELECT statement to answer")));
+	initStringInfo(&out);
+	appendStringInfoChar(&out, '[');
+	for (int i = 0; i < n; i++)
+	{
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("statement %d of %d is NULL", i + 1, n)));
+		CHECK_FOR_INTERRUPTS();
+		appendStringInfo(&out, "%s%s", i > 0 ? ", " : "", query_compile(TextDatumGetCString(elems[i])));
+	}
+	appendStringInfoChar(&out, ']');
+	return out.data;
+}
+
+/*
+ * Compiles argument 0 as the caller, then returns these columns of
  * dpm_internal.<internal>(description, arguments 1..n) run as the owner.
  */
 static Datum
-answer_as_owner(FunctionCallInfo fcinfo, const char *internal)
+answer_as_owner(FunctionCallInfo fcinfo, const char *internal, const char *columns)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int			nargs = PG_NARGS();
@@ -65,16 +105,10 @@ answer_as_owner(FunctionCallInfo fcinfo, const char *internal)
 	Oid			saved_user;
 	int			saved_context;
 	int			nest;
-	char	   *desc;
-
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("give the SELECT statement to answer")));
-	desc = query_compile(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	char	   *desc = describe(fcinfo);
 
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT * FROM dpm_internal.%s($1::jsonb", internal);
+	appendStringInfo(&sql, "SELECT %s FROM dpm_internal.%s($1::jsonb", columns, internal);
 	types[0] = TEXTOID;
 	values[0] = CStringGetTextDatum(desc);
 	nulls[0] = ' ';
@@ -110,12 +144,14 @@ PG_FUNCTION_INFO_V1(dpm_answer_query);
 Datum
 dpm_answer_query(PG_FUNCTION_ARGS)
 {
-	return answer_as_owner(fcinfo, "query_answer");
+	/* a dashboard's rows say which statement they answer */
+	return answer_as_owner(fcinfo, "query_answer",
+						   get_fn_expr_argtype(fcinfo->flinfo, 0) == TEXTARRAYOID ? "*" : "result, release_id");
 }
 
 PG_FUNCTION_INFO_V1(dpm_explain_query);
 Datum
 dpm_explain_query(PG_FUNCTION_ARGS)
 {
-	return answer_as_owner(fcinfo, "query_explain");
+	return answer_as_owner(fcinfo, "query_explain", "*");
 }

@@ -51,9 +51,9 @@ AS $$
   UNION ALL
   SELECT f.sig, 'its arguments are not dpm.answer''s' FROM f, f ans
    WHERE f.name IN ('explain', 'explain_queries') AND ans.name = 'answer' AND f.arglist <> ans.arglist
-  UNION ALL      -- and dpm.explain_query dpm.answer_query's
-  SELECT f.sig, 'its arguments are not dpm.answer_query''s' FROM f, f ans
-   WHERE f.name = 'explain_query' AND ans.name = 'answer_query' AND f.arglist <> ans.arglist
+  UNION ALL      -- and each dpm.explain_query those of a dpm.answer_query
+  SELECT f.sig, 'its arguments are not dpm.answer_query''s' FROM f
+   WHERE f.name = 'explain_query' AND NOT EXISTS (SELECT 1 FROM f ans WHERE ans.name = 'answer_query' AND ans.arglist = f.arglist)
   -- 6. a call spends budget (charges through dpm_internal.run_release) if and only if it is named
   -- answer; dpm.answer_query's C entry point charges through dpm_internal.query_answer (dpm.answer)
   UNION ALL

@@ -58,6 +58,11 @@ INSERT INTO fd_out SELECT 8, * FROM dpm.answer_query($$SELECT genre, floor(age /
 INSERT INTO fd_out SELECT 9, * FROM dpm.answer_query($$SELECT extract(month FROM rated_on) AS month, count(*) FROM fd_ratings
                                                        GROUP BY 1 HAVING count(*) > 240 ORDER BY month DESC LIMIT 5 OFFSET 1$$,
                                                      epsilon => 1e6, delta => 1e-6);
+-- a dashboard: three statements from one strategy optimized for them all, one release, one charge
+INSERT INTO fd_out SELECT 10 + statement, result, release_id
+  FROM dpm.answer_query(ARRAY['SELECT genre, count(*) FROM fd_ratings GROUP BY genre',
+                              'SELECT floor(age / 30) * 30 AS band, count(*) FROM fd_ratings WHERE genre <> ''Comedy'' GROUP BY 1',
+                              'SELECT count(*) FROM fd_ratings WHERE rated_on >= ''2015-01-01'''], epsilon => 1e6, delta => 1e-6);
 RESET client_min_messages;
 RESET ROLE;
 
@@ -104,6 +109,15 @@ SELECT 9 AS statement, array_agg((result->>'month')::int ORDER BY k) AS months
 SELECT array_agg(month::int ORDER BY month DESC) AS plain_months
   FROM (SELECT extract(month FROM rated_on) AS month FROM fd_ratings GROUP BY 1 HAVING count(*) > 240
          ORDER BY month DESC LIMIT 5 OFFSET 1) t;
+SELECT 11 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result->>'count')::numeric - t.n) < 0.5) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 11) o
+  FULL JOIN (SELECT genre, count(*) AS n FROM fd_ratings GROUP BY genre) t ON t.genre = o.result->>'genre';
+SELECT 12 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result->>'count')::numeric - t.n) < 0.5) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 12) o
+  FULL JOIN (SELECT floor(age / 30) * 30 AS band, count(*) AS n FROM fd_ratings WHERE genre <> 'Comedy' GROUP BY 1) t
+    ON t.band = (o.result->>'band')::float8;
+SELECT 13 AS statement, abs((result->>'count')::numeric - (SELECT count(*) FROM fd_ratings WHERE rated_on >= '2015-01-01')) < 0.5 AS equal
+  FROM fd_out WHERE statement = 13;
 -- the row as the analyst sees it: the statement's columns in order, then each aggregate's error
 SELECT json_object_keys(result) AS key FROM fd_out WHERE statement = 2 LIMIT 9;
 SELECT result->>'quarter' AS quarter FROM fd_out WHERE statement = 2 ORDER BY 1 LIMIT 2;
@@ -140,6 +154,10 @@ SELECT plan->>'spec' AS spec, plan->>'aggregate' AS aggregate, plan->'release'->
   FROM dpm.explain_query($$SELECT genre AS g, count(*) AS n FROM fd_ratings WHERE age >= 30 GROUP BY genre$$, epsilon => 1, delta => 1e-6);
 SELECT plan->>'free' AS free, plan->>'answered_by' IS NOT NULL AS answered_by
   FROM dpm.explain_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre', epsilon => 1e6, delta => 1e-6);
+SELECT plan->>'spec' AS dashboard_spec, jsonb_array_length(plan->'rows') AS rows,
+       (SELECT array_agg(DISTINCT (r->>'statement')::int) FROM jsonb_array_elements(plan->'rows') r) AS statements
+  FROM dpm.explain_query(ARRAY['SELECT genre, count(*) FROM fd_ratings GROUP BY genre',
+                               'SELECT count(*) FROM fd_ratings WHERE age < 30'], epsilon => 1, delta => 1e-6);
 SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
 
 -- parameters through PREPARE: the statement and the budget are parameters of the call
@@ -194,6 +212,34 @@ SELECT * FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY 
 SELECT * FROM dpm.answer_query('SELECT DISTINCT genre FROM fd_ratings', epsilon => 1);
 SELECT * FROM dpm.answer_query('SELECT max(rating) FROM fd_ratings', epsilon => 1);
 SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings a JOIN fd_ratings b USING (user_id)', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(DISTINCT genre) FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FILTER (WHERE age > 3) FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT sum(rating * 2) FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) * 2 FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT genre || 'x', count(*) FROM fd_ratings GROUP BY 1$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE genre LIKE 'D%'$$, epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings WHERE age + 1 > 3', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings WHERE age > user_id', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings WHERE age = NULL', epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE genre IN ('Drama', NULL)$$, epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings WHERE rated_on > now()', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings TABLESAMPLE SYSTEM (10)', epsilon => 1);
+SELECT * FROM dpm.answer_query('WITH t AS (SELECT * FROM fd_ratings) SELECT count(*) FROM t', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM (SELECT * FROM fd_ratings) s', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings UNION SELECT 1', epsilon => 1);
+SELECT * FROM dpm.answer_query('VALUES (1)', epsilon => 1);
+SELECT * FROM dpm.answer_query('DELETE FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings; SELECT 1', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY rating) FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT genre, grouping(genre), count(*) FROM fd_ratings GROUP BY ROLLUP (genre)', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre ORDER BY avg(rating)', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT xmin, count(*) FROM fd_ratings GROUP BY xmin', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre HAVING count(*) > age', epsilon => 1);
+SELECT * FROM dpm.answer_query(ARRAY['SELECT count(*) FROM fd_ratings', 'SELECT count(*) FROM fd_out'], epsilon => 1);
+SELECT * FROM dpm.answer_query(ARRAY['SELECT sum(rating) FROM fd_ratings', 'SELECT count(*), avg(age) FROM fd_ratings'], epsilon => 1);
+SELECT * FROM dpm.answer_query(ARRAY['SELECT count(*) FROM fd_ratings', NULL], epsilon => 1);
+SELECT * FROM dpm.answer_query(ARRAY[]::text[], epsilon => 1);
+SELECT * FROM dpm.answer_query(ARRAY['SELECT count(*) FROM fd_ratings', 'SELECT genre FROM fd_ratings'], epsilon => 1);
 SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
 -- an analyst's own function or operator is never run by the front door
 CREATE FUNCTION fd_elsewhere.date_trunc(text, date) RETURNS date LANGUAGE sql AS 'SELECT $2';
