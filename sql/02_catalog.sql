@@ -123,6 +123,30 @@ CREATE TABLE dpm.column_domains (
 );
 COMMENT ON TABLE dpm.column_domains IS 'what analysts may group and filter each column of a source by: its bins, on a grid';
 
+-- A role's privacy policy on a source (dpm.set_privacy_policy): a budget of its own inside the
+-- source's, which every release the role makes on the source is charged against as well (under
+-- the source's row lock, with the source's budget), and what each of its statements through the
+-- front door (dpm.answer_query) is charged when it gives no budget (statement_*) and at most
+-- (max_statement_*).  Each in the source's privacy model: epsilon (and delta), or rho.
+CREATE TABLE dpm.privacy_policies (
+  source_id             int NOT NULL REFERENCES dpm.sources ON DELETE CASCADE,
+  role_name             regrole NOT NULL,
+  epsilon               numeric CHECK (epsilon > 0),
+  delta                 numeric CHECK (delta >= 0),
+  rho                   numeric CHECK (rho > 0),
+  statement_epsilon     float8 CHECK (statement_epsilon > 0),
+  statement_delta       float8 CHECK (statement_delta >= 0),
+  statement_rho         float8 CHECK (statement_rho > 0),
+  max_statement_epsilon float8 CHECK (max_statement_epsilon > 0),
+  max_statement_delta   float8 CHECK (max_statement_delta >= 0),
+  max_statement_rho     float8 CHECK (max_statement_rho > 0),
+  set_by                regrole NOT NULL DEFAULT dpm_internal.invoker(),
+  set_at                timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (source_id, role_name),
+  CHECK ((epsilon IS NULL) <> (rho IS NULL))
+);
+COMMENT ON TABLE dpm.privacy_policies IS 'a role''s own budget on a source, inside the source''s, and its statements'' default and largest charge';
+
 -- Strategies kept by their parameters, never a matrix over all cells; dpm.strategies keeps each
 -- strategy in exactly one form (a matrix, or one of these), and src/api/strategy_form_api.c is the
 -- one place that dispatches over the forms.
@@ -412,6 +436,10 @@ CREATE POLICY own_measurements ON dpm.release_measurements FOR SELECT
 ALTER TABLE dpm.release_keys ENABLE ROW LEVEL SECURITY;
 CREATE POLICY own_keys ON dpm.release_keys FOR SELECT
   USING (EXISTS (SELECT 1 FROM dpm.releases r WHERE r.id = release_keys.release_id));
+ALTER TABLE dpm.privacy_policies ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_privacy_policies ON dpm.privacy_policies FOR SELECT
+  USING (pg_catalog.pg_has_role(current_user, role_name, 'USAGE')
+         OR pg_catalog.pg_has_role(current_user, 'dpm_admin', 'USAGE'));
 CREATE POLICY own_charges ON dpm.ledger FOR SELECT
   USING (pg_catalog.pg_has_role(current_user, charged_by, 'USAGE')
          OR pg_catalog.pg_has_role(current_user, 'dpm_admin', 'USAGE'));

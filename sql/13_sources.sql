@@ -433,7 +433,7 @@ CREATE OR REPLACE FUNCTION dpm.budget(source regclass, delta float8 DEFAULT NULL
 RETURNS TABLE(model text, epsilon_budget numeric, epsilon_spent numeric, epsilon_remaining numeric,
               delta_budget numeric, delta_spent numeric, delta_remaining numeric,
               rho_budget numeric, rho_spent numeric, rho_remaining numeric,
-              implied_epsilon numeric, releases bigint)
+              implied_epsilon numeric, releases bigint, role_name regrole)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
@@ -447,13 +447,143 @@ BEGIN
            src.budget_delta, s.delta, src.budget_delta - s.delta,
            src.budget_rho, z.rho, src.budget_rho - z.rho,
            CASE WHEN z.rho > 0 THEN dpm_internal.zcdp_epsilon(z.rho, budget.delta) END,
-           s.releases
+           s.releases, NULL::regrole
       FROM dpm_internal.source_spent(src) s,
            LATERAL (SELECT CASE WHEN src.model = 'zcdp' THEN s.rho END AS rho) z;
+  -- then each privacy policy the caller acts under (custodians: every one), its role's spending
+  RETURN QUERY
+    SELECT src.model,
+           p.epsilon, CASE WHEN p.epsilon IS NOT NULL THEN r.epsilon END, p.epsilon - r.epsilon,
+           p.delta, CASE WHEN p.delta IS NOT NULL THEN r.delta END, p.delta - r.delta,
+           p.rho, CASE WHEN p.rho IS NOT NULL THEN r.rho END, p.rho - r.rho,
+           CASE WHEN p.rho IS NOT NULL AND r.rho > 0 THEN dpm_internal.zcdp_epsilon(r.rho, budget.delta) END,
+           r.releases, p.role_name
+      FROM dpm.privacy_policies p, dpm_internal.role_spent(src.id, p.role_name) r
+     WHERE p.source_id = src.id
+       AND (pg_has_role(dpm_internal.invoker(), p.role_name, 'USAGE') OR pg_has_role(dpm_internal.invoker(), 'dpm_admin', 'USAGE'))
+     ORDER BY p.role_name::text;
 END
 $$;
 COMMENT ON FUNCTION dpm.budget(regclass, float8) IS
-  'a source''s budget, spent and remaining, in its privacy model, and its releases (with delta, the epsilon its zCDP spending implies)';
+  'a source''s budget, spent and remaining, in its privacy model, then each privacy policy''s you act under (with delta: the epsilon zCDP spending implies)';
+
+-- What a role has been charged on a source, every release it made there.
+CREATE OR REPLACE FUNCTION dpm_internal.role_spent(source_id int, role_name regrole, OUT epsilon numeric, OUT delta numeric,
+                                                   OUT rho numeric, OUT releases bigint)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce(sum(l.epsilon), 0), coalesce(sum(l.delta), 0), coalesce(sum(l.rho), 0), count(l.release_id)
+    FROM dpm.ledger l WHERE l.source_id = role_spent.source_id AND l.charged_by = role_spent.role_name
+$$;
+
+-- Refuses a charge that the privacy policy of its role on the source cannot pay (none: nothing to
+-- check).  Called by the charge under the source's row lock, which orders every charge on it.
+CREATE OR REPLACE FUNCTION dpm_internal.check_policy(src dpm.sources, caller regrole, c_epsilon numeric, c_delta numeric,
+                                                     c_rho numeric) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  p dpm.privacy_policies;
+  r record;
+BEGIN
+  SELECT * INTO p FROM dpm.privacy_policies x WHERE x.source_id = src.id AND x.role_name = caller;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+  r := dpm_internal.role_spent(src.id, caller);
+  IF r.epsilon + coalesce(c_epsilon, 0) > p.epsilon OR r.delta + coalesce(c_delta, 0) > p.delta OR r.rho + coalesce(c_rho, 0) > p.rho THEN
+    RAISE EXCEPTION 'the privacy policy of role "%" on source "%" cannot pay for this release', caller, src.relation
+      USING ERRCODE = 'Y1001',
+            DETAIL = concat_ws(' ', CASE WHEN p.epsilon IS NOT NULL THEN format('The role spent epsilon %s of %s; this release needs %s.', r.epsilon, p.epsilon, coalesce(c_epsilon, 0)) END,
+                                    CASE WHEN p.delta IS NOT NULL AND c_delta > 0 THEN format('The role spent delta %s of %s; this release needs %s.', r.delta, p.delta, c_delta) END,
+                                    CASE WHEN p.rho IS NOT NULL THEN format('The role spent rho %s of %s; this release needs %s.', r.rho, p.rho, coalesce(c_rho, 0)) END),
+            HINT = 'Ask for less, or ask the custodian for a larger policy (dpm.set_privacy_policy); dpm.budget shows both budgets.';
+  END IF;
+END
+$$;
+
+-- A role's privacy policy on a source: its own budget inside the source's, in the source's model
+-- (epsilon and delta, or rho and delta), and what each of its statements through dpm.answer_query
+-- is charged when it names no budget (statement_*) and at most (max_statement_*).  Set again: replaced.
+CREATE OR REPLACE FUNCTION dpm.set_privacy_policy(source regclass, role regrole, epsilon float8 DEFAULT NULL,
+                                                  delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
+                                                  statement_epsilon float8 DEFAULT NULL, statement_delta float8 DEFAULT NULL,
+                                                  statement_rho float8 DEFAULT NULL, max_statement_epsilon float8 DEFAULT NULL,
+                                                  max_statement_delta float8 DEFAULT NULL, max_statement_rho float8 DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  src dpm.sources;
+  main text;                 -- the model's own parameter: epsilon or rho
+  v float8;
+BEGIN
+  IF source IS NULL OR role IS NULL THEN
+    RAISE EXCEPTION 'give the source and the role of the policy' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  src := dpm_internal.source(source);
+  PERFORM dpm_internal.check_can_read(source);
+  main := CASE WHEN src.model = 'zcdp' THEN 'rho' ELSE 'epsilon' END;
+  FOREACH v IN ARRAY ARRAY[epsilon, delta, rho, statement_epsilon, statement_delta, statement_rho, max_statement_epsilon,
+                           max_statement_delta, max_statement_rho] LOOP
+    IF v IS NOT NULL AND (v <> v OR v < 0 OR v = 'Infinity') THEN
+      RAISE EXCEPTION 'a privacy policy''s budgets must be finite and not negative, got %', v USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+  END LOOP;
+  IF (main = 'epsilon' AND (epsilon IS NULL OR epsilon = 0 OR rho IS NOT NULL OR statement_rho IS NOT NULL OR max_statement_rho IS NOT NULL))
+     OR (main = 'rho' AND (rho IS NULL OR rho = 0 OR epsilon IS NOT NULL OR statement_epsilon IS NOT NULL OR max_statement_epsilon IS NOT NULL))
+     OR (src.model = 'pure' AND coalesce(delta, statement_delta, max_statement_delta, 0) > 0) THEN
+    RAISE EXCEPTION 'source "%" is registered for %: a policy on it gives %', source,
+      CASE src.model WHEN 'pure' THEN 'pure epsilon-differential privacy' WHEN 'zcdp' THEN 'zCDP' ELSE '(epsilon, delta)-differential privacy' END,
+      CASE src.model WHEN 'pure' THEN 'epsilon' WHEN 'zcdp' THEN 'rho (and delta)' ELSE 'epsilon (and delta)' END
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'For example dpm.set_privacy_policy(source, role, ' || main || ' => 1, statement_' || main || ' => 0.1).';
+  END IF;
+  IF epsilon > src.budget_epsilon OR delta > src.budget_delta OR rho > src.budget_rho THEN
+    RAISE EXCEPTION 'a privacy policy''s budget must fit in its source''s' USING ERRCODE = 'invalid_parameter_value',
+      DETAIL = format('Source "%s" has a budget of %s.', source,
+                      concat_ws(' and ', 'epsilon ' || src.budget_epsilon, 'rho ' || src.budget_rho,
+                                CASE WHEN src.budget_delta > 0 THEN 'delta ' || src.budget_delta END));
+  END IF;
+  IF coalesce(statement_epsilon, statement_rho) > coalesce(max_statement_epsilon, max_statement_rho)
+     OR statement_delta > max_statement_delta
+     OR coalesce(statement_epsilon, statement_rho, max_statement_epsilon, max_statement_rho) > coalesce(epsilon, rho)
+     OR coalesce(statement_delta, max_statement_delta) > delta THEN
+    RAISE EXCEPTION 'a statement''s charge must be at most its largest, and within the policy''s budget'
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  INSERT INTO dpm.privacy_policies AS x (source_id, role_name, epsilon, delta, rho, statement_epsilon, statement_delta,
+                                         statement_rho, max_statement_epsilon, max_statement_delta, max_statement_rho)
+  VALUES (src.id, role, epsilon, delta, rho, statement_epsilon, statement_delta, statement_rho, max_statement_epsilon,
+          max_statement_delta, max_statement_rho)
+  ON CONFLICT ON CONSTRAINT privacy_policies_pkey DO UPDATE
+    SET epsilon = EXCLUDED.epsilon, delta = EXCLUDED.delta, rho = EXCLUDED.rho,
+        statement_epsilon = EXCLUDED.statement_epsilon, statement_delta = EXCLUDED.statement_delta,
+        statement_rho = EXCLUDED.statement_rho, max_statement_epsilon = EXCLUDED.max_statement_epsilon,
+        max_statement_delta = EXCLUDED.max_statement_delta, max_statement_rho = EXCLUDED.max_statement_rho,
+        set_by = EXCLUDED.set_by, set_at = EXCLUDED.set_at;
+END
+$$;
+COMMENT ON FUNCTION dpm.set_privacy_policy(regclass, regrole, float8, float8, float8, float8, float8, float8, float8, float8, float8) IS
+  'custodian: give a role a budget of its own on a source, inside the source''s, and its statements'' default and largest charge';
+
+CREATE OR REPLACE FUNCTION dpm.drop_privacy_policy(source regclass, role regrole) RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  src dpm.sources := dpm_internal.source(source);
+BEGIN
+  PERFORM dpm_internal.check_can_read(source);
+  DELETE FROM dpm.privacy_policies x WHERE x.source_id = src.id AND x.role_name = role;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'role "%" has no privacy policy on "%"', role, source USING ERRCODE = 'undefined_object';
+  END IF;
+END
+$$;
+COMMENT ON FUNCTION dpm.drop_privacy_policy(regclass, regrole) IS
+  'custodian: withdraw a role''s privacy policy on a source; its spending stays in the ledger';
 
 -- No release reads the source any more and its table may be dropped; the source row, its releases
 -- and its ledger stay (the record of what was spent), and dpm.register_source of the same table

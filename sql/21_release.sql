@@ -306,6 +306,8 @@ BEGIN
       dpm_internal.in_periods(src, periods)
       USING ERRCODE = 'Y1001', DETAIL = detail, HINT = 'Ask for less, or ask the custodian for more budget.';
   END IF;
+  -- and the role's own budget on the source, when a privacy policy gives it one
+  PERFORM dpm_internal.check_policy(src, caller, c_epsilon, c_delta, c_rho);
   INSERT INTO dpm.releases (source_id, kind, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
                             confidence, ci_draws, measure_id, sum_share, periods)
   VALUES (src.id, CASE WHEN keys THEN 'keys' ELSE 'answers' END, wl_id, sid, req.noise, c_epsilon, c_delta, c_rho,

@@ -58,6 +58,62 @@ $$;
 COMMENT ON FUNCTION dpm.quantile_workload(text, text, text, text[]) IS
   'create the workload whose release dpm.quantiles reads: the cumulative counts of a numeric attribute of a domain, per group of the attributes group_by';
 
+-- Release r's answers with the half-widths of their intervals at confidence 1 - (1 - confidence) /
+-- nbins, which hold together for nbins cumulative counts with probability at least confidence
+-- (Bonferroni).  Laplace intervals at that confidence are simulated: with twice the fewest draws
+-- it needs.
+CREATE OR REPLACE FUNCTION dpm_internal.release_band(r dpm.releases, confidence float8, nbins int)
+RETURNS TABLE(query int, answer float8, half float8)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  band float8 := 1 - (1 - confidence) / nbins;
+  draws text;
+BEGIN
+  IF r.noise = 'laplace' THEN
+    draws := current_setting('dpm.ci_draws', true);
+    IF ceil(2 * band / (1 - band)) > 100000 THEN
+      RAISE EXCEPTION 'a % %% band over % bins needs more than 100000 simulated draws of Laplace noise', confidence * 100, nbins
+        USING ERRCODE = 'program_limit_exceeded', HINT = 'Ask for a lower confidence, use coarser bins, or release with Gaussian noise.';
+    END IF;
+    PERFORM set_config('dpm.ci_draws', greatest(coalesce(draws::int, 1000), ceil(2 * band / (1 - band))::int)::text, true);
+  END IF;
+  RETURN QUERY SELECT a.query, a.answer, dpm_internal.times(a.ci_high, 0.5) - dpm_internal.times(a.ci_low, 0.5)
+                 FROM dpm.release(r.id, confidence => band) a;
+  IF draws IS NOT NULL THEN
+    PERFORM set_config('dpm.ci_draws', draws, true);
+  END IF;
+END
+$$;
+
+-- The p-quantile of one group from its CDF's estimate (cumulative counts made non-decreasing and
+-- at least 0), the upper and lower ends of the counts' intervals, the half-width of the total's,
+-- and the bins' edges [lo, hi): linear interpolation in the bin where the CDF crosses p times the
+-- total (NULL when the total is not positive), and the interval of bin edges the intervals allow;
+-- bin, the bin (1-based) where it crosses.
+CREATE OR REPLACE FUNCTION dpm_internal.quantile_of(cdf float8[], up float8[], lo float8[], h_total float8, bin_lo float8[],
+                                                    bin_hi float8[], p float8, OUT value float8, OUT ci_low float8,
+                                                    OUT ci_high float8, OUT bin int)
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  nbins int := cardinality(cdf);
+  total float8 := cdf[nbins];
+  target float8;
+  j int;
+BEGIN
+  IF total > 0 THEN
+    target := dpm_internal.times(p, total);
+    j := (SELECT min(t) FROM generate_series(1, nbins) t WHERE cdf[t] >= target);
+    bin := j;
+    value := dpm_internal.interpolate(bin_lo[j], bin_hi[j],    -- bins near float8's limits too
+                                      target - coalesce(cdf[j - 1], 0), greatest(cdf[j] - coalesce(cdf[j - 1], 0), 1e-300));
+  END IF;
+  ci_low := bin_lo[coalesce((SELECT min(t) FROM generate_series(1, nbins) t WHERE up[t] >= dpm_internal.times(p, total - h_total)), 1)];
+  ci_high := bin_hi[coalesce((SELECT min(t) FROM generate_series(1, nbins) t WHERE lo[t] >= dpm_internal.times(p, total + h_total)), nbins)];
+END
+$$;
+
 -- The p-quantiles of the attribute per group, from release r of its quantile workload, at no cost.
 -- The CDF's estimate: each group's cumulative counts, made non-decreasing (isotonic regression)
 -- and at least 0; a quantile is interpolated linearly in the bin where it crosses p times the
@@ -86,17 +142,9 @@ DECLARE
   cdf float8[];
   up float8[];
   lo float8[];
-  total float8;
-  h_total float8;
-  target float8;
-  j int;
-  jl int;
-  ju int;
   g int;
   q int;
   p float8;
-  band float8;
-  draws text;
 BEGIN
   IF quantiles.release IS NULL OR attribute IS NULL THEN
     RAISE EXCEPTION 'release and attribute must not be NULL' USING ERRCODE = 'null_value_not_allowed';
@@ -142,22 +190,8 @@ BEGIN
       END IF;
     END IF;
   END LOOP;
-  -- Laplace intervals at that confidence are simulated: with twice the fewest draws it needs
-  band := 1 - (1 - confidence) / nbins;
-  IF r.noise = 'laplace' THEN
-    draws := current_setting('dpm.ci_draws', true);
-    IF ceil(2 * band / (1 - band)) > 100000 THEN
-      RAISE EXCEPTION 'a % %% band over % bins needs more than 100000 simulated draws of Laplace noise', confidence * 100, nbins
-        USING ERRCODE = 'program_limit_exceeded', HINT = 'Ask for a lower confidence, use coarser bins, or release with Gaussian noise.';
-    END IF;
-    PERFORM set_config('dpm.ci_draws', greatest(coalesce(draws::int, 1000), ceil(2 * band / (1 - band))::int)::text, true);
-  END IF;
-  SELECT array_agg(a.answer ORDER BY a.query), array_agg(dpm_internal.times(a.ci_high, 0.5) - dpm_internal.times(a.ci_low, 0.5) ORDER BY a.query)
-    INTO answers, halves
-    FROM dpm.release(quantiles.release, confidence => band) a;
-  IF draws IS NOT NULL THEN
-    PERFORM set_config('dpm.ci_draws', draws, true);
-  END IF;
+  SELECT array_agg(a.answer ORDER BY a.query), array_agg(a.half ORDER BY a.query) INTO answers, halves
+    FROM dpm_internal.release_band(r, confidence, nbins) a;
   FOR g IN 0 .. groups - 1 LOOP
     -- group g's first query: its index with the prefix digit 0, in mixed radix (stride apart)
     q := (g / stride) * stride * nbins + g % stride;
@@ -165,28 +199,18 @@ BEGIN
                    ARRAY(SELECT answers[q + 1 + t * stride] FROM generate_series(0, nbins - 1) t))) c);
     up := ARRAY(SELECT answers[q + 1 + t * stride] + halves[q + 1 + t * stride] FROM generate_series(0, nbins - 1) t);
     lo := ARRAY(SELECT answers[q + 1 + t * stride] - halves[q + 1 + t * stride] FROM generate_series(0, nbins - 1) t);
-    total := cdf[nbins];
-    h_total := halves[q + 1 + (nbins - 1) * stride];
     grp := (SELECT string_agg(format('%s = %s', a, dom.bin_labels[s.first_bin + (g / s.below) % s.size]), ', ' ORDER BY s.i)
               FROM (SELECT i, a, dom.attr_sizes[i] AS size,
                            1 + coalesce((SELECT sum(x) FROM unnest(dom.attr_sizes[1:i - 1]) x), 0)::int AS first_bin,
                            coalesce((SELECT exp(sum(ln(dom.attr_sizes[b]))) FROM generate_series(i + 1, cardinality(dom.attr_names)) b
                                       WHERE dom.attr_names[b] = ANY (group_by)), 1)::int AS below
                       FROM unnest(dom.attr_names) WITH ORDINALITY t(a, i) WHERE a = ANY (group_by)) s);
-    total_estimate := total;
+    total_estimate := cdf[nbins];
     FOREACH p IN ARRAY probabilities LOOP
       probability := p;
-      value := NULL; ci_low := NULL; ci_high := NULL;
-      IF total > 0 THEN
-        target := dpm_internal.times(p, total);
-        j := (SELECT min(t) FROM generate_series(1, nbins) t WHERE cdf[t] >= target);
-        value := dpm_internal.interpolate(dom.bin_lo[first + j - 1], dom.bin_hi[first + j - 1],    -- bins near float8's limits too
-                                          target - coalesce(cdf[j - 1], 0), greatest(cdf[j] - coalesce(cdf[j - 1], 0), 1e-300));
-      END IF;
-      jl := coalesce((SELECT min(t) FROM generate_series(1, nbins) t WHERE up[t] >= dpm_internal.times(p, total - h_total)), 1);
-      ju := coalesce((SELECT min(t) FROM generate_series(1, nbins) t WHERE lo[t] >= dpm_internal.times(p, total + h_total)), nbins);
-      ci_low := dom.bin_lo[first + jl - 1];
-      ci_high := dom.bin_hi[first + ju - 1];
+      SELECT x.value, x.ci_low, x.ci_high INTO value, ci_low, ci_high
+        FROM dpm_internal.quantile_of(cdf, up, lo, halves[q + 1 + (nbins - 1) * stride], dom.bin_lo[first:first + nbins - 1],
+                                      dom.bin_hi[first:first + nbins - 1], p) x;
       RETURN NEXT;
     END LOOP;
   END LOOP;

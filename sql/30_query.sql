@@ -3,8 +3,10 @@
 -- dpm.answer_query(sql) and dpm.explain_query(sql) are thin C entry points (src/api/query_api.c): the
 -- statement is parsed and analyzed as the caller, with the caller's search_path (so its names
 -- mean what they mean to her, and analysis runs nothing with the owner's rights), then handed
--- as a description to the functions below, which run as the extension's owner.  The description
--- is untrusted input: everything it names is checked against the catalog here, as if the
+-- as a description to the functions here and in sql/31_query_answer.sql, which run as the
+-- extension's owner.  Only the compiler writes descriptions (analysts cannot call dpm_internal),
+-- and it lets through only PostgreSQL's own functions, operators and types, which these
+-- functions evaluate; everything a description names is checked against the catalog as if the
 -- analyst had written it, and every decision depends on the description and the catalog alone,
 -- never on the rows.
 
@@ -362,7 +364,7 @@ $$;
 -- rows of each statement, in order.
 CREATE OR REPLACE FUNCTION dpm_internal.query_plan(qs jsonb,
   OUT src dpm.sources, OUT dom dpm.domains, OUT wl dpm.workloads, OUT measure dpm.measures, OUT aggregate text,
-  OUT keys jsonb[], OUT counts int[])
+  OUT keys jsonb[], OUT counts int[], OUT cdf jsonb)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -381,6 +383,7 @@ DECLARE
   a jsonb;
   items jsonb;
   bkeys jsonb[];
+  pbins int[];
   groups jsonb;           -- per attribute: [[key, [bins]], ...]
   blocks text[];
   terms text[] := '{}';
@@ -389,6 +392,7 @@ DECLARE
   wspec text;
   aggs text[];
   mcols text[];
+  pcol text;
   has_count boolean;
   count_cols text[];
 BEGIN
@@ -404,6 +408,21 @@ BEGIN
   count_cols := ARRAY(SELECT DISTINCT x->>'column' FROM jsonb_array_elements(allcols) x
                        WHERE x->>'aggregate' = 'count' AND x->>'column' IS NOT NULL);
   has_count := 'count' = ANY (aggs);
+  -- percentiles of one column: a release of its cumulative counts (in the groups), nothing else
+  pcol := (SELECT min(x->>'column') FROM jsonb_array_elements(allcols) x WHERE x->>'aggregate' LIKE 'percentile%');
+  IF pcol IS NOT NULL THEN
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x
+                WHERE x->>'aggregate' NOT LIKE 'percentile%' OR x->>'column' <> pcol) THEN
+      PERFORM dpm_internal.query_refuse('percentiles beside other aggregates, or of several columns, in one release (not yet)',
+        'Ask the percentiles of one column in a call of their own.');
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM dpm.column_domains cd WHERE cd.source_id = src.id AND cd.column_name = pcol AND cd.kind = 'range')
+       OR EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) st, jsonb_array_elements(st->'group_by') g WHERE g->>'column' = pcol) THEN
+      PERFORM dpm_internal.query_refuse(format('percentiles of "%s" here', pcol),
+        'A percentile is of a column declared in numeric bins {min, max, width} (dpm.column_domains), not grouped by in the same call: its bins are where the answer is read.');
+    END IF;
+    aggregate := 'percentile';
+  END IF;
   IF cardinality(mcols) > 1 THEN
     PERFORM dpm_internal.query_refuse(format('sums or averages of several measures in one release (%s; not yet)', array_to_string(mcols, ', ')),
       'Ask each measure in a call of its own.');
@@ -439,7 +458,8 @@ BEGIN
                      SELECT g->>'column' AS x FROM jsonb_array_elements(stmts) st, jsonb_array_elements(st->'group_by') g
                      UNION ALL SELECT c #>> '{}' FROM jsonb_array_elements(stmts) st,
                                                       jsonb_path_query(coalesce(st->'where', 'null'), 'lax $.**.column') c
-                     UNION ALL SELECT unnest(count_cols)) s ORDER BY 1);
+                     UNION ALL SELECT unnest(count_cols)
+                     UNION ALL SELECT pcol WHERE pcol IS NOT NULL) s ORDER BY 1);
   FOR declared IN SELECT t.col, cd.kind, cd.attribute FROM unnest(touched) t(col)
                     LEFT JOIN dpm.column_domains cd ON cd.source_id = src.id AND cd.column_name = t.col LOOP
     IF declared.kind IS NULL THEN
@@ -483,6 +503,22 @@ BEGIN
       a := cols->touched[j];
       items := (SELECT jsonb_agg(jsonb_build_object('item', o - 1) || e ORDER BY o) FROM jsonb_array_elements(q->'group_by') WITH ORDINALITY g(e, o)
                  WHERE e->>'column' = touched[j] AND gset @> to_jsonb(o - 1));
+      IF touched[j] = pcol THEN
+        -- the cumulative counts over the bins the WHERE keeps, an answer row each ({"_cdf": t})
+        pbins := ARRAY(SELECT x::int FROM jsonb_array_elements_text(coalesce(sel->pcol, to_jsonb(ARRAY(SELECT generate_series(0, (a->>'size')::int - 1))))) x);
+        IF cardinality(pbins) = 0 THEN
+          RAISE EXCEPTION 'the WHERE of this statement keeps no bin of column "%"', pcol USING ERRCODE = 'feature_not_supported';
+        END IF;
+        blocks := blocks || CASE WHEN cardinality(pbins) = (a->>'size')::int THEN format('Prefix(%s)', quote_ident(pcol))
+                                 ELSE format('Ranges(%s, %s)', quote_ident(pcol),
+                                             (SELECT string_agg(dpm_internal.query_range(a, pbins[1:t]), ', ' ORDER BY t)
+                                                FROM generate_series(1, cardinality(pbins)) t)) END;
+        tkeys := ARRAY(SELECT k || jsonb_build_object('_cdf', t) FROM unnest(tkeys) WITH ORDINALITY x(k, o1),
+                                                                      generate_series(1, cardinality(pbins)) t ORDER BY o1, t);
+        cdf := jsonb_build_object('column', pcol, 'lo', (SELECT jsonb_agg((a->'lo'->>b)::float8 ORDER BY t) FROM unnest(pbins) WITH ORDINALITY u(b, t)),
+                                  'hi', (SELECT jsonb_agg((a->'hi'->>b)::float8 ORDER BY t) FROM unnest(pbins) WITH ORDINALITY u(b, t)));
+        CONTINUE;
+      END IF;
       IF items IS NULL THEN
         IF NOT sel ? touched[j] OR jsonb_array_length(sel->touched[j]) = (a->>'size')::int THEN
           blocks := blocks || format('Total(%s)', quote_ident(touched[j]));
@@ -527,258 +563,3 @@ BEGIN
   SELECT * INTO wl FROM dpm.workloads w WHERE w.domain_id = dom.id AND w.spec = wspec AND w.dropped_at IS NULL ORDER BY w.id LIMIT 1;
 END
 $$;
-
--- The statement's answer rows: per row its own columns in order (grouping values as the
--- statement computes them, aggregates as numbers), then each aggregate's standard error and
--- interval (<name>_stderr, <name>_ci_low, <name>_ci_high); and the release they come from.
--- parts: per query of the workload, the answers of each quantity ('answers', and for an average's
--- release 'sums' and 'counts').
-CREATE OR REPLACE FUNCTION dpm_internal.query_rows(q jsonb, keys jsonb[], aggregate text, parts jsonb,
-                                                  expected boolean DEFAULT false)
-RETURNS SETOF json
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT ('{' || string_agg(f.field, ', ' ORDER BY f.o, f.sub) || '}')::json
-    FROM generate_series(1, cardinality(keys)) i,
-         LATERAL (
-           SELECT c.o, 0 AS sub, to_json(c.x->>'output')::text || ': ' ||
-                  CASE WHEN c.x ? 'group'
-                       THEN coalesce(keys[i]->(SELECT (min(go) - 1)::text FROM jsonb_array_elements(q->'group_by') WITH ORDINALITY g(e, go)
-                                                WHERE g.e = c.x->'group'), 'null')::text
-                       ELSE coalesce(parts->(dpm_internal.query_part(c.x, aggregate))->(i - 1)->>'answer', 'null') END AS field
-             FROM jsonb_array_elements(q->'columns') WITH ORDINALITY c(x, o)
-            WHERE NOT (expected AND c.x ? 'aggregate')
-           UNION ALL
-           SELECT 1000000 + c.o, s.sub, to_json((c.x->>'output') || s.suffix)::text || ': ' ||
-                  coalesce(parts->(dpm_internal.query_part(c.x, aggregate))->(i - 1)->>s.key, 'null')
-             FROM jsonb_array_elements(q->'columns') WITH ORDINALITY c(x, o),
-                  (VALUES (1, '_stderr', 'stderr'),
-                          (2, CASE WHEN expected THEN '_ci_half_width' ELSE '_ci_low' END, CASE WHEN expected THEN 'ci_half_width' ELSE 'ci_low' END),
-                          (3, '_ci_high', 'ci_high')) s(sub, suffix, key)
-            WHERE c.x ? 'aggregate' AND (s.sub < 3 OR NOT expected)) f
-   GROUP BY i
-   ORDER BY i
-$$;
-
--- "v op c" for a value v of a statement's row (a JSON number compared as a number, else as text)
--- and a constant c of HAVING; NULL when v is.
-CREATE OR REPLACE FUNCTION dpm_internal.query_compare(v jsonb, op text, c text) RETURNS boolean
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT CASE WHEN jsonb_typeof(v) = 'number'
-              THEN CASE op WHEN '=' THEN v::numeric = c::numeric WHEN '<>' THEN v::numeric <> c::numeric
-                           WHEN '<' THEN v::numeric < c::numeric WHEN '<=' THEN v::numeric <= c::numeric
-                           WHEN '>' THEN v::numeric > c::numeric WHEN '>=' THEN v::numeric >= c::numeric END
-              WHEN jsonb_typeof(v) IN ('string', 'boolean')
-              THEN CASE op WHEN '=' THEN v #>> '{}' = c WHEN '<>' THEN v #>> '{}' <> c
-                           WHEN '<' THEN v #>> '{}' < c WHEN '<=' THEN v #>> '{}' <= c
-                           WHEN '>' THEN v #>> '{}' > c WHEN '>=' THEN v #>> '{}' >= c END END
-$$;
-
--- HAVING over a row r (jsonb) as SQL text: the compiled condition's tree.
-CREATE OR REPLACE FUNCTION dpm_internal.query_having(cond jsonb, q jsonb) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT CASE WHEN cond ? 'and' OR cond ? 'or'
-              THEN '(' || (SELECT string_agg(dpm_internal.query_having(c, q), CASE WHEN cond ? 'and' THEN ' AND ' ELSE ' OR ' END)
-                             FROM jsonb_array_elements(coalesce(cond->'and', cond->'or')) c) || ')'
-              WHEN cond ? 'not' THEN '(NOT ' || dpm_internal.query_having(cond->'not'->0, q) || ')'
-              WHEN cond ? 'is_null'
-              THEN format('(nullif(r->%L, ''null'') IS %sNULL)', q->'columns'->((cond->>'output')::int)->>'output',
-                          CASE WHEN (cond->>'is_null')::boolean THEN '' ELSE 'NOT ' END)
-              ELSE format('dpm_internal.query_compare(r->%L, %L, %L)', q->'columns'->((cond->>'output')::int)->>'output',
-                          cond->>'op', cond->>'value') END
-$$;
-
--- The statement's HAVING, ORDER BY, LIMIT and OFFSET applied to its answer rows: post-processing
--- of what was released, at no cost (ties keep the workload's order).
-CREATE OR REPLACE FUNCTION dpm_internal.query_post(q jsonb, rows json[]) RETURNS SETOF json
-LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  RETURN QUERY EXECUTE format(
-    'SELECT x.j FROM unnest($1) WITH ORDINALITY x(j, k), LATERAL (SELECT x.j::jsonb AS r) y
-      WHERE %s ORDER BY %s x.k LIMIT %s OFFSET %s',
-    coalesce(dpm_internal.query_having(nullif(q->'having', 'null'), q), 'true'),
-    (SELECT string_agg(format('nullif(r->%L, ''null'') %s NULLS %s, ', q->'columns'->((o->>'output')::int)->>'output',
-                              CASE WHEN (o->>'desc')::boolean THEN 'DESC' ELSE 'ASC' END,
-                              CASE WHEN (o->>'nulls_first')::boolean THEN 'FIRST' ELSE 'LAST' END), '' ORDER BY n)
-       FROM jsonb_array_elements(coalesce(q->'order_by', '[]')) WITH ORDINALITY z(o, n)),
-    coalesce((q->>'limit')::bigint::text, 'ALL'), coalesce((q->>'offset')::bigint, 0))
-    USING rows;
-END
-$$;
-
--- Which quantity of a release answers an aggregate of the statement.
-CREATE OR REPLACE FUNCTION dpm_internal.query_part(col jsonb, aggregate text) RETURNS text
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT CASE WHEN aggregate = 'avg' AND col->>'aggregate' = 'sum' THEN 'sums'
-              WHEN aggregate = 'avg' AND col->>'aggregate' = 'count' THEN 'counts'
-              ELSE 'answers' END
-$$;
-
--- Each quantity's answers (parts, as query_answer keeps them) of the n queries after the first off.
-CREATE OR REPLACE FUNCTION dpm_internal.query_slice(parts jsonb, off int, n int) RETURNS jsonb
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
-AS $$
-  SELECT jsonb_object_agg(k, (SELECT coalesce(jsonb_agg(e ORDER BY o), '[]') FROM jsonb_array_elements(v) WITH ORDINALITY t(e, o)
-                               WHERE o > off AND o <= off + n))
-    FROM jsonb_each(parts) x(k, v)
-$$;
-
--- dpm.answer_query of compiled statements (src/api/query_api.c calls it as the extension's owner):
--- every argument checked, then the release that answered the same workload before replayed at
--- no cost (identical answers), or dpm.answer's reuse rules, or a release charged; the rows of
--- each statement in turn.
-CREATE OR REPLACE FUNCTION dpm_internal.query_answer(qs jsonb, epsilon float8, delta float8, rho float8, method text,
-                                                     confidence float8, reuse text)
-RETURNS TABLE(statement int, result json, release_id bigint)
-LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
-AS $$
-#variable_conflict use_variable
-DECLARE
-  stmts jsonb := CASE WHEN jsonb_typeof(qs) = 'array' THEN qs ELSE jsonb_build_array(qs) END;
-  p record := dpm_internal.query_plan(qs);
-  mode text := lower(coalesce(reuse, current_setting('dpm.reuse', true), 'auto'));
-  parts_needed boolean := EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) x, jsonb_array_elements(x->'columns') c
-                                   WHERE dpm_internal.query_part(c, p.aggregate) <> 'answers');
-  rel dpm.releases;
-  before bigint;
-  parts jsonb;
-  m dpm.release_measurements;
-  quantity text;
-BEGIN
-  IF mode NOT IN ('auto', 'only', 'never') THEN
-    RAISE EXCEPTION 'unknown reuse "%"', mode
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Valid: auto (answer from earlier releases at no cost when they determine every query), only (and refuse otherwise), never.';
-  END IF;
-  -- every argument, before earlier releases are looked at
-  PERFORM dpm_internal.release_args(dpm_internal.release_request((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls',
-                                                                 confidence, (p.measure).name, p.aggregate));
-  IF mode <> 'never' THEN
-    SELECT * INTO rel FROM dpm.releases r
-     WHERE r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.periods IS NULL
-       AND (r.sum_share IS NOT NULL) = coalesce(p.aggregate = 'avg', false) AND r.status = 'released' AND r.kind = 'answers'
-       AND r.confidence IS NOT DISTINCT FROM confidence AND r.inference = 'ls'
-       AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE')
-     ORDER BY r.id DESC LIMIT 1;
-  END IF;
-  IF rel.id IS NOT NULL THEN
-    RAISE NOTICE 'answered at no cost from release %, which answered the same statement at %', rel.id, rel.released_at
-      USING HINT = 'reuse => ''never'' measures the table as it is now, with fresh noise and a charge.';
-    parts := jsonb_build_object('answers', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query) FROM dpm.release(rel.id) x));
-  ELSE
-    IF parts_needed AND mode = 'only' THEN
-      RAISE EXCEPTION 'no earlier release answered this statement' USING ERRCODE = 'no_data_found', DETAIL = 'Nothing was charged.';
-    END IF;
-    SELECT coalesce(max(r.id), 0) INTO before FROM dpm.releases r;
-    parts := jsonb_build_object('answers', (
-      SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query)
-        FROM dpm.answer((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name, p.aggregate,
-                        NULL, CASE WHEN parts_needed THEN 'never' ELSE mode END) x));
-    SELECT * INTO rel FROM dpm.releases r
-     WHERE r.id > before AND r.workload_id = (p.wl).id AND r.released_by = dpm_internal.invoker() ORDER BY r.id DESC LIMIT 1;
-  END IF;
-  IF p.aggregate = 'avg' AND rel.id IS NOT NULL THEN
-    RAISE NOTICE 'release % measured the sums with % of its charge and the counts with the rest', rel.id,
-      round(rel.sum_share::numeric, 3)
-      USING DETAIL = 'An average is their ratio; sum(...) and count(...) of the statement are those sums and counts.';
-    IF parts_needed THEN
-      FOREACH quantity IN ARRAY ARRAY['sums', 'counts'] LOOP
-        SELECT * INTO m FROM dpm.release_measurements x WHERE x.release_id = rel.id AND x.quantity = quantity;
-        parts := parts || jsonb_build_object(quantity, (
-          SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query)
-            FROM dpm_internal.release_infer(rel, m, rel.inference, rel.confidence) x));
-      END LOOP;
-    END IF;
-  END IF;
-  RETURN QUERY
-    SELECT st.k::int, r.r, rel.id
-      FROM jsonb_array_elements(stmts) WITH ORDINALITY st(q, k),
-           LATERAL (SELECT coalesce(sum(c), 0)::int AS off FROM unnest(p.counts[1:st.k - 1]) c) o,
-           LATERAL dpm_internal.query_post(st.q, ARRAY(
-             SELECT dpm_internal.query_rows(st.q, p.keys[o.off + 1:o.off + p.counts[st.k]], p.aggregate,
-                                            dpm_internal.query_slice(parts, o.off, p.counts[st.k])))) WITH ORDINALITY r(r, n)
-     ORDER BY st.k, r.n;
-END
-$$;
-
-CREATE OR REPLACE FUNCTION dpm.answer_query(sql text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
-                                            method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
-RETURNS TABLE(result json, release_id bigint)
-AS 'MODULE_PATHNAME', 'dpm_answer_query' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION dpm.answer_query(text, float8, float8, float8, text, float8, text) IS
-  'answer a SELECT ... GROUP BY over a source, charging its budget unless an earlier release answers it: a JSON object per row, its columns, then each aggregate''s stderr and interval';
-
--- dpm.explain_query of compiled statements: what dpm.answer_query would do, reading no row and
--- charging nothing (dpm.explain of its workload): the domain and workload it compiled to, the
--- strategy and charge, the expected standard error of each answer row, and whether an earlier
--- release answers it at no cost.
-CREATE OR REPLACE FUNCTION dpm_internal.query_explain(qs jsonb, epsilon float8, delta float8, rho float8, method text,
-                                                      confidence float8, reuse text)
-RETURNS TABLE(plan jsonb)
-LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
-AS $$
-#variable_conflict use_variable
-DECLARE
-  stmts jsonb := CASE WHEN jsonb_typeof(qs) = 'array' THEN qs ELSE jsonb_build_array(qs) END;
-  p record := dpm_internal.query_plan(qs);
-  expected jsonb;
-  prior bigint;
-  e jsonb;
-  rows jsonb;
-BEGIN
-  PERFORM dpm_internal.release_args(dpm_internal.release_request((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls',
-                                                                 confidence, (p.measure).name, p.aggregate));
-  IF lower(coalesce(reuse, current_setting('dpm.reuse', true), 'auto')) <> 'never' THEN
-    SELECT max(r.id) INTO prior FROM dpm.releases r
-     WHERE r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.periods IS NULL
-       AND (r.sum_share IS NOT NULL) = coalesce(p.aggregate = 'avg', false) AND r.status = 'released' AND r.kind = 'answers'
-       AND r.confidence IS NOT DISTINCT FROM confidence AND r.inference = 'ls'
-       AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
-  END IF;
-  SELECT to_jsonb(x) INTO e
-    FROM dpm.explain((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name, p.aggregate,
-                     NULL, reuse) x;
-  -- the rows dpm.answer_query would return, each aggregate's expected stderr and interval half-width
-  -- in place of its answer (an average's depends on the data: NULL)
-  expected := jsonb_build_object('answers', (
-    SELECT jsonb_agg(jsonb_build_object('stderr', x.stderr, 'ci_half_width', x.ci_half_width) ORDER BY x.query)
-      FROM dpm.explain_queries((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name,
-                               p.aggregate, NULL, reuse) x));
-  SELECT jsonb_agg(r.r::jsonb || CASE WHEN jsonb_array_length(stmts) > 1 THEN jsonb_build_object('statement', st.k) ELSE '{}' END
-                   ORDER BY st.k, r.n) INTO rows
-    FROM jsonb_array_elements(stmts) WITH ORDINALITY st(q, k),
-         LATERAL (SELECT coalesce(sum(c), 0)::int AS off FROM unnest(p.counts[1:st.k - 1]) c) o,
-         LATERAL dpm_internal.query_rows(st.q, p.keys[o.off + 1:o.off + p.counts[st.k]], p.aggregate,
-                                         dpm_internal.query_slice(expected, o.off, p.counts[st.k]), true) WITH ORDINALITY r(r, n);
-  RETURN QUERY SELECT jsonb_build_object(
-    'source', (p.src).relation::text, 'domain', (p.dom).name, 'workload', (p.wl).name, 'spec', (p.wl).spec,
-    'measure', (p.measure).name, 'aggregate', coalesce(p.aggregate, CASE WHEN (p.measure).id IS NOT NULL THEN 'sum' ELSE 'count' END),
-    'free', prior IS NOT NULL OR (e->>'free_queries')::int = (e->>'queries')::int, 'answered_by', prior,
-    'release', e, 'rows', rows);
-END
-$$;
-
-CREATE OR REPLACE FUNCTION dpm.answer_query(sql text[], epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
-                                            method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
-RETURNS TABLE(statement int, result json, release_id bigint)
-AS 'MODULE_PATHNAME', 'dpm_answer_query' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION dpm.answer_query(text[], float8, float8, float8, text, float8, text) IS
-  'answer a dashboard''s statements over one source from one strategy optimized for them all, with one charge: the rows of each statement in turn';
-
-CREATE OR REPLACE FUNCTION dpm.explain_query(sql text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
-                                             method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
-RETURNS TABLE(plan jsonb)
-AS 'MODULE_PATHNAME', 'dpm_explain_query' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION dpm.explain_query(text, float8, float8, float8, text, float8, text) IS
-  'what dpm.answer_query would do with a statement, reading no row and charging nothing: its workload, strategy, charge, expected errors, what is free';
-
-CREATE OR REPLACE FUNCTION dpm.explain_query(sql text[], epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
-                                             method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
-RETURNS TABLE(plan jsonb)
-AS 'MODULE_PATHNAME', 'dpm_explain_query' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION dpm.explain_query(text[], float8, float8, float8, text, float8, text) IS
-  'what dpm.answer_query would do with a dashboard''s statements, reading no row and charging nothing';

@@ -31,7 +31,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.histogram(int, int)
   TO PUBLIC;
 GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.releases,
-                dpm.release_answers, dpm.release_measurements, dpm.release_keys, dpm.measures, dpm.column_domains, dpm.ledger,
+                dpm.release_answers, dpm.release_measurements, dpm.release_keys, dpm.measures, dpm.column_domains, dpm.privacy_policies, dpm.ledger,
                 dpm.publications, dpm.progress TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[], float8[]),
@@ -60,6 +60,8 @@ GRANT EXECUTE ON FUNCTION
   dpm.publish(bigint, text, regrole), dpm.unpublish(text),
   dpm.create_measure(text, regclass, text, float8, float8, text), dpm.drop_measure(text, regclass),
   dpm.set_column_domains(regclass, jsonb, text), dpm.drop_column_domain(regclass, name),
+  dpm.set_privacy_policy(regclass, regrole, float8, float8, float8, float8, float8, float8, float8, float8, float8),
+  dpm.drop_privacy_policy(regclass, regrole),
   dpm_internal.random_key(), dpm_internal.marginal_counts(int[], int[], int[]),
   dpm_internal.histogram_sum(int, int, float8, float8, float8, int), dpm_internal.numeric_measure(numeric, float8, float8),
   dpm_internal.marginal_sums(int[], int[], int[], float8, float8, float8, int),

@@ -109,3 +109,34 @@ CREATE TABLE dpm.column_domains (
   PRIMARY KEY (source_id, column_name)
 );
 COMMENT ON TABLE dpm.column_domains IS 'what analysts may group and filter each column of a source by: its bins, on a grid';
+
+-- privacy policies (sql/02_catalog.sql)
+-- A role's privacy policy on a source (dpm.set_privacy_policy): a budget of its own inside the
+-- source's, which every release the role makes on the source is charged against as well (under
+-- the source's row lock, with the source's budget), and what each of its statements through the
+-- front door (dpm.answer_query) is charged when it gives no budget (statement_*) and at most
+-- (max_statement_*).  Each in the source's privacy model: epsilon (and delta), or rho.
+CREATE TABLE dpm.privacy_policies (
+  source_id             int NOT NULL REFERENCES dpm.sources ON DELETE CASCADE,
+  role_name             regrole NOT NULL,
+  epsilon               numeric CHECK (epsilon > 0),
+  delta                 numeric CHECK (delta >= 0),
+  rho                   numeric CHECK (rho > 0),
+  statement_epsilon     float8 CHECK (statement_epsilon > 0),
+  statement_delta       float8 CHECK (statement_delta >= 0),
+  statement_rho         float8 CHECK (statement_rho > 0),
+  max_statement_epsilon float8 CHECK (max_statement_epsilon > 0),
+  max_statement_delta   float8 CHECK (max_statement_delta >= 0),
+  max_statement_rho     float8 CHECK (max_statement_rho > 0),
+  set_by                regrole NOT NULL DEFAULT dpm_internal.invoker(),
+  set_at                timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (source_id, role_name),
+  CHECK ((epsilon IS NULL) <> (rho IS NULL))
+);
+COMMENT ON TABLE dpm.privacy_policies IS 'a role''s own budget on a source, inside the source''s, and its statements'' default and largest charge';
+ALTER TABLE dpm.privacy_policies ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_privacy_policies ON dpm.privacy_policies FOR SELECT
+  USING (pg_catalog.pg_has_role(current_user, role_name, 'USAGE')
+         OR pg_catalog.pg_has_role(current_user, 'dpm_admin', 'USAGE'));
+-- dpm.budget reports the caller's policies beside the source
+DROP FUNCTION IF EXISTS dpm.budget(regclass, float8);

@@ -90,11 +90,13 @@ describe(FunctionCallInfo fcinfo)
 }
 
 /*
- * Compiles argument 0 as the caller, then returns these columns of
- * dpm_internal.<internal>(description, arguments 1..n) run as the owner.
+ * Compiles argument 0 as the caller, then returns the rows of
+ * dpm_internal.<internal>(description, arguments 1..n) run as the owner:
+ * their last columns, as many as the function returns (one statement's
+ * rows do not say which statement they answer).
  */
 static Datum
-answer_as_owner(FunctionCallInfo fcinfo, const char *internal, const char *columns)
+answer_as_owner(FunctionCallInfo fcinfo, const char *internal)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int			nargs = PG_NARGS();
@@ -106,9 +108,12 @@ answer_as_owner(FunctionCallInfo fcinfo, const char *internal, const char *colum
 	int			saved_context;
 	int			nest;
 	char	   *desc = describe(fcinfo);
+	int			skip;
+	Datum	   *row;
+	bool	   *isnull;
 
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT %s FROM dpm_internal.%s($1::jsonb", columns, internal);
+	appendStringInfo(&sql, "SELECT * FROM dpm_internal.%s($1::jsonb", internal);
 	types[0] = TEXTOID;
 	values[0] = CStringGetTextDatum(desc);
 	nulls[0] = ' ';
@@ -131,8 +136,14 @@ answer_as_owner(FunctionCallInfo fcinfo, const char *internal, const char *colum
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute_with_args(sql.data, nargs, types, values, nulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "dpm_internal.%s failed", internal);
+	skip = SPI_tuptable->tupdesc->natts - rsinfo->setDesc->natts;
+	row = palloc(sizeof(Datum) * SPI_tuptable->tupdesc->natts);
+	isnull = palloc(sizeof(bool) * SPI_tuptable->tupdesc->natts);
 	for (uint64 r = 0; r < SPI_processed; r++)
-		tuplestore_puttuple(rsinfo->setResult, SPI_tuptable->vals[r]);
+	{
+		heap_deform_tuple(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, row, isnull);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row + skip, isnull + skip);
+	}
 	SPI_finish();
 	/* on an error, the (sub)transaction's abort restores both */
 	AtEOXact_GUC(true, nest);
@@ -144,14 +155,12 @@ PG_FUNCTION_INFO_V1(dpm_answer_query);
 Datum
 dpm_answer_query(PG_FUNCTION_ARGS)
 {
-	/* a dashboard's rows say which statement they answer */
-	return answer_as_owner(fcinfo, "query_answer",
-						   get_fn_expr_argtype(fcinfo->flinfo, 0) == TEXTARRAYOID ? "*" : "result, release_id");
+	return answer_as_owner(fcinfo, "query_answer");
 }
 
 PG_FUNCTION_INFO_V1(dpm_explain_query);
 Datum
 dpm_explain_query(PG_FUNCTION_ARGS)
 {
-	return answer_as_owner(fcinfo, "query_explain", "*");
+	return answer_as_owner(fcinfo, "query_explain");
 }

@@ -31,10 +31,11 @@
 #include "pg_compat.h"
 #include "query/compile.h"
 
-#define SUPPORTED "dpm.answer_query answers a SELECT of grouping columns and count(*), count(column), sum(column) or " \
-	"avg(column) FROM one registered source, WHERE comparisons of its columns with constants, GROUP BY (or GROUPING " \
-	"SETS, ROLLUP, CUBE of) its columns or date_trunc, extract, width_bucket or floor(x / w) * w of them, then " \
-	"HAVING, ORDER BY and LIMIT on the statement's own columns."
+#define SUPPORTED "dpm.answer_query answers a SELECT of grouping columns and count(*), count(column), sum(column), " \
+	"avg(column) or percentile_cont and percentile_disc of a column FROM one registered source, WHERE " \
+	"comparisons of its columns with constants, GROUP BY (or GROUPING SETS, ROLLUP, CUBE of) its columns or " \
+	"date_trunc, extract, width_bucket or floor(x / w) * w of them, then HAVING, ORDER BY and LIMIT on the " \
+	"statement's own columns."
 
 /* more grouping sets than a dashboard needs are refused while they are expanded */
 #define MAX_GROUPING_SETS 64
@@ -410,10 +411,32 @@ append_aggregate(StringInfo out, Query *q, Aggref *a, const char *name)
 		refuse("FILTER on an aggregate");
 	if (a->aggdistinct)
 		refuse("DISTINCT in an aggregate");
+	if (get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE)
+		refuse(psprintf("the aggregate %s of your own", fn));
+	if (a->aggkind == AGGKIND_ORDERED_SET &&
+		(strcmp(fn, "percentile_cont") == 0 || strcmp(fn, "percentile_disc") == 0))
+	{
+		/* percentile_cont(fraction) WITHIN GROUP (ORDER BY column), ascending */
+		SortGroupClause *sc = list_length(a->aggorder) == 1 ? linitial_node(SortGroupClause, a->aggorder) : NULL;
+		const char *fraction = list_length(a->aggdirectargs) == 1 ? const_text(q, linitial(a->aggdirectargs)) : NULL;
+
+		if (fraction == NULL || sc == NULL || list_length(a->args) != 1 ||
+			(col = column_of(q, (Node *) ((TargetEntry *) linitial(a->args))->expr)) == NULL)
+			refuse(psprintf("%s other than of one constant fraction WITHIN GROUP (ORDER BY a column)", fn));
+		if (get_opname(sc->sortop) == NULL || strcmp(get_opname(sc->sortop), "<") != 0)
+			refuse(psprintf("%s WITHIN GROUP (ORDER BY ... DESC)", fn));
+		appendStringInfoString(out, "{\"output\": ");
+		escape_json(out, name);
+		appendStringInfo(out, ", \"aggregate\": \"%s\", \"column\": ", fn);
+		escape_json(out, col);
+		appendStringInfoString(out, ", \"fraction\": ");
+		escape_json(out, fraction);
+		appendStringInfoChar(out, '}');
+		return;
+	}
 	if (a->aggorder || a->aggkind != AGGKIND_NORMAL)
-		refuse(psprintf("the aggregate %s (not yet)", fn));
-	if ((strcmp(fn, "count") != 0 && strcmp(fn, "sum") != 0 && strcmp(fn, "avg") != 0) ||
-		get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE)
+		refuse(psprintf("the aggregate %s", fn));
+	if (strcmp(fn, "count") != 0 && strcmp(fn, "sum") != 0 && strcmp(fn, "avg") != 0)
 		refuse(psprintf("the aggregate %s", fn));
 	if (!a->aggstar)
 	{

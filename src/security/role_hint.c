@@ -37,6 +37,7 @@ static const FunctionRole function_roles[] = {
 	{"rename_workload", "dpm_analyst"}, {"answer_keys", "dpm_analyst"},
 	{"create_domain", "dpm_admin"}, {"create_measure", "dpm_admin"}, {"domain_coverage", "dpm_admin"},
 	{"drop_column_domain", "dpm_admin"}, {"drop_domain", "dpm_admin"}, {"drop_measure", "dpm_admin"},
+	{"drop_privacy_policy", "dpm_admin"}, {"set_privacy_policy", "dpm_admin"},
 	{"exact_answers", "dpm_admin"}, {"publish", "dpm_admin"},
 	{"register_source", "dpm_admin"}, {"rename_domain", "dpm_admin"},
 	{"set_budget", "dpm_admin"}, {"set_column_domains", "dpm_admin"}, {"set_max_key_bytes", "dpm_admin"},

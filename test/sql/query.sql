@@ -25,12 +25,14 @@ SELECT count(*) AS columns FROM dpm.set_column_domains('fd_ratings', '[
   {"column": "rated_on", "bins": {"min": "2014-01-01", "max": "2016-01-01", "width": "1 month"}},
   {"column": "age", "bins": {"min": 0, "max": 60, "width": 5}},
   {"column": "rating", "measure": {"lo": 0, "hi": 5}}]');
+-- the analyst's privacy policy: the front door is open to roles that have one
+SELECT dpm.set_privacy_policy('fd_ratings', 'regress_fd_analyst', epsilon => 1e11, delta => 1e-3);
 RESET ROLE;
 CREATE SCHEMA fd_elsewhere;
 GRANT ALL ON SCHEMA fd_elsewhere TO regress_fd_analyst;
 -- what the analyst gets back, which the test compares with the truth as superuser
 CREATE TABLE fd_out (statement int, result json, release bigint);
-GRANT ALL ON fd_out TO regress_fd_analyst;
+GRANT ALL ON fd_out TO regress_fd_analyst, regress_fd_custodian;
 SELECT count(*) AS charges_before FROM dpm.ledger \gset
 
 -- the analyst asks; she cannot read the table (the NOTICEs name releases, whose ids vary)
@@ -63,6 +65,11 @@ INSERT INTO fd_out SELECT 10 + statement, result, release_id
   FROM dpm.answer_query(ARRAY['SELECT genre, count(*) FROM fd_ratings GROUP BY genre',
                               'SELECT floor(age / 30) * 30 AS band, count(*) FROM fd_ratings WHERE genre <> ''Comedy'' GROUP BY 1',
                               'SELECT count(*) FROM fd_ratings WHERE rated_on >= ''2015-01-01'''], epsilon => 1e6, delta => 1e-6);
+-- percentiles of a column declared in numeric bins: one release of its cumulative counts per group
+INSERT INTO fd_out SELECT 14, * FROM dpm.answer_query($$SELECT genre, percentile_cont(0.5) WITHIN GROUP (ORDER BY age) AS median,
+                                                              percentile_disc(0.9) WITHIN GROUP (ORDER BY age) AS p90
+                                                         FROM fd_ratings WHERE rated_on < '2015-01-01' GROUP BY genre$$,
+                                                      epsilon => 1e6, delta => 1e-6);
 RESET client_min_messages;
 RESET ROLE;
 
@@ -118,6 +125,24 @@ SELECT 12 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result
     ON t.band = (o.result->>'band')::float8;
 SELECT 13 AS statement, abs((result->>'count')::numeric - (SELECT count(*) FROM fd_ratings WHERE rated_on >= '2015-01-01')) < 0.5 AS equal
   FROM fd_out WHERE statement = 13;
+-- a percentile is read in the bins of its column (width 5 here): within a bin of the truth, and
+-- its interval (bin edges) holds the truth
+SELECT 14 AS statement, count(*) AS groups,
+       count(*) FILTER (WHERE abs((o.result->>'median')::float8 - t.median) <= 5
+                          AND t.median BETWEEN (o.result->>'median_ci_low')::float8 AND (o.result->>'median_ci_high')::float8
+                          AND t.p90 BETWEEN (o.result->>'p90_ci_low')::float8 AND (o.result->>'p90_ci_high')::float8
+                          AND (o.result->>'p90')::int % 5 = 0) AS within
+  FROM (SELECT * FROM fd_out WHERE statement = 14) o
+  FULL JOIN (SELECT genre, percentile_cont(0.5) WITHIN GROUP (ORDER BY age) AS median,
+                    percentile_disc(0.9) WITHIN GROUP (ORDER BY age) AS p90
+               FROM fd_ratings WHERE rated_on < '2015-01-01' GROUP BY genre) t ON t.genre = o.result->>'genre';
+-- and as dpm.exact_answers gives the compiled workload's truth to the custodian
+SET ROLE regress_fd_custodian;
+SELECT count(*) AS queries, count(*) FILTER (WHERE abs((o.result->>'count')::numeric - e.answer::numeric) < 0.5) AS equal
+  FROM (SELECT result, row_number() OVER () AS k FROM fd_out WHERE statement = 3) o
+  JOIN dpm.exact_answers((SELECT w.name FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id
+                           WHERE r.id = (SELECT max(release) FROM fd_out WHERE statement = 3))) e ON e.query = o.k;
+RESET ROLE;
 -- the row as the analyst sees it: the statement's columns in order, then each aggregate's error
 SELECT json_object_keys(result) AS key FROM fd_out WHERE statement = 2 LIMIT 9;
 SELECT result->>'quarter' AS quarter FROM fd_out WHERE statement = 2 ORDER BY 1 LIMIT 2;
@@ -241,6 +266,49 @@ SELECT * FROM dpm.answer_query(ARRAY['SELECT count(*) FROM fd_ratings', NULL], e
 SELECT * FROM dpm.answer_query(ARRAY[]::text[], epsilon => 1);
 SELECT * FROM dpm.answer_query(ARRAY['SELECT count(*) FROM fd_ratings', 'SELECT genre FROM fd_ratings'], epsilon => 1);
 SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
+-- privacy policies: a role's own budget inside the source's, a default and a largest charge per
+-- statement; without one the front door is closed to a role that cannot read the table
+RESET ROLE;
+CREATE ROLE regress_fd_analyst2 IN ROLE dpm_analyst;
+SET ROLE regress_fd_analyst2;
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.explain_query('SELECT count(*) FROM fd_ratings', epsilon => 1);
+RESET ROLE;
+SET ROLE regress_fd_custodian;
+SELECT dpm.set_privacy_policy('fd_ratings', 'regress_fd_analyst2', epsilon => 2.5, delta => 1e-5,
+                              statement_epsilon => 1, max_statement_epsilon => 1.5);
+SELECT role_name, epsilon, delta, rho, statement_epsilon, max_statement_epsilon FROM dpm.privacy_policies ORDER BY role_name::text;
+-- refused, changing nothing: another model's parameter, more than the source has, a default above its cap
+SELECT dpm.set_privacy_policy('fd_ratings', 'regress_fd_analyst2', rho => 1);
+SELECT dpm.set_privacy_policy('fd_ratings', 'regress_fd_analyst2', epsilon => 1e13);
+SELECT dpm.set_privacy_policy('fd_ratings', 'regress_fd_analyst2', epsilon => 1, statement_epsilon => 0.5, max_statement_epsilon => 0.2);
+SELECT dpm.set_privacy_policy('fd_ratings', 'regress_fd_analyst2', epsilon => -1);
+SELECT dpm.set_privacy_policy('fd_ratings', NULL, epsilon => 1);
+SELECT dpm.drop_privacy_policy('fd_ratings', 'regress_fd_custodian');
+RESET ROLE;
+SET ROLE regress_fd_analyst2;
+SET client_min_messages = warning;
+-- no budget given: the policy's default, epsilon 1; its explain says so first
+SELECT plan->'release'->>'charge_epsilon' AS charge FROM dpm.explain_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre');
+SELECT count(*) AS rows FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre', reuse => 'never');
+-- above the policy's largest charge for a statement
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings', epsilon => 2);
+SELECT count(*) AS rows FROM dpm.answer_query('SELECT count(*) FROM fd_ratings', epsilon => 1.5, reuse => 'never');
+-- the policy is spent (2.5 of 2.5), though the source is not: refused, and so is dpm.answer, which
+-- the policy binds as well
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings WHERE age < 30', epsilon => 0.1, reuse => 'never');
+SELECT * FROM dpm.answer((SELECT w.name FROM dpm.workloads w WHERE w.spec = 'Total(rows)'), epsilon => 0.1, reuse => 'never');
+RESET client_min_messages;
+-- dpm.budget: the source's, then the policy the analyst acts under
+SELECT coalesce(role_name::text, 'source') AS budget_of, epsilon_budget, epsilon_spent, epsilon_remaining, releases
+  FROM dpm.budget('fd_ratings') WHERE role_name IS NULL OR role_name = 'regress_fd_analyst2'::regrole;
+SELECT count(*) AS policies_seen FROM dpm.privacy_policies;
+RESET ROLE;
+SET ROLE regress_fd_custodian;
+SELECT dpm.drop_privacy_policy('fd_ratings', 'regress_fd_analyst2');
+RESET ROLE;
+SET ROLE regress_fd_analyst;
+
 -- an analyst's own function or operator is never run by the front door
 CREATE FUNCTION fd_elsewhere.date_trunc(text, date) RETURNS date LANGUAGE sql AS 'SELECT $2';
 CREATE FUNCTION fd_elsewhere.fd_eq(date, date) RETURNS boolean LANGUAGE sql AS 'SELECT true';

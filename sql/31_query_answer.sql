@@ -1,0 +1,363 @@
+-- The SQL front door's answers (issue 44): a compiled statement (sql/30_query.sql) answered
+-- under its role's privacy policy, by dpm.answer's release, shaped as the statement's own rows
+-- and post-processed by its HAVING, ORDER BY and LIMIT; and its dry run.
+
+-- The statement's answer rows: per row its own columns in order (grouping values as the
+-- statement computes them, aggregates as numbers), then each aggregate's standard error and
+-- interval (<name>_stderr, <name>_ci_low, <name>_ci_high); and the release they come from.
+-- parts: per query of the workload, the answers of each quantity ('answers', and for an average's
+-- release 'sums' and 'counts').
+CREATE OR REPLACE FUNCTION dpm_internal.query_rows(q jsonb, keys jsonb[], aggregate text, parts jsonb,
+                                                  expected boolean DEFAULT false)
+RETURNS SETOF json
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT ('{' || string_agg(f.field, ', ' ORDER BY f.o, f.sub) || '}')::json
+    FROM generate_series(1, cardinality(keys)) i,
+         LATERAL (
+           SELECT c.o, 0 AS sub, to_json(c.x->>'output')::text || ': ' ||
+                  CASE WHEN c.x ? 'group'
+                       THEN coalesce(keys[i]->(SELECT (min(go) - 1)::text FROM jsonb_array_elements(q->'group_by') WITH ORDINALITY g(e, go)
+                                                WHERE g.e = c.x->'group'), 'null')::text
+                       ELSE coalesce(parts->(dpm_internal.query_part(c.x, aggregate))->(i - 1)->>'answer', 'null') END AS field
+             FROM jsonb_array_elements(q->'columns') WITH ORDINALITY c(x, o)
+            WHERE NOT (expected AND c.x ? 'aggregate')
+           UNION ALL
+           SELECT 1000000 + c.o, s.sub, to_json((c.x->>'output') || s.suffix)::text || ': ' ||
+                  coalesce(parts->(dpm_internal.query_part(c.x, aggregate))->(i - 1)->>s.key, 'null')
+             FROM jsonb_array_elements(q->'columns') WITH ORDINALITY c(x, o),
+                  (VALUES (1, '_stderr', 'stderr'),
+                          (2, CASE WHEN expected THEN '_ci_half_width' ELSE '_ci_low' END, CASE WHEN expected THEN 'ci_half_width' ELSE 'ci_low' END),
+                          (3, '_ci_high', 'ci_high')) s(sub, suffix, key)
+            WHERE c.x ? 'aggregate' AND (s.sub < 3 OR NOT expected)) f
+   GROUP BY i
+   ORDER BY i
+$$;
+
+-- "v op c" for a value v of a statement's row (a JSON number compared as a number, else as text)
+-- and a constant c of HAVING; NULL when v is.
+CREATE OR REPLACE FUNCTION dpm_internal.query_compare(v jsonb, op text, c text) RETURNS boolean
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN jsonb_typeof(v) = 'number'
+              THEN CASE op WHEN '=' THEN v::numeric = c::numeric WHEN '<>' THEN v::numeric <> c::numeric
+                           WHEN '<' THEN v::numeric < c::numeric WHEN '<=' THEN v::numeric <= c::numeric
+                           WHEN '>' THEN v::numeric > c::numeric WHEN '>=' THEN v::numeric >= c::numeric END
+              WHEN jsonb_typeof(v) IN ('string', 'boolean')
+              THEN CASE op WHEN '=' THEN v #>> '{}' = c WHEN '<>' THEN v #>> '{}' <> c
+                           WHEN '<' THEN v #>> '{}' < c WHEN '<=' THEN v #>> '{}' <= c
+                           WHEN '>' THEN v #>> '{}' > c WHEN '>=' THEN v #>> '{}' >= c END END
+$$;
+
+-- HAVING over a row r (jsonb) as SQL text: the compiled condition's tree.
+CREATE OR REPLACE FUNCTION dpm_internal.query_having(cond jsonb, q jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN cond ? 'and' OR cond ? 'or'
+              THEN '(' || (SELECT string_agg(dpm_internal.query_having(c, q), CASE WHEN cond ? 'and' THEN ' AND ' ELSE ' OR ' END)
+                             FROM jsonb_array_elements(coalesce(cond->'and', cond->'or')) c) || ')'
+              WHEN cond ? 'not' THEN '(NOT ' || dpm_internal.query_having(cond->'not'->0, q) || ')'
+              WHEN cond ? 'is_null'
+              THEN format('(nullif(r->%L, ''null'') IS %sNULL)', q->'columns'->((cond->>'output')::int)->>'output',
+                          CASE WHEN (cond->>'is_null')::boolean THEN '' ELSE 'NOT ' END)
+              ELSE format('dpm_internal.query_compare(r->%L, %L, %L)', q->'columns'->((cond->>'output')::int)->>'output',
+                          cond->>'op', cond->>'value') END
+$$;
+
+-- The statement's HAVING, ORDER BY, LIMIT and OFFSET applied to its answer rows: post-processing
+-- of what was released, at no cost (ties keep the workload's order).
+CREATE OR REPLACE FUNCTION dpm_internal.query_post(q jsonb, rows json[]) RETURNS SETOF json
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  RETURN QUERY EXECUTE format(
+    'SELECT x.j FROM unnest($1) WITH ORDINALITY x(j, k), LATERAL (SELECT x.j::jsonb AS r) y
+      WHERE %s ORDER BY %s x.k LIMIT %s OFFSET %s',
+    coalesce(dpm_internal.query_having(nullif(q->'having', 'null'), q), 'true'),
+    (SELECT string_agg(format('nullif(r->%L, ''null'') %s NULLS %s, ', q->'columns'->((o->>'output')::int)->>'output',
+                              CASE WHEN (o->>'desc')::boolean THEN 'DESC' ELSE 'ASC' END,
+                              CASE WHEN (o->>'nulls_first')::boolean THEN 'FIRST' ELSE 'LAST' END), '' ORDER BY n)
+       FROM jsonb_array_elements(coalesce(q->'order_by', '[]')) WITH ORDINALITY z(o, n)),
+    coalesce((q->>'limit')::bigint::text, 'ALL'), coalesce((q->>'offset')::bigint, 0))
+    USING rows;
+END
+$$;
+
+-- Which quantity of a release answers an aggregate of the statement.
+CREATE OR REPLACE FUNCTION dpm_internal.query_part(col jsonb, aggregate text) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN aggregate = 'avg' AND col->>'aggregate' = 'sum' THEN 'sums'
+              WHEN aggregate = 'avg' AND col->>'aggregate' = 'count' THEN 'counts'
+              WHEN col->>'aggregate' LIKE 'percentile%' THEN (col->>'aggregate') || ' ' || (col->>'fraction')
+              ELSE 'answers' END
+$$;
+
+-- A statement of percentiles, from its rows of cumulative counts (keys with "_cdf": the bin) and
+-- their answers with the half-widths of a band that holds for all of a group's bins together
+-- (dpm_internal.release_band): per group, each percentile column's value and interval
+-- (dpm_internal.quantile_of over the bins' edges in cdf), as query_rows takes them.
+-- percentile_cont interpolates in the bin where the CDF crosses; percentile_disc is that bin's
+-- lower edge (a value of the column itself when its bins hold one value each).
+CREATE OR REPLACE FUNCTION dpm_internal.query_percentiles(q jsonb, keys jsonb[], band jsonb, cdf jsonb,
+                                                          OUT groups jsonb[], OUT parts jsonb)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  g jsonb;
+  a float8[];
+  h float8[];
+  est float8[];
+  c jsonb;
+  x record;
+  lo float8[] := ARRAY(SELECT jsonb_array_elements_text(cdf->'lo')::float8);
+  hi float8[] := ARRAY(SELECT jsonb_array_elements_text(cdf->'hi')::float8);
+BEGIN
+  groups := ARRAY(SELECT k - '_cdf' FROM unnest(keys) WITH ORDINALITY u(k, o) GROUP BY k - '_cdf' ORDER BY min(o));
+  parts := '{}';
+  FOREACH g IN ARRAY groups LOOP
+    SELECT array_agg((band->(o::int - 1)->>'answer')::float8 ORDER BY (k->>'_cdf')::int),
+           array_agg((band->(o::int - 1)->>'half')::float8 ORDER BY (k->>'_cdf')::int)
+      INTO a, h
+      FROM unnest(keys) WITH ORDINALITY u(k, o) WHERE k - '_cdf' = g;
+    est := ARRAY(SELECT greatest(v, 0) FROM unnest(dpm_internal.isotonic(a)) v);
+    FOR c IN SELECT y FROM jsonb_array_elements(q->'columns') y WHERE y->>'aggregate' LIKE 'percentile%' LOOP
+      x := dpm_internal.quantile_of(est, ARRAY(SELECT u.a + u.h FROM unnest(a, h) u(a, h)), ARRAY(SELECT u.a - u.h FROM unnest(a, h) u(a, h)),
+                                    h[cardinality(h)], lo, hi, (c->>'fraction')::float8);
+      parts := jsonb_set(parts, ARRAY[dpm_internal.query_part(c, 'percentile')],
+                         coalesce(parts->dpm_internal.query_part(c, 'percentile'), '[]')
+                         || jsonb_build_array(jsonb_build_object(
+                              'answer', CASE WHEN c->>'aggregate' = 'percentile_disc' THEN lo[x.bin] ELSE x.value END,
+                              'stderr', NULL, 'ci_low', x.ci_low, 'ci_high', x.ci_high)));
+    END LOOP;
+  END LOOP;
+END
+$$;
+
+-- The budget of a statement through the front door: as given, or its role's privacy policy's
+-- default (sql/13_sources.sql).  Refused when the role has no policy on the source, unless it may
+-- read the source itself (a custodian), or when it asks more than its policy allows a statement.
+CREATE OR REPLACE FUNCTION dpm_internal.query_budget(src dpm.sources, INOUT epsilon float8, INOUT delta float8, INOUT rho float8)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  p dpm.privacy_policies;
+BEGIN
+  SELECT * INTO p FROM dpm.privacy_policies x WHERE x.source_id = src.id AND x.role_name = dpm_internal.invoker();
+  IF NOT FOUND THEN
+    IF NOT has_table_privilege(dpm_internal.invoker(), src.relation, 'SELECT') THEN
+      RAISE EXCEPTION 'role "%" has no privacy policy on source "%"', dpm_internal.invoker(), src.relation
+        USING ERRCODE = 'insufficient_privilege',
+              HINT = 'The source''s custodian opens the SQL front door to a role with dpm.set_privacy_policy(source, role, ...).';
+    END IF;
+    RETURN;
+  END IF;
+  IF epsilon IS NULL AND delta IS NULL AND rho IS NULL THEN
+    epsilon := p.statement_epsilon;
+    delta := p.statement_delta;
+    rho := p.statement_rho;
+  END IF;
+  IF epsilon > p.max_statement_epsilon OR delta > p.max_statement_delta OR rho > p.max_statement_rho THEN
+    RAISE EXCEPTION 'the privacy policy of role "%" on source "%" allows a statement at most %', dpm_internal.invoker(), src.relation,
+      concat_ws(' and ', 'epsilon ' || p.max_statement_epsilon, 'delta ' || p.max_statement_delta, 'rho ' || p.max_statement_rho)
+      USING ERRCODE = 'invalid_parameter_value', DETAIL = 'Nothing was charged.',
+            HINT = 'Ask for less; dpm.privacy_policies shows the policy.';
+  END IF;
+END
+$$;
+
+-- Each quantity's answers (parts, as query_answer keeps them) of the n queries after the first off.
+CREATE OR REPLACE FUNCTION dpm_internal.query_slice(parts jsonb, off int, n int) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT jsonb_object_agg(k, (SELECT coalesce(jsonb_agg(e ORDER BY o), '[]') FROM jsonb_array_elements(v) WITH ORDINALITY t(e, o)
+                               WHERE o > off AND o <= off + n))
+    FROM jsonb_each(parts) x(k, v)
+$$;
+
+-- dpm.answer_query of compiled statements (src/api/query_api.c calls it as the extension's owner):
+-- every argument checked, then the release that answered the same workload before replayed at
+-- no cost (identical answers), or dpm.answer's reuse rules, or a release charged; the rows of
+-- each statement in turn.
+CREATE OR REPLACE FUNCTION dpm_internal.query_answer(qs jsonb, epsilon float8, delta float8, rho float8, method text,
+                                                     confidence float8, reuse text)
+RETURNS TABLE(statement int, result json, release_id bigint)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  stmts jsonb := CASE WHEN jsonb_typeof(qs) = 'array' THEN qs ELSE jsonb_build_array(qs) END;
+  -- the role's policy first: a role without one learns nothing more, and makes nothing
+  b record := dpm_internal.query_budget(dpm_internal.source((stmts->0->>'source')::regclass), epsilon, delta, rho);
+  p record := dpm_internal.query_plan(qs);
+  mode text := lower(coalesce(reuse, current_setting('dpm.reuse', true), 'auto'));
+  parts_needed boolean := EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) x, jsonb_array_elements(x->'columns') c
+                                   WHERE dpm_internal.query_part(c, p.aggregate) <> 'answers');
+  counts_of text := nullif(p.aggregate, 'percentile');      -- what the release measures
+  rel dpm.releases;
+  k int;
+  off int := 0;
+  st jsonb;
+  pc record;
+  before bigint;
+  parts jsonb;
+  m dpm.release_measurements;
+  quantity text;
+BEGIN
+  IF mode NOT IN ('auto', 'only', 'never') THEN
+    RAISE EXCEPTION 'unknown reuse "%"', mode
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Valid: auto (answer from earlier releases at no cost when they determine every query), only (and refuse otherwise), never.';
+  END IF;
+  epsilon := b.epsilon;
+  delta := b.delta;
+  rho := b.rho;
+  -- every argument, before earlier releases are looked at
+  PERFORM dpm_internal.release_args(dpm_internal.release_request((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls',
+                                                                 confidence, (p.measure).name, counts_of));
+  IF mode <> 'never' THEN
+    SELECT * INTO rel FROM dpm.releases r
+     WHERE r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.periods IS NULL
+       AND (r.sum_share IS NOT NULL) = coalesce(p.aggregate = 'avg', false) AND r.status = 'released' AND r.kind = 'answers'
+       AND r.confidence IS NOT DISTINCT FROM confidence AND r.inference = 'ls'
+       AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE')
+     ORDER BY r.id DESC LIMIT 1;
+  END IF;
+  IF rel.id IS NOT NULL THEN
+    RAISE NOTICE 'answered at no cost from release %, which answered the same statement at %', rel.id, rel.released_at
+      USING HINT = 'reuse => ''never'' measures the table as it is now, with fresh noise and a charge.';
+    parts := jsonb_build_object('answers', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query) FROM dpm.release(rel.id) x));
+  ELSE
+    IF parts_needed AND mode = 'only' THEN
+      RAISE EXCEPTION 'no earlier release answered this statement' USING ERRCODE = 'no_data_found', DETAIL = 'Nothing was charged.';
+    END IF;
+    SELECT coalesce(max(r.id), 0) INTO before FROM dpm.releases r;
+    parts := jsonb_build_object('answers', (
+      SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query)
+        FROM dpm.answer((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name, counts_of,
+                        NULL, CASE WHEN parts_needed THEN 'never' ELSE mode END) x));
+    SELECT * INTO rel FROM dpm.releases r
+     WHERE r.id > before AND r.workload_id = (p.wl).id AND r.released_by = dpm_internal.invoker() ORDER BY r.id DESC LIMIT 1;
+  END IF;
+  IF p.aggregate = 'avg' AND rel.id IS NOT NULL THEN
+    RAISE NOTICE 'release % measured the sums with % of its charge and the counts with the rest', rel.id,
+      round(rel.sum_share::numeric, 3)
+      USING DETAIL = 'An average is their ratio; sum(...) and count(...) of the statement are those sums and counts.';
+    IF parts_needed THEN
+      FOREACH quantity IN ARRAY ARRAY['sums', 'counts'] LOOP
+        SELECT * INTO m FROM dpm.release_measurements x WHERE x.release_id = rel.id AND x.quantity = quantity;
+        parts := parts || jsonb_build_object(quantity, (
+          SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query)
+            FROM dpm_internal.release_infer(rel, m, rel.inference, rel.confidence) x));
+      END LOOP;
+    END IF;
+  END IF;
+  IF p.aggregate = 'percentile' THEN
+    -- the cumulative counts with a band that holds for all of a group's bins together
+    parts := jsonb_build_object('answers', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query)
+                                              FROM dpm_internal.release_band(rel, confidence, jsonb_array_length(p.cdf->'lo')) x));
+  END IF;
+  k := 0;
+  FOR st IN SELECT x FROM jsonb_array_elements(stmts) x LOOP
+    k := k + 1;
+    IF p.aggregate = 'percentile' THEN
+      pc := dpm_internal.query_percentiles(st, p.keys[off + 1:off + p.counts[k]],
+                                           dpm_internal.query_slice(parts, off, p.counts[k])->'answers', p.cdf);
+      RETURN QUERY SELECT k, r, rel.id FROM dpm_internal.query_post(st, ARRAY(
+                     SELECT dpm_internal.query_rows(st, pc.groups, p.aggregate, pc.parts))) r;
+    ELSE
+      RETURN QUERY SELECT k, r, rel.id FROM dpm_internal.query_post(st, ARRAY(
+                     SELECT dpm_internal.query_rows(st, p.keys[off + 1:off + p.counts[k]], p.aggregate,
+                                                    dpm_internal.query_slice(parts, off, p.counts[k])))) r;
+    END IF;
+    off := off + p.counts[k];
+  END LOOP;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.answer_query(sql text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
+                                            method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
+RETURNS TABLE(result json, release_id bigint)
+AS 'MODULE_PATHNAME', 'dpm_answer_query' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dpm.answer_query(text, float8, float8, float8, text, float8, text) IS
+  'answer a SELECT ... GROUP BY over a source, charging its budget unless an earlier release answers it: a JSON object per row, its columns, then each aggregate''s stderr and interval';
+
+-- dpm.explain_query of compiled statements: what dpm.answer_query would do, reading no row and
+-- charging nothing (dpm.explain of its workload): the domain and workload it compiled to, the
+-- strategy and charge, the expected standard error of each answer row, and whether an earlier
+-- release answers it at no cost.
+CREATE OR REPLACE FUNCTION dpm_internal.query_explain(qs jsonb, epsilon float8, delta float8, rho float8, method text,
+                                                      confidence float8, reuse text)
+RETURNS TABLE(plan jsonb)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  stmts jsonb := CASE WHEN jsonb_typeof(qs) = 'array' THEN qs ELSE jsonb_build_array(qs) END;
+  b record := dpm_internal.query_budget(dpm_internal.source((stmts->0->>'source')::regclass), epsilon, delta, rho);
+  p record := dpm_internal.query_plan(qs);
+  expected jsonb;
+  prior bigint;
+  e jsonb;
+  rows jsonb;
+BEGIN
+  epsilon := b.epsilon;
+  delta := b.delta;
+  rho := b.rho;
+  PERFORM dpm_internal.release_args(dpm_internal.release_request((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls',
+                                                                 confidence, (p.measure).name, p.aggregate));
+  IF lower(coalesce(reuse, current_setting('dpm.reuse', true), 'auto')) <> 'never' THEN
+    SELECT max(r.id) INTO prior FROM dpm.releases r
+     WHERE r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.periods IS NULL
+       AND (r.sum_share IS NOT NULL) = coalesce(p.aggregate = 'avg', false) AND r.status = 'released' AND r.kind = 'answers'
+       AND r.confidence IS NOT DISTINCT FROM confidence AND r.inference = 'ls'
+       AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
+  END IF;
+  SELECT to_jsonb(x) INTO e
+    FROM dpm.explain((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name,
+                     nullif(p.aggregate, 'percentile'), NULL, reuse) x;
+  -- the rows dpm.answer_query would return, each aggregate's expected stderr and interval half-width
+  -- in place of its answer (an average's depends on the data: NULL)
+  expected := jsonb_build_object('answers', (
+    SELECT jsonb_agg(jsonb_build_object('stderr', x.stderr, 'ci_half_width', x.ci_half_width) ORDER BY x.query)
+      FROM dpm.explain_queries((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name,
+                               nullif(p.aggregate, 'percentile'), NULL, reuse) x));
+  SELECT jsonb_agg(r.r::jsonb || CASE WHEN jsonb_array_length(stmts) > 1 THEN jsonb_build_object('statement', st.k) ELSE '{}' END
+                   ORDER BY st.k, r.n) INTO rows
+    FROM jsonb_array_elements(stmts) WITH ORDINALITY st(q, k),
+         LATERAL (SELECT coalesce(sum(c), 0)::int AS off FROM unnest(p.counts[1:st.k - 1]) c) o,
+         -- a percentile's error depends on the data: its groups, without one
+         LATERAL (SELECT CASE WHEN p.aggregate = 'percentile'
+                              THEN ARRAY(SELECT k - '_cdf' FROM unnest(p.keys[o.off + 1:o.off + p.counts[st.k]]) WITH ORDINALITY u(k, n)
+                                          GROUP BY k - '_cdf' ORDER BY min(n))
+                              ELSE p.keys[o.off + 1:o.off + p.counts[st.k]] END AS keys) g,
+         LATERAL dpm_internal.query_rows(st.q, g.keys, p.aggregate,
+                                         dpm_internal.query_slice(expected, o.off, p.counts[st.k]), true) WITH ORDINALITY r(r, n);
+  RETURN QUERY SELECT jsonb_build_object(
+    'source', (p.src).relation::text, 'domain', (p.dom).name, 'workload', (p.wl).name, 'spec', (p.wl).spec,
+    'measure', (p.measure).name, 'aggregate', coalesce(p.aggregate, CASE WHEN (p.measure).id IS NOT NULL THEN 'sum' ELSE 'count' END),
+    'free', prior IS NOT NULL OR (e->>'free_queries')::int = (e->>'queries')::int, 'answered_by', prior,
+    'release', e, 'rows', rows);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.answer_query(sql text[], epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
+                                            method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
+RETURNS TABLE(statement int, result json, release_id bigint)
+AS 'MODULE_PATHNAME', 'dpm_answer_query' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dpm.answer_query(text[], float8, float8, float8, text, float8, text) IS
+  'answer a dashboard''s statements over one source from one strategy optimized for them all, with one charge: the rows of each statement in turn';
+
+CREATE OR REPLACE FUNCTION dpm.explain_query(sql text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
+                                             method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
+RETURNS TABLE(plan jsonb)
+AS 'MODULE_PATHNAME', 'dpm_explain_query' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dpm.explain_query(text, float8, float8, float8, text, float8, text) IS
+  'what dpm.answer_query would do with a statement, reading no row and charging nothing: its workload, strategy, charge, expected errors, what is free';
+
+CREATE OR REPLACE FUNCTION dpm.explain_query(sql text[], epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
+                                             method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
+RETURNS TABLE(plan jsonb)
+AS 'MODULE_PATHNAME', 'dpm_explain_query' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dpm.explain_query(text[], float8, float8, float8, text, float8, text) IS
+  'what dpm.answer_query would do with a dashboard''s statements, reading no row and charging nothing';
