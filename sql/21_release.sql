@@ -570,6 +570,22 @@ $$;
 COMMENT ON FUNCTION dpm.release(bigint, text, float8) IS
   'a release''s answers at no cost: as released, or derived again from its measurements by another inference or at another confidence';
 
+-- A call's reuse mode: its argument, else the session's dpm.reuse, else auto; checked.
+CREATE OR REPLACE FUNCTION dpm_internal.reuse_mode(reuse text) RETURNS text
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  mode text := lower(coalesce(reuse, current_setting('dpm.reuse', true), 'auto'));
+BEGIN
+  IF mode NOT IN ('auto', 'only', 'never') THEN
+    RAISE EXCEPTION 'unknown reuse "%"', mode
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Valid: auto (answer from earlier releases at no cost when they determine every query), only (and refuse otherwise), never.';
+  END IF;
+  RETURN mode;
+END
+$$;
+
 -- The request of a release (dpm.answer) or of its dry run (dpm.explain), as dpm_internal.release_plan
 -- reads it; it carries the caller's dpm.ci_draws, which the worker does not see.
 CREATE OR REPLACE FUNCTION dpm_internal.release_request(workload text, epsilon float8, delta float8, rho float8, strategy int,
@@ -600,7 +616,7 @@ LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   p record;
-  mode text := lower(coalesce(answer.reuse, current_setting('dpm.reuse', true), 'auto'));
+  mode text;
   e record;
   determined bigint := 0;    -- queries earlier releases determine
   prior bigint;
@@ -613,11 +629,7 @@ DECLARE
   plan record;
   pr record;
 BEGIN
-  IF mode NOT IN ('auto', 'only', 'never') THEN
-    RAISE EXCEPTION 'unknown reuse "%"', mode
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Valid: auto (answer from earlier releases at no cost when they determine every query), only (and refuse otherwise), never.';
-  END IF;
+  mode := dpm_internal.reuse_mode(answer.reuse);
   PERFORM dpm_internal.release_args(args);     -- every argument, before earlier releases are looked at
   IF mode <> 'never' THEN
     -- what earlier releases determine, at no cost (sql/22_estimates.sql)

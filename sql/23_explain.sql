@@ -92,16 +92,12 @@ LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
-  mode text := lower(coalesce(explain_request.reuse, current_setting('dpm.reuse', true), 'auto'));
+  mode text;
   e record;
 BEGIN
   args := dpm_internal.release_request(workload, epsilon, delta, rho, strategy, method, options, inference, confidence,
                                        measure, aggregate, sum_share, period_from, period_to);
-  IF mode NOT IN ('auto', 'only', 'never') THEN
-    RAISE EXCEPTION 'unknown reuse "%"', mode
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Valid: auto (answer from earlier releases at no cost when they determine every query), only (and refuse otherwise), never.';
-  END IF;
+  mode := dpm_internal.reuse_mode(explain_request.reuse);
   -- every argument, before earlier releases are looked at
   PERFORM dpm_internal.release_args(args);
   IF mode = 'never' AND NOT count_free THEN

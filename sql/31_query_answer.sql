@@ -175,6 +175,20 @@ AS $$
     FROM jsonb_each(parts) x(k, v)
 $$;
 
+-- The latest release the caller may read that answered the same workload as a statement of this
+-- aggregate would (the same statement asked before): replayed at no cost, identically.
+CREATE OR REPLACE FUNCTION dpm_internal.query_prior(wl dpm.workloads, measure dpm.measures, aggregate text, confidence float8)
+RETURNS dpm.releases
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT r FROM dpm.releases r
+   WHERE r.workload_id = wl.id AND r.measure_id IS NOT DISTINCT FROM measure.id AND r.periods IS NULL
+     AND (r.sum_share IS NOT NULL) = coalesce(aggregate = 'avg', false) AND r.status = 'released' AND r.kind = 'answers'
+     AND r.confidence IS NOT DISTINCT FROM query_prior.confidence AND r.inference = 'ls'
+     AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE')
+   ORDER BY r.id DESC LIMIT 1
+$$;
+
 -- dpm.answer_query of compiled statements (src/api/query_api.c calls it as the extension's owner):
 -- every argument checked, then the release that answered the same workload before replayed at
 -- no cost (identical answers), or dpm.answer's reuse rules, or a release charged; the rows of
@@ -190,7 +204,7 @@ DECLARE
   -- the role's policy first: a role without one learns nothing more, and makes nothing
   b record := dpm_internal.query_budget(dpm_internal.source((stmts->0->>'source')::regclass), epsilon, delta, rho);
   p record := dpm_internal.query_plan(qs);
-  mode text := lower(coalesce(reuse, current_setting('dpm.reuse', true), 'auto'));
+  mode text := dpm_internal.reuse_mode(reuse);
   parts_needed boolean := EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) x, jsonb_array_elements(x->'columns') c
                                    WHERE dpm_internal.query_part(c, p.aggregate) <> 'answers');
   counts_of text := nullif(p.aggregate, 'percentile');      -- what the release measures
@@ -204,11 +218,6 @@ DECLARE
   m dpm.release_measurements;
   quantity text;
 BEGIN
-  IF mode NOT IN ('auto', 'only', 'never') THEN
-    RAISE EXCEPTION 'unknown reuse "%"', mode
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Valid: auto (answer from earlier releases at no cost when they determine every query), only (and refuse otherwise), never.';
-  END IF;
   epsilon := b.epsilon;
   delta := b.delta;
   rho := b.rho;
@@ -216,12 +225,7 @@ BEGIN
   PERFORM dpm_internal.release_args(dpm_internal.release_request((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls',
                                                                  confidence, (p.measure).name, counts_of));
   IF mode <> 'never' THEN
-    SELECT * INTO rel FROM dpm.releases r
-     WHERE r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.periods IS NULL
-       AND (r.sum_share IS NOT NULL) = coalesce(p.aggregate = 'avg', false) AND r.status = 'released' AND r.kind = 'answers'
-       AND r.confidence IS NOT DISTINCT FROM confidence AND r.inference = 'ls'
-       AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE')
-     ORDER BY r.id DESC LIMIT 1;
+    rel := dpm_internal.query_prior(p.wl, p.measure, p.aggregate, confidence);
   END IF;
   IF rel.id IS NOT NULL THEN
     RAISE NOTICE 'answered at no cost from release %, which answered the same statement at %', rel.id, rel.released_at
@@ -306,12 +310,8 @@ BEGIN
   rho := b.rho;
   PERFORM dpm_internal.release_args(dpm_internal.release_request((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls',
                                                                  confidence, (p.measure).name, p.aggregate));
-  IF lower(coalesce(reuse, current_setting('dpm.reuse', true), 'auto')) <> 'never' THEN
-    SELECT max(r.id) INTO prior FROM dpm.releases r
-     WHERE r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.periods IS NULL
-       AND (r.sum_share IS NOT NULL) = coalesce(p.aggregate = 'avg', false) AND r.status = 'released' AND r.kind = 'answers'
-       AND r.confidence IS NOT DISTINCT FROM confidence AND r.inference = 'ls'
-       AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
+  IF dpm_internal.reuse_mode(reuse) <> 'never' THEN
+    prior := (dpm_internal.query_prior(p.wl, p.measure, p.aggregate, confidence)).id;
   END IF;
   SELECT to_jsonb(x) INTO e
     FROM dpm.explain((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name,

@@ -166,8 +166,9 @@ SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
   -- and the periods of a charge, NULL for every 0.1 charge (no source had periods)
   SELECT 'ledger', (to_jsonb(l) - 'periods')::text FROM dpm.ledger l UNION ALL
   SELECT 'publications', p::text FROM dpm.publications p UNION ALL
-  SELECT 'budget people', b::text FROM dpm.budget('people') b UNION ALL
-  SELECT 'budget visits', (to_jsonb(b) - 'delta_spent')::text FROM dpm.budget('visits') b UNION ALL
+  -- the source's own row (0.3 adds role_name, and a row per privacy policy: none here)
+  SELECT 'budget people', (to_jsonb(b) - 'role_name')::text FROM dpm.budget('people') b UNION ALL
+  SELECT 'budget visits', (to_jsonb(b) - 'delta_spent' - 'role_name')::text FROM dpm.budget('visits') b UNION ALL
   SELECT 'view', v::text FROM reporting.upg_view v) x GROUP BY t ORDER BY t;
 SQL
 }
@@ -212,7 +213,7 @@ SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
                                                       ELSE j->'residual'->'table_weights' END, 'weights', NULL)
                 ELSE coalesce(j->'kronecker', j->'hdmm') END))::text
     FROM dpm.strategies s, LATERAL to_jsonb(s) j UNION ALL
-  SELECT 'budget ' || s, b::text FROM unnest(ARRAY['people', 'visits']) s, dpm.budget(s::regclass) b UNION ALL
+  SELECT 'budget ' || s, (to_jsonb(b) - 'role_name')::text FROM unnest(ARRAY['people', 'visits']) s, dpm.budget(s::regclass) b UNION ALL
   SELECT 'view', v::text FROM reporting.upg_view v) x GROUP BY t ORDER BY t;
 SQL
 }

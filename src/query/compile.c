@@ -125,24 +125,30 @@ comparison(Oid opno, bool column_right)
 	return NULL;
 }
 
+typedef void (*AppendLeaf) (StringInfo out, Query *q, Node *n);
+
+/* {"and"|"or"|"not": [...]}: the arguments of b, each by append */
+static void
+append_bool(StringInfo out, Query *q, BoolExpr *b, AppendLeaf append)
+{
+	ListCell   *lc;
+
+	appendStringInfo(out, "{\"%s\": [", b->boolop == AND_EXPR ? "and" : b->boolop == OR_EXPR ? "or" : "not");
+	foreach(lc, b->args)
+	{
+		if (lc != list_head(b->args))
+			appendStringInfoString(out, ", ");
+		append(out, q, lfirst(lc));
+	}
+	appendStringInfoString(out, "]}");
+}
+
 /* the WHERE condition as JSON: and/or/not of column comparisons with constants */
 static void
 append_condition(StringInfo out, Query *q, Node *n)
 {
 	if (IsA(n, BoolExpr))
-	{
-		BoolExpr   *b = (BoolExpr *) n;
-		ListCell   *lc;
-
-		appendStringInfo(out, "{\"%s\": [", b->boolop == AND_EXPR ? "and" : b->boolop == OR_EXPR ? "or" : "not");
-		foreach(lc, b->args)
-		{
-			if (lc != list_head(b->args))
-				appendStringInfoString(out, ", ");
-			append_condition(out, q, lfirst(lc));
-		}
-		appendStringInfoString(out, "]}");
-	}
+		append_bool(out, q, (BoolExpr *) n, append_condition);
 	else if (IsA(n, OpExpr) && list_length(((OpExpr *) n)->args) == 2)
 	{
 		OpExpr	   *op = (OpExpr *) n;
@@ -485,19 +491,7 @@ static void
 append_having(StringInfo out, Query *q, Node *n)
 {
 	if (IsA(n, BoolExpr))
-	{
-		BoolExpr   *b = (BoolExpr *) n;
-		ListCell   *lc;
-
-		appendStringInfo(out, "{\"%s\": [", b->boolop == AND_EXPR ? "and" : b->boolop == OR_EXPR ? "or" : "not");
-		foreach(lc, b->args)
-		{
-			if (lc != list_head(b->args))
-				appendStringInfoString(out, ", ");
-			append_having(out, q, lfirst(lc));
-		}
-		appendStringInfoString(out, "]}");
-	}
+		append_bool(out, q, (BoolExpr *) n, append_having);
 	else if (IsA(n, OpExpr) && list_length(((OpExpr *) n)->args) == 2)
 	{
 		OpExpr	   *op = (OpExpr *) n;
