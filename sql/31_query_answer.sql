@@ -19,12 +19,12 @@ AS $$
                   CASE WHEN c.x ? 'group'
                        THEN coalesce(keys[i]->(SELECT (min(go) - 1)::text FROM jsonb_array_elements(q->'group_by') WITH ORDINALITY g(e, go)
                                                 WHERE g.e = c.x->'group'), 'null')::text
-                       ELSE coalesce(parts->(dpm_internal.query_part(c.x, aggregate))->(i - 1)->>'answer', 'null') END AS field
+                       ELSE coalesce((parts->(dpm_internal.query_part(c.x, aggregate))->(i - 1)->'answer')::text, 'null') END AS field
              FROM jsonb_array_elements(q->'columns') WITH ORDINALITY c(x, o)
             WHERE NOT (expected AND c.x ? 'aggregate')
            UNION ALL
            SELECT 1000000 + c.o, s.sub, to_json((c.x->>'output') || s.suffix)::text || ': ' ||
-                  coalesce(parts->(dpm_internal.query_part(c.x, aggregate))->(i - 1)->>s.key, 'null')
+                  coalesce((parts->(dpm_internal.query_part(c.x, aggregate))->(i - 1)->s.key)::text, 'null')
              FROM jsonb_array_elements(q->'columns') WITH ORDINALITY c(x, o),
                   (VALUES (1, '_stderr', 'stderr'),
                           (2, CASE WHEN expected THEN '_ci_half_width' ELSE '_ci_low' END, CASE WHEN expected THEN 'ci_half_width' ELSE 'ci_low' END),
@@ -224,6 +224,20 @@ BEGIN
   -- every argument, before earlier releases are looked at
   PERFORM dpm_internal.release_args(dpm_internal.release_request((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls',
                                                                  confidence, (p.measure).name, counts_of));
+  -- HAVING, ORDER BY and LIMIT run once on the statements' rows with every aggregate 0, before
+  -- anything is charged: after the charge they meet the same keys and numbers, and cannot fail
+  k := 0;
+  FOR st IN SELECT x FROM jsonb_array_elements(stmts) x LOOP
+    k := k + 1;
+    PERFORM count(*) FROM dpm_internal.query_post(st, ARRAY(
+      SELECT dpm_internal.query_rows(st, p.keys[off + 1:off + p.counts[k]], p.aggregate, (
+               SELECT jsonb_object_agg(z.part, (SELECT jsonb_agg(jsonb_build_object('answer', 0, 'stderr', 0, 'ci_low', 0, 'ci_high', 0))
+                                                  FROM generate_series(1, p.counts[k])))
+                 FROM (SELECT DISTINCT dpm_internal.query_part(c, p.aggregate) AS part
+                         FROM jsonb_array_elements(st->'columns') c WHERE c ? 'aggregate') z))));
+    off := off + p.counts[k];
+  END LOOP;
+  off := 0;
   IF mode <> 'never' THEN
     rel := dpm_internal.query_prior(p.wl, p.measure, p.aggregate, confidence);
   END IF;

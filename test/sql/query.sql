@@ -260,6 +260,7 @@ SELECT * FROM dpm.answer_query('SELECT genre, grouping(genre), count(*) FROM fd_
 SELECT * FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre ORDER BY avg(rating)', epsilon => 1);
 SELECT * FROM dpm.answer_query('SELECT xmin, count(*) FROM fd_ratings GROUP BY xmin', epsilon => 1);
 SELECT * FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre HAVING count(*) > age', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre HAVING count(*) > ''many''', epsilon => 1);
 SELECT * FROM dpm.answer_query(ARRAY['SELECT count(*) FROM fd_ratings', 'SELECT count(*) FROM fd_out'], epsilon => 1);
 SELECT * FROM dpm.answer_query(ARRAY['SELECT sum(rating) FROM fd_ratings', 'SELECT count(*), avg(age) FROM fd_ratings'], epsilon => 1);
 SELECT * FROM dpm.answer_query(ARRAY['SELECT count(*) FROM fd_ratings', NULL], epsilon => 1);
