@@ -492,70 +492,70 @@ BEGIN
   keys := '{}';
   counts := '{}';
   FOR q IN SELECT x FROM jsonb_array_elements(stmts) x LOOP
-  sel := CASE WHEN jsonb_typeof(q->'where') = 'object' THEN dpm_internal.query_where(q->'where', cols) ELSE '{}' END;
-  counts := counts || 0;
-  FOR gset IN SELECT x FROM jsonb_array_elements(coalesce(nullif(q->'grouping_sets', 'null'),
-                                                           jsonb_build_array((SELECT coalesce(jsonb_agg(o - 1), '[]')
-                                                                                FROM jsonb_array_elements(q->'group_by') WITH ORDINALITY g(e, o))))) x LOOP
-    blocks := '{}';
-    tkeys := ARRAY['{}'::jsonb];
-    FOR j IN 1 .. cardinality(touched) LOOP
-      a := cols->touched[j];
-      items := (SELECT jsonb_agg(jsonb_build_object('item', o - 1) || e ORDER BY o) FROM jsonb_array_elements(q->'group_by') WITH ORDINALITY g(e, o)
-                 WHERE e->>'column' = touched[j] AND gset @> to_jsonb(o - 1));
-      IF touched[j] = pcol THEN
-        -- the cumulative counts over the bins the WHERE keeps, an answer row each ({"_cdf": t})
-        pbins := ARRAY(SELECT x::int FROM jsonb_array_elements_text(coalesce(sel->pcol, to_jsonb(ARRAY(SELECT generate_series(0, (a->>'size')::int - 1))))) x);
-        IF cardinality(pbins) = 0 THEN
-          RAISE EXCEPTION 'the WHERE of this statement keeps no bin of column "%"', pcol USING ERRCODE = 'feature_not_supported';
+    sel := CASE WHEN jsonb_typeof(q->'where') = 'object' THEN dpm_internal.query_where(q->'where', cols) ELSE '{}' END;
+    counts := counts || 0;
+    FOR gset IN SELECT x FROM jsonb_array_elements(coalesce(nullif(q->'grouping_sets', 'null'),
+                                                             jsonb_build_array((SELECT coalesce(jsonb_agg(o - 1), '[]')
+                                                                                  FROM jsonb_array_elements(q->'group_by') WITH ORDINALITY g(e, o))))) x LOOP
+      blocks := '{}';
+      tkeys := ARRAY['{}'::jsonb];
+      FOR j IN 1 .. cardinality(touched) LOOP
+        a := cols->touched[j];
+        items := (SELECT jsonb_agg(jsonb_build_object('item', o - 1) || e ORDER BY o) FROM jsonb_array_elements(q->'group_by') WITH ORDINALITY g(e, o)
+                   WHERE e->>'column' = touched[j] AND gset @> to_jsonb(o - 1));
+        IF touched[j] = pcol THEN
+          -- the cumulative counts over the bins the WHERE keeps, an answer row each ({"_cdf": t})
+          pbins := ARRAY(SELECT x::int FROM jsonb_array_elements_text(coalesce(sel->pcol, to_jsonb(ARRAY(SELECT generate_series(0, (a->>'size')::int - 1))))) x);
+          IF cardinality(pbins) = 0 THEN
+            RAISE EXCEPTION 'the WHERE of this statement keeps no bin of column "%"', pcol USING ERRCODE = 'feature_not_supported';
+          END IF;
+          blocks := blocks || CASE WHEN cardinality(pbins) = (a->>'size')::int THEN format('Prefix(%s)', quote_ident(pcol))
+                                   ELSE format('Ranges(%s, %s)', quote_ident(pcol),
+                                               (SELECT string_agg(dpm_internal.query_range(a, pbins[1:t]), ', ' ORDER BY t)
+                                                  FROM generate_series(1, cardinality(pbins)) t)) END;
+          tkeys := ARRAY(SELECT k || jsonb_build_object('_cdf', t) FROM unnest(tkeys) WITH ORDINALITY x(k, o1),
+                                                                        generate_series(1, cardinality(pbins)) t ORDER BY o1, t);
+          cdf := jsonb_build_object('column', pcol, 'lo', (SELECT jsonb_agg((a->'lo'->>b)::float8 ORDER BY t) FROM unnest(pbins) WITH ORDINALITY u(b, t)),
+                                    'hi', (SELECT jsonb_agg((a->'hi'->>b)::float8 ORDER BY t) FROM unnest(pbins) WITH ORDINALITY u(b, t)));
+          CONTINUE;
         END IF;
-        blocks := blocks || CASE WHEN cardinality(pbins) = (a->>'size')::int THEN format('Prefix(%s)', quote_ident(pcol))
-                                 ELSE format('Ranges(%s, %s)', quote_ident(pcol),
-                                             (SELECT string_agg(dpm_internal.query_range(a, pbins[1:t]), ', ' ORDER BY t)
-                                                FROM generate_series(1, cardinality(pbins)) t)) END;
-        tkeys := ARRAY(SELECT k || jsonb_build_object('_cdf', t) FROM unnest(tkeys) WITH ORDINALITY x(k, o1),
-                                                                      generate_series(1, cardinality(pbins)) t ORDER BY o1, t);
-        cdf := jsonb_build_object('column', pcol, 'lo', (SELECT jsonb_agg((a->'lo'->>b)::float8 ORDER BY t) FROM unnest(pbins) WITH ORDINALITY u(b, t)),
-                                  'hi', (SELECT jsonb_agg((a->'hi'->>b)::float8 ORDER BY t) FROM unnest(pbins) WITH ORDINALITY u(b, t)));
-        CONTINUE;
-      END IF;
-      IF items IS NULL THEN
-        IF NOT sel ? touched[j] OR jsonb_array_length(sel->touched[j]) = (a->>'size')::int THEN
-          blocks := blocks || format('Total(%s)', quote_ident(touched[j]));
-        ELSIF jsonb_array_length(sel->touched[j]) = 0 THEN
+        IF items IS NULL THEN
+          IF NOT sel ? touched[j] OR jsonb_array_length(sel->touched[j]) = (a->>'size')::int THEN
+            blocks := blocks || format('Total(%s)', quote_ident(touched[j]));
+          ELSIF jsonb_array_length(sel->touched[j]) = 0 THEN
+            RAISE EXCEPTION 'the WHERE of this statement keeps no bin of column "%"', touched[j]
+              USING ERRCODE = 'feature_not_supported', HINT = 'Its bins are in dpm.column_domains; every answer would be 0.';
+          ELSE
+            blocks := blocks || format('Ranges(%s, %s)', quote_ident(touched[j]),
+                                       dpm_internal.query_range(a, ARRAY(SELECT x::int FROM jsonb_array_elements_text(sel->touched[j]) x)));
+          END IF;
+          CONTINUE;
+        END IF;
+        bkeys := dpm_internal.query_keys(a, items);
+        -- groups in order of their first bin, of the bins kept
+        SELECT jsonb_agg(jsonb_build_array(g.k, g.bins) ORDER BY g.first) INTO groups
+          FROM (SELECT k, min(b) AS first, jsonb_agg(b ORDER BY b) AS bins
+                  FROM unnest(bkeys) WITH ORDINALITY x(k, o), LATERAL (SELECT (o - 1)::int AS b) bb
+                 WHERE NOT sel ? touched[j] OR sel->touched[j] @> to_jsonb(b)
+                 GROUP BY k) g;
+        IF groups IS NULL THEN
           RAISE EXCEPTION 'the WHERE of this statement keeps no bin of column "%"', touched[j]
-            USING ERRCODE = 'feature_not_supported', HINT = 'Its bins are in dpm.column_domains; every answer would be 0.';
+            USING ERRCODE = 'feature_not_supported', HINT = 'Its bins are in dpm.column_domains; there would be no group.';
+        END IF;
+        IF jsonb_array_length(groups) = (a->>'size')::int THEN
+          blocks := blocks || format('Identity(%s)', quote_ident(touched[j]));
         ELSE
           blocks := blocks || format('Ranges(%s, %s)', quote_ident(touched[j]),
-                                     dpm_internal.query_range(a, ARRAY(SELECT x::int FROM jsonb_array_elements_text(sel->touched[j]) x)));
+                                     (SELECT string_agg(dpm_internal.query_range(a, ARRAY(SELECT x::int FROM jsonb_array_elements_text(g->1) x)), ', ' ORDER BY o)
+                                        FROM jsonb_array_elements(groups) WITH ORDINALITY y(g, o)));
         END IF;
-        CONTINUE;
-      END IF;
-      bkeys := dpm_internal.query_keys(a, items);
-      -- groups in order of their first bin, of the bins kept
-      SELECT jsonb_agg(jsonb_build_array(g.k, g.bins) ORDER BY g.first) INTO groups
-        FROM (SELECT k, min(b) AS first, jsonb_agg(b ORDER BY b) AS bins
-                FROM unnest(bkeys) WITH ORDINALITY x(k, o), LATERAL (SELECT (o - 1)::int AS b) bb
-               WHERE NOT sel ? touched[j] OR sel->touched[j] @> to_jsonb(b)
-               GROUP BY k) g;
-      IF groups IS NULL THEN
-        RAISE EXCEPTION 'the WHERE of this statement keeps no bin of column "%"', touched[j]
-          USING ERRCODE = 'feature_not_supported', HINT = 'Its bins are in dpm.column_domains; there would be no group.';
-      END IF;
-      IF jsonb_array_length(groups) = (a->>'size')::int THEN
-        blocks := blocks || format('Identity(%s)', quote_ident(touched[j]));
-      ELSE
-        blocks := blocks || format('Ranges(%s, %s)', quote_ident(touched[j]),
-                                   (SELECT string_agg(dpm_internal.query_range(a, ARRAY(SELECT x::int FROM jsonb_array_elements_text(g->1) x)), ', ' ORDER BY o)
-                                      FROM jsonb_array_elements(groups) WITH ORDINALITY y(g, o)));
-      END IF;
-      tkeys := ARRAY(SELECT k || (g->0) FROM unnest(tkeys) WITH ORDINALITY x(k, o1), jsonb_array_elements(groups) WITH ORDINALITY y(g, o2)
-                      ORDER BY o1, o2);
+        tkeys := ARRAY(SELECT k || (g->0) FROM unnest(tkeys) WITH ORDINALITY x(k, o1), jsonb_array_elements(groups) WITH ORDINALITY y(g, o2)
+                        ORDER BY o1, o2);
+      END LOOP;
+      terms := terms || coalesce(array_to_string(nullif(blocks, '{}'), ' * '), 'Total(rows)');
+      keys := keys || tkeys;
+      counts[cardinality(counts)] := counts[cardinality(counts)] + cardinality(tkeys);
     END LOOP;
-    terms := terms || coalesce(array_to_string(nullif(blocks, '{}'), ' * '), 'Total(rows)');
-    keys := keys || tkeys;
-    counts[cardinality(counts)] := counts[cardinality(counts)] + cardinality(tkeys);
-  END LOOP;
   END LOOP;
   wspec := array_to_string(terms, ' + ');
   PERFORM dpm_internal.query_catalog(src, jsonb_build_object('workload', jsonb_build_object(

@@ -19,6 +19,10 @@
  *      synchronous_commit forced on, so the charge is on disk before step 2;
  *   2. dpm_internal.release_fill: read the source, draw the noise, store the answers.
  *
+ * A request of kind 'catalog' (the SQL front door's domain or workload,
+ * sql/30_query.sql) runs only dpm_internal.store_catalog, in a transaction of
+ * its own like step 0, and charges nothing.
+ *
  * No long work in a worker.  Everything that can take long and does not
  * need the data, optimizing a strategy above all, happens in the caller's
  * backend before the request is queued (dpm_internal.release_plan), under the
