@@ -23,10 +23,10 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
-#include "utils/guc.h"
 #include "utils/syscache.h"
 
 #include "query/compile.h"
+#include "security/access.h"
 
 PG_FUNCTION_INFO_V1(dpm_compile_query);
 Datum
@@ -104,9 +104,7 @@ answer_as_owner(FunctionCallInfo fcinfo, const char *internal)
 	Datum	   *values = palloc(sizeof(Datum) * nargs);
 	char	   *nulls = palloc(nargs);
 	StringInfoData sql;
-	Oid			saved_user;
-	int			saved_context;
-	int			nest;
+	AsRole		saved;
 	char	   *desc = describe(fcinfo);
 	int			skip;
 	Datum	   *row;
@@ -127,11 +125,7 @@ answer_as_owner(FunctionCallInfo fcinfo, const char *internal)
 	appendStringInfoChar(&sql, ')');
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	GetUserIdAndSecContext(&saved_user, &saved_context);
-	SetUserIdAndSecContext(function_owner(fcinfo), saved_context | SECURITY_LOCAL_USERID_CHANGE);
-	nest = NewGUCNestLevel();
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
+	security_as_owner_begin(&saved, function_owner(fcinfo));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute_with_args(sql.data, nargs, types, values, nulls, false, 0) != SPI_OK_SELECT)
@@ -146,8 +140,7 @@ answer_as_owner(FunctionCallInfo fcinfo, const char *internal)
 	}
 	SPI_finish();
 	/* on an error, the (sub)transaction's abort restores both */
-	AtEOXact_GUC(true, nest);
-	SetUserIdAndSecContext(saved_user, saved_context);
+	security_as_role_end(&saved);
 	return (Datum) 0;
 }
 

@@ -36,20 +36,31 @@ dpm_invoker(PG_FUNCTION_ARGS)
 	PG_RETURN_OID(GetOuterUserId());
 }
 
-void
-security_as_role_begin(AsRole *saved, Oid role)
+static void
+as_role(AsRole *saved, Oid role, int restricted)
 {
 	if (!SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("role with OID %u does not exist", role)));
 	GetUserIdAndSecContext(&saved->userid, &saved->sec_context);
-	SetUserIdAndSecContext(role, saved->sec_context | SECURITY_LOCAL_USERID_CHANGE |
-						   SECURITY_RESTRICTED_OPERATION);
-	/* a fixed search_path for the custodian's conditions, undone below or on error */
+	SetUserIdAndSecContext(role, saved->sec_context | SECURITY_LOCAL_USERID_CHANGE | restricted);
+	/* a fixed search_path, undone below or on error */
 	saved->nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
+}
+
+void
+security_as_role_begin(AsRole *saved, Oid role)
+{
+	as_role(saved, role, SECURITY_RESTRICTED_OPERATION);
+}
+
+void
+security_as_owner_begin(AsRole *saved, Oid owner)
+{
+	as_role(saved, owner, 0);
 }
 
 void

@@ -18,6 +18,13 @@ typedef struct AsRole
  * owner; security_as_role_end undoes it (an error undoes it too).
  */
 extern void security_as_role_begin(AsRole *saved, Oid role);
+
+/*
+ * Act as the extension's owner, with search_path pg_catalog, pg_temp, as a
+ * SECURITY DEFINER function runs (not restricted: its functions may write the
+ * catalog); security_as_role_end undoes it too.
+ */
+extern void security_as_owner_begin(AsRole *saved, Oid owner);
 extern void security_as_role_end(const AsRole *saved);
 
 #endif
