@@ -175,6 +175,19 @@ AS $$
     FROM jsonb_each(parts) x(k, v)
 $$;
 
+-- A statement's arguments, each on its own (dpm_internal.check_request), before its policy, its
+-- compilation into the catalog or any earlier release is looked at; returns the reuse mode.
+CREATE OR REPLACE FUNCTION dpm_internal.query_args(epsilon float8, delta float8, rho float8, method text, confidence float8,
+                                                   reuse text) RETURNS text
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM dpm_internal.check_request(dpm_internal.release_request(NULL, epsilon, delta, rho, NULL, method, NULL, 'ls',
+                                                                  confidence, NULL));
+  RETURN dpm_internal.reuse_mode(reuse);
+END
+$$;
+
 -- The latest release the caller may read that answered the same workload as a statement of this
 -- aggregate would (the same statement asked before): replayed at no cost, identically.
 CREATE OR REPLACE FUNCTION dpm_internal.query_prior(wl dpm.workloads, measure dpm.measures, aggregate text, confidence float8)
@@ -201,10 +214,10 @@ AS $$
 #variable_conflict use_variable
 DECLARE
   stmts jsonb := CASE WHEN jsonb_typeof(qs) = 'array' THEN qs ELSE jsonb_build_array(qs) END;
-  -- the role's policy first: a role without one learns nothing more, and makes nothing
+  mode text := dpm_internal.query_args(epsilon, delta, rho, method, confidence, reuse);
+  -- the role's policy next: a role without one learns nothing more, and makes nothing
   b record := dpm_internal.query_budget(dpm_internal.source((stmts->0->>'source')::regclass), epsilon, delta, rho);
   p record := dpm_internal.query_plan(qs);
-  mode text := dpm_internal.reuse_mode(reuse);
   parts_needed boolean := EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) x, jsonb_array_elements(x->'columns') c
                                    WHERE dpm_internal.query_part(c, p.aggregate) <> 'answers');
   counts_of text := nullif(p.aggregate, 'percentile');      -- what the release measures
@@ -312,6 +325,7 @@ AS $$
 #variable_conflict use_variable
 DECLARE
   stmts jsonb := CASE WHEN jsonb_typeof(qs) = 'array' THEN qs ELSE jsonb_build_array(qs) END;
+  mode text := dpm_internal.query_args(epsilon, delta, rho, method, confidence, reuse);
   b record := dpm_internal.query_budget(dpm_internal.source((stmts->0->>'source')::regclass), epsilon, delta, rho);
   p record := dpm_internal.query_plan(qs);
   expected jsonb;
@@ -324,7 +338,7 @@ BEGIN
   rho := b.rho;
   PERFORM dpm_internal.release_args(dpm_internal.release_request((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls',
                                                                  confidence, (p.measure).name, p.aggregate));
-  IF dpm_internal.reuse_mode(reuse) <> 'never' THEN
+  IF mode <> 'never' THEN
     prior := (dpm_internal.query_prior(p.wl, p.measure, p.aggregate, confidence)).id;
   END IF;
   SELECT to_jsonb(x) INTO e

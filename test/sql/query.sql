@@ -225,6 +225,11 @@ SELECT * FROM dpm.answer_query($$SELECT width_bucket(age, 0, 60, 7), count(*) FR
 SELECT * FROM dpm.answer_query($$SELECT sum(age) FROM fd_ratings$$, epsilon => 1);
 SELECT * FROM dpm.answer_query($$SELECT count(*), count(age) FROM fd_ratings$$, epsilon => 1);
 SELECT * FROM dpm.answer_query($$SELECT genre, count(*) FROM fd_ratings GROUP BY genre$$, epsilon => -1);
+-- arguments first: nothing is compiled into the catalog for a call refused on them
+SELECT count(*) AS domains_before FROM dpm.domains \gset
+SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings WHERE rated_on >= ''2015-01-01''', epsilon => 'NaN');
+SELECT * FROM dpm.explain_query('SELECT count(*) FROM fd_ratings WHERE rated_on >= ''2015-01-01''', epsilon => 1, confidence => 2);
+SELECT count(*) - :domains_before AS domains_made FROM dpm.domains;
 SELECT * FROM dpm.answer_query($$SELECT genre, count(*) FROM fd_ratings GROUP BY genre$$, epsilon => 1, reuse => 'sometimes');
 SELECT * FROM dpm.answer_query(NULL, epsilon => 1);
 SELECT * FROM dpm.answer_query('SELECT count(*) FROM pg_class', epsilon => 1);
