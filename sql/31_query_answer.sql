@@ -2,11 +2,17 @@
 -- under its role's privacy policy, by dpm.answer's release, shaped as the statement's own rows
 -- and post-processed by its HAVING, ORDER BY and LIMIT; and its dry run.
 
+-- An expression of a statement's select list over its answers (src/query/evaluate.c): to_json of
+-- its value with $1..$n the args, as text of the given types; NULL when it fails on them (after
+-- the charge nothing may fail).
+CREATE OR REPLACE FUNCTION dpm_internal.query_value(expression text, types regtype[], args text[]) RETURNS json
+AS 'MODULE_PATHNAME', 'dpm_query_value' LANGUAGE C VOLATILE;
+
 -- The statement's answer rows: per row its own columns in order (grouping values as the
--- statement computes them, aggregates as numbers), then each aggregate's standard error and
--- interval (<name>_stderr, <name>_ci_low, <name>_ci_high); and the release they come from.
+-- statement computes them, aggregates as numbers, expressions over them evaluated), then each
+-- aggregate's standard error and interval (<name>_stderr, <name>_ci_low, <name>_ci_high).
 -- parts: per query of the workload, the answers of each quantity ('answers', and for an average's
--- release 'sums' and 'counts').
+-- release 'sums' and 'counts').  Aggregates only expressions use are "hidden": not shown.
 CREATE OR REPLACE FUNCTION dpm_internal.query_rows(q jsonb, keys jsonb[], aggregate text, parts jsonb,
                                                   expected boolean DEFAULT false)
 RETURNS SETOF json
@@ -19,9 +25,16 @@ AS $$
                   CASE WHEN c.x ? 'group'
                        THEN coalesce(keys[i]->(SELECT (min(go) - 1)::text FROM jsonb_array_elements(q->'group_by') WITH ORDINALITY g(e, go)
                                                 WHERE g.e = c.x->'group'), 'null')::text
+                       WHEN c.x ? 'expression'
+                       THEN coalesce(dpm_internal.query_value(c.x->>'expression',
+                              ARRAY(SELECT (a->>'type')::regtype FROM jsonb_array_elements(c.x->'args') WITH ORDINALITY t(a, n) ORDER BY n),
+                              ARRAY(SELECT CASE WHEN a ? 'group' THEN keys[i]->>(a->>'group')
+                                                ELSE (SELECT parts->(dpm_internal.query_part(h, aggregate))->(i - 1)->>'answer'
+                                                        FROM jsonb_array_elements(q->'columns') h WHERE h->>'output' = a->>'output') END
+                                      FROM jsonb_array_elements(c.x->'args') WITH ORDINALITY t(a, n) ORDER BY n))::text, 'null')
                        ELSE coalesce((parts->(dpm_internal.query_part(c.x, aggregate))->(i - 1)->'answer')::text, 'null') END AS field
              FROM jsonb_array_elements(q->'columns') WITH ORDINALITY c(x, o)
-            WHERE NOT (expected AND c.x ? 'aggregate')
+            WHERE NOT (expected AND (c.x ? 'aggregate' OR c.x ? 'expression')) AND NOT c.x ? 'hidden'
            UNION ALL
            SELECT 1000000 + c.o, s.sub, to_json((c.x->>'output') || s.suffix)::text || ': ' ||
                   coalesce((parts->(dpm_internal.query_part(c.x, aggregate))->(i - 1)->s.key)::text, 'null')
@@ -29,7 +42,7 @@ AS $$
                   (VALUES (1, '_stderr', 'stderr'),
                           (2, CASE WHEN expected THEN '_ci_half_width' ELSE '_ci_low' END, CASE WHEN expected THEN 'ci_half_width' ELSE 'ci_low' END),
                           (3, '_ci_high', 'ci_high')) s(sub, suffix, key)
-            WHERE c.x ? 'aggregate' AND (s.sub < 3 OR NOT expected)) f
+            WHERE c.x ? 'aggregate' AND NOT c.x ? 'hidden' AND (s.sub < 3 OR NOT expected)) f
    GROUP BY i
    ORDER BY i
 $$;
@@ -121,7 +134,9 @@ BEGIN
       INTO a, h
       FROM unnest(keys) WITH ORDINALITY u(k, o) WHERE k - '_cdf' = g;
     est := ARRAY(SELECT greatest(v, 0) FROM unnest(dpm_internal.isotonic(a)) v);
-    FOR c IN SELECT y FROM jsonb_array_elements(q->'columns') y WHERE y->>'aggregate' LIKE 'percentile%' LOOP
+    -- each percentile once, however many columns (or expressions) show it
+    FOR c IN SELECT DISTINCT ON (dpm_internal.query_part(y, 'percentile')) y
+               FROM jsonb_array_elements(q->'columns') y WHERE y->>'aggregate' LIKE 'percentile%' LOOP
       x := dpm_internal.quantile_of(est, ARRAY(SELECT u.a + u.h FROM unnest(a, h) u(a, h)), ARRAY(SELECT u.a - u.h FROM unnest(a, h) u(a, h)),
                                     h[cardinality(h)], lo, hi, (c->>'fraction')::float8);
       parts := jsonb_set(parts, ARRAY[dpm_internal.query_part(c, 'percentile')],
@@ -205,10 +220,11 @@ $$;
 -- dpm.answer_query of compiled statements (src/api/query_api.c calls it as the extension's owner):
 -- every argument checked, then the release that answered the same workload before replayed at
 -- no cost (identical answers), or dpm.answer's reuse rules, or a release charged; the rows of
--- each statement in turn.
+-- each statement in turn, with the release they come from and what this call charged for them
+-- (a dashboard's statements share one release and its charge).
 CREATE OR REPLACE FUNCTION dpm_internal.query_answer(qs jsonb, epsilon float8, delta float8, rho float8, method text,
                                                      confidence float8, reuse text)
-RETURNS TABLE(statement int, result json, release_id bigint)
+RETURNS TABLE(statement int, result json, release_id bigint, cost text)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
@@ -230,6 +246,7 @@ DECLARE
   parts jsonb;
   m dpm.release_measurements;
   quantity text;
+  charged text := 'free';
 BEGIN
   epsilon := b.epsilon;
   delta := b.delta;
@@ -269,6 +286,9 @@ BEGIN
                         NULL, CASE WHEN parts_needed THEN 'never' ELSE mode END) x));
     SELECT * INTO rel FROM dpm.releases r
      WHERE r.id > before AND r.workload_id = (p.wl).id AND r.released_by = dpm_internal.invoker() ORDER BY r.id DESC LIMIT 1;
+    IF rel.id IS NOT NULL THEN
+      charged := concat_ws(', ', 'epsilon ' || rel.epsilon, 'delta ' || nullif(rel.delta, 0), 'rho ' || rel.rho);
+    END IF;
   END IF;
   IF p.aggregate = 'avg' AND rel.id IS NOT NULL THEN
     RAISE NOTICE 'release % measured the sums with % of its charge and the counts with the rest', rel.id,
@@ -294,10 +314,10 @@ BEGIN
     IF p.aggregate = 'percentile' THEN
       pc := dpm_internal.query_percentiles(st, p.keys[off + 1:off + p.counts[k]],
                                            dpm_internal.query_slice(parts, off, p.counts[k])->'answers', p.cdf);
-      RETURN QUERY SELECT k, r, rel.id FROM dpm_internal.query_post(st, ARRAY(
+      RETURN QUERY SELECT k, r, rel.id, charged FROM dpm_internal.query_post(st, ARRAY(
                      SELECT dpm_internal.query_rows(st, pc.groups, p.aggregate, pc.parts))) r;
     ELSE
-      RETURN QUERY SELECT k, r, rel.id FROM dpm_internal.query_post(st, ARRAY(
+      RETURN QUERY SELECT k, r, rel.id, charged FROM dpm_internal.query_post(st, ARRAY(
                      SELECT dpm_internal.query_rows(st, p.keys[off + 1:off + p.counts[k]], p.aggregate,
                                                     dpm_internal.query_slice(parts, off, p.counts[k])))) r;
     END IF;
@@ -308,10 +328,10 @@ $$;
 
 CREATE OR REPLACE FUNCTION dpm.answer_query(sql text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
                                             method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
-RETURNS TABLE(result json, release_id bigint)
+RETURNS TABLE(result json, release_id bigint, cost text)
 AS 'MODULE_PATHNAME', 'dpm_answer_query' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION dpm.answer_query(text, float8, float8, float8, text, float8, text) IS
-  'answer a SELECT ... GROUP BY over a source, charging its budget unless an earlier release answers it: a JSON object per row, its columns, then each aggregate''s stderr and interval';
+  'answer a SELECT ... GROUP BY over a source, charging its budget unless an earlier release answers it: a JSON object per row, its columns, then each aggregate''s stderr and interval; the release and what this call charged';
 
 -- dpm.explain_query of compiled statements: what dpm.answer_query would do, reading no row and
 -- charging nothing (dpm.explain of its workload): the domain and workload it compiled to, the
@@ -371,7 +391,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION dpm.answer_query(sql text[], epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
                                             method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
-RETURNS TABLE(statement int, result json, release_id bigint)
+RETURNS TABLE(statement int, result json, release_id bigint, cost text)
 AS 'MODULE_PATHNAME', 'dpm_answer_query' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION dpm.answer_query(text[], float8, float8, float8, text, float8, text) IS
   'answer a dashboard''s statements over one source from one strategy optimized for them all, with one charge: the rows of each statement in turn';

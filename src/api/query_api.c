@@ -1,7 +1,9 @@
 /*
  * query_api.c -- the SQL front door's entry points: dpm.answer_query(sql, ...)
  * and dpm.explain_query(sql, ...), of one statement or of a dashboard's
- * (text[]), and dpm_internal.compile_query(sql).
+ * (text[]), dpm_internal.compile_query(sql), and
+ * dpm_internal.query_value(expression, types, args), which evaluates a
+ * statement's expression over its answers.
  *
  * The statement is parsed and analyzed as the caller, with the caller's
  * search_path (query/compile.c): its names mean what they mean to her, and
@@ -26,6 +28,7 @@
 #include "utils/syscache.h"
 
 #include "query/compile.h"
+#include "query/evaluate.h"
 #include "security/access.h"
 
 PG_FUNCTION_INFO_V1(dpm_compile_query);
@@ -35,6 +38,37 @@ dpm_compile_query(PG_FUNCTION_ARGS)
 	char	   *json = query_compile(text_to_cstring(PG_GETARG_TEXT_PP(0)));
 
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+}
+
+/* (expression text, types regtype[], args text[]) -> json, NULL when it fails on them */
+PG_FUNCTION_INFO_V1(dpm_query_value);
+Datum
+dpm_query_value(PG_FUNCTION_ARGS)
+{
+	Datum	   *types;
+	Datum	   *args;
+	bool	   *nulls;
+	int			n;
+	int			nargs;
+	Oid		   *oids;
+	char	  **values;
+	char	   *json;
+
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), REGTYPEOID, sizeof(Oid), true, TYPALIGN_INT, &types, &nulls, &n);
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(2), TEXTOID, -1, false, TYPALIGN_INT, &args, &nulls, &nargs);
+	if (n != nargs)
+		elog(ERROR, "query_value: %d types for %d arguments", n, nargs);
+	oids = palloc(sizeof(Oid) * Max(n, 1));
+	values = palloc(sizeof(char *) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		oids[i] = DatumGetObjectId(types[i]);
+		values[i] = nulls[i] ? NULL : TextDatumGetCString(args[i]);
+	}
+	json = query_evaluate(text_to_cstring(PG_GETARG_TEXT_PP(0)), n, oids, values);
+	if (json == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(DirectFunctionCall1(json_in, CStringGetDatum(json)));
 }
 
 /* the owner of the function being called: the extension's */

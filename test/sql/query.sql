@@ -31,8 +31,10 @@ RESET ROLE;
 CREATE SCHEMA fd_elsewhere;
 GRANT ALL ON SCHEMA fd_elsewhere TO regress_fd_analyst;
 -- what the analyst gets back, which the test compares with the truth as superuser
-CREATE TABLE fd_out (statement int, result json, release bigint);
+-- (seq: the order rows came in, which the heap need not keep)
+CREATE TABLE fd_out (statement int, result json, release bigint, cost text, seq bigserial);
 GRANT ALL ON fd_out TO regress_fd_analyst, regress_fd_custodian;
+GRANT ALL ON SEQUENCE fd_out_seq_seq TO regress_fd_analyst, regress_fd_custodian;
 SELECT count(*) AS charges_before FROM dpm.ledger \gset
 
 -- the analyst asks; she cannot read the table (the NOTICEs name releases, whose ids vary)
@@ -61,7 +63,7 @@ INSERT INTO fd_out SELECT 9, * FROM dpm.answer_query($$SELECT extract(month FROM
                                                        GROUP BY 1 HAVING count(*) > 240 ORDER BY month DESC LIMIT 5 OFFSET 1$$,
                                                      epsilon => 1e6, delta => 1e-6);
 -- a dashboard: three statements from one strategy optimized for them all, one release, one charge
-INSERT INTO fd_out SELECT 10 + statement, result, release_id
+INSERT INTO fd_out SELECT 10 + statement, result, release_id, cost
   FROM dpm.answer_query(ARRAY['SELECT genre, count(*) FROM fd_ratings GROUP BY genre',
                               'SELECT floor(age / 30) * 30 AS band, count(*) FROM fd_ratings WHERE genre <> ''Comedy'' GROUP BY 1',
                               'SELECT count(*) FROM fd_ratings WHERE rated_on >= ''2015-01-01'''], epsilon => 1e6, delta => 1e-6);
@@ -69,6 +71,13 @@ INSERT INTO fd_out SELECT 10 + statement, result, release_id
 INSERT INTO fd_out SELECT 14, * FROM dpm.answer_query($$SELECT genre, percentile_cont(0.5) WITHIN GROUP (ORDER BY age) AS median,
                                                               percentile_disc(0.9) WITHIN GROUP (ORDER BY age) AS p90
                                                          FROM fd_ratings WHERE rated_on < '2015-01-01' GROUP BY genre$$,
+                                                      epsilon => 1e6, delta => 1e-6);
+-- expressions over the aggregates and groupings, at no cost: evaluated on the answers with the
+-- statement's own types (count(*) a bigint: the nearest integer); NULL where they fail on them
+INSERT INTO fd_out SELECT 15, * FROM dpm.answer_query($$SELECT genre, count(*) * 2 AS twice, sum(rating) / count(*) AS mean,
+                                                              round(avg(rating), 1) AS rounded, genre || '!' AS shout,
+                                                              1 / (count(*) - count(*)) AS failed, 'n=' || count(*)::text AS label
+                                                         FROM fd_ratings GROUP BY genre HAVING count(*) * 2 > 0 ORDER BY twice DESC$$,
                                                       epsilon => 1e6, delta => 1e-6);
 RESET client_min_messages;
 RESET ROLE;
@@ -112,7 +121,7 @@ SELECT 8 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result-
   FULL JOIN (SELECT genre, floor(age / 30) * 30 AS band, sum(rating) AS s FROM fd_ratings GROUP BY GROUPING SETS ((genre), (band), ())) t
     ON coalesce(t.genre, '-') = coalesce(o.result->>'genre', '-') AND coalesce(t.band, -1) = coalesce((o.result->>'band')::float8, -1);
 SELECT 9 AS statement, array_agg((result->>'month')::int ORDER BY k) AS months
-  FROM (SELECT result, row_number() OVER () AS k FROM fd_out WHERE statement = 9) o;
+  FROM (SELECT result, row_number() OVER (ORDER BY seq) AS k FROM fd_out WHERE statement = 9) o;
 SELECT array_agg(month::int ORDER BY month DESC) AS plain_months
   FROM (SELECT extract(month FROM rated_on) AS month FROM fd_ratings GROUP BY 1 HAVING count(*) > 240
          ORDER BY month DESC LIMIT 5 OFFSET 1) t;
@@ -136,10 +145,19 @@ SELECT 14 AS statement, count(*) AS groups,
   FULL JOIN (SELECT genre, percentile_cont(0.5) WITHIN GROUP (ORDER BY age) AS median,
                     percentile_disc(0.9) WITHIN GROUP (ORDER BY age) AS p90
                FROM fd_ratings WHERE rated_on < '2015-01-01' GROUP BY genre) t ON t.genre = o.result->>'genre';
+SELECT 15 AS statement, count(*) AS groups,
+       count(*) FILTER (WHERE (o.result->>'twice')::bigint = 2 * t.n AND abs((o.result->>'mean')::numeric - t.mean) < 0.01
+                          AND abs((o.result->>'rounded')::numeric - t.rounded) <= 0.1 AND o.result->>'shout' = t.genre || '!'
+                          AND o.result->>'label' = 'n=' || t.n
+                          AND o.result->>'failed' IS NULL AND o.result::jsonb ? 'failed' AND NOT o.result::jsonb ? 'twice_stderr') AS equal,
+       array_agg((o.result->>'twice')::bigint ORDER BY o.k) = array_agg(2 * t.n ORDER BY 2 * t.n DESC) AS ordered
+  FROM (SELECT result, row_number() OVER (ORDER BY seq) AS k FROM fd_out WHERE statement = 15) o
+  FULL JOIN (SELECT genre, count(*) AS n, sum(rating) / count(*) AS mean, round(avg(rating), 1) AS rounded FROM fd_ratings GROUP BY genre) t
+    ON t.genre = o.result->>'genre';
 -- and as dpm.exact_answers gives the compiled workload's truth to the custodian
 SET ROLE regress_fd_custodian;
 SELECT count(*) AS queries, count(*) FILTER (WHERE abs((o.result->>'count')::numeric - e.answer::numeric) < 0.5) AS equal
-  FROM (SELECT result, row_number() OVER () AS k FROM fd_out WHERE statement = 3) o
+  FROM (SELECT result, row_number() OVER (ORDER BY seq) AS k FROM fd_out WHERE statement = 3) o
   JOIN dpm.exact_answers((SELECT w.name FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id
                            WHERE r.id = (SELECT max(release) FROM fd_out WHERE statement = 3))) e ON e.query = o.k;
 RESET ROLE;
@@ -147,7 +165,7 @@ RESET ROLE;
 SELECT json_object_keys(result) AS key FROM fd_out WHERE statement = 2 LIMIT 9;
 SELECT result->>'quarter' AS quarter FROM fd_out WHERE statement = 2 ORDER BY 1 LIMIT 2;
 -- one release a statement, charged once: an average with its sum and count from one release
-SELECT statement, count(DISTINCT release) AS releases FROM fd_out GROUP BY statement ORDER BY statement;
+SELECT statement, count(DISTINCT release) AS releases, min(cost) AS cost FROM fd_out GROUP BY statement ORDER BY statement;
 SELECT count(*) - :charges_before AS charges FROM dpm.ledger;
 SELECT r.sum_share IS NOT NULL AS average_release, m.name AS measure
   FROM dpm.releases r LEFT JOIN dpm.measures m ON m.id = r.measure_id
@@ -161,9 +179,9 @@ SELECT d.name AS domain, w.spec
 SET ROLE regress_fd_analyst;
 SELECT count(*) AS charges_before FROM dpm.ledger \gset
 SET client_min_messages = warning;
-SELECT bool_and(a.result::text = o.result::text AND a.release_id = o.release) AS identical, count(*) AS rows
-  FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre', epsilon => 1e6, delta => 1e-6) WITH ORDINALITY a(result, release_id, k)
-  JOIN (SELECT *, row_number() OVER () AS k FROM fd_out WHERE statement = 1) o ON o.k = a.k;
+SELECT bool_and(a.result::text = o.result::text AND a.release_id = o.release) AS identical, min(a.cost) AS cost, count(*) AS rows
+  FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre', epsilon => 1e6, delta => 1e-6) WITH ORDINALITY a(result, release_id, cost, k)
+  JOIN (SELECT *, row_number() OVER (ORDER BY seq) AS k FROM fd_out WHERE statement = 1) o ON o.k = a.k;
 SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
 SELECT count(DISTINCT release_id) AS new_release FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre',
                                                               epsilon => 1e6, delta => 1e-6, reuse => 'never')
@@ -245,7 +263,9 @@ SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings a JOIN fd_rating
 SELECT * FROM dpm.answer_query('SELECT count(DISTINCT genre) FROM fd_ratings', epsilon => 1);
 SELECT * FROM dpm.answer_query('SELECT count(*) FILTER (WHERE age > 3) FROM fd_ratings', epsilon => 1);
 SELECT * FROM dpm.answer_query('SELECT sum(rating * 2) FROM fd_ratings', epsilon => 1);
-SELECT * FROM dpm.answer_query('SELECT count(*) * 2 FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) + random() FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*) * 2 FROM fd_ratings HAVING count(*) * 3 > 1', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(*)::text::regclass FROM fd_ratings', epsilon => 1);
 SELECT * FROM dpm.answer_query($$SELECT genre || 'x', count(*) FROM fd_ratings GROUP BY 1$$, epsilon => 1);
 SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE genre LIKE 'D%'$$, epsilon => 1);
 SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings WHERE age + 1 > 3', epsilon => 1);
