@@ -21,7 +21,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.query_refuse(what text, hint text DEFAUL
 LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  RAISE EXCEPTION 'dpm.answer_query does not support %', what
+  RAISE EXCEPTION 'the SQL front door does not support %', what
     USING ERRCODE = 'feature_not_supported',
           HINT = coalesce(hint, 'Group and filter by the columns the custodian declared (dpm.column_domains), and aggregate with count(*), or sum and avg of a measure.');
 END
@@ -127,7 +127,7 @@ BEGIN
     USING ARRAY(SELECT generate_series(0, (a->>'size')::int - 1)), dpm_internal.query_texts(a->'lo'),
           dpm_internal.query_texts(a->'sup'), dpm_internal.query_texts(a->'hi'), value;
   IF part IS NOT NULL THEN
-    RAISE EXCEPTION 'dpm.answer_query cannot answer % % %: bin % of column "%" holds values on both sides', col, op, quote_literal(value),
+    RAISE EXCEPTION 'the SQL front door cannot answer % % %: bin % of column "%" holds values on both sides', col, op, quote_literal(value),
       a->'labels'->>part, col
       USING ERRCODE = 'feature_not_supported',
             HINT = CASE WHEN op IN ('=', '<>') AND a->>'kind' <> 'values'
@@ -265,7 +265,7 @@ BEGIN
       USING ARRAY(SELECT generate_series(0, (a->>'size')::int - 1)), dpm_internal.query_texts(a->'lo'),
             dpm_internal.query_texts(a->'sup'), dpm_internal.query_texts(a->'hi');
     IF bad IS NOT NULL THEN
-      RAISE EXCEPTION 'dpm.answer_query cannot group by %: bin % of column "%" holds values of more than one group',
+      RAISE EXCEPTION 'the SQL front door cannot group by %: bin % of column "%" holds values of more than one group',
         CASE WHEN item ? 'expression' THEN replace(f, '$1', col) ELSE col END, a->'labels'->>bad, col
         USING ERRCODE = 'feature_not_supported',
               HINT = format('Column "%s" is declared in bins of %s (dpm.column_domains): group by %s.', col,
@@ -344,7 +344,7 @@ BEGIN
       EXIT;
     END IF;
     -- a snapshot of the transaction's start would not see what the worker commits
-    PERFORM dpm_internal.require_read_committed('dpm.answer_query over columns or groupings not asked before');
+    PERFORM dpm_internal.require_read_committed('the SQL front door over columns or groupings not asked before');
     PERFORM dpm_internal.run_release(ROW('catalog', src.id, NULL, NULL, NULL, what, NULL, NULL, NULL, NULL, NULL, NULL,
                                          NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::dpm_internal.planned_release,
                                      '{}'::dpm.strategies[]);

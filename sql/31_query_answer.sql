@@ -409,3 +409,18 @@ RETURNS TABLE(plan jsonb)
 AS 'MODULE_PATHNAME', 'dpm_explain_query' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION dpm.explain_query(text[], float8, float8, float8, text, float8, text) IS
   'what dpm.answer_query would do with a dashboard''s statements, reading no row and charging nothing';
+
+-- The first n fields of a row of dpm_internal.query_answer, as text (the statement's own columns,
+-- before their errors): what dpm.answer_plain makes values of the columns' types.
+CREATE OR REPLACE FUNCTION dpm_internal.query_fields(result json, n int) RETURNS text[]
+LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT array_agg(e.value #>> '{}' ORDER BY e.o) FROM json_each(result) WITH ORDINALITY e(key, value, o) WHERE e.o <= n
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.answer_plain(sql text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
+                                            method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'dpm_answer_plain' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dpm.answer_plain(text, float8, float8, float8, text, float8, text) IS
+  'dpm.answer_query''s rows as the statement''s own columns with their SQL types, given as a column definition list: what a plain statement over a source is answered by';

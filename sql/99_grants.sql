@@ -48,6 +48,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.periods(regclass),
   dpm.answer_query(text, float8, float8, float8, text, float8, text),
   dpm.answer_query(text[], float8, float8, float8, text, float8, text),
+  dpm.answer_plain(text, float8, float8, float8, text, float8, text),
   dpm.explain_query(text, float8, float8, float8, text, float8, text),
   dpm.explain_query(text[], float8, float8, float8, text, float8, text)
   TO dpm_analyst;
@@ -60,7 +61,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.publish(bigint, text, regrole), dpm.unpublish(text),
   dpm.create_measure(text, regclass, text, float8, float8, text), dpm.drop_measure(text, regclass),
   dpm.set_column_domains(regclass, jsonb, text), dpm.drop_column_domain(regclass, name),
-  dpm.set_privacy_policy(regclass, regrole, float8, float8, float8, float8, float8, float8, float8, float8, float8),
+  dpm.set_privacy_policy(regclass, regrole, float8, float8, float8, float8, float8, float8, float8, float8, float8, boolean),
   dpm.drop_privacy_policy(regclass, regrole),
   dpm_internal.random_key(), dpm_internal.marginal_counts(int[], int[], int[]),
   dpm_internal.histogram_sum(int, int, float8, float8, float8, int), dpm_internal.numeric_measure(numeric, float8, float8),

@@ -128,6 +128,9 @@ CREATE TABLE dpm.privacy_policies (
   max_statement_epsilon float8 CHECK (max_statement_epsilon > 0),
   max_statement_delta   float8 CHECK (max_statement_delta >= 0),
   max_statement_rho     float8 CHECK (max_statement_rho > 0),
+  -- its plain statements over the source (a SELECT ... GROUP BY typed in psql or sent by a BI
+  -- tool) are answered privately, as dpm.answer_query answers them (src/query/plain.c)
+  plain_sql             boolean NOT NULL DEFAULT false,
   set_by                regrole NOT NULL DEFAULT dpm_internal.invoker(),
   set_at                timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (source_id, role_name),

@@ -17,6 +17,7 @@
 #include "linalg/lapack.h"
 #include "linalg/linalg.h"
 #include "mechanism/interval.h"
+#include "query/plain.h"
 #include "progress/progress.h"
 #include "release/release.h"
 #include "strategy/strategy.h"
@@ -164,5 +165,6 @@ _PG_init(void)
 	progress_init();
 	role_hint_install();
 	errors_install();
+	query_plain_install();
 	openblas_set_num_threads(dpm_blas_threads);
 }

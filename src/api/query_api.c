@@ -123,14 +123,17 @@ describe(FunctionCallInfo fcinfo)
 	return out.data;
 }
 
+/* what a row of dpm_internal.<internal> becomes: a tuple of the set returned */
+typedef void (*OwnerRow) (ReturnSetInfo *rsinfo, HeapTuple row, TupleDesc desc, void *context);
+
 /*
- * Compiles argument 0 as the caller, then returns the rows of
- * dpm_internal.<internal>(description, arguments 1..n) run as the owner:
- * their last columns, as many as the function returns (one statement's
- * rows do not say which statement they answer).
+ * Compiles argument 0 as the caller (unless desc is its description), then
+ * runs "SELECT <select> FROM dpm_internal.<internal>(description, arguments
+ * 1..n) r" as the owner and hands each row to put.
  */
 static Datum
-answer_as_owner(FunctionCallInfo fcinfo, const char *internal)
+answer_as_owner(FunctionCallInfo fcinfo, const char *desc, const char *select, const char *internal, OwnerRow put,
+				void *context)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int			nargs = PG_NARGS();
@@ -139,13 +142,11 @@ answer_as_owner(FunctionCallInfo fcinfo, const char *internal)
 	char	   *nulls = palloc(nargs);
 	StringInfoData sql;
 	AsRole		saved;
-	char	   *desc = describe(fcinfo);
-	int			skip;
-	Datum	   *row;
-	bool	   *isnull;
 
+	if (desc == NULL)
+		desc = describe(fcinfo);
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT * FROM dpm_internal.%s($1::jsonb", internal);
+	appendStringInfo(&sql, "SELECT %s FROM dpm_internal.%s($1::jsonb", select, internal);
 	types[0] = TEXTOID;
 	values[0] = CStringGetTextDatum(desc);
 	nulls[0] = ' ';
@@ -156,7 +157,7 @@ answer_as_owner(FunctionCallInfo fcinfo, const char *internal)
 		nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
 		appendStringInfo(&sql, ", $%d", i + 1);
 	}
-	appendStringInfoChar(&sql, ')');
+	appendStringInfoString(&sql, ") r");
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	security_as_owner_begin(&saved, function_owner(fcinfo));
@@ -164,30 +165,136 @@ answer_as_owner(FunctionCallInfo fcinfo, const char *internal)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute_with_args(sql.data, nargs, types, values, nulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "dpm_internal.%s failed", internal);
-	skip = SPI_tuptable->tupdesc->natts - rsinfo->setDesc->natts;
-	row = palloc(sizeof(Datum) * SPI_tuptable->tupdesc->natts);
-	isnull = palloc(sizeof(bool) * SPI_tuptable->tupdesc->natts);
 	for (uint64 r = 0; r < SPI_processed; r++)
-	{
-		heap_deform_tuple(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, row, isnull);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row + skip, isnull + skip);
-	}
+		put(rsinfo, SPI_tuptable->vals[r], SPI_tuptable->tupdesc, context);
 	SPI_finish();
 	/* on an error, the (sub)transaction's abort restores both */
 	security_as_role_end(&saved);
 	return (Datum) 0;
 }
 
+/* the row's last columns, as many as the function returns (one statement's rows do not say which statement) */
+static void
+put_last_columns(ReturnSetInfo *rsinfo, HeapTuple row, TupleDesc desc, void *context)
+{
+	int			skip = desc->natts - rsinfo->setDesc->natts;
+	Datum	   *values = palloc(sizeof(Datum) * desc->natts);
+	bool	   *isnull = palloc(sizeof(bool) * desc->natts);
+
+	heap_deform_tuple(row, desc, values, isnull);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values + skip, isnull + skip);
+}
+
 PG_FUNCTION_INFO_V1(dpm_answer_query);
 Datum
 dpm_answer_query(PG_FUNCTION_ARGS)
 {
-	return answer_as_owner(fcinfo, "query_answer");
+	return answer_as_owner(fcinfo, NULL, "*", "query_answer", put_last_columns, NULL);
 }
 
 PG_FUNCTION_INFO_V1(dpm_explain_query);
 Datum
 dpm_explain_query(PG_FUNCTION_ARGS)
 {
-	return answer_as_owner(fcinfo, "query_explain");
+	return answer_as_owner(fcinfo, NULL, "*", "query_explain", put_last_columns, NULL);
+}
+
+/* the text fields of a row (a text[]) as values of the set's column types, none failing */
+static void
+put_typed(ReturnSetInfo *rsinfo, HeapTuple row, TupleDesc desc, void *context)
+{
+	TupleDesc	want = rsinfo->setDesc;
+	Datum	   *values = palloc(sizeof(Datum) * want->natts);
+	bool	   *isnull = palloc(sizeof(bool) * want->natts);
+	bool		null;
+	Datum		fields = heap_getattr(row, 1, desc, &null);
+	Datum	   *texts;
+	bool	   *nulls;
+	int			n;
+
+	deconstruct_array(DatumGetArrayTypeP(fields), TEXTOID, -1, false, TYPALIGN_INT, &texts, &nulls, &n);
+	for (int i = 0; i < want->natts; i++)
+	{
+		Form_pg_attribute a = TupleDescAttr(want, i);
+
+		values[i] = query_convert(i < n && !nulls[i] ? TextDatumGetCString(texts[i]) : NULL,
+								  a->atttypid, a->atttypmod, &isnull[i]);
+	}
+	tuplestore_putvalues(rsinfo->setResult, want, values, isnull);
+}
+
+/* the SQL types of a compiled statement's columns, in order */
+static List *
+statement_types(const char *desc)
+{
+	Oid			type = TEXTOID;
+	Datum		value = CStringGetTextDatum(desc);
+	List	   *types = NIL;
+	MemoryContext cxt = CurrentMemoryContext;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT c->>'sql_type' FROM jsonb_array_elements($1::jsonb->'columns') WITH ORDINALITY x(c, o) "
+							  "WHERE NOT c ? 'hidden' ORDER BY o", 1, &type, &value, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "the statement's types could not be read");
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		MemoryContext spi = MemoryContextSwitchTo(cxt);
+
+		types = lappend(types, pstrdup(SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1)));
+		MemoryContextSwitchTo(spi);
+	}
+	SPI_finish();
+	return types;
+}
+
+/* "a, b, c" */
+static char *
+text_list(List *items)
+{
+	StringInfoData out;
+	ListCell   *lc;
+
+	initStringInfo(&out);
+	foreach(lc, items)
+		appendStringInfo(&out, "%s%s", foreach_current_index(lc) > 0 ? ", " : "", (char *) lfirst(lc));
+	return out.data;
+}
+
+/*
+ * dpm.answer_plain(sql, ...) AS t(column definitions): the statement's own
+ * columns with their SQL types, as the SQL front door's plain statements
+ * return them (src/query/plain.c writes the column definitions).  Checked
+ * against the compiled statement before anything runs.
+ */
+PG_FUNCTION_INFO_V1(dpm_answer_plain);
+Datum
+dpm_answer_plain(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *desc;
+	List	   *types;
+	char	   *select;
+
+	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) || rsinfo->expectedDesc == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dpm.answer_plain needs a column definition list: the statement's columns and types"),
+				 errhint("Ask the statement itself in plain SQL, or use dpm.answer_query.")));
+	desc = describe(fcinfo);
+	types = statement_types(desc);
+	for (int i = 0; i < rsinfo->expectedDesc->natts || i < list_length(types); i++)
+	{
+		Form_pg_attribute a = i < rsinfo->expectedDesc->natts ? TupleDescAttr(rsinfo->expectedDesc, i) : NULL;
+		char	   *want = a ? format_type_with_typemod(a->atttypid, a->atttypmod) : NULL;
+
+		if (a == NULL || i >= list_length(types) || strcmp(want, list_nth(types, i)) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("the column definition list does not match the statement"),
+					 errdetail("The statement's columns are of types %s.", types ? text_list(types) : "(none)"),
+					 errhint("Nothing was charged.")));
+	}
+	select = psprintf("dpm_internal.query_fields(r.result, %d)", rsinfo->expectedDesc->natts);
+	return answer_as_owner(fcinfo, desc, select, "query_answer", put_typed, NULL);
 }

@@ -111,6 +111,15 @@ append_condition(StringInfo out, Query *q, Node *n)
 		query_refuse("this kind of condition in WHERE (only a column compared with a constant, IN, BETWEEN, IS NULL, AND, OR, NOT)");
 }
 
+/* set while a statement is analyzed here: plain.c leaves that analysis alone */
+static bool compiling = false;
+
+bool
+query_compiling(void)
+{
+	return compiling;
+}
+
 char *
 query_compile(const char *sql)
 {
@@ -138,13 +147,18 @@ query_compile(const char *sql)
 			SelectStmt *s = (SelectStmt *) linitial_node(RawStmt, raws)->stmt;
 
 			if (s->op == SETOP_NONE && !s->valuesLists && !s->withClause && !s->intoClause && !s->lockingClause)
+			{
+				compiling = true;
 				q = parse_analyze_fixedparams(linitial_node(RawStmt, raws), sql, NULL, 0, NULL);
+				compiling = false;
+			}
 		}
 	}
 	PG_CATCH();
 	{
 		ErrorData  *e;
 
+		compiling = false;
 		MemoryContextSwitchTo(cxt);
 		e = CopyErrorData();
 		FlushErrorState();

@@ -20,4 +20,7 @@
  */
 extern char *query_compile(const char *sql);
 
+/* whether query_compile is analyzing a statement (which plain.c must not replace) */
+extern bool query_compiling(void);
+
 #endif

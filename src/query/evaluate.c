@@ -1,15 +1,19 @@
 /*
- * evaluate.c -- an expression of a front door statement's select list over
- * its aggregates' answers, such as sum(x) / count(*) or round(avg(x), 1).
+ * evaluate.c -- what the front door does to the answers after the charge:
+ * an expression of the statement's select list over its aggregates' answers
+ * (sum(x) / count(*), round(avg(x), 1)), and each answer as a value of its
+ * column's SQL type (count(*) a bigint) for a statement asked in plain SQL.
  *
- * It runs after the release was charged, on noisy answers, so it must not
- * fail: whatever error it meets on them (division by zero, overflow, a value
- * out of a function's range) makes its value NULL, as plpgsql's EXCEPTION
- * blocks do, in a subtransaction of its own.  Only a cancel is passed on.
- * The compiler (compile.c) lets through only PostgreSQL's immutable
- * built-ins, so nothing here reads or changes anything.
+ * Both run after the release was charged, on noisy answers, so they must not
+ * fail: whatever error they meet (division by zero, overflow, a value out of
+ * a type's range) makes the value NULL, as plpgsql's EXCEPTION blocks do, in
+ * a subtransaction of its own.  Only a cancel is passed on.  The compiler
+ * (outputs.c) lets through only PostgreSQL's immutable built-ins, so nothing
+ * here reads or changes anything.
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "access/xact.h"
 #include "catalog/pg_type.h"
@@ -21,67 +25,19 @@
 
 #include "query/evaluate.h"
 
-/*
- * An aggregate's noisy answer as a value of its integer type (count(*) is a
- * bigint): the nearest integer, which is post-processing
- */
-static char *
-as_integer(const char *value)
-{
-	double		v = DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(value)));
-
-	return psprintf("%.0f", rint(v));
-}
-
-static char *
-evaluate(const char *expression, int n, const Oid *types, char *const *args)
-{
-	Datum	   *values = palloc(sizeof(Datum) * Max(n, 1));
-	char	   *nulls = palloc(Max(n, 1));
-	char	   *sql = psprintf("SELECT to_json(%s)::text", expression);
-	char	   *result = NULL;
-	MemoryContext cxt = CurrentMemoryContext;
-
-	for (int i = 0; i < n; i++)
-	{
-		Oid			input;
-		Oid			ioparam;
-		const char *arg = args[i];
-
-		nulls[i] = arg ? ' ' : 'n';
-		if (arg == NULL)
-			continue;
-		if (types[i] == INT8OID || types[i] == INT4OID || types[i] == INT2OID)
-			arg = as_integer(arg);
-		getTypeInputInfo(types[i], &input, &ioparam);
-		values[i] = OidInputFunctionCall(input, (char *) arg, ioparam, -1);
-	}
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args(sql, n, (Oid *) types, values, nulls, true, 1) == SPI_OK_SELECT &&
-		SPI_processed == 1)
-	{
-		char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-
-		if (v)
-			result = MemoryContextStrdup(cxt, v);
-	}
-	SPI_finish();
-	return result;
-}
-
-char *
-query_evaluate(const char *expression, int n, const Oid *types, char *const *args)
+/* runs fn(arg) in a subtransaction of its own: false when it raised an error */
+static bool
+try_apart(void (*fn) (void *), void *arg)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
-	char	   *volatile result = NULL;
+	bool		ok = true;
 
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
-		result = evaluate(expression, n, types, args);
+		fn(arg);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
@@ -99,8 +55,95 @@ query_evaluate(const char *expression, int n, const Oid *types, char *const *arg
 		if (e->sqlerrcode == ERRCODE_QUERY_CANCELED)
 			ReThrowError(e);
 		FreeErrorData(e);
-		result = NULL;
+		ok = false;
 	}
 	PG_END_TRY();
-	return result;
+	return ok;
+}
+
+/*
+ * value as a Datum of type: an aggregate's noisy answer as a value of an
+ * integer type (count(*) is a bigint) is the nearest integer, which is
+ * post-processing
+ */
+static Datum
+typed(const char *value, Oid type, int32 typmod)
+{
+	Oid			input;
+	Oid			ioparam;
+
+	if (type == INT8OID || type == INT4OID || type == INT2OID)
+		value = psprintf("%.0f", rint(DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(value)))));
+	getTypeInputInfo(type, &input, &ioparam);
+	return OidInputFunctionCall(input, (char *) value, ioparam, typmod);
+}
+
+typedef struct Evaluation
+{
+	const char *expression;
+	int			n;
+	const Oid  *types;
+	char	   *const *args;
+	char	   *result;
+} Evaluation;
+
+static void
+evaluate(void *arg)
+{
+	Evaluation *e = arg;
+	Datum	   *values = palloc(sizeof(Datum) * Max(e->n, 1));
+	char	   *nulls = palloc(Max(e->n, 1));
+	char	   *sql = psprintf("SELECT to_json(%s)::text", e->expression);
+	MemoryContext cxt = CurrentMemoryContext;
+
+	for (int i = 0; i < e->n; i++)
+	{
+		nulls[i] = e->args[i] ? ' ' : 'n';
+		if (e->args[i])
+			values[i] = typed(e->args[i], e->types[i], -1);
+	}
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args(sql, e->n, (Oid *) e->types, values, nulls, true, 1) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+	{
+		char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+
+		if (v)
+			e->result = MemoryContextStrdup(cxt, v);
+	}
+	SPI_finish();
+}
+
+char *
+query_evaluate(const char *expression, int n, const Oid *types, char *const *args)
+{
+	Evaluation	e = {expression, n, types, args, NULL};
+
+	return try_apart(evaluate, &e) ? e.result : NULL;
+}
+
+typedef struct Conversion
+{
+	const char *value;
+	Oid			type;
+	int32		typmod;
+	Datum		result;
+} Conversion;
+
+static void
+convert(void *arg)
+{
+	Conversion *c = arg;
+
+	c->result = typed(c->value, c->type, c->typmod);
+}
+
+Datum
+query_convert(const char *value, Oid type, int32 typmod, bool *isnull)
+{
+	Conversion	c = {value, type, typmod, (Datum) 0};
+
+	*isnull = value == NULL || !try_apart(convert, &c);
+	return *isnull ? (Datum) 0 : c.result;
 }

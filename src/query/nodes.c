@@ -9,6 +9,7 @@
 #include "access/transam.h"
 #include "catalog/pg_namespace.h"
 #include "nodes/nodeFuncs.h"
+#include "parser/parse_coerce.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
 #include "utils/json.h"
@@ -17,7 +18,7 @@
 #include "pg_compat.h"
 #include "query/nodes.h"
 
-#define SUPPORTED "dpm.answer_query answers a SELECT of grouping columns and count(*), count(column), sum(column), " \
+#define SUPPORTED "The SQL front door answers a SELECT of grouping columns and count(*), count(column), sum(column), " \
 	"avg(column) or percentile_cont and percentile_disc of a column FROM one registered source, WHERE " \
 	"comparisons of its columns with constants, GROUP BY (or GROUPING SETS, ROLLUP, CUBE of) its columns or " \
 	"date_trunc, extract, width_bucket or floor(x / w) * w of them, and expressions over its aggregates and " \
@@ -28,7 +29,7 @@ query_refuse(const char *construct)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("dpm.answer_query does not support %s", construct),
+			 errmsg("the SQL front door does not support %s", construct),
 			 errhint(SUPPORTED)));
 }
 
@@ -42,6 +43,22 @@ query_grouped(Query *q, Node *n)
 	return n;
 }
 
+/*
+ * Whether an explicit cast is one PostgreSQL applies implicitly (int to
+ * float8, date to timestamptz): written out, it means what it means unsaid,
+ * and PostgreSQL writes it out when it reads a statement back
+ * (pg_get_querydef), as plain.c does
+ */
+static bool
+implicit_cast(FuncExpr *f)
+{
+	Oid			fn = InvalidOid;
+
+	return f->funcformat == COERCE_EXPLICIT_CAST &&
+		find_coercion_pathway(f->funcresulttype, exprType(linitial(f->args)), COERCION_IMPLICIT, &fn) == COERCION_PATH_FUNC &&
+		fn == f->funcid;
+}
+
 /* n without implicit casts and relabelings, and through the grouping step's entry (18) */
 Node *
 query_strip(Query *q, Node *n)
@@ -50,8 +67,8 @@ query_strip(Query *q, Node *n)
 	{
 		if (n && IsA(n, RelabelType))
 			n = (Node *) ((RelabelType *) n)->arg;
-		else if (n && IsA(n, FuncExpr) && ((FuncExpr *) n)->funcformat == COERCE_IMPLICIT_CAST &&
-				 list_length(((FuncExpr *) n)->args) == 1)
+		else if (n && IsA(n, FuncExpr) && list_length(((FuncExpr *) n)->args) == 1 &&
+				 (((FuncExpr *) n)->funcformat == COERCE_IMPLICIT_CAST || implicit_cast((FuncExpr *) n)))
 			n = linitial(((FuncExpr *) n)->args);
 		else if (query_grouped(q, n) != n)
 			n = query_grouped(q, n);

@@ -11,7 +11,7 @@
 #include "nodes/parsenodes.h"
 #include "nodes/primnodes.h"
 
-/* an error: "dpm.answer_query does not support <construct>", and what it supports */
+/* an error: "the SQL front door does not support <construct>", and what it supports */
 extern void query_refuse(const char *construct);
 
 /* the expression a Var of the grouping step's entry (18) stands for, else n itself */

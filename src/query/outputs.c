@@ -22,6 +22,14 @@
 #include "pg_compat.h"
 #include "query/nodes.h"
 
+/* , "sql_type": the type a column of the statement has, as SQL names it (with its modifier) */
+static void
+append_sql_type(StringInfo out, Node *expr)
+{
+	appendStringInfoString(out, ", \"sql_type\": ");
+	escape_json(out, format_type_with_typemod(exprType(expr), exprTypmod(expr)));
+}
+
 /*
  * An aggregate of the select list as JSON: count(*), or count, sum or avg of
  * a column, or a percentile; hidden when only an expression of the select
@@ -53,6 +61,7 @@ append_aggregate(StringInfo out, Query *q, Aggref *a, const char *name, bool hid
 			query_refuse(psprintf("%s WITHIN GROUP (ORDER BY ... DESC)", fn));
 		appendStringInfo(out, "{%s\"output\": ", hidden ? "\"hidden\": true, " : "");
 		escape_json(out, name);
+		append_sql_type(out, (Node *) a);
 		appendStringInfo(out, ", \"aggregate\": \"%s\", \"column\": ", fn);
 		escape_json(out, col);
 		appendStringInfoString(out, ", \"fraction\": ");
@@ -74,6 +83,7 @@ append_aggregate(StringInfo out, Query *q, Aggref *a, const char *name, bool hid
 		query_refuse(psprintf("%s(*)", fn));
 	appendStringInfo(out, "{%s\"output\": ", hidden ? "\"hidden\": true, " : "");
 	escape_json(out, name);
+	append_sql_type(out, (Node *) a);
 	appendStringInfo(out, ", \"aggregate\": \"%s\", \"column\": ", fn);
 	if (col)
 		escape_json(out, col);
@@ -188,6 +198,7 @@ append_expression(StringInfo out, StringInfo hidden, Query *q, Node *expr, const
 	(void) parse_analyze_fixedparams(linitial_node(RawStmt, raw_parser(sql, RAW_PARSE_DEFAULT)), sql, c.types, c.n, NULL);
 	appendStringInfoString(out, "{\"output\": ");
 	escape_json(out, name);
+	append_sql_type(out, expr);
 	appendStringInfoString(out, ", \"expression\": ");
 	escape_json(out, text);
 	query_append_type(out, exprType(expr));
@@ -316,6 +327,7 @@ query_append_columns(StringInfo out, Query *q)
 		{
 			appendStringInfoString(out, "{\"output\": ");
 			escape_json(out, name);
+			append_sql_type(out, (Node *) te->expr);
 			appendStringInfoString(out, ", \"group\": ");
 			query_append_grouping(out, q, (Node *) te->expr);
 			appendStringInfoChar(out, '}');

@@ -1,0 +1,123 @@
+-- Plain SQL over a source (issue 45, item 1): a role whose privacy policy says plain_sql types
+-- its SELECT ... GROUP BY as if it could read the table, and gets the statement's own columns
+-- with their SQL types, answered privately (src/query/plain.c).  Answers are compared with the
+-- truth at an epsilon so large that the noise is tiny (Gaussian, sd 0.05 for a count, 0.2 for a
+-- sum): a count within 0.5 (10 sd, a false alarm below 1e-20) is its rounded truth.  Roles
+-- without such a policy, and tables that are not sources, behave as before; refusals charge nothing.
+\set SHOW_CONTEXT never
+LOAD 'dpmatrix';
+SET dpm.reuse = auto;
+CREATE TABLE ps_ratings AS
+  SELECT 1 + g % 97 AS user_id,
+         (ARRAY['Drama', 'Comedy', 'Action'])[1 + g % 3] AS genre,
+         ((g * 7) % 10 + 1) / 2.0 AS rating,
+         date '2014-01-01' + (g * 13) % 730 AS rated_on,
+         (g * 11) % 60 AS age
+    FROM generate_series(1, 3000) g;
+CREATE TABLE ps_open (genre text, n int);
+INSERT INTO ps_open VALUES ('Drama', 1), ('Drama', 2), ('Comedy', 3);
+CREATE ROLE regress_ps_custodian IN ROLE dpm_admin;
+CREATE ROLE regress_ps_plain IN ROLE dpm_analyst;
+CREATE ROLE regress_ps_call IN ROLE dpm_analyst;
+CREATE ROLE regress_ps_none IN ROLE dpm_analyst;
+GRANT SELECT ON ps_ratings TO regress_ps_custodian;
+GRANT SELECT ON ps_open TO regress_ps_plain, regress_ps_call, regress_ps_none;
+SET ROLE regress_ps_custodian;
+SET client_min_messages = warning;
+SELECT dpm.register_source('ps_ratings', 'user_id', max_contributions => 40, epsilon => 1e12, delta => 1e-3);
+SELECT count(*) AS columns FROM dpm.set_column_domains('ps_ratings', '[
+  {"column": "genre", "values": ["Drama", "Comedy", "Action"]},
+  {"column": "rated_on", "bins": {"min": "2014-01-01", "max": "2016-01-01", "width": "1 month"}},
+  {"column": "age", "bins": {"min": 0, "max": 60, "width": 5}},
+  {"column": "rating", "measure": {"lo": 0, "hi": 5}}]');
+-- plain statements of regress_ps_plain are answered at its policy's statement budget; those of
+-- regress_ps_call are not (it calls dpm.answer_query); regress_ps_none has no policy
+SELECT dpm.set_privacy_policy('ps_ratings', 'regress_ps_plain', epsilon => 1e11, delta => 1e-3,
+                              statement_epsilon => 1e6, statement_delta => 1e-6, plain_sql => true);
+SELECT dpm.set_privacy_policy('ps_ratings', 'regress_ps_call', epsilon => 1e11, delta => 1e-3,
+                              statement_epsilon => 1e6, statement_delta => 1e-6);
+SELECT role_name, plain_sql FROM dpm.privacy_policies ORDER BY 1;
+RESET client_min_messages;
+RESET ROLE;
+CREATE TABLE ps_truth AS SELECT genre, count(*) AS n, sum(rating) AS s FROM ps_ratings GROUP BY genre;
+GRANT SELECT ON ps_truth TO regress_ps_plain;
+SELECT count(*) AS charges_before FROM dpm.ledger \gset
+
+-- the statement as is: its own columns and types
+SET ROLE regress_ps_plain;
+SET client_min_messages = warning;
+SELECT genre, count(*) AS n FROM ps_ratings GROUP BY genre \gdesc
+-- counts are bigint (rounded: exact at this epsilon); the sum and average are numeric, as rating is
+SELECT genre, count(*) AS n, count(*) * 2 AS twice FROM ps_ratings GROUP BY genre ORDER BY genre;
+SELECT sum(rating) AS s, avg(rating) AS a FROM ps_ratings WHERE genre = 'Drama' \gdesc
+SELECT sum(rating) AS s, avg(rating) AS a FROM ps_ratings WHERE genre = 'Drama' \gset
+SELECT abs(:s - s) < 2 AS sum_equal, abs(:a - s / n) < 0.01 AS avg_equal FROM ps_truth WHERE genre = 'Drama';
+SELECT date_trunc('year', rated_on) AS y, floor(age / 30) * 30 AS band, count(*)
+  FROM ps_ratings WHERE genre <> 'Comedy' GROUP BY 1, 2 ORDER BY 1, 2 \gdesc
+SELECT date_trunc('year', rated_on) AS y, floor(age / 30) * 30 AS band, count(*) > 0 AS counted
+  FROM ps_ratings WHERE genre <> 'Comedy' GROUP BY 1, 2 ORDER BY 1, 2;
+-- the same text through dpm.answer_query: the same release, at no cost, the same numbers
+SELECT bool_and(round((q.result->>'n')::numeric) = t.n) AS equal, count(*) AS rows, min(q.cost) AS cost
+  FROM dpm.answer_query('SELECT genre, count(*) AS n, count(*) * 2 AS twice FROM ps_ratings GROUP BY genre ORDER BY genre') q JOIN ps_truth t ON t.genre = q.result->>'genre';
+-- inside a function and through PREPARE, the statement is compiled the same way
+CREATE FUNCTION pg_temp.ps_drama() RETURNS bigint LANGUAGE sql AS
+  $$SELECT count(*) FROM ps_ratings WHERE genre = 'Drama'$$;
+SELECT pg_temp.ps_drama() = (SELECT n FROM ps_truth WHERE genre = 'Drama') AS function_equal;
+PREPARE ps_by_genre AS SELECT genre, count(*) FROM ps_ratings GROUP BY genre;
+CREATE TEMP TABLE ps_prepared AS EXECUTE ps_by_genre;
+SELECT count(*) AS groups, count(*) FILTER (WHERE p.count = t.n) AS equal FROM ps_prepared p JOIN ps_truth t USING (genre);
+DEALLOCATE ps_by_genre;
+-- a cursor, as drivers fetch in batches
+BEGIN;
+DECLARE ps_cursor CURSOR FOR SELECT genre, count(*) FROM ps_ratings GROUP BY genre ORDER BY genre;
+FETCH 2 FROM ps_cursor;
+FETCH 2 FROM ps_cursor;
+COMMIT;
+-- CREATE TABLE AS and a view of the analyst's own hold the private statement, not the rows
+CREATE TEMP TABLE ps_kept AS SELECT genre, count(*) AS n FROM ps_ratings GROUP BY genre;
+CREATE TEMP VIEW ps_counts AS SELECT genre, count(*) AS n FROM ps_ratings GROUP BY genre;
+SELECT k.genre, k.n, c.n AS from_view FROM ps_kept k JOIN ps_counts c USING (genre) ORDER BY genre;
+RESET client_min_messages;
+-- what is not a private statement is refused before anything is charged, naming what it is
+SELECT count(*) AS charges_before FROM dpm.ledger \gset
+SELECT * FROM ps_ratings LIMIT 1;
+SELECT user_id FROM ps_ratings;
+SELECT genre, count(*) FROM ps_ratings r JOIN ps_open o USING (genre) GROUP BY genre;
+SELECT count(*) FROM (SELECT * FROM ps_ratings) x;
+SELECT max(rating) FROM ps_ratings;
+SELECT genre, count(*) FROM ps_ratings WHERE genre = $$Drama$$ OR age < 20 GROUP BY genre;
+SELECT count(*) FROM ps_ratings WHERE age < 17;
+WITH x AS (SELECT * FROM ps_ratings) SELECT count(*) FROM x;
+SELECT (SELECT count(*) FROM ps_ratings);
+SELECT count(*) FROM ps_open WHERE n IN (SELECT age FROM ps_ratings);
+COPY (SELECT * FROM ps_ratings) TO STDOUT;
+CREATE TEMP VIEW ps_rows AS SELECT * FROM ps_ratings;
+EXPLAIN SELECT genre, count(*) FROM ps_ratings GROUP BY genre;
+SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
+-- a table that is not a source, and the catalog, as before
+SELECT genre, sum(n) FROM ps_open GROUP BY genre ORDER BY genre;
+-- dpm.answer_plain checks its column definitions against the statement before anything else
+SELECT * FROM dpm.answer_plain('SELECT genre, count(*) FROM ps_ratings GROUP BY genre') AS t(genre text, n int);
+SELECT * FROM dpm.answer_plain('SELECT genre, count(*) FROM ps_ratings GROUP BY genre');
+SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
+RESET ROLE;
+
+-- without plain_sql, or without a policy: the table's privileges answer, as before
+SET ROLE regress_ps_call;
+SELECT genre, count(*) FROM ps_ratings GROUP BY genre;
+SET ROLE regress_ps_none;
+SELECT genre, count(*) FROM ps_ratings GROUP BY genre;
+SELECT genre, sum(n) FROM ps_open GROUP BY genre ORDER BY genre;
+RESET ROLE;
+-- the custodian reads the table itself
+SET ROLE regress_ps_custodian;
+SELECT genre, count(*) FROM ps_ratings GROUP BY genre ORDER BY genre;
+RESET ROLE;
+
+SET client_min_messages = warning;
+SELECT dpm.drop_privacy_policy('ps_ratings', 'regress_ps_plain'), dpm.drop_privacy_policy('ps_ratings', 'regress_ps_call');
+SELECT dpm.unregister_source('ps_ratings');
+RESET client_min_messages;
+DROP TABLE ps_ratings, ps_open, ps_truth;
+DROP OWNED BY regress_ps_custodian, regress_ps_plain, regress_ps_call, regress_ps_none;
+DROP ROLE regress_ps_custodian, regress_ps_plain, regress_ps_call, regress_ps_none;
