@@ -331,7 +331,7 @@ CREATE OR REPLACE FUNCTION dpm.answer_query(sql text, epsilon float8 DEFAULT NUL
 RETURNS TABLE(result json, release_id bigint, cost text)
 AS 'MODULE_PATHNAME', 'dpm_answer_query' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION dpm.answer_query(text, float8, float8, float8, text, float8, text) IS
-  'answer a SELECT ... GROUP BY over a source, charging its budget unless an earlier release answers it: a JSON object per row, its columns, then each aggregate''s stderr and interval; the release and what this call charged';
+  'answer a SELECT ... GROUP BY over a source, charging its budget unless a release answered it: per row a JSON object with each aggregate''s error, its release and cost';
 
 -- dpm.explain_query of compiled statements: what dpm.answer_query would do, reading no row and
 -- charging nothing (dpm.explain of its workload): the domain and workload it compiled to, the

@@ -55,10 +55,10 @@ AS $$
   SELECT f.sig, 'its arguments are not dpm.answer_query''s' FROM f
    WHERE f.name = 'explain_query' AND NOT EXISTS (SELECT 1 FROM f ans WHERE ans.name = 'answer_query' AND ans.arglist = f.arglist)
   -- 6. a call spends budget (charges through dpm_internal.run_release) if and only if it is named
-  -- answer; dpm.answer_query's C entry point charges through dpm_internal.query_answer (dpm.answer)
+  -- answer; dpm.answer_query's and dpm.answer_plain's C entry points charge through dpm_internal.query_answer (dpm.answer)
   UNION ALL
   SELECT sig, CASE WHEN name ~ '^answer' THEN 'named answer but spends nothing' ELSE 'spends budget but is not named answer' END
-    FROM f WHERE (name ~ '^answer(_|$)') <> (prosrc ~ 'run_release' OR prosrc = 'dpm_answer_query')
+    FROM f WHERE (name ~ '^answer(_|$)') <> (prosrc ~ 'run_release' OR prosrc IN ('dpm_answer_query', 'dpm_answer_plain'))
   -- 9. a comment of one line, at most 200 characters
   UNION ALL
   SELECT sig, 'its comment is ' || CASE WHEN comment IS NULL THEN 'missing' WHEN comment ~ E'\n' THEN 'not one line'
@@ -79,4 +79,4 @@ DROP FUNCTION dpm.bad_api(float8, regclass, float8, float8, text, float8);
 SELECT * FROM pg_temp.api_violations();
 -- and the calls that spend budget
 SELECT DISTINCT proname AS spends_budget FROM pg_proc
- WHERE pronamespace = 'dpm'::regnamespace AND (prosrc ~ 'run_release' OR prosrc = 'dpm_answer_query') ORDER BY 1;
+ WHERE pronamespace = 'dpm'::regnamespace AND (prosrc ~ 'run_release' OR prosrc IN ('dpm_answer_query', 'dpm_answer_plain')) ORDER BY 1;
