@@ -419,8 +419,9 @@ AS $$
 $$;
 
 CREATE OR REPLACE FUNCTION dpm.answer_plain(sql text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
-                                            method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL)
+                                            method text DEFAULT NULL, confidence float8 DEFAULT 0.95, reuse text DEFAULT NULL,
+                                            params text[] DEFAULT NULL, param_types regtype[] DEFAULT NULL)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'dpm_answer_plain' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION dpm.answer_plain(text, float8, float8, float8, text, float8, text) IS
+COMMENT ON FUNCTION dpm.answer_plain(text, float8, float8, float8, text, float8, text, text[], regtype[]) IS
   'dpm.answer_query''s rows as the statement''s own columns with their SQL types, given as a column definition list: what a plain statement over a source is answered by';

@@ -129,14 +129,13 @@ typedef void (*OwnerRow) (ReturnSetInfo *rsinfo, HeapTuple row, TupleDesc desc, 
 /*
  * Compiles argument 0 as the caller (unless desc is its description), then
  * runs "SELECT <select> FROM dpm_internal.<internal>(description, arguments
- * 1..n) r" as the owner and hands each row to put.
+ * 1..nargs - 1) r" as the owner and hands each row to put.
  */
 static Datum
-answer_as_owner(FunctionCallInfo fcinfo, const char *desc, const char *select, const char *internal, OwnerRow put,
-				void *context)
+answer_as_owner(FunctionCallInfo fcinfo, int nargs, const char *desc, const char *select, const char *internal,
+				OwnerRow put, void *context)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int			nargs = PG_NARGS();
 	Oid		   *types = palloc(sizeof(Oid) * nargs);
 	Datum	   *values = palloc(sizeof(Datum) * nargs);
 	char	   *nulls = palloc(nargs);
@@ -189,14 +188,14 @@ PG_FUNCTION_INFO_V1(dpm_answer_query);
 Datum
 dpm_answer_query(PG_FUNCTION_ARGS)
 {
-	return answer_as_owner(fcinfo, NULL, "*", "query_answer", put_last_columns, NULL);
+	return answer_as_owner(fcinfo, PG_NARGS(), NULL, "*", "query_answer", put_last_columns, NULL);
 }
 
 PG_FUNCTION_INFO_V1(dpm_explain_query);
 Datum
 dpm_explain_query(PG_FUNCTION_ARGS)
 {
-	return answer_as_owner(fcinfo, NULL, "*", "query_explain", put_last_columns, NULL);
+	return answer_as_owner(fcinfo, PG_NARGS(), NULL, "*", "query_explain", put_last_columns, NULL);
 }
 
 /* the text fields of a row (a text[]) as values of the set's column types, none failing */
@@ -221,6 +220,46 @@ put_typed(ReturnSetInfo *rsinfo, HeapTuple row, TupleDesc desc, void *context)
 								  a->atttypid, a->atttypmod, &isnull[i]);
 	}
 	tuplestore_putvalues(rsinfo->setResult, want, values, isnull);
+}
+
+/*
+ * Argument 0 compiled as the caller with its parameters $1..$n bound to
+ * argument 7 (text[]), of the types of argument 8 (regtype[])
+ */
+static char *
+describe_bound(FunctionCallInfo fcinfo)
+{
+	Datum	   *values;
+	Datum	   *types;
+	bool	   *nulls;
+	bool	   *tnulls;
+	int			n;
+	int			ntypes;
+	Oid		   *oids;
+	char	  **texts;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(8))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("give the statement, its parameters and their types")));
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(7), TEXTOID, -1, false, TYPALIGN_INT, &values, &nulls, &n);
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(8), REGTYPEOID, sizeof(Oid), true, TYPALIGN_INT, &types, &tnulls, &ntypes);
+	if (n != ntypes || n > FUNC_MAX_ARGS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("give as many parameter types as parameters, at most %d", FUNC_MAX_ARGS)));
+	oids = palloc(sizeof(Oid) * Max(n, 1));
+	texts = palloc(sizeof(char *) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		if (tnulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("parameter %d has no type", i + 1)));
+		oids[i] = DatumGetObjectId(types[i]);
+		texts[i] = nulls[i] ? NULL : TextDatumGetCString(values[i]);
+	}
+	return query_compile_with(text_to_cstring(PG_GETARG_TEXT_PP(0)), n, oids, texts);
 }
 
 /* the SQL types of a compiled statement's columns, in order */
@@ -281,7 +320,7 @@ dpm_answer_plain(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("dpm.answer_plain needs a column definition list: the statement's columns and types"),
 				 errhint("Ask the statement itself in plain SQL, or use dpm.answer_query.")));
-	desc = describe(fcinfo);
+	desc = PG_ARGISNULL(7) ? describe(fcinfo) : describe_bound(fcinfo);
 	types = statement_types(desc);
 	for (int i = 0; i < rsinfo->expectedDesc->natts || i < list_length(types); i++)
 	{
@@ -296,5 +335,6 @@ dpm_answer_plain(PG_FUNCTION_ARGS)
 					 errhint("Nothing was charged.")));
 	}
 	select = psprintf("dpm_internal.query_fields(r.result, %d)", rsinfo->expectedDesc->natts);
-	return answer_as_owner(fcinfo, desc, select, "query_answer", put_typed, NULL);
+	/* the arguments dpm.answer_query takes: all but params and param_types */
+	return answer_as_owner(fcinfo, PG_NARGS() - 2, desc, select, "query_answer", put_typed, NULL);
 }

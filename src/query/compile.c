@@ -14,6 +14,7 @@
 
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/parsenodes.h"
 #include "optimizer/optimizer.h"
@@ -120,8 +121,54 @@ query_compiling(void)
 	return compiling;
 }
 
+/* what params_to_consts puts in place of $1..$n */
+typedef struct Bound
+{
+	int			n;
+	const Oid  *types;
+	char	   *const *values;
+} Bound;
+
+/*
+ * The statement with each parameter $k as the constant of its value: what
+ * the statement asks once its parameters are bound (a driver's prepared
+ * statement)
+ */
+static Node *
+params_to_consts(Node *n, void *context)
+{
+	Bound	   *b = context;
+
+	if (n == NULL)
+		return NULL;
+	if (IsA(n, Param) && ((Param *) n)->paramkind == PARAM_EXTERN && ((Param *) n)->paramid <= b->n)
+	{
+		Param	   *p = (Param *) n;
+		const char *v = b->values[p->paramid - 1];
+		Oid			input;
+		Oid			ioparam;
+		int16		len;
+		bool		byval;
+
+		getTypeInputInfo(p->paramtype, &input, &ioparam);
+		get_typlenbyval(p->paramtype, &len, &byval);
+		return (Node *) makeConst(p->paramtype, p->paramtypmod, p->paramcollid, len,
+								  v ? OidInputFunctionCall(input, (char *) v, ioparam, p->paramtypmod) : (Datum) 0,
+								  v == NULL, byval);
+	}
+	if (IsA(n, Query))
+		return (Node *) query_tree_mutator((Query *) n, params_to_consts, context, 0);
+	return expression_tree_mutator(n, params_to_consts, context);
+}
+
 char *
 query_compile(const char *sql)
+{
+	return query_compile_with(sql, 0, NULL, NULL);
+}
+
+char *
+query_compile_with(const char *sql, int nparams, const Oid *types, char *const *values)
 {
 	List	   *raws;
 	RawStmt    *raw;
@@ -148,9 +195,13 @@ query_compile(const char *sql)
 
 			if (s->op == SETOP_NONE && !s->valuesLists && !s->withClause && !s->intoClause && !s->lockingClause)
 			{
+				Bound		b = {nparams, types, values};
+
 				compiling = true;
-				q = parse_analyze_fixedparams(linitial_node(RawStmt, raws), sql, NULL, 0, NULL);
+				q = parse_analyze_fixedparams(linitial_node(RawStmt, raws), sql, types, nparams, NULL);
 				compiling = false;
+				if (nparams > 0)
+					q = (Query *) params_to_consts((Node *) q, &b);
 			}
 		}
 	}

@@ -20,6 +20,9 @@
  */
 extern char *query_compile(const char *sql);
 
+/* the same of a statement with parameters $1..$n of these types, bound to these values (text, or NULL) */
+extern char *query_compile_with(const char *sql, int nparams, const Oid *types, char *const *values);
+
 /* whether query_compile is analyzing a statement (which plain.c must not replace) */
 extern bool query_compiling(void);
 

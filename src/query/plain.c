@@ -64,16 +64,35 @@ unreadable(Node *n, Oid *relid)
 	return expression_tree_walker(n, unreadable, relid);
 }
 
-static bool
-has_params(Node *n, void *context)
+/* the types of the statement's parameters $1..$n, by number (n at most FUNC_MAX_ARGS) */
+typedef struct Params
 {
+	int			n;
+	Oid			types[FUNC_MAX_ARGS];
+} Params;
+
+static bool
+collect_params(Node *n, void *context)
+{
+	Params	   *ps = context;
+
 	if (n == NULL)
 		return false;
 	if (IsA(n, Param) && ((Param *) n)->paramkind == PARAM_EXTERN)
-		return true;
+	{
+		Param	   *p = (Param *) n;
+
+		if (p->paramid < 1 || p->paramid > FUNC_MAX_ARGS)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a private statement takes at most %d parameters", FUNC_MAX_ARGS)));
+		ps->types[p->paramid - 1] = p->paramtype;
+		ps->n = Max(ps->n, p->paramid);
+		return false;
+	}
 	if (IsA(n, Query))
-		return query_tree_walker((Query *) n, has_params, context, 0);
-	return expression_tree_walker(n, has_params, context);
+		return query_tree_walker((Query *) n, collect_params, context, 0);
+	return expression_tree_walker(n, collect_params, context);
 }
 
 /* the extension's owner, or InvalidOid where dpmatrix is not installed */
@@ -130,39 +149,45 @@ plain_policy(Oid relid)
 }
 
 /*
- * SELECT t.c1 AS <first column>, ... FROM dpm.answer_plain(<statement>) AS
- * t(c1 <type>, ...): the statement's own columns, from its description
+ * SELECT t.c1 AS <first column>, ... FROM dpm.answer_plain(<statement>,
+ * params => ARRAY[$1::text, ...], param_types => ...) AS t(c1 <type>, ...):
+ * the statement's own columns and types (as its description gives them,
+ * which dpm.answer_plain checks); its parameters, bound when it runs,
+ * passed on as text
  */
 static char *
-replacement(const char *statement, const char *desc)
+replacement(const char *statement, Query *query, const Params *ps)
 {
-	Oid			type = TEXTOID;
-	Datum		value = CStringGetTextDatum(desc);
 	StringInfoData select;
 	StringInfoData columns;
-	MemoryContext cxt = CurrentMemoryContext;
+	StringInfoData params;
+	ListCell   *lc;
+	int			k = 0;
 
 	initStringInfo(&select);
 	initStringInfo(&columns);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args("SELECT c->>'output', c->>'sql_type' FROM jsonb_array_elements($1::jsonb->'columns') "
-							  "WITH ORDINALITY x(c, o) WHERE NOT c ? 'hidden' ORDER BY o",
-							  1, &type, &value, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "the statement's columns could not be read");
-	for (uint64 r = 0; r < SPI_processed; r++)
+	initStringInfo(&params);
+	for (int i = 0; i < ps->n; i++)
+		appendStringInfo(&params, "%s$%d::text", i > 0 ? ", " : ", params => ARRAY[", i + 1);
+	for (int i = 0; i < ps->n; i++)
+		appendStringInfo(&params, "%s%s", i > 0 ? ", " : "], param_types => ARRAY[",
+						 quote_literal_cstr(format_type_be(ps->types[i])));
+	if (ps->n > 0)
+		appendStringInfoString(&params, "]::regtype[]");
+	foreach(lc, query->targetList)
 	{
-		MemoryContext spi = MemoryContextSwitchTo(cxt);
-		char	   *name = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1);
-		char	   *sqltype = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2);
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
 
-		appendStringInfo(&select, "%st.c%d AS %s", r > 0 ? ", " : "", (int) r + 1, quote_identifier(name));
-		appendStringInfo(&columns, "%sc%d %s", r > 0 ? ", " : "", (int) r + 1, sqltype);
-		MemoryContextSwitchTo(spi);
+		if (te->resjunk)
+			continue;
+		k++;
+		appendStringInfo(&select, "%st.c%d AS %s", k > 1 ? ", " : "", k,
+						 quote_identifier(te->resname ? te->resname : "?column?"));
+		appendStringInfo(&columns, "%sc%d %s", k > 1 ? ", " : "", k,
+						 format_type_with_typemod(exprType((Node *) te->expr), exprTypmod((Node *) te->expr)));
 	}
-	SPI_finish();
-	return psprintf("SELECT %s FROM dpm.answer_plain(%s) AS t(%s)", select.data, quote_literal_cstr(statement),
-					columns.data);
+	return psprintf("SELECT %s FROM dpm.answer_plain(%s%s) AS t(%s)", select.data, quote_literal_cstr(statement),
+					params.data, columns.data);
 }
 
 /* a private statement's Query, in place of the one analyzed */
@@ -175,20 +200,25 @@ answer_privately(Query *query)
 	int			location = query->stmt_location;
 	int			len = query->stmt_len;
 	uint64		id = query->queryId;
+	Params		ps = {0};
 
-	if (has_params((Node *) query, NULL))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("a private statement with parameters ($1) is not supported yet"),
-				 errhint("Give the values in the statement itself.")));
+	(void) collect_params((Node *) query, &ps);
+	for (int i = 0; i < ps.n; i++)
+		if (!OidIsValid(ps.types[i]))
+			ps.types[i] = TEXTOID;
 
 	/*
 	 * the statement as PostgreSQL reads it back, whatever held it (PREPARE,
-	 * DECLARE, COPY, EXPLAIN, a function's body)
+	 * DECLARE, COPY, EXPLAIN, a function's body); compiled here, so that
+	 * what is not a private statement is refused now, unless its parameters'
+	 * values are needed (then when it runs, still before any charge)
 	 */
 	statement = pg_get_querydef(query, false);
-	sql = replacement(statement, query_compile(statement));
-	answered = parse_analyze_fixedparams(linitial_node(RawStmt, raw_parser(sql, RAW_PARSE_DEFAULT)), sql, NULL, 0, NULL);
+	if (ps.n == 0)
+		(void) query_compile(statement);
+	sql = replacement(statement, query, &ps);
+	answered = parse_analyze_fixedparams(linitial_node(RawStmt, raw_parser(sql, RAW_PARSE_DEFAULT)), sql, ps.types, ps.n,
+										 NULL);
 	*query = *answered;
 	query->stmt_location = location;
 	query->stmt_len = len;

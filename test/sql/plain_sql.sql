@@ -67,6 +67,13 @@ PREPARE ps_by_genre AS SELECT genre, count(*) FROM ps_ratings GROUP BY genre;
 CREATE TEMP TABLE ps_prepared AS EXECUTE ps_by_genre;
 SELECT count(*) AS groups, count(*) FILTER (WHERE p.count = t.n) AS equal FROM ps_prepared p JOIN ps_truth t USING (genre);
 DEALLOCATE ps_by_genre;
+-- with parameters, bound when it runs: compiled then, with their values, before any charge
+PREPARE ps_genre(text) AS SELECT count(*) AS n FROM ps_ratings WHERE genre = $1;
+CREATE TEMP TABLE ps_by_param AS EXECUTE ps_genre('Comedy');
+SELECT p.n = t.n AS param_equal FROM ps_by_param p, ps_truth t WHERE t.genre = 'Comedy';
+EXECUTE ps_genre(NULL);
+PREPARE ps_age(int) AS SELECT count(*) AS n FROM ps_ratings WHERE age < $1;
+EXECUTE ps_age(17);
 -- a cursor, as drivers fetch in batches
 BEGIN;
 DECLARE ps_cursor CURSOR FOR SELECT genre, count(*) FROM ps_ratings GROUP BY genre ORDER BY genre;
