@@ -16,6 +16,7 @@ PACKAGES=(
 	libopenblas-dev                     # BLAS and LAPACK
 	liblbfgsb-dev                       # L-BFGS-B: the quasi-Newton loop of the HDMM strategies
 	odbc-postgresql unixodbc python3-pyodbc  # test/odbc.sh: a release read the way BI tools read it
+	libpostgresql-jdbc-java openjdk-17-jdk-headless  # test/jdbc.sh: plain SQL from pgJDBC
 	libipc-run-perl                     # IPC::Run, for PostgreSQL::Test::Cluster: the TAP tests (test/t)
 )
 if [ "$PGVERSION" = 15 ]; then

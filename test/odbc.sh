@@ -4,7 +4,8 @@
 # from Python's pyodbc, logged in as a reporting role that holds no dpmatrix right but SELECT on
 # the published view.  Lists the view and its column types through the driver's catalog
 # functions (SQLTables, SQLColumns), reads and filters the rows, and checks that the role can
-# reach nothing else.  Run by scripts/test.sh inside its throw-away cluster.
+# reach nothing else.  Then an analyst's plain statements over the source, answered privately
+# (issue 45).  Run by scripts/test.sh inside its throw-away cluster.
 set -euo pipefail
 
 DB=dpm_odbc
@@ -16,7 +17,7 @@ CREATE EXTENSION dpmatrix;
 CREATE TABLE people AS
   SELECT g AS id, 10 + g % 60 AS age, CASE WHEN g % 2 = 0 THEN 'F' ELSE 'M' END AS sex
     FROM generate_series(1, 3000) g;
-SELECT dpm.register_source('people', epsilon => 5);
+SELECT dpm.register_source('people', epsilon => 1e12);
 SELECT dpm.create_domain('age_sex', 'people',
   '[{"name": "age_band", "column": "age", "bins": {"min": 10, "max": 70, "width": 20}}, {"name": "sex", "values": ["F", "M"]}]');
 SELECT dpm.create_workload('pyramid', 'age_sex', 'Identity(age_band) * Identity(sex) + AllRange(age_band) + Total(age_band)');
@@ -26,10 +27,19 @@ DROP ROLE IF EXISTS regress_odbc_reporter;
 CREATE ROLE regress_odbc_reporter LOGIN PASSWORD '$PASSWORD';
 GRANT USAGE ON SCHEMA reporting TO regress_odbc_reporter;
 SELECT dpm.publish((SELECT max(id) FROM dpm.releases), 'reporting.population', 'regress_odbc_reporter');
+-- an analyst whose plain statements are answered privately (at a budget so large that a count's
+-- noise, sd under 0.01, rounds away)
+SELECT count(*) FROM dpm.set_column_domains('people', '[{"column": "age", "bins": {"min": 10, "max": 70, "width": 10}},
+                                                         {"column": "sex", "values": ["F", "M"]}]');
+DROP ROLE IF EXISTS regress_odbc_analyst;
+CREATE ROLE regress_odbc_analyst LOGIN PASSWORD '$PASSWORD' IN ROLE dpm_analyst;
+ALTER ROLE regress_odbc_analyst SET session_preload_libraries = 'dpmatrix';
+SELECT dpm.set_privacy_policy('people', 'regress_odbc_analyst', epsilon => 1e11, statement_epsilon => 1e8, plain_sql => true);
 SQL
 
 status=0
 DPM_ODBC_CONN="DRIVER={PostgreSQL Unicode};SERVER=${PGHOST:-localhost};PORT=${PGPORT:-5432};DATABASE=$DB;UID=regress_odbc_reporter;PWD=$PASSWORD" \
+DPM_ODBC_ANALYST="DRIVER={PostgreSQL Unicode};SERVER=${PGHOST:-localhost};PORT=${PGPORT:-5432};DATABASE=$DB;UID=regress_odbc_analyst;PWD=$PASSWORD" \
 /usr/bin/python3 - <<'PY' || status=$?
 import os, sys
 import pyodbc
@@ -90,9 +100,24 @@ for what, sql in [("the catalog", "SELECT count(*) FROM dpm.releases"),
     except pyodbc.Error as e:
         check("the reporting role cannot reach " + what, "permission denied" in str(e), e)
 
+# plain SQL, as a BI tool sends it: the statement's own columns and types, a parameter, a refusal
+analyst = pyodbc.connect(os.environ["DPM_ODBC_ANALYST"], autocommit=True).cursor()
+rows = analyst.execute("SELECT sex, count(*) AS n FROM people GROUP BY sex ORDER BY sex").fetchall()
+check("a plain statement is answered privately", [tuple(r) for r in rows] == [("F", 1500), ("M", 1500)],
+      [tuple(r) for r in rows])
+check("its columns are the statement's, a count an integer",
+      [d[0] for d in analyst.description] == ["sex", "n"] and analyst.description[1][1] is int, analyst.description)
+n = analyst.execute("SELECT count(*) FROM people WHERE sex = ? AND age >= ?", "M", 30).fetchval()
+check("a statement with parameters", n == 1000, n)
+try:
+    analyst.execute("SELECT * FROM people").fetchall()
+    check("rows are refused", False, "they were returned")
+except pyodbc.Error as e:
+    check("rows are refused", "SQL front door does not support" in str(e), e)
+
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
 PY
 
-psql -X -q -d postgres -c "DROP DATABASE $DB" -c "DROP ROLE regress_odbc_reporter" || true
+psql -X -q -d postgres -c "DROP DATABASE $DB" -c "DROP ROLE regress_odbc_reporter" -c "DROP ROLE regress_odbc_analyst" || true
 exit $status
