@@ -149,7 +149,8 @@ BEGIN
 END
 $$;
 
--- The budget of a statement through the front door: as given, or its role's privacy policy's
+-- The budget of a statement through the front door: as given, or as the session sets it
+-- (dpm.statement_epsilon, dpm.statement_delta, dpm.statement_rho), or its role's privacy policy's
 -- default (sql/13_sources.sql).  Refused when the role has no policy on the source, unless it may
 -- read the source itself (a custodian), or when it asks more than its policy allows a statement.
 CREATE OR REPLACE FUNCTION dpm_internal.query_budget(src dpm.sources, INOUT epsilon float8, INOUT delta float8, INOUT rho float8)
@@ -158,6 +159,12 @@ AS $$
 DECLARE
   p dpm.privacy_policies;
 BEGIN
+  -- a statement that names no budget: the session's setting, else its policy's default
+  IF epsilon IS NULL AND delta IS NULL AND rho IS NULL THEN
+    epsilon := nullif(current_setting('dpm.statement_epsilon', true), '0')::float8;
+    rho := nullif(current_setting('dpm.statement_rho', true), '0')::float8;
+    delta := CASE WHEN epsilon IS NOT NULL OR rho IS NOT NULL THEN nullif(current_setting('dpm.statement_delta', true), '0')::float8 END;
+  END IF;
   SELECT * INTO p FROM dpm.privacy_policies x WHERE x.source_id = src.id AND x.role_name = dpm_internal.invoker();
   IF NOT FOUND THEN
     IF NOT has_table_privilege(dpm_internal.invoker(), src.relation, 'SELECT') THEN
@@ -425,3 +432,8 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'dpm_answer_plain' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION dpm.answer_plain(text, float8, float8, float8, text, float8, text, text[], regtype[]) IS
   'dpm.answer_query''s rows as the statement''s own columns with their SQL types, given as a column definition list: what a plain statement over a source is answered by';
+
+CREATE OR REPLACE FUNCTION dpm.last_answers() RETURNS TABLE(result json, release_id bigint, cost text)
+AS 'MODULE_PATHNAME', 'dpm_last_answers' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dpm.last_answers() IS
+  'the rows of this session''s last plain statement over a source, as dpm.answer_query gives them: each aggregate''s error, the release, the cost';

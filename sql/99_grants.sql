@@ -48,7 +48,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.periods(regclass),
   dpm.answer_query(text, float8, float8, float8, text, float8, text),
   dpm.answer_query(text[], float8, float8, float8, text, float8, text),
-  dpm.answer_plain(text, float8, float8, float8, text, float8, text, text[], regtype[]),
+  dpm.answer_plain(text, float8, float8, float8, text, float8, text, text[], regtype[]), dpm.last_answers(),
   dpm.explain_query(text, float8, float8, float8, text, float8, text),
   dpm.explain_query(text[], float8, float8, float8, text, float8, text)
   TO dpm_analyst;

@@ -61,6 +61,11 @@ request_shmem(void)
 	RequestAddinShmemSpace(release_shmem_size());
 }
 
+/* the SQL front door's budget of a statement that names none, read by dpm_internal.query_budget */
+static double statement_epsilon = 0.0;
+static double statement_delta = 0.0;
+static double statement_rho = 0.0;
+
 void		_PG_init(void);
 
 void
@@ -101,6 +106,16 @@ _PG_init(void)
 							 "Below 1 the noise is too small for the charge: never set it outside test/audit.sh.",
 							 &dpm_audit_sensitivity_scale, 1.0, 0.01, 100.0,
 							 PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomRealVariable("dpm.statement_epsilon",
+							 "What a statement through the SQL front door is charged when it names no budget (0: its role's privacy policy says).",
+							 "Within the policy's largest charge of a statement (max_statement_epsilon); a plain statement names no budget.",
+							 &statement_epsilon, 0.0, 0.0, 1e300, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("dpm.statement_delta",
+							 "The delta a statement through the SQL front door is charged when it names no budget (0: its policy's).",
+							 NULL, &statement_delta, 0.0, 0.0, 1.0, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomRealVariable("dpm.statement_rho",
+							 "The rho a statement through the SQL front door is charged when it names no budget (0: its policy's).",
+							 NULL, &statement_rho, 0.0, 0.0, 1e300, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.release_worker_idle",
 							"How long a resident release worker waits for the next release before it exits (0 .. 600 s; 0: a new worker for every release).",
 							"It keeps the strategies it has read; while it waits, it is a session connected to its database, and DROP DATABASE waits 5 s at most for such sessions to leave.",

@@ -198,6 +198,62 @@ dpm_explain_query(PG_FUNCTION_ARGS)
 	return answer_as_owner(fcinfo, PG_NARGS(), NULL, "*", "query_explain", put_last_columns, NULL);
 }
 
+/*
+ * The rows of this session's last plain statement, each with every
+ * aggregate's error, its release and cost: what dpm.last_answers() shows
+ * (plain SQL returns only the statement's own columns)
+ */
+static MemoryContext last_cxt = NULL;
+static List *last_rows = NIL;
+
+typedef struct LastRow
+{
+	char	   *result;
+	int64		release_id;
+	bool		no_release;
+	char	   *cost;
+} LastRow;
+
+/* keeps a row (columns 2..4: result, release_id, cost) among the last statement's */
+static void
+keep_last(HeapTuple row, TupleDesc desc)
+{
+	MemoryContext old = MemoryContextSwitchTo(last_cxt);
+	LastRow    *r = palloc(sizeof(LastRow));
+	bool		isnull;
+	Datum		v;
+
+	r->result = SPI_getvalue(row, desc, 2);
+	v = heap_getattr(row, 3, desc, &isnull);
+	r->no_release = isnull;
+	r->release_id = isnull ? 0 : DatumGetInt64(v);
+	r->cost = SPI_getvalue(row, desc, 4);
+	last_rows = lappend(last_rows, r);
+	MemoryContextSwitchTo(old);
+}
+
+PG_FUNCTION_INFO_V1(dpm_last_answers);
+Datum
+dpm_last_answers(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ListCell   *lc;
+
+	InitMaterializedSRF(fcinfo, 0);
+	foreach(lc, last_rows)
+	{
+		LastRow    *r = lfirst(lc);
+		Datum		values[3];
+		bool		nulls[3] = {r->result == NULL, r->no_release, r->cost == NULL};
+
+		values[0] = r->result ? DirectFunctionCall1(json_in, CStringGetDatum(r->result)) : (Datum) 0;
+		values[1] = Int64GetDatum(r->release_id);
+		values[2] = r->cost ? CStringGetTextDatum(r->cost) : (Datum) 0;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
 /* the text fields of a row (a text[]) as values of the set's column types, none failing */
 static void
 put_typed(ReturnSetInfo *rsinfo, HeapTuple row, TupleDesc desc, void *context)
@@ -220,6 +276,7 @@ put_typed(ReturnSetInfo *rsinfo, HeapTuple row, TupleDesc desc, void *context)
 								  a->atttypid, a->atttypmod, &isnull[i]);
 	}
 	tuplestore_putvalues(rsinfo->setResult, want, values, isnull);
+	keep_last(row, desc);
 }
 
 /*
@@ -334,7 +391,11 @@ dpm_answer_plain(PG_FUNCTION_ARGS)
 					 errdetail("The statement's columns are of types %s.", types ? text_list(types) : "(none)"),
 					 errhint("Nothing was charged.")));
 	}
-	select = psprintf("dpm_internal.query_fields(r.result, %d)", rsinfo->expectedDesc->natts);
+	select = psprintf("dpm_internal.query_fields(r.result, %d), r.result, r.release_id, r.cost", rsinfo->expectedDesc->natts);
+	if (last_cxt == NULL)
+		last_cxt = AllocSetContextCreate(TopMemoryContext, "dpm last answers", ALLOCSET_SMALL_SIZES);
+	MemoryContextReset(last_cxt);
+	last_rows = NIL;
 	/* the arguments dpm.answer_query takes: all but params and param_types */
 	return answer_as_owner(fcinfo, PG_NARGS() - 2, desc, select, "query_answer", put_typed, NULL);
 }

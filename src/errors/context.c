@@ -30,7 +30,7 @@ own_frame(const char *line)
 {
 	/* and the front door's call of its internal functions (api/query_api.c) */
 	static const char *const frames[] = {"PL/pgSQL function dpm.", "PL/pgSQL function dpm_internal.",
-	"SQL statement \"SELECT * FROM dpm_internal."};
+	"SQL statement \"SELECT * FROM dpm_internal.", "SQL statement \"SELECT dpm_internal."};
 
 	for (int i = 0; i < lengthof(frames); i++)
 		if (strncmp(line, frames[i], strlen(frames[i])) == 0)

@@ -20,6 +20,7 @@
 #include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -190,16 +191,28 @@ replacement(const char *statement, Query *query, const Params *ps)
 					params.data, columns.data);
 }
 
+/* query, as analyzed anew from sql in its place (its place in what the client sent kept) */
+static void
+replace_query(Query *query, const char *sql, const Params *ps)
+{
+	Query	   *answered = parse_analyze_fixedparams(linitial_node(RawStmt, raw_parser(sql, RAW_PARSE_DEFAULT)), sql,
+													 ps ? ps->types : NULL, ps ? ps->n : 0, NULL);
+	int			location = query->stmt_location;
+	int			len = query->stmt_len;
+	uint64		id = query->queryId;
+
+	*query = *answered;
+	query->stmt_location = location;
+	query->stmt_len = len;
+	query->queryId = id;
+}
+
 /* a private statement's Query, in place of the one analyzed */
 static void
 answer_privately(Query *query)
 {
 	char	   *statement;
 	char	   *sql;
-	Query	   *answered;
-	int			location = query->stmt_location;
-	int			len = query->stmt_len;
-	uint64		id = query->queryId;
 	Params		ps = {0};
 
 	(void) collect_params((Node *) query, &ps);
@@ -217,33 +230,72 @@ answer_privately(Query *query)
 	if (ps.n == 0)
 		(void) query_compile(statement);
 	sql = replacement(statement, query, &ps);
-	answered = parse_analyze_fixedparams(linitial_node(RawStmt, raw_parser(sql, RAW_PARSE_DEFAULT)), sql, ps.types, ps.n,
-										 NULL);
-	*query = *answered;
-	query->stmt_location = location;
-	query->stmt_len = len;
-	query->queryId = id;
+	replace_query(query, sql, &ps);
+}
+
+/* whether query is a statement over a source that the user's policy answers privately */
+static bool
+is_private(Query *query)
+{
+	Oid			relid = InvalidOid;
+
+	return query->commandType == CMD_SELECT && unreadable((Node *) query, &relid) &&
+		get_rel_relkind(relid) != RELKIND_SEQUENCE && plain_policy(relid);
+}
+
+/*
+ * EXPLAIN of a private statement: its private plan (dpm.explain_query: the
+ * workload, strategy, charge, expected errors, what is free), one line of
+ * JSON a row, in place of the EXPLAIN; EXPLAIN ANALYZE would run it, and is
+ * refused before anything runs
+ */
+static void
+explain_privately(Query *query, ExplainStmt *explain)
+{
+	Query	   *inner = (Query *) explain->query;
+	Params		ps = {0};
+	ListCell   *lc;
+
+	foreach(lc, explain->options)
+	{
+		DefElem    *opt = lfirst_node(DefElem, lc);
+
+		if (strcmp(opt->defname, "analyze") == 0 && defGetBoolean(opt))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("EXPLAIN ANALYZE of a private statement is not supported: it would answer it"),
+					 errhint("EXPLAIN shows its private plan and charges nothing; the statement itself answers it.")));
+	}
+	(void) collect_params((Node *) inner, &ps);
+	if (ps.n > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("EXPLAIN of a private statement with parameters is not supported")));
+	replace_query(query, psprintf("SELECT line AS \"QUERY PLAN\" FROM dpm.explain_query(%s) e, "
+								  "regexp_split_to_table(jsonb_pretty(e.plan), E'\\n') line",
+								  quote_literal_cstr(pg_get_querydef(inner, false))), NULL);
 }
 
 /* a statement, or the SELECT a cursor, EXPLAIN or CREATE TABLE AS holds, answered privately if it is one */
 static void
 answer_if_private(Query *query)
 {
-	Oid			relid = InvalidOid;
-
 	if (query->commandType == CMD_UTILITY && query->utilityStmt != NULL)
 	{
-		Node	   *inner = IsA(query->utilityStmt, DeclareCursorStmt) ? ((DeclareCursorStmt *) query->utilityStmt)->query
-			: IsA(query->utilityStmt, ExplainStmt) ? ((ExplainStmt *) query->utilityStmt)->query
-			: IsA(query->utilityStmt, CreateTableAsStmt) ? ((CreateTableAsStmt *) query->utilityStmt)->query : NULL;
+		Node	   *u = query->utilityStmt;
+		Node	   *inner = IsA(u, DeclareCursorStmt) ? ((DeclareCursorStmt *) u)->query
+			: IsA(u, ExplainStmt) ? ((ExplainStmt *) u)->query
+			: IsA(u, CreateTableAsStmt) ? ((CreateTableAsStmt *) u)->query : NULL;
 
-		if (inner != NULL && IsA(inner, Query))
+		if (inner == NULL || !IsA(inner, Query))
+			return;
+		if (IsA(u, ExplainStmt) && is_private((Query *) inner))
+			explain_privately(query, (ExplainStmt *) u);
+		else
 			answer_if_private((Query *) inner);
 		return;
 	}
-	if (query->commandType != CMD_SELECT || !unreadable((Node *) query, &relid))
-		return;
-	if (get_rel_relkind(relid) != RELKIND_SEQUENCE && plain_policy(relid))
+	if (is_private(query))
 		answer_privately(query);
 }
 

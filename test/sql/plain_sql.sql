@@ -84,7 +84,34 @@ COMMIT;
 CREATE TEMP TABLE ps_kept AS SELECT genre, count(*) AS n FROM ps_ratings GROUP BY genre;
 CREATE TEMP VIEW ps_counts AS SELECT genre, count(*) AS n FROM ps_ratings GROUP BY genre;
 SELECT k.genre, k.n, c.n AS from_view FROM ps_kept k JOIN ps_counts c USING (genre) ORDER BY genre;
+-- each aggregate's error, the release and the cost of the session's last plain statement
+SELECT genre, count(*) AS n FROM ps_ratings WHERE age >= 30 GROUP BY genre ORDER BY genre;
+SELECT count(*) AS rows, bool_and(result::jsonb ? 'n_stderr' AND result::jsonb ? 'n_ci_low') AS with_errors,
+       count(DISTINCT release_id) AS releases, min(cost) AS cost
+  FROM dpm.last_answers();
+-- the session's budget of a statement, in place of its policy's default
+SET dpm.statement_epsilon = 2e6;
+SELECT count(*) AS n FROM ps_ratings WHERE age >= 40;
+SELECT cost FROM dpm.last_answers();
+RESET dpm.statement_epsilon;
 RESET client_min_messages;
+-- EXPLAIN shows the private plan, charging nothing; EXPLAIN ANALYZE would answer it: refused
+SELECT count(*) AS charges_before FROM dpm.ledger \gset
+CREATE FUNCTION pg_temp.ps_explain(statement text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN ' || statement LOOP
+    RETURN NEXT line;
+  END LOOP;
+END
+$$;
+SELECT count(*) FILTER (WHERE line LIKE '%"spec": %Identity(genre)%') AS spec,
+       count(*) FILTER (WHERE line LIKE '%"charge_epsilon": 1000000,%') AS charge,
+       count(*) FILTER (WHERE line LIKE '%"n_stderr": %') AS rows_with_errors
+  FROM pg_temp.ps_explain('SELECT genre, count(*) AS n FROM ps_ratings WHERE age < 30 GROUP BY genre') line;
+EXPLAIN ANALYZE SELECT genre, count(*) FROM ps_ratings GROUP BY genre;
+SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
 -- what is not a private statement is refused before anything is charged, naming what it is
 SELECT count(*) AS charges_before FROM dpm.ledger \gset
 SELECT * FROM ps_ratings LIMIT 1;
@@ -99,7 +126,6 @@ SELECT (SELECT count(*) FROM ps_ratings);
 SELECT count(*) FROM ps_open WHERE n IN (SELECT age FROM ps_ratings);
 COPY (SELECT * FROM ps_ratings) TO STDOUT;
 CREATE TEMP VIEW ps_rows AS SELECT * FROM ps_ratings;
-EXPLAIN SELECT genre, count(*) FROM ps_ratings GROUP BY genre;
 SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
 -- a table that is not a source, and the catalog, as before
 SELECT genre, sum(n) FROM ps_open GROUP BY genre ORDER BY genre;
