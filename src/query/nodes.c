@@ -215,5 +215,5 @@ void
 query_check_builtin(Node *n, const char *where, bool io_casts)
 {
 	if (not_builtin(n, io_casts ? (void *) n : NULL))
-		query_refuse(psprintf("functions, operators, casts or types of your own in %s (only PostgreSQL's built-in ones)", where));
+		query_refuse(psprintf("functions, operators or types of your own, or casts through text, in %s (only PostgreSQL's built-in ones)", where));
 }
