@@ -56,6 +56,54 @@ SELECT date_trunc('year', rated_on) AS y, floor(age / 30) * 30 AS band, count(*)
   FROM ps_ratings WHERE genre <> 'Comedy' GROUP BY 1, 2 ORDER BY 1, 2 \gdesc
 SELECT date_trunc('year', rated_on) AS y, floor(age / 30) * 30 AS band, count(*) > 0 AS counted
   FROM ps_ratings WHERE genre <> 'Comedy' GROUP BY 1, 2 ORDER BY 1, 2;
+-- every form of statement the front door answers, typed as is, equals dpm.answer_query of its
+-- text (which replays the plain statement's release: the same numbers, counts rounded to integers)
+CREATE FUNCTION pg_temp.ps_same(statement text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+  plain jsonb[] := '{}';
+  k int := 0;
+  a jsonb;
+  b jsonb;
+  key text;
+  n int := 0;
+BEGIN
+  FOR r IN EXECUTE statement LOOP
+    plain := plain || to_jsonb(r);
+  END LOOP;
+  FOR a IN SELECT q.result::jsonb FROM dpm.answer_query(statement) q LOOP
+    k := k + 1;
+    IF k > cardinality(plain) THEN
+      RETURN 'more rows through dpm.answer_query';
+    END IF;
+    FOR key IN SELECT jsonb_object_keys(plain[k]) LOOP
+      b := plain[k]->key;
+      n := n + 1;
+      CONTINUE WHEN a->key = b OR (jsonb_typeof(a->key) = 'number' AND jsonb_typeof(b) = 'number'
+                                   AND abs((a->>key)::numeric - (b #>> '{}')::numeric) <= 0.5)
+                    OR (jsonb_typeof(a->key) = 'string' AND (a->>key)::timestamptz = (b #>> '{}')::timestamptz);
+      RETURN format('row %s, %s: %s through dpm.answer_query, %s typed as is', k, key, a->key, b);
+    END LOOP;
+  END LOOP;
+  RETURN CASE WHEN k = cardinality(plain) THEN format('%s rows, %s values equal', k, n) ELSE 'fewer rows through dpm.answer_query' END;
+END
+$$;
+SELECT f.k, pg_temp.ps_same(f.statement) AS same FROM (VALUES
+  (1, 'SELECT genre, count(*) FROM ps_ratings GROUP BY genre'),
+  (2, $q$SELECT date_trunc('quarter', rated_on) AS quarter, count(*) AS n, sum(rating), avg(rating)
+           FROM ps_ratings WHERE genre IN ('Drama', 'Action') AND rated_on >= '2014-07-01' GROUP BY 1 ORDER BY 1$q$),
+  (3, $q$SELECT genre, floor(age / 20) * 20 AS band, count(*) FROM ps_ratings
+           WHERE NOT (age < 10 OR age >= 50) AND genre <> 'Comedy' GROUP BY genre, band ORDER BY 1, 2$q$),
+  (4, 'SELECT extract(month FROM rated_on) AS month, count(*) FROM ps_ratings WHERE age BETWEEN 20 AND 39 GROUP BY 1 ORDER BY 1'),
+  (5, 'SELECT width_bucket(age, 0, 60, 4) AS b, genre, avg(rating) FROM ps_ratings GROUP BY genre, b ORDER BY 1, 2'),
+  (6, $q$SELECT genre, date_trunc('year', rated_on) AS y, count(*) FROM ps_ratings GROUP BY ROLLUP (genre, 2) ORDER BY 1, 2$q$),
+  (7, 'SELECT genre, floor(age / 30) * 30 AS band, sum(rating) FROM ps_ratings GROUP BY GROUPING SETS ((genre), (band), ())'),
+  (8, $q$SELECT extract(month FROM rated_on) AS month, count(*) FROM ps_ratings
+           GROUP BY 1 HAVING count(*) > 240 ORDER BY month DESC LIMIT 5 OFFSET 1$q$),
+  (9, 'SELECT genre, percentile_cont(0.5) WITHIN GROUP (ORDER BY age) AS median FROM ps_ratings GROUP BY genre ORDER BY 1'),
+  (10, $q$SELECT genre, count(*) * 2 AS twice, round(avg(rating), 1) AS mean, genre || '!' AS shout FROM ps_ratings GROUP BY genre$q$),
+  (11, 'SELECT count(age) FROM ps_ratings WHERE age IS NOT NULL AND genre NOT IN (''Drama'')')) f(k, statement)
+ ORDER BY f.k;
 -- the same text through dpm.answer_query: the same release, at no cost, the same numbers
 SELECT bool_and(round((q.result->>'n')::numeric) = t.n) AS equal, count(*) AS rows, min(q.cost) AS cost
   FROM dpm.answer_query('SELECT genre, count(*) AS n, count(*) * 2 AS twice FROM ps_ratings GROUP BY genre ORDER BY genre') q JOIN ps_truth t ON t.genre = q.result->>'genre';
