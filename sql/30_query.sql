@@ -411,10 +411,12 @@ BEGIN
   -- percentiles of one column: a release of its cumulative counts (in the groups), nothing else
   pcol := (SELECT min(x->>'column') FROM jsonb_array_elements(allcols) x WHERE x->>'aggregate' LIKE 'percentile%');
   IF pcol IS NOT NULL THEN
+    -- and counts: a group's count is its last cumulative count, the rows in the column's bins
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x
-                WHERE x->>'aggregate' NOT LIKE 'percentile%' OR x->>'column' <> pcol) THEN
-      PERFORM dpm_internal.query_refuse('percentiles beside other aggregates, or of several columns, in one release (not yet)',
-        'Ask the percentiles of one column in a call of their own.');
+                WHERE NOT (x->>'aggregate' LIKE 'percentile%' AND x->>'column' = pcol)
+                  AND NOT (x->>'aggregate' = 'count' AND coalesce(x->>'column', pcol) = pcol)) THEN
+      PERFORM dpm_internal.query_refuse('percentiles beside sums, averages or counts of other columns, or of several columns, in one release (not yet)',
+        format('Beside percentiles of "%s", ask count(*) or count(%s); the others in a call of their own.', pcol, pcol));
     END IF;
     IF NOT EXISTS (SELECT 1 FROM dpm.column_domains cd WHERE cd.source_id = src.id AND cd.column_name = pcol AND cd.kind = 'range')
        OR EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) st, jsonb_array_elements(st->'group_by') g WHERE g->>'column' = pcol) THEN

@@ -102,6 +102,7 @@ LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT CASE WHEN aggregate = 'avg' AND col->>'aggregate' = 'sum' THEN 'sums'
               WHEN aggregate = 'avg' AND col->>'aggregate' = 'count' THEN 'counts'
+              WHEN aggregate = 'percentile' AND col->>'aggregate' = 'count' THEN 'last cumulative counts'
               WHEN col->>'aggregate' LIKE 'percentile%' THEN (col->>'aggregate') || ' ' || (col->>'fraction')
               ELSE 'answers' END
 $$;
@@ -111,8 +112,9 @@ $$;
 -- (dpm_internal.release_band): per group, each percentile column's value and interval
 -- (dpm_internal.quantile_of over the bins' edges in cdf), as query_rows takes them.
 -- percentile_cont interpolates in the bin where the CDF crosses; percentile_disc is that bin's
--- lower edge (a value of the column itself when its bins hold one value each).
-CREATE OR REPLACE FUNCTION dpm_internal.query_percentiles(q jsonb, keys jsonb[], band jsonb, cdf jsonb,
+-- lower edge (a value of the column itself when its bins hold one value each).  A count beside
+-- them is the group's last cumulative count (plain: the release's rows, with their errors).
+CREATE OR REPLACE FUNCTION dpm_internal.query_percentiles(q jsonb, keys jsonb[], band jsonb, cdf jsonb, plain jsonb,
                                                           OUT groups jsonb[], OUT parts jsonb)
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -129,6 +131,11 @@ BEGIN
   groups := ARRAY(SELECT k - '_cdf' FROM unnest(keys) WITH ORDINALITY u(k, o) GROUP BY k - '_cdf' ORDER BY min(o));
   parts := '{}';
   FOREACH g IN ARRAY groups LOOP
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(q->'columns') y WHERE y->>'aggregate' = 'count') THEN
+      parts := jsonb_set(parts, '{last cumulative counts}', coalesce(parts->'last cumulative counts', '[]') || jsonb_build_array((
+        SELECT plain->(o::int - 1) FROM unnest(keys) WITH ORDINALITY u(k, o) WHERE k - '_cdf' = g
+         ORDER BY (k->>'_cdf')::int DESC LIMIT 1)));
+    END IF;
     SELECT array_agg((band->(o::int - 1)->>'answer')::float8 ORDER BY (k->>'_cdf')::int),
            array_agg((band->(o::int - 1)->>'half')::float8 ORDER BY (k->>'_cdf')::int)
       INTO a, h
@@ -311,16 +318,19 @@ BEGIN
     END IF;
   END IF;
   IF p.aggregate = 'percentile' THEN
-    -- the cumulative counts with a band that holds for all of a group's bins together
+    -- the cumulative counts with a band that holds for all of a group's bins together, and each
+    -- with its own error (a count beside the percentiles)
     parts := jsonb_build_object('answers', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query)
-                                              FROM dpm_internal.release_band(rel, confidence, jsonb_array_length(p.cdf->'lo')) x));
+                                              FROM dpm_internal.release_band(rel, confidence, jsonb_array_length(p.cdf->'lo')) x),
+                                'plain', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query) FROM dpm.release(rel.id) x));
   END IF;
   k := 0;
   FOR st IN SELECT x FROM jsonb_array_elements(stmts) x LOOP
     k := k + 1;
     IF p.aggregate = 'percentile' THEN
       pc := dpm_internal.query_percentiles(st, p.keys[off + 1:off + p.counts[k]],
-                                           dpm_internal.query_slice(parts, off, p.counts[k])->'answers', p.cdf);
+                                           dpm_internal.query_slice(parts, off, p.counts[k])->'answers', p.cdf,
+                                           dpm_internal.query_slice(parts, off, p.counts[k])->'plain');
       RETURN QUERY SELECT k, r, rel.id, charged FROM dpm_internal.query_post(st, ARRAY(
                      SELECT dpm_internal.query_rows(st, pc.groups, p.aggregate, pc.parts))) r;
     ELSE

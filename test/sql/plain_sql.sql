@@ -36,7 +36,7 @@ SELECT dpm.set_privacy_policy('ps_ratings', 'regress_ps_plain', epsilon => 1e11,
                               statement_epsilon => 1e6, statement_delta => 1e-6, plain_sql => true);
 SELECT dpm.set_privacy_policy('ps_ratings', 'regress_ps_call', epsilon => 1e11, delta => 1e-3,
                               statement_epsilon => 1e6, statement_delta => 1e-6);
-SELECT role_name, plain_sql FROM dpm.privacy_policies ORDER BY 1;
+SELECT role_name, plain_sql FROM dpm.privacy_policies WHERE role_name::text LIKE 'regress_ps%' ORDER BY 1;
 RESET client_min_messages;
 RESET ROLE;
 CREATE TABLE ps_truth AS SELECT genre, count(*) AS n, sum(rating) AS s FROM ps_ratings GROUP BY genre;

@@ -69,7 +69,7 @@ INSERT INTO fd_out SELECT 10 + statement, result, release_id, cost
                               'SELECT count(*) FROM fd_ratings WHERE rated_on >= ''2015-01-01'''], epsilon => 1e6, delta => 1e-6);
 -- percentiles of a column declared in numeric bins: one release of its cumulative counts per group
 INSERT INTO fd_out SELECT 14, * FROM dpm.answer_query($$SELECT genre, percentile_cont(0.5) WITHIN GROUP (ORDER BY age) AS median,
-                                                              percentile_disc(0.9) WITHIN GROUP (ORDER BY age) AS p90
+                                                              percentile_disc(0.9) WITHIN GROUP (ORDER BY age) AS p90, count(*) AS n
                                                          FROM fd_ratings WHERE rated_on < '2015-01-01' GROUP BY genre$$,
                                                       epsilon => 1e6, delta => 1e-6);
 -- expressions over the aggregates and groupings, at no cost: evaluated on the answers with the
@@ -135,15 +135,16 @@ SELECT 12 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result
 SELECT 13 AS statement, abs((result->>'count')::numeric - (SELECT count(*) FROM fd_ratings WHERE rated_on >= '2015-01-01')) < 0.5 AS equal
   FROM fd_out WHERE statement = 13;
 -- a percentile is read in the bins of its column (width 5 here): within a bin of the truth, and
--- its interval (bin edges) holds the truth
+-- its interval (bin edges) holds the truth; the count beside it is the group's last cumulative count
 SELECT 14 AS statement, count(*) AS groups,
        count(*) FILTER (WHERE abs((o.result->>'median')::float8 - t.median) <= 5
                           AND t.median BETWEEN (o.result->>'median_ci_low')::float8 AND (o.result->>'median_ci_high')::float8
                           AND t.p90 BETWEEN (o.result->>'p90_ci_low')::float8 AND (o.result->>'p90_ci_high')::float8
-                          AND (o.result->>'p90')::int % 5 = 0) AS within
+                          AND (o.result->>'p90')::int % 5 = 0) AS within,
+       count(*) FILTER (WHERE abs((o.result->>'n')::numeric - t.n) < 0.5 AND (o.result->>'n_stderr')::float8 > 0) AS count_equal
   FROM (SELECT * FROM fd_out WHERE statement = 14) o
   FULL JOIN (SELECT genre, percentile_cont(0.5) WITHIN GROUP (ORDER BY age) AS median,
-                    percentile_disc(0.9) WITHIN GROUP (ORDER BY age) AS p90
+                    percentile_disc(0.9) WITHIN GROUP (ORDER BY age) AS p90, count(*) AS n
                FROM fd_ratings WHERE rated_on < '2015-01-01' GROUP BY genre) t ON t.genre = o.result->>'genre';
 SELECT 15 AS statement, count(*) AS groups,
        count(*) FILTER (WHERE (o.result->>'twice')::bigint = 2 * t.n AND abs((o.result->>'mean')::numeric - t.mean) < 0.01
