@@ -505,13 +505,14 @@ $$;
 -- A role's privacy policy on a source: its own budget inside the source's, in the source's model
 -- (epsilon and delta, or rho and delta), and what each of its statements through dpm.answer_query
 -- is charged when it names no budget (statement_*) and at most (max_statement_*); plain_sql: its plain
--- statements over the source are answered privately too.  Set again: replaced.
+-- statements over the source are answered privately too; refresh_after: how long a statement asked
+-- again is answered free from its earlier release (NULL: always).  Set again: replaced.
 CREATE OR REPLACE FUNCTION dpm.set_privacy_policy(source regclass, role regrole, epsilon float8 DEFAULT NULL,
                                                   delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
                                                   statement_epsilon float8 DEFAULT NULL, statement_delta float8 DEFAULT NULL,
                                                   statement_rho float8 DEFAULT NULL, max_statement_epsilon float8 DEFAULT NULL,
                                                   max_statement_delta float8 DEFAULT NULL, max_statement_rho float8 DEFAULT NULL,
-                                                  plain_sql boolean DEFAULT false)
+                                                  plain_sql boolean DEFAULT false, refresh_after interval DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -542,6 +543,9 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'For example dpm.set_privacy_policy(source, role, ' || main || ' => 1, statement_' || main || ' => 0.1).';
   END IF;
+  IF refresh_after < '0' THEN
+    RAISE EXCEPTION 'refresh_after must not be negative, got %', refresh_after USING ERRCODE = 'invalid_parameter_value';
+  END IF;
   IF epsilon > src.budget_epsilon OR delta > src.budget_delta OR rho > src.budget_rho THEN
     RAISE EXCEPTION 'a privacy policy''s budget must fit in its source''s' USING ERRCODE = 'invalid_parameter_value',
       DETAIL = format('Source "%s" has a budget of %s.', source,
@@ -556,18 +560,19 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value';
   END IF;
   INSERT INTO dpm.privacy_policies AS x (source_id, role_name, epsilon, delta, rho, statement_epsilon, statement_delta,
-                                         statement_rho, max_statement_epsilon, max_statement_delta, max_statement_rho, plain_sql)
+                                         statement_rho, max_statement_epsilon, max_statement_delta, max_statement_rho, plain_sql,
+                                         refresh_after)
   VALUES (src.id, role, epsilon, delta, rho, statement_epsilon, statement_delta, statement_rho, max_statement_epsilon,
-          max_statement_delta, max_statement_rho, coalesce(plain_sql, false))
+          max_statement_delta, max_statement_rho, coalesce(plain_sql, false), refresh_after)
   ON CONFLICT ON CONSTRAINT privacy_policies_pkey DO UPDATE
     SET epsilon = EXCLUDED.epsilon, delta = EXCLUDED.delta, rho = EXCLUDED.rho,
         statement_epsilon = EXCLUDED.statement_epsilon, statement_delta = EXCLUDED.statement_delta,
         statement_rho = EXCLUDED.statement_rho, max_statement_epsilon = EXCLUDED.max_statement_epsilon,
         max_statement_delta = EXCLUDED.max_statement_delta, max_statement_rho = EXCLUDED.max_statement_rho,
-        plain_sql = EXCLUDED.plain_sql, set_by = EXCLUDED.set_by, set_at = EXCLUDED.set_at;
+        plain_sql = EXCLUDED.plain_sql, refresh_after = EXCLUDED.refresh_after, set_by = EXCLUDED.set_by, set_at = EXCLUDED.set_at;
 END
 $$;
-COMMENT ON FUNCTION dpm.set_privacy_policy(regclass, regrole, float8, float8, float8, float8, float8, float8, float8, float8, float8, boolean) IS
+COMMENT ON FUNCTION dpm.set_privacy_policy(regclass, regrole, float8, float8, float8, float8, float8, float8, float8, float8, float8, boolean, interval) IS
   'custodian: give a role a budget of its own on a source, inside the source''s, its statements'' default and largest charge, and whether its plain statements are answered privately';
 
 CREATE OR REPLACE FUNCTION dpm.drop_privacy_policy(source regclass, role regrole) RETURNS void

@@ -13,10 +13,12 @@ AS 'MODULE_PATHNAME', 'dpm_query_value' LANGUAGE C VOLATILE;
 -- aggregate's standard error and interval (<name>_stderr, <name>_ci_low, <name>_ci_high).
 -- parts: per query of the workload, the answers of each quantity ('answers', and for an average's
 -- release 'sums' and 'counts').  Aggregates only expressions use are "hidden": not shown.
+-- (jit off: the planner's guesses for its nested JSON functions would JIT-compile a query over a
+-- few rows, at hundreds of milliseconds a statement)
 CREATE OR REPLACE FUNCTION dpm_internal.query_rows(q jsonb, keys jsonb[], aggregate text, parts jsonb,
                                                   expected boolean DEFAULT false)
 RETURNS SETOF json
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp SET jit = off
 AS $$
   SELECT ('{' || string_agg(f.field, ', ' ORDER BY f.o, f.sub) || '}')::json
     FROM generate_series(1, cardinality(keys)) i,
@@ -218,7 +220,8 @@ END
 $$;
 
 -- The latest release the caller may read that answered the same workload as a statement of this
--- aggregate would (the same statement asked before): replayed at no cost, identically.
+-- aggregate would (the same statement asked before): replayed at no cost, identically; within
+-- the caller's privacy policy's refresh_after, if it has one.
 CREATE OR REPLACE FUNCTION dpm_internal.query_prior(wl dpm.workloads, measure dpm.measures, aggregate text, confidence float8)
 RETURNS dpm.releases
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
@@ -228,6 +231,9 @@ AS $$
      AND (r.sum_share IS NOT NULL) = coalesce(aggregate = 'avg', false) AND r.status = 'released' AND r.kind = 'answers'
      AND r.confidence IS NOT DISTINCT FROM query_prior.confidence AND r.inference = 'ls'
      AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE')
+     AND r.released_at >= coalesce(now() - (SELECT p.refresh_after FROM dpm.privacy_policies p
+                                             WHERE p.source_id = r.source_id AND p.role_name = dpm_internal.invoker()),
+                                   '-infinity')
    ORDER BY r.id DESC LIMIT 1
 $$;
 
@@ -284,6 +290,12 @@ BEGIN
   off := 0;
   IF mode <> 'never' THEN
     rel := dpm_internal.query_prior(p.wl, p.measure, p.aggregate, confidence);
+  END IF;
+  -- a policy with refresh_after: older releases do not answer it either (dpm.answer's reuse)
+  IF rel.id IS NULL AND mode = 'auto' AND EXISTS (SELECT 1 FROM dpm.privacy_policies x
+                                                   WHERE x.source_id = (p.src).id AND x.role_name = dpm_internal.invoker()
+                                                     AND x.refresh_after IS NOT NULL) THEN
+    mode := 'never';
   END IF;
   IF rel.id IS NOT NULL THEN
     RAISE NOTICE 'answered at no cost from release %, which answered the same statement at %', rel.id, rel.released_at

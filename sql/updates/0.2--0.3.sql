@@ -131,6 +131,9 @@ CREATE TABLE dpm.privacy_policies (
   -- its plain statements over the source (a SELECT ... GROUP BY typed in psql or sent by a BI
   -- tool) are answered privately, as dpm.answer_query answers them (src/query/plain.c)
   plain_sql             boolean NOT NULL DEFAULT false,
+  -- how long a statement asked again is answered from its earlier release, free and identically
+  -- (a dashboard's refresh); after that it is measured again and charged.  NULL: always.
+  refresh_after         interval CHECK (refresh_after >= '0'),
   set_by                regrole NOT NULL DEFAULT dpm_internal.invoker(),
   set_at                timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (source_id, role_name),

@@ -214,6 +214,25 @@ SELECT * FROM dpm.answer_plain('SELECT genre, count(*) FROM ps_ratings GROUP BY 
 SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
 RESET ROLE;
 
+-- how long a refresh is free is the custodian's choice: refresh_after
+SET ROLE regress_ps_custodian;
+SELECT dpm.set_privacy_policy('ps_ratings', 'regress_ps_plain', epsilon => 1e11, delta => 1e-3, statement_epsilon => 1e6,
+                              statement_delta => 1e-6, plain_sql => true, refresh_after => '0 seconds');
+SELECT dpm.set_privacy_policy('ps_ratings', 'regress_ps_plain', epsilon => 1e11, refresh_after => '-1 day');
+SET ROLE regress_ps_plain;
+SET client_min_messages = warning;
+SELECT genre, count(*) AS n FROM ps_ratings GROUP BY genre ORDER BY genre;
+SELECT min(cost) AS measured_again FROM dpm.last_answers();
+RESET ROLE;
+SET ROLE regress_ps_custodian;
+SELECT dpm.set_privacy_policy('ps_ratings', 'regress_ps_plain', epsilon => 1e11, delta => 1e-3, statement_epsilon => 1e6,
+                              statement_delta => 1e-6, plain_sql => true, refresh_after => '1 day');
+SET ROLE regress_ps_plain;
+SELECT genre, count(*) AS n FROM ps_ratings GROUP BY genre ORDER BY genre;
+SELECT min(cost) AS replayed FROM dpm.last_answers();
+RESET client_min_messages;
+RESET ROLE;
+
 -- without plain_sql, or without a policy: the table's privileges answer, as before
 SET ROLE regress_ps_call;
 SELECT genre, count(*) FROM ps_ratings GROUP BY genre;
