@@ -232,8 +232,10 @@ run_version()
 
 	cluster_env "$PG_CONFIG"
 	tally=$(mktemp -t dpmatrix-tally.XXXXXX)
-	# -t: a private cluster under /tmp even as root, so parallel runs and existing clusters do not clash
-	pg_virtualenv -t -v "$v" -c "--locale=C.UTF-8 --encoding=UTF8 $CLUSTER_ENV" \
+	# -t: a private cluster under /tmp even as root, so parallel runs and existing clusters do not clash;
+	# dpmatrix loaded in every session, as the README recommends: its parse analysis hook (plain SQL
+	# over a source, src/query/plain.c) sees every statement of every suite
+	pg_virtualenv -t -v "$v" -o session_preload_libraries=dpmatrix -c "--locale=C.UTF-8 --encoding=UTF8 $CLUSTER_ENV" \
 		bash "$SELF" --in-cluster "$tally" </dev/null
 	if ! read -r vp vf <"$tally" 2>/dev/null || [ -z "${vf:-}" ]; then
 		echo "test: the throw-away cluster of PostgreSQL $v did not run the tests"
