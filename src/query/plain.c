@@ -18,7 +18,6 @@
 #include "postgres.h"
 
 #include "access/xact.h"
-#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
@@ -239,8 +238,7 @@ is_private(Query *query)
 {
 	Oid			relid = InvalidOid;
 
-	return query->commandType == CMD_SELECT && unreadable((Node *) query, &relid) &&
-		get_rel_relkind(relid) != RELKIND_SEQUENCE && plain_policy(relid);
+	return query->commandType == CMD_SELECT && unreadable((Node *) query, &relid) && plain_policy(relid);
 }
 
 /*
