@@ -211,6 +211,15 @@ SELECT genre, sum(n) FROM ps_open GROUP BY genre ORDER BY genre;
 -- dpm.answer_plain checks its column definitions against the statement before anything else
 SELECT * FROM dpm.answer_plain('SELECT genre, count(*) FROM ps_ratings GROUP BY genre') AS t(genre text, n int);
 SELECT * FROM dpm.answer_plain('SELECT genre, count(*) FROM ps_ratings GROUP BY genre');
+SELECT * FROM dpm.answer_plain(NULL) AS t(n bigint);
+SELECT * FROM dpm.answer_plain('SELECT count(*) FROM ps_ratings WHERE genre = $1', params => '{Drama}',
+                               param_types => '{text,int}') AS t(n bigint);
+SELECT * FROM dpm.answer_plain('SELECT count(*) FROM ps_ratings WHERE genre = $1', params => '{Drama}',
+                               param_types => NULL) AS t(n bigint);
+SELECT * FROM dpm.answer_plain('SELECT count(*) FROM ps_ratings WHERE age < $1', params => '{ten}',
+                               param_types => '{int}') AS t(n bigint);
+SET dpm.statement_epsilon = -1;
+SET dpm.statement_epsilon = 'NaN';
 SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
 RESET ROLE;
 
