@@ -59,6 +59,59 @@ BEGIN
 END
 $$;
 
+-- The columns of a published view for attribute k of dom (its bins after the first off): the bin
+-- when the query counts one, the first and last of a run of bins (<a>_from, <a>_to), NULL when
+-- the query puts no condition on it (or is an explicit matrix's row).  A BI tool charts them by
+-- type: an attribute of values of a column has that column's type (every label read as one, at
+-- publication); an attribute of numeric or calendar bins gains the run's typed bounds, <a>_lo
+-- (its first bin's lower edge, numeric, or date or timestamp as the column) and <a>_hi (its last
+-- bin's upper edge, exclusive).  Otherwise its labels are text.
+CREATE OR REPLACE FUNCTION dpm_internal.publish_columns(dom dpm.domains, k int, off int) RETURNS text
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  a text := dom.attr_names[k];
+  def jsonb := dom.attributes->(k - 1);
+  typ regtype;
+  kind text;
+  lo text[];
+  hi text[];
+  cast_to text := '';
+  label text;
+BEGIN
+  IF NOT def ? 'expression' THEN
+    SELECT c.atttypid::regtype INTO typ
+      FROM dpm.sources s JOIN pg_catalog.pg_attribute c ON c.attrelid = s.relation AND NOT c.attisdropped
+     WHERE s.id = dom.source_id AND c.attname = coalesce(def->>'column', def->>'name');
+  END IF;
+  IF def ? 'values' AND typ IS NOT NULL AND typ <> 'text'::regtype THEN
+    cast_to := '::' || typ::text;
+    BEGIN
+      FOREACH label IN ARRAY dom.bin_labels[off + 1:off + dom.attr_sizes[k]] LOOP
+        EXECUTE format('SELECT %L%s', label, cast_to);
+      END LOOP;
+    EXCEPTION WHEN OTHERS THEN
+      cast_to := '';
+    END;
+  END IF;
+  IF EXISTS (SELECT 1 FROM dpm_internal.bin_intervals(dom, k)) THEN
+    kind := CASE WHEN typ IN ('date'::regtype, 'timestamp'::regtype, 'timestamptz'::regtype) THEN 'calendar' ELSE 'range' END;
+    lo := ARRAY(SELECT b.lo FROM dpm_internal.query_bins(dom, k, CASE kind WHEN 'calendar' THEN typ ELSE 'numeric' END, kind) b ORDER BY b.bin);
+    hi := ARRAY(SELECT b.hi FROM dpm_internal.query_bins(dom, k, CASE kind WHEN 'calendar' THEN typ ELSE 'numeric' END, kind) b ORDER BY b.bin);
+  END IF;
+  RETURN format(
+    $f$       CASE WHEN q.spans[%1$s] > 0 AND q.spans[%1$s] = q.spans[%2$s] THEN d.bin_labels[%3$s + q.spans[%1$s]]%7$s END AS %4$I,
+       CASE WHEN q.spans[%1$s] > 0 THEN d.bin_labels[%3$s + q.spans[%1$s]]%7$s END AS %5$I,
+       CASE WHEN q.spans[%1$s] > 0 THEN d.bin_labels[%3$s + q.spans[%2$s]]%7$s END AS %6$I,
+$f$, 2 * k - 1, 2 * k, off, a, a || '_from', a || '_to', cast_to)
+    || CASE WHEN lo IS NOT NULL THEN format(
+    $f$       CASE WHEN q.spans[%1$s] > 0 THEN (%3$L::%4$s[])[q.spans[%1$s]] END AS %5$I,
+       CASE WHEN q.spans[%1$s] > 0 THEN (%6$L::%4$s[])[q.spans[%2$s]] END AS %7$I,
+$f$, 2 * k - 1, 2 * k, lo::text, CASE kind WHEN 'calendar' THEN typ::text ELSE 'numeric' END, a || '_lo', hi::text, a || '_hi')
+       ELSE '' END;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION dpm.publish(release bigint, view_name text, reader regrole DEFAULT NULL)
 RETURNS regclass
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -128,19 +181,15 @@ BEGIN
     IF to_regclass(qualified) IS NOT NULL THEN
       RAISE EXCEPTION 'relation % already exists', qualified USING ERRCODE = 'duplicate_table';
     END IF;
-    -- per attribute: the bin when the query counts one, the first and last of a run of bins,
-    -- NULL when the query puts no condition on it (or is an explicit matrix's row)
+    -- per attribute, its columns (publish_columns)
     FOR k IN 1 .. cardinality(dom.attr_names) LOOP
       a := dom.attr_names[k];
       IF a IN ('release_id', 'released_at', 'query', 'label', 'term', 'term_spec', 'aggregate', 'measure', 'answer', 'stderr', 'ci_low',
-               'ci_high', 'confidence') THEN
+               'ci_high', 'confidence') OR EXISTS (SELECT 1 FROM unnest(dom.attr_names) o
+                                                    WHERE a IN (o || '_from', o || '_to', o || '_lo', o || '_hi')) THEN
         RAISE EXCEPTION 'attribute "%" would clash with a column of the view', a USING ERRCODE = 'duplicate_column';
       END IF;
-      cols := cols || format(
-        $f$       CASE WHEN q.spans[%1$s] > 0 AND q.spans[%1$s] = q.spans[%2$s] THEN d.bin_labels[%3$s + q.spans[%1$s]] END AS %4$I,
-       CASE WHEN q.spans[%1$s] > 0 THEN d.bin_labels[%3$s + q.spans[%1$s]] END AS %5$I,
-       CASE WHEN q.spans[%1$s] > 0 THEN d.bin_labels[%3$s + q.spans[%2$s]] END AS %6$I,
-$f$, 2 * k - 1, 2 * k, off, a, a || '_from', a || '_to');
+      cols := cols || dpm_internal.publish_columns(dom, k, off);
       off := off + dom.attr_sizes[k];
     END LOOP;
     INSERT INTO dpm.publications (view_name, domain_id, release_id) VALUES (qualified, dom.id, r.id);

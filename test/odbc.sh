@@ -61,7 +61,8 @@ check("SQLTables lists the published view", ("reporting", "population", "VIEW") 
 
 cols = {c.column_name: (c.data_type, c.type_name) for c in cur.columns(table="population", schema="reporting")}
 expected = ["release_id", "released_at", "query", "label", "term", "term_spec", "age_band", "age_band_from", "age_band_to",
-            "sex", "sex_from", "sex_to", "aggregate", "measure", "answer", "stderr", "ci_low", "ci_high", "confidence"]
+            "age_band_lo", "age_band_hi", "sex", "sex_from", "sex_to", "aggregate", "measure", "answer", "stderr", "ci_low",
+            "ci_high", "confidence"]
 check("SQLColumns gives one column per attribute", list(cols) == expected, list(cols))
 check("answers are SQL_DOUBLE", all(cols[c][0] in (pyodbc.SQL_DOUBLE, pyodbc.SQL_FLOAT)
                                     for c in ("answer", "stderr", "ci_low", "ci_high")), cols)
@@ -70,6 +71,8 @@ check("release_id is SQL_BIGINT, query SQL_INTEGER",
 check("released_at is a timestamp", cols["released_at"][0] == pyodbc.SQL_TYPE_TIMESTAMP, cols)
 check("term is SQL_INTEGER, term_spec character data", cols["term"][0] == pyodbc.SQL_INTEGER
       and cols["term_spec"][0] in (pyodbc.SQL_VARCHAR, pyodbc.SQL_LONGVARCHAR, pyodbc.SQL_WVARCHAR, pyodbc.SQL_WLONGVARCHAR), cols)
+check("a run of bins has numeric bounds, for a chart's axis",
+      all(cols[c][0] in (pyodbc.SQL_NUMERIC, pyodbc.SQL_DECIMAL) for c in ("age_band_lo", "age_band_hi")), cols)
 check("attribute columns are character data",
       all(cols[c][0] in (pyodbc.SQL_VARCHAR, pyodbc.SQL_LONGVARCHAR, pyodbc.SQL_WVARCHAR, pyodbc.SQL_WLONGVARCHAR)
           for c in ("age_band", "sex", "age_band_from", "age_band_to")), cols)

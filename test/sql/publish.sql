@@ -41,6 +41,21 @@ SELECT query, label, term, term_spec, kind FROM pub_reports.terms ORDER BY query
 SELECT count(*) AS rows, count(DISTINCT term) AS terms FROM pub_reports.terms WHERE label = 'kind = 0';
 SELECT dpm.unpublish('pub_reports.terms');
 SELECT * FROM dpm_internal.spec_summands('Marginal(a, "b+c") + Ranges(x, [0, 1e+3), ''a+'') +Total(x)');
+-- columns a BI tool charts by type (issue 45): a key as its column's type, numeric and calendar
+-- bins with their run's typed bounds (<a>_lo, <a>_hi: the first bin's lower edge, the last's upper)
+ALTER TABLE pub_people ADD COLUMN joined date, ADD COLUMN score numeric;
+UPDATE pub_people SET joined = date '2024-01-01' + id % 366, score = id % 100;
+SELECT dpm.create_domain('pub_dom5', 'pub_people', '[{"name": "kind", "values": [0,1,2,3]},
+  {"name": "joined", "bins": {"min": "2024-01-01", "max": "2025-01-01", "width": "3 months"}},
+  {"name": "score", "bins": {"min": 0, "max": 100, "width": 25}}]');
+SELECT dpm.create_workload('pub_w5', 'pub_dom5', 'Identity(joined) + Prefix(score) + Identity(kind)');
+CREATE TEMP TABLE pub_e AS SELECT * FROM dpm.answer('pub_w5', epsilon => 1, method => 'identity');
+SELECT dpm.publish((SELECT max(id) FROM dpm.releases), 'pub_reports.typed');
+SELECT attname, format_type(atttypid, atttypmod) AS type FROM pg_attribute
+ WHERE attrelid = 'pub_reports.typed'::regclass AND attname ~ '^(kind|joined|score)' ORDER BY attnum;
+SELECT query, label, joined, joined_lo, joined_hi, score_from, score_to, score_lo, score_hi, kind
+  FROM pub_reports.typed ORDER BY query;
+SELECT dpm.unpublish('pub_reports.typed');
 -- refusals: unknown release, a name taken by another relation, a view of another domain, an
 -- attribute named like a fixed column, a schema the caller may not create in, unpublishing
 -- what was not published
