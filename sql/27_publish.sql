@@ -59,6 +59,52 @@ BEGIN
 END
 $$;
 
+-- The terms of a spec as a published view names them, in order, with their rows: its + terms,
+-- each Marginals(k [, a, ...]) as its marginals, one term each (Marginal(a, b)), in the order the
+-- workload lists them (src/workload/spec.c: the k-subsets of the attributes in lexicographic order
+-- of their positions), so that a dashboard finds the genre x stars table by its term.
+CREATE OR REPLACE FUNCTION dpm_internal.publish_terms(spec text, dom dpm.domains)
+RETURNS TABLE(term int, text text, rows int)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  s record;
+  counts int[];
+  m text[];
+  attrs text[];
+  pick int[];
+  i int;
+BEGIN
+  term := 0;
+  FOR s IN SELECT x.term, x.text FROM dpm_internal.spec_summands(spec) x ORDER BY x.term LOOP
+    counts := dpm_internal.spec_term_rows(s.text, dom);
+    m := regexp_match(s.text, '^\s*(?:(.*?)\s*\*\s*)?marginals\s*\(\s*(\d+)\s*(,.*)?\)\s*$', 'i');
+    IF m IS NULL OR cardinality(counts) < 2 THEN
+      term := term + 1;
+      text := s.text;
+      rows := (SELECT sum(c) FROM unnest(counts) c);
+      RETURN NEXT;
+      CONTINUE;
+    END IF;
+    attrs := CASE WHEN m[3] IS NULL THEN dom.attr_names
+                  ELSE ARRAY(SELECT btrim(btrim(a), '"') FROM unnest(string_to_array(substr(m[3], 2), ',')) a) END;
+    i := 0;
+    FOR pick IN WITH RECURSIVE c(p) AS (SELECT ARRAY[j] FROM generate_series(1, cardinality(attrs)) j
+                                         UNION ALL
+                                         SELECT c.p || j FROM c, generate_series(c.p[cardinality(c.p)] + 1, cardinality(attrs)) j
+                                          WHERE cardinality(c.p) < m[2]::int)
+                SELECT c.p FROM c WHERE cardinality(c.p) = m[2]::int ORDER BY c.p LOOP
+      i := i + 1;
+      term := term + 1;
+      text := coalesce(m[1] || ' * ', '') || 'Marginal('
+              || (SELECT string_agg(quote_ident(attrs[j]), ', ' ORDER BY o) FROM unnest(pick) WITH ORDINALITY u(j, o)) || ')';
+      rows := counts[i];
+      RETURN NEXT;
+    END LOOP;
+  END LOOP;
+END
+$$;
+
 -- The columns of a published view for attribute k of dom (its bins after the first off): the bin
 -- when the query counts one, the first and last of a run of bins (<a>_from, <a>_to), NULL when
 -- the query puts no condition on it (or is an explicit matrix's row).  A BI tool charts them by
@@ -163,8 +209,7 @@ BEGIN
     -- each term's queries: the rows of the term alone, one term after the other
     INSERT INTO dpm.workload_terms (workload_id, term, first_query, last_query, spec)
     SELECT wl.id, s.term, (sum(s.rows) OVER w - s.rows + 1)::int, (sum(s.rows) OVER w)::int, s.text
-      FROM (SELECT t.term, t.text, (SELECT sum(x) FROM unnest(dpm_internal.spec_term_rows(t.text, dom)) x) AS rows
-              FROM dpm_internal.spec_summands(wl.spec) t) s
+      FROM dpm_internal.publish_terms(wl.spec, dom) s
     WINDOW w AS (ORDER BY s.term);
   END IF;
   SELECT * INTO pub FROM dpm.publications p WHERE p.view_name = qualified;

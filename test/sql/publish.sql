@@ -56,6 +56,16 @@ SELECT attname, format_type(atttypid, atttypmod) AS type FROM pg_attribute
 SELECT query, label, joined, joined_lo, joined_hi, score_from, score_to, score_lo, score_hi, kind
   FROM pub_reports.typed ORDER BY query;
 SELECT dpm.unpublish('pub_reports.typed');
+-- each marginal of Marginals(k) a term of its own, in the workload's order: every row's label
+-- conditions on exactly its term's attributes
+SELECT dpm.create_workload('pub_w6', 'pub_dom5', 'Marginals(2) + Total(kind) + 3 * Marginals(1, score, kind)');
+CREATE TEMP TABLE pub_f AS SELECT * FROM dpm.answer('pub_w6', epsilon => 1, method => 'identity');
+SELECT dpm.publish((SELECT max(id) FROM dpm.releases), 'pub_reports.marginals');
+SELECT term, term_spec, count(*) AS rows,
+       bool_and((kind IS NOT NULL) = (term_spec LIKE '%Marginal(%kind%') AND (joined IS NOT NULL) = (term_spec LIKE '%Marginal(%joined%')
+                AND (score IS NOT NULL) = (term_spec LIKE '%Marginal(%score%')) AS labels_match
+  FROM pub_reports.marginals GROUP BY term, term_spec ORDER BY term;
+SELECT dpm.unpublish('pub_reports.marginals');
 -- refusals: unknown release, a name taken by another relation, a view of another domain, an
 -- attribute named like a fixed column, a schema the caller may not create in, unpublishing
 -- what was not published
