@@ -203,6 +203,15 @@ DECLARE ps_rows CURSOR FOR SELECT * FROM ps_ratings;
 ROLLBACK;
 CREATE TEMP TABLE ps_copy AS SELECT * FROM ps_ratings;
 CREATE FUNCTION pg_temp.ps_leak() RETURNS SETOF ps_ratings LANGUAGE sql AS 'SELECT * FROM ps_ratings';
+CREATE TEMP TABLE ps_mine (x int);
+CREATE FUNCTION pg_temp.ps_peek() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM * FROM ps_ratings;
+  RETURN NEW;
+END
+$$;
+CREATE TRIGGER ps_peek BEFORE INSERT ON ps_mine FOR EACH ROW EXECUTE FUNCTION pg_temp.ps_peek();
+INSERT INTO ps_mine VALUES (1);
 INSERT INTO ps_open SELECT genre, age FROM ps_ratings;
 UPDATE ps_ratings SET age = 1 RETURNING *;
 SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
