@@ -105,6 +105,10 @@ for what, sql in [("the catalog", "SELECT count(*) FROM dpm.releases"),
 
 # plain SQL, as a BI tool sends it: the statement's own columns and types, a parameter, a refusal
 analyst = pyodbc.connect(os.environ["DPM_ODBC_ANALYST"], autocommit=True).cursor()
+tables = [t.table_name for t in analyst.tables(table="people", schema="public")]
+source_cols = [c.column_name for c in analyst.columns(table="people", schema="public")]
+check("the source and its columns are listed to the analyst (SQLTables, SQLColumns)",
+      tables == ["people"] and source_cols == ["id", "age", "sex"], (tables, source_cols))
 rows = analyst.execute("SELECT sex, count(*) AS n FROM people GROUP BY sex ORDER BY sex").fetchall()
 check("a plain statement is answered privately", [tuple(r) for r in rows] == [("F", 1500), ("M", 1500)],
       [tuple(r) for r in rows])
