@@ -143,7 +143,7 @@ SELECT count(*) AS answers, bool_and(abs(a.answer - t.answer) < 12 * a.stderr) A
        bool_and(a.ci_high - a.answer > a.stderr) AS wider_than_stderr
   FROM rl a JOIN truth t USING (query);
 SELECT s.noise, s.method, abs(s.sensitivity_l1 - 1) < 1e-12 AS unit_sensitivity, s.ratio_to_bound >= 1 AS not_below_bound
-  FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'w30a_small';
+  FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id WHERE w.name = 'w30a_small' ORDER BY noise;
 -- integer answers from Laplace measurements too: whole, non-negative, in exact agreement
 CREATE TEMP TABLE rli AS SELECT * FROM dpm.answer('w30a_small', epsilon => 1, inference => 'nnls_integer');
 SELECT bool_and(answer = trunc(answer)) AS integers, min(answer) >= 0 AS non_negative,
