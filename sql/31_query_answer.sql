@@ -237,6 +237,27 @@ AS $$
    ORDER BY r.id DESC LIMIT 1
 $$;
 
+-- What answers a statement before anything is measured: the release that answered it before
+-- (query_prior), unless mode is 'never'; and the reuse mode dpm.answer gets, 'never' when the
+-- caller's policy has a refresh_after and no release within it answered the statement (older
+-- releases do not answer it through dpm.answer's reuse either).  dpm.answer_query and
+-- dpm.explain_query decide alike.
+CREATE OR REPLACE FUNCTION dpm_internal.query_reuse(src dpm.sources, wl dpm.workloads, measure dpm.measures, aggregate text,
+                                                    confidence float8, INOUT mode text, OUT prior dpm.releases)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF mode <> 'never' THEN
+    prior := dpm_internal.query_prior(wl, measure, aggregate, confidence);
+  END IF;
+  IF prior.id IS NULL AND mode = 'auto' AND EXISTS (SELECT 1 FROM dpm.privacy_policies x
+                                                     WHERE x.source_id = src.id AND x.role_name = dpm_internal.invoker()
+                                                       AND x.refresh_after IS NOT NULL) THEN
+    mode := 'never';
+  END IF;
+END
+$$;
+
 -- dpm.answer_query of compiled statements (src/api/query_api.c calls it as the extension's owner):
 -- every argument checked, then the release that answered the same workload before replayed at
 -- no cost (identical answers), or dpm.answer's reuse rules, or a release charged; the rows of
@@ -267,6 +288,7 @@ DECLARE
   m dpm.release_measurements;
   quantity text;
   charged text := 'free';
+  reused record;
 BEGIN
   epsilon := b.epsilon;
   delta := b.delta;
@@ -288,15 +310,9 @@ BEGIN
     off := off + p.counts[k];
   END LOOP;
   off := 0;
-  IF mode <> 'never' THEN
-    rel := dpm_internal.query_prior(p.wl, p.measure, p.aggregate, confidence);
-  END IF;
-  -- a policy with refresh_after: older releases do not answer it either (dpm.answer's reuse)
-  IF rel.id IS NULL AND mode = 'auto' AND EXISTS (SELECT 1 FROM dpm.privacy_policies x
-                                                   WHERE x.source_id = (p.src).id AND x.role_name = dpm_internal.invoker()
-                                                     AND x.refresh_after IS NOT NULL) THEN
-    mode := 'never';
-  END IF;
+  reused := dpm_internal.query_reuse(p.src, p.wl, p.measure, p.aggregate, confidence, mode);
+  mode := reused.mode;
+  rel := reused.prior;
   IF rel.id IS NOT NULL THEN
     RAISE NOTICE 'answered at no cost from release %, which answered the same statement at %', rel.id, rel.released_at
       USING HINT = 'reuse => ''never'' measures the table as it is now, with fresh noise and a charge.';
@@ -377,28 +393,30 @@ DECLARE
   mode text := dpm_internal.query_args(epsilon, delta, rho, method, confidence, reuse);
   b record := dpm_internal.query_budget(dpm_internal.source((stmts->0->>'source')::regclass), epsilon, delta, rho);
   p record := dpm_internal.query_plan(qs);
+  counts_of text := nullif(p.aggregate, 'percentile');      -- what the release measures
   expected jsonb;
-  prior bigint;
+  prior dpm.releases;
   e jsonb;
   rows jsonb;
+  reused record;
 BEGIN
   epsilon := b.epsilon;
   delta := b.delta;
   rho := b.rho;
   PERFORM dpm_internal.release_args(dpm_internal.release_request((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls',
-                                                                 confidence, (p.measure).name, p.aggregate));
-  IF mode <> 'never' THEN
-    prior := (dpm_internal.query_prior(p.wl, p.measure, p.aggregate, confidence)).id;
-  END IF;
+                                                                 confidence, (p.measure).name, counts_of));
+  reused := dpm_internal.query_reuse(p.src, p.wl, p.measure, p.aggregate, confidence, mode);
+  mode := reused.mode;
+  prior := reused.prior;
   SELECT to_jsonb(x) INTO e
     FROM dpm.explain((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name,
-                     nullif(p.aggregate, 'percentile'), NULL, reuse) x;
+                     counts_of, NULL, mode) x;
   -- the rows dpm.answer_query would return, each aggregate's expected stderr and interval half-width
   -- in place of its answer (an average's depends on the data: NULL)
   expected := jsonb_build_object('answers', (
     SELECT jsonb_agg(jsonb_build_object('stderr', x.stderr, 'ci_half_width', x.ci_half_width) ORDER BY x.query)
       FROM dpm.explain_queries((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name,
-                               nullif(p.aggregate, 'percentile'), NULL, reuse) x));
+                               counts_of, NULL, mode) x));
   SELECT jsonb_agg(r.r::jsonb || CASE WHEN jsonb_array_length(stmts) > 1 THEN jsonb_build_object('statement', st.k) ELSE '{}' END
                    ORDER BY st.k, r.n) INTO rows
     FROM jsonb_array_elements(stmts) WITH ORDINALITY st(q, k),
@@ -413,7 +431,7 @@ BEGIN
   RETURN QUERY SELECT jsonb_build_object(
     'source', (p.src).relation::text, 'domain', (p.dom).name, 'workload', (p.wl).name, 'spec', (p.wl).spec,
     'measure', (p.measure).name, 'aggregate', coalesce(p.aggregate, CASE WHEN (p.measure).id IS NOT NULL THEN 'sum' ELSE 'count' END),
-    'free', prior IS NOT NULL OR (e->>'free_queries')::int = (e->>'queries')::int, 'answered_by', prior,
+    'free', prior.id IS NOT NULL OR (e->>'free_queries')::int = (e->>'queries')::int, 'answered_by', prior.id,
     'release', e, 'rows', rows);
 END
 $$;

@@ -202,6 +202,11 @@ SELECT plan->>'spec' AS dashboard_spec, jsonb_array_length(plan->'rows') AS rows
        (SELECT array_agg(DISTINCT (r->>'statement')::int) FROM jsonb_array_elements(plan->'rows') r) AS statements
   FROM dpm.explain_query(ARRAY['SELECT genre, count(*) FROM fd_ratings GROUP BY genre',
                                'SELECT count(*) FROM fd_ratings WHERE age < 30'], epsilon => 1, delta => 1e-6);
+-- percentiles: their groups, the charge (a percentile's error depends on the data)
+SELECT plan->>'aggregate' AS aggregate, jsonb_array_length(plan->'rows') AS groups,
+       plan->'release'->>'charge_epsilon' AS charge_epsilon
+  FROM dpm.explain_query('SELECT genre, percentile_cont(0.5) WITHIN GROUP (ORDER BY age) FROM fd_ratings GROUP BY genre',
+                         epsilon => 1, delta => 1e-6);
 SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
 
 -- parameters through PREPARE: the statement and the budget are parameters of the call
