@@ -141,9 +141,10 @@ BEGIN
 END
 $$;
 
--- The rows a WHERE condition keeps, as a product: for each column it restricts, the bins kept
--- ({"column": [bins]}, a conjunction; columns not named keep every bin).  A condition that is
--- no product of such sets (an OR across two columns) is refused.  cols: query_column by name.
+-- The rows a condition on one column keeps ({"column": [bins]}, columns not named keeping every
+-- bin; dpm_internal.query_split gives only such conditions here): the bins of column cond's
+-- column (query_column, in cols by name) in which every value satisfies it.  IS NOT NULL keeps
+-- every bin, as count(column) counts the rows whose value is in one.
 CREATE OR REPLACE FUNCTION dpm_internal.query_where(cond jsonb, cols jsonb) RETURNS jsonb
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -156,13 +157,11 @@ DECLARE
   sel int[];
   v text;
 BEGIN
-  IF cond ? 'column' THEN
+  IF cond IS NULL THEN
+    RETURN '{}';
+  ELSIF cond ? 'column' THEN
     a := cols->(cond->>'column');
     IF cond ? 'is_null' THEN
-      IF (cond->>'is_null')::boolean THEN
-        PERFORM dpm_internal.query_refuse(format('%s IS NULL', cond->>'column'),
-          'Rows whose value is NULL are in no bin of the column''s domain, and no answer counts them; IS NOT NULL keeps every bin.');
-      END IF;
       sel := ARRAY(SELECT generate_series(0, (a->>'size')::int - 1));
     ELSIF cond ? 'in' OR cond ? 'not_in' THEN
       sel := CASE WHEN cond ? 'in' THEN '{}' ELSE ARRAY(SELECT generate_series(0, (a->>'size')::int - 1)) END;
@@ -190,12 +189,7 @@ BEGIN
     END LOOP;
     RETURN res;
   END IF;
-  -- OR and NOT stay products only over one column
-  IF (SELECT count(DISTINCT k) FROM unnest(parts) p, jsonb_object_keys(p) k) > 1 THEN
-    PERFORM dpm_internal.query_refuse(format('%s across the columns %s (not yet)', CASE WHEN cond ? 'or' THEN 'OR' ELSE 'NOT' END,
-                                             (SELECT string_agg(DISTINCT k, ', ') FROM unnest(parts) p, jsonb_object_keys(p) k)),
-      'Each OR and NOT may combine conditions on one column; AND combines columns.');
-  END IF;
+  -- OR and NOT of conditions on the one column
   kcol := (SELECT min(k) FROM unnest(parts) p, jsonb_object_keys(p) k);
   a := cols->kcol;
   IF cond ? 'or' THEN
@@ -205,6 +199,64 @@ BEGIN
                  EXCEPT SELECT y::int FROM jsonb_array_elements_text(parts[1]->kcol) y ORDER BY 1);
   END IF;
   RETURN jsonb_build_object(kcol, to_jsonb(sel));
+END
+$$;
+
+-- A WHERE condition split in two: "product", the conjunction of its conjuncts that each keep a
+-- set of bins of one column (query_where), and "filter", the conjunction of the others (OR and
+-- NOT across columns, IS NULL), kept by an attribute of its own (query_filter); each NULL when it
+-- has no conjunct.  IS NOT NULL of a column alone is a product's: its bins.
+CREATE OR REPLACE FUNCTION dpm_internal.query_split(cond jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  WITH RECURSIVE conj(c) AS (
+    SELECT cond WHERE jsonb_typeof(cond) = 'object'
+    UNION ALL SELECT x FROM conj, jsonb_array_elements(conj.c->'and') x),
+  leaves AS (
+    SELECT c, (SELECT count(DISTINCT l #>> '{}') FROM jsonb_path_query(c, 'lax $.**.column') l) AS ncols,
+           jsonb_path_exists(c, 'lax $.** ? (exists(@.is_null))') AS nulls
+      FROM conj WHERE NOT c ? 'and'),
+  kinds AS (
+    SELECT c, CASE WHEN ncols = 1 AND (NOT nulls OR c->>'is_null' = 'false') THEN 'product' ELSE 'filter' END AS kind
+      FROM leaves)
+  SELECT jsonb_strip_nulls(jsonb_build_object(
+    'product', (SELECT CASE WHEN count(*) = 1 THEN min(c::text)::jsonb ELSE jsonb_build_object('and', jsonb_agg(c)) END
+                  FROM kinds WHERE kind = 'product' HAVING count(*) > 0),
+    'filter', (SELECT CASE WHEN count(*) = 1 THEN min(c::text)::jsonb ELSE jsonb_build_object('and', jsonb_agg(c)) END
+                 FROM kinds WHERE kind = 'filter' HAVING count(*) > 0)))
+$$;
+
+-- The columns a condition compares with its domain (every leaf but IS NULL: a row counts when its
+-- value of each is in a bin), or tests for NULL (IS NULL leaves).
+CREATE OR REPLACE FUNCTION dpm_internal.query_where_columns(cond jsonb, is_null boolean) RETURNS SETOF text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT DISTINCT l->>'column'
+    FROM jsonb_path_query(coalesce(cond, 'null'), 'strict $.** ? (exists(@.column))') l
+   WHERE (l->>'is_null' IS NOT DISTINCT FROM 'true') = is_null
+$$;
+
+-- A condition as an SQL boolean of a source's row, total (never an error, never NULL): each leaf
+-- as membership of the row's bin (exprs: each column's bin expression, by name) in the bins the
+-- leaf keeps (query_where), IS NULL of the column itself; AND, OR and NOT as SQL has them.
+CREATE OR REPLACE FUNCTION dpm_internal.query_filter(cond jsonb, cols jsonb, exprs jsonb, top boolean DEFAULT true) RETURNS text
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  f text;
+BEGIN
+  IF cond->>'is_null' = 'true' THEN
+    f := format('(%I IS NULL)', cond->>'column');
+  ELSIF cond ? 'column' THEN
+    f := (SELECT '{' || string_agg(b, ',') || '}' FROM jsonb_array_elements_text(dpm_internal.query_where(cond, cols)->(cond->>'column')) b);
+    f := CASE WHEN f IS NULL THEN 'false' ELSE format('((%s) = ANY (%L::int4[]))', exprs->>(cond->>'column'), f) END;
+  ELSIF cond ? 'not' THEN
+    f := format('(NOT %s)', dpm_internal.query_filter(cond->'not'->0, cols, exprs, false));
+  ELSE
+    f := '(' || (SELECT string_agg(dpm_internal.query_filter(x, cols, exprs, false), CASE WHEN cond ? 'and' THEN ' AND ' ELSE ' OR ' END ORDER BY o)
+                   FROM jsonb_array_elements(coalesce(cond->'and', cond->'or')) WITH ORDINALITY t(x, o)) || ')';
+  END IF;
+  RETURN CASE WHEN top THEN format('coalesce(%s, false)', f) ELSE f END;
 END
 $$;
 
@@ -373,6 +425,12 @@ DECLARE
   rel regclass := (stmts->0->>'source')::regclass;
   allcols jsonb := (SELECT jsonb_agg(c) FROM jsonb_array_elements(stmts) x, jsonb_array_elements(x->'columns') c);
   touched text[];
+  nulled text[];
+  filters text[] := '{}';     -- the conditions kept by attributes of their own, and those attributes
+  fnames text[] := '{}';
+  sfilters jsonb := '[]';     -- each statement's, or null
+  f jsonb;
+  sk int;
   declared record;
   attrs jsonb;
   cols jsonb := '{}';
@@ -458,11 +516,17 @@ BEGIN
   -- the columns it touches, each declared by the custodian
   touched := ARRAY(SELECT DISTINCT x FROM (
                      SELECT g->>'column' AS x FROM jsonb_array_elements(stmts) st, jsonb_array_elements(st->'group_by') g
-                     UNION ALL SELECT c #>> '{}' FROM jsonb_array_elements(stmts) st,
-                                                      jsonb_path_query(coalesce(st->'where', 'null'), 'lax $.**.column') c
+                     UNION ALL SELECT c FROM jsonb_array_elements(stmts) st, dpm_internal.query_where_columns(st->'where', false) c
                      UNION ALL SELECT unnest(count_cols)
                      UNION ALL SELECT pcol WHERE pcol IS NOT NULL) s ORDER BY 1);
-  FOR declared IN SELECT t.col, cd.kind, cd.attribute FROM unnest(touched) t(col)
+  -- a column tested with IS NULL is read as it is: in no bin when NULL, it is no attribute
+  nulled := ARRAY(SELECT DISTINCT c FROM jsonb_array_elements(stmts) st, dpm_internal.query_where_columns(st->'where', true) c ORDER BY 1);
+  IF nulled && touched THEN
+    PERFORM dpm_internal.query_refuse(format('IS NULL of column "%s" where it is also grouped by, compared or counted',
+                                             (SELECT min(c) FROM unnest(nulled) c WHERE c = ANY (touched))),
+      'A row whose value is NULL is in no bin of the column''s domain, so the other uses of the column never count it: ask IS NULL in a call of its own.');
+  END IF;
+  FOR declared IN SELECT t.col, cd.kind, cd.attribute FROM unnest(touched || nulled) t(col)
                     LEFT JOIN dpm.column_domains cd ON cd.source_id = src.id AND cd.column_name = t.col LOOP
     IF declared.kind IS NULL THEN
       RAISE EXCEPTION 'column "%" of "%" has no privacy domain', declared.col, rel
@@ -488,13 +552,36 @@ BEGIN
     cols := cols || jsonb_build_object(touched[j], dpm_internal.query_column(dom, j, typ, kind));
   END LOOP;
 
+  -- the conditions no set of bins of one column keeps (OR and NOT across columns, IS NULL): each
+  -- an attribute of its own, whether a row meets it (query_filter), which its statements select;
+  -- the domain then one of these attributes too
+  FOR q IN SELECT x FROM jsonb_array_elements(stmts) x LOOP
+    f := dpm_internal.query_split(q->'where')->'filter';
+    f := CASE WHEN f IS NOT NULL THEN to_jsonb(dpm_internal.query_filter(f, cols, (
+                SELECT jsonb_object_agg(t, dom.attr_exprs[o]) FROM unnest(touched) WITH ORDINALITY u(t, o)))) END;
+    sfilters := sfilters || coalesce(f, 'null');
+    IF f IS NOT NULL AND NOT (f #>> '{}') = ANY (filters) THEN
+      filters := filters || (f #>> '{}');
+      fnames := fnames || (SELECT n FROM generate_series(1, cardinality(touched) + 1) i, LATERAL (SELECT 'where_' || cardinality(filters) || repeat('_', i - 1) AS n) x
+                            WHERE NOT n = ANY (touched) ORDER BY i LIMIT 1);
+    END IF;
+  END LOOP;
+  IF cardinality(filters) > 0 THEN
+    attrs := CASE WHEN cardinality(touched) > 0 THEN attrs ELSE '[]' END
+             || (SELECT jsonb_agg(jsonb_build_object('name', fnames[i], 'expression', filters[i], 'values', '[false, true]'::jsonb) ORDER BY i)
+                   FROM generate_subscripts(filters, 1) i);
+    dom := dpm_internal.query_catalog(src, jsonb_build_object('domain', jsonb_build_object(
+             'name', format('query %s(%s) where %s', rel, array_to_string(touched, ', '), left(md5(array_to_string(filters, ' ')), 8)),
+             'attributes', attrs)));
+  END IF;
+
   -- a term per grouping set (one without GROUPING SETS), one block per attribute: the groups it
   -- is cut into (among the bins the WHERE keeps), or the one set of bins the WHERE keeps; the
   -- answer rows: each term's groups, the last attribute's varying fastest
   keys := '{}';
   counts := '{}';
-  FOR q IN SELECT x FROM jsonb_array_elements(stmts) x LOOP
-    sel := CASE WHEN jsonb_typeof(q->'where') = 'object' THEN dpm_internal.query_where(q->'where', cols) ELSE '{}' END;
+  FOR q, sk IN SELECT x, o FROM jsonb_array_elements(stmts) WITH ORDINALITY t(x, o) LOOP
+    sel := coalesce(dpm_internal.query_where(dpm_internal.query_split(q->'where')->'product', cols), '{}');
     counts := counts || 0;
     FOR gset IN SELECT x FROM jsonb_array_elements(coalesce(nullif(q->'grouping_sets', 'null'),
                                                              jsonb_build_array((SELECT coalesce(jsonb_agg(o - 1), '[]')
@@ -554,6 +641,10 @@ BEGIN
         tkeys := ARRAY(SELECT k || (g->0) FROM unnest(tkeys) WITH ORDINALITY x(k, o1), jsonb_array_elements(groups) WITH ORDINALITY y(g, o2)
                         ORDER BY o1, o2);
       END LOOP;
+      -- the statement's own condition, if it has one, selects its rows; the others' take all
+      blocks := blocks || ARRAY(SELECT format(CASE WHEN sfilters->>(sk - 1) = filters[i] THEN 'Ranges(%s, ''true'')' ELSE 'Total(%s)' END,
+                                              quote_ident(fnames[i]))
+                                  FROM generate_subscripts(filters, 1) i ORDER BY i);
       terms := terms || coalesce(array_to_string(nullif(blocks, '{}'), ' * '), 'Total(rows)');
       keys := keys || tkeys;
       counts[cardinality(counts)] := counts[cardinality(counts)] + cardinality(tkeys);

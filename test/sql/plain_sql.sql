@@ -167,7 +167,7 @@ SELECT user_id FROM ps_ratings;
 SELECT genre, count(*) FROM ps_ratings r JOIN ps_open o USING (genre) GROUP BY genre;
 SELECT count(*) FROM (SELECT * FROM ps_ratings) x;
 SELECT max(rating) FROM ps_ratings;
-SELECT genre, count(*) FROM ps_ratings WHERE genre = $$Drama$$ OR age < 20 GROUP BY genre;
+SELECT genre, count(*) FROM ps_ratings WHERE genre IS NULL OR age < 20 GROUP BY genre;
 SELECT count(*) FROM ps_ratings WHERE age < 17;
 WITH x AS (SELECT * FROM ps_ratings) SELECT count(*) FROM x;
 SELECT (SELECT count(*) FROM ps_ratings);

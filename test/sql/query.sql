@@ -11,7 +11,8 @@ CREATE TABLE fd_ratings AS
          (ARRAY['Drama', 'Comedy', 'Action'])[1 + g % 3] AS genre,
          ((g * 7) % 10 + 1) / 2.0 AS rating,
          date '2014-01-01' + (g * 13) % 730 AS rated_on,
-         (g * 11) % 60 AS age
+         (g * 11) % 60 AS age,
+         (ARRAY['web', 'app', NULL])[1 + g % 7 % 3] AS device
     FROM generate_series(1, 3000) g;
 CREATE ROLE regress_fd_custodian IN ROLE dpm_admin;
 CREATE ROLE regress_fd_analyst IN ROLE dpm_analyst;
@@ -24,7 +25,8 @@ SELECT count(*) AS columns FROM dpm.set_column_domains('fd_ratings', '[
   {"column": "genre", "values": ["Drama", "Comedy", "Action"]},
   {"column": "rated_on", "bins": {"min": "2014-01-01", "max": "2016-01-01", "width": "1 month"}},
   {"column": "age", "bins": {"min": 0, "max": 60, "width": 5}},
-  {"column": "rating", "measure": {"lo": 0, "hi": 5}}]');
+  {"column": "rating", "measure": {"lo": 0, "hi": 5}},
+  {"column": "device", "values": ["web", "app"]}]');
 -- the analyst's privacy policy: the front door is open to roles that have one
 SELECT dpm.set_privacy_policy('fd_ratings', 'regress_fd_analyst', epsilon => 1e11, delta => 1e-3);
 RESET ROLE;
@@ -79,6 +81,18 @@ INSERT INTO fd_out SELECT 15, * FROM dpm.answer_query($$SELECT genre, count(*) *
                                                               1 / (count(*) - count(*)) AS failed, 'n=' || count(*)::text AS label
                                                          FROM fd_ratings GROUP BY genre HAVING count(*) * 2 > 0 ORDER BY twice DESC$$,
                                                       epsilon => 1e6, delta => 1e-6);
+-- OR and NOT across columns, IS NULL: a condition no set of bins of one column keeps is an
+-- attribute of its own (whether a row meets it), which the statement selects
+INSERT INTO fd_out SELECT 16, * FROM dpm.answer_query($$SELECT genre, count(*) FROM fd_ratings WHERE genre = 'Drama' OR age < 20 GROUP BY genre$$,
+                                                      epsilon => 1e6, delta => 1e-6);
+INSERT INTO fd_out SELECT 17, * FROM dpm.answer_query($$SELECT floor(age / 20) * 20 AS band, count(*) AS n, avg(rating) FROM fd_ratings
+                                                         WHERE NOT (genre = 'Drama' AND age < 20) AND rated_on >= '2015-01-01' GROUP BY 1$$,
+                                                      epsilon => 1e6, delta => 1e-6);
+INSERT INTO fd_out SELECT 18, * FROM dpm.answer_query($$SELECT genre, count(*) FROM fd_ratings WHERE device IS NULL OR age >= 40 GROUP BY genre$$,
+                                                      epsilon => 1e6, delta => 1e-6);
+INSERT INTO fd_out SELECT 18 + statement, result, release_id, cost
+  FROM dpm.answer_query(ARRAY['SELECT count(*) FROM fd_ratings WHERE device IS NULL',
+                              'SELECT genre, count(*) FROM fd_ratings GROUP BY genre'], epsilon => 1e6, delta => 1e-6);
 RESET client_min_messages;
 RESET ROLE;
 
@@ -155,6 +169,22 @@ SELECT 15 AS statement, count(*) AS groups,
   FROM (SELECT result, row_number() OVER (ORDER BY seq) AS k FROM fd_out WHERE statement = 15) o
   FULL JOIN (SELECT genre, count(*) AS n, sum(rating) / count(*) AS mean, round(avg(rating), 1) AS rounded FROM fd_ratings GROUP BY genre) t
     ON t.genre = o.result->>'genre';
+SELECT 16 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result->>'count')::numeric - t.n) < 0.5) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 16) o
+  FULL JOIN (SELECT genre, count(*) AS n FROM fd_ratings WHERE genre = 'Drama' OR age < 20 GROUP BY genre) t ON t.genre = o.result->>'genre';
+SELECT 17 AS statement, count(*) AS groups,
+       count(*) FILTER (WHERE abs((o.result->>'n')::numeric - t.n) < 0.5 AND abs((o.result->>'avg')::numeric - t.a) < 0.01) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 17) o
+  FULL JOIN (SELECT floor(age / 20) * 20 AS band, count(*) AS n, avg(rating) AS a FROM fd_ratings
+              WHERE NOT (genre = 'Drama' AND age < 20) AND rated_on >= '2015-01-01' GROUP BY 1) t ON t.band = (o.result->>'band')::float8;
+SELECT 18 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result->>'count')::numeric - t.n) < 0.5) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 18) o
+  FULL JOIN (SELECT genre, count(*) AS n FROM fd_ratings WHERE device IS NULL OR age >= 40 GROUP BY genre) t ON t.genre = o.result->>'genre';
+SELECT 19 AS statement, abs((result->>'count')::numeric - (SELECT count(*) FROM fd_ratings WHERE device IS NULL)) < 0.5 AS equal
+  FROM fd_out WHERE statement = 19;
+SELECT 20 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result->>'count')::numeric - t.n) < 0.5) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 20) o
+  FULL JOIN (SELECT genre, count(*) AS n FROM fd_ratings GROUP BY genre) t ON t.genre = o.result->>'genre';
 -- and as dpm.exact_answers gives the compiled workload's truth to the custodian
 SET ROLE regress_fd_custodian;
 SELECT count(*) AS queries, count(*) FILTER (WHERE abs((o.result->>'count')::numeric - e.answer::numeric) < 0.5) AS equal
@@ -237,9 +267,12 @@ SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings WHERE age < 17',
 SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings WHERE age = 17', epsilon => 1);
 SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings WHERE age <> 15', epsilon => 1);
 SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE rated_on < '2015-01-15'$$, epsilon => 1);
-SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE rated_on IS NULL$$, epsilon => 1);
-SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE genre = 'Drama' OR age < 20$$, epsilon => 1);
-SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE NOT (genre = 'Drama' AND age < 20)$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE device IS NULL OR device = 'web'$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT device, count(*) FROM fd_ratings WHERE device IS NULL GROUP BY device$$, epsilon => 1);
+SELECT * FROM dpm.answer_query(ARRAY['SELECT count(*) FROM fd_ratings WHERE device IS NULL',
+                                     'SELECT device, count(*) FROM fd_ratings GROUP BY device'], epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE user_id IS NULL$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE genre = 'Drama' OR age < 17$$, epsilon => 1);
 SELECT * FROM dpm.answer_query($$SELECT count(*) FROM fd_ratings WHERE age >= 60$$, epsilon => 1);
 SELECT * FROM dpm.answer_query($$SELECT genre, count(*) FROM fd_ratings WHERE genre = 'Horror' GROUP BY genre$$, epsilon => 1);
 SELECT * FROM dpm.answer_query($$SELECT date_trunc('week', rated_on), count(*) FROM fd_ratings GROUP BY 1$$, epsilon => 1);
