@@ -13,6 +13,12 @@ CREATE OR REPLACE FUNCTION dpm_internal.partition_select(counts float8[], keys_p
                                       OUT selected boolean[], OUT threshold float8, OUT scale float8)
 AS 'MODULE_PATHNAME', 'dpm_partition_select' LANGUAGE C VOLATILE;
 
+-- The probability that a key held by each of these numbers of units passes partition_select's
+-- threshold, drawing nothing (exact under Laplace noise, the normal law's under Gaussian noise).
+CREATE OR REPLACE FUNCTION dpm_internal.partition_chance(units float8[], keys_per_unit int, epsilon float8, delta float8,
+                                                        rho float8 DEFAULT NULL) RETURNS float8[]
+AS 'MODULE_PATHNAME', 'dpm_partition_chance' LANGUAGE C IMMUTABLE;
+
 -- A column whose values can be selected: a text or integer column of the source's table, which
 -- the source's registrant (who scans it) can still read.
 CREATE OR REPLACE FUNCTION dpm_internal.check_keys_column(src dpm.sources, column_name text) RETURNS void
@@ -120,33 +126,20 @@ BEGIN
 END
 $$;
 
--- Analysts with budget and custodians: the values of a text or integer column that enough privacy
--- units hold, chosen by partition selection and charged to the source: (epsilon, delta) on an
--- (epsilon, delta) source; rho (Gaussian noise) or epsilon (Laplace, charged rho = epsilon^2 / 2)
--- with delta on a zCDP source that has a delta budget.  Each value's count of units gets noise
--- for max_contributions values per unit, and passes a threshold above which a value held by a
--- single unit lands with probability below delta / max_contributions (src/mechanism/partition.h).
--- Charged and computed by a release worker, like dpm.answer; the release (kind 'keys') lists the
--- keys as its answers' labels.  Values longer than max_key_bytes are read as no key: the bound
--- changes no privacy (a row's own value decides, alike in neighbouring tables) but only which keys
--- can come out, and it bounds what a selection holds, a key at a time, whatever the table.  The
--- custodian sets it for the source (dpm.set_max_key_bytes, 256 bytes unless set, at most 64 kB);
--- a caller may ask for less, never more, so no value can make a selection fail after its charge.
-CREATE OR REPLACE FUNCTION dpm.answer_keys(source regclass, column_name name, epsilon float8 DEFAULT NULL,
-                                delta float8 DEFAULT NULL, rho float8 DEFAULT NULL, period_from date DEFAULT NULL,
-                                period_to date DEFAULT NULL, max_key_bytes int DEFAULT NULL)
-RETURNS text[]
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+-- A partition selection's request, every argument checked as dpm.answer_keys and dpm.explain_keys
+-- check it, before anything is scanned or charged: the source, its charge (epsilon or rho in the
+-- source's model, and delta), the periods it reads and the bound on a key's bytes; and the
+-- mechanism's law (epsilon, delta, rho of its noise, strictly below the charge, as the worker
+-- draws it: dpm_internal.keys_fill).
+CREATE OR REPLACE FUNCTION dpm_internal.keys_request(source regclass, column_name name, epsilon float8, delta float8,
+                                                    rho float8, period_from date, period_to date, INOUT max_key_bytes int,
+                                                    OUT src dpm.sources, OUT c_epsilon numeric, OUT c_delta numeric,
+                                                    OUT c_rho numeric, OUT periods int4range, OUT law_epsilon float8,
+                                                    OUT law_delta float8, OUT law_rho float8)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  src dpm.sources;
   cost record;
-  c_delta numeric;
-  rel_id bigint;
-  periods int4range;
-  size bigint;
-  n bigint;
-  pr record;
 BEGIN
   IF source IS NULL OR column_name IS NULL THEN
     RAISE EXCEPTION 'source and column_name must not be NULL' USING ERRCODE = 'null_value_not_allowed';
@@ -175,19 +168,50 @@ BEGIN
   PERFORM dpm_internal.check_privacy_args(epsilon, delta, rho);
   -- epsilon or rho in the source's model, as a release's; delta on top
   cost := dpm_internal.privacy_cost(src, epsilon, CASE WHEN src.model = 'approx' THEN delta ELSE 0 END, rho);
+  c_epsilon := cost.c_epsilon;
+  c_rho := cost.c_rho;
   c_delta := dpm_internal.charge(delta);
   PERFORM dpm_internal.check_keys_column(src, column_name);
   periods := dpm_internal.period_range(src, period_from, period_to);
+  law_epsilon := CASE WHEN rho IS NULL THEN dpm_internal.below(c_epsilon) END;
+  law_delta := dpm_internal.below(c_delta);
+  law_rho := CASE WHEN rho IS NOT NULL THEN dpm_internal.below(c_rho) END;
   -- the mechanism's own checks, drawing nothing
-  PERFORM dpm_internal.partition_select(NULL, src.max_contributions,
-                                        CASE WHEN rho IS NULL THEN dpm_internal.below(cost.c_epsilon) END,
-                                        dpm_internal.below(c_delta),
-                                        CASE WHEN rho IS NOT NULL THEN dpm_internal.below(cost.c_rho) END);
-  pr := dpm_internal.period_request(src, periods);
+  PERFORM dpm_internal.partition_select(NULL, src.max_contributions, law_epsilon, law_delta, law_rho);
+END
+$$;
+
+-- Analysts with budget and custodians: the values of a text or integer column that enough privacy
+-- units hold, chosen by partition selection and charged to the source: (epsilon, delta) on an
+-- (epsilon, delta) source; rho (Gaussian noise) or epsilon (Laplace, charged rho = epsilon^2 / 2)
+-- with delta on a zCDP source that has a delta budget.  Each value's count of units gets noise
+-- for max_contributions values per unit, and passes a threshold above which a value held by a
+-- single unit lands with probability below delta / max_contributions (src/mechanism/partition.h).
+-- Charged and computed by a release worker, like dpm.answer; the release (kind 'keys') lists the
+-- keys as its answers' labels.  Values longer than max_key_bytes are read as no key: the bound
+-- changes no privacy (a row's own value decides, alike in neighbouring tables) but only which keys
+-- can come out, and it bounds what a selection holds, a key at a time, whatever the table.  The
+-- custodian sets it for the source (dpm.set_max_key_bytes, 256 bytes unless set, at most 64 kB);
+-- a caller may ask for less, never more, so no value can make a selection fail after its charge.
+CREATE OR REPLACE FUNCTION dpm.answer_keys(source regclass, column_name name, epsilon float8 DEFAULT NULL,
+                                delta float8 DEFAULT NULL, rho float8 DEFAULT NULL, period_from date DEFAULT NULL,
+                                period_to date DEFAULT NULL, max_key_bytes int DEFAULT NULL)
+RETURNS text[]
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  req record := dpm_internal.keys_request(source, column_name, epsilon, delta, rho, period_from, period_to, max_key_bytes);
+  src dpm.sources := req.src;
+  rel_id bigint;
+  size bigint;
+  n bigint;
+  pr record;
+BEGIN
+  pr := dpm_internal.period_request(src, req.periods);
   rel_id := dpm_internal.run_release(ROW('keys', src.id, NULL, NULL, NULL, NULL, NULL,
-                                         CASE WHEN rho IS NULL THEN 'laplace' ELSE 'gaussian' END, cost.c_epsilon, c_delta,
-                                         cost.c_rho, NULL, NULL, NULL, NULL, NULL, pr.period_from, pr.period_to, NULL, NULL,
-                                         column_name, max_key_bytes)::dpm_internal.planned_release, '{}');
+                                         CASE WHEN rho IS NULL THEN 'laplace' ELSE 'gaussian' END, req.c_epsilon, req.c_delta,
+                                         req.c_rho, NULL, NULL, NULL, NULL, NULL, pr.period_from, pr.period_to, NULL, NULL,
+                                         column_name, req.max_key_bytes)::dpm_internal.planned_release, '{}');
   -- one array, well below the 1 GB a value may take: decided on the keys released alone, which
   -- dpm.release(id) shows anyway
   size := (SELECT sum(octet_length(a.label) + 16) FROM dpm.release_answers a WHERE a.release_id = rel_id);
@@ -198,6 +222,12 @@ BEGIN
   END IF;
   -- it stored as many keys as the answer quotas let it (dpm_internal.release_charge): more may have passed
   n := (SELECT count(*) FROM dpm.release_answers a WHERE a.release_id = rel_id);
+  IF n = 0 THEN
+    -- what the caller sees anyway, {}: said, with how many units a key needs
+    RAISE NOTICE 'no value of column "%" passed the threshold of % privacy units', column_name,
+      (SELECT round(k.threshold::numeric, 1) FROM dpm.release_keys k WHERE k.release_id = rel_id)
+      USING HINT = 'A value held by about that many privacy units passes half the time; dpm.explain_keys shows the chance for each number of units before anything is charged. More budget lowers the threshold.';
+  END IF;
   IF n > 0 AND (n >= current_setting('dpm.max_answers_per_release')::bigint
                 OR dpm_internal.stored_answers(dpm_internal.invoker()) >= current_setting('dpm.max_answers_per_role')::bigint) THEN
     RAISE WARNING 'this selection kept % keys, as many as dpm.max_answers_per_release or what dpm.max_answers_per_role left your role: more may have passed the threshold', n
@@ -208,6 +238,37 @@ END
 $$;
 COMMENT ON FUNCTION dpm.answer_keys(regclass, name, float8, float8, float8, date, date, int) IS
   'the values of a column held by enough privacy units, chosen by differentially private partition selection: spends budget (a release of kind keys)';
+
+-- What dpm.answer_keys would do with the same arguments, checked alike, charging nothing and
+-- reading no row: the charge, the threshold a value's noisy count of units must reach and the
+-- noise's scale, and the probability that a value held by n privacy units passes, for n from 1
+-- up to where it passes almost surely (and at the threshold, where it passes about half the time).
+CREATE OR REPLACE FUNCTION dpm.explain_keys(source regclass, column_name name, epsilon float8 DEFAULT NULL,
+                                delta float8 DEFAULT NULL, rho float8 DEFAULT NULL, period_from date DEFAULT NULL,
+                                period_to date DEFAULT NULL, max_key_bytes int DEFAULT NULL)
+RETURNS TABLE(units bigint, pass_probability float8, threshold float8, noise_scale float8, charge_epsilon numeric,
+              charge_delta numeric, charge_rho numeric)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  req record := dpm_internal.keys_request(source, column_name, epsilon, delta, rho, period_from, period_to, max_key_bytes);
+  law record := dpm_internal.partition_select(NULL, (req.src).max_contributions, req.law_epsilon, req.law_delta, req.law_rho);
+  -- 1, 2, 5, 10, ... up to 1e12 units, and the threshold's
+  ladder bigint[] := ARRAY(SELECT DISTINCT n FROM (SELECT (10::numeric ^ e * f)::bigint AS n FROM generate_series(0, 11) e, unnest(ARRAY[1, 2, 5]) f
+                                                   UNION ALL SELECT ceil(law.threshold)::bigint) x ORDER BY n);
+  chances float8[] := dpm_internal.partition_chance(ladder::float8[], (req.src).max_contributions, req.law_epsilon, req.law_delta,
+                                                    req.law_rho);
+BEGIN
+  RETURN QUERY
+    SELECT l.n, l.p, law.threshold, law.scale, req.c_epsilon, req.c_delta, req.c_rho
+      FROM unnest(ladder, chances) l(n, p)
+     -- the rungs up to the first where a value passes with probability 0.999
+     WHERE l.n <= coalesce((SELECT min(x.n) FROM unnest(ladder, chances) x(n, p) WHERE x.p >= 0.999), l.n)
+     ORDER BY l.n;
+END
+$$;
+COMMENT ON FUNCTION dpm.explain_keys(regclass, name, float8, float8, float8, date, date, int) IS
+  'what dpm.answer_keys would charge and the chance that a value held by n privacy units passes its threshold, charging nothing';
 
 -- An attribute definition whose "values" names a selection ({"selection": release_id}) with those
 -- keys in their place: the selection must be of this source and of the attribute's column, and

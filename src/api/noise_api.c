@@ -115,3 +115,32 @@ dpm_partition_select(PG_FUNCTION_ARGS)
 	values[2] = Float8GetDatum(scale);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }
+
+/*
+ * dpm_internal.partition_chance(units, keys_per_unit, epsilon, delta, rho):
+ * the probability that a key held by each of these numbers of units passes
+ * partition_select's threshold, drawing nothing.
+ */
+PG_FUNCTION_INFO_V1(dpm_partition_chance);
+Datum
+dpm_partition_chance(PG_FUNCTION_ARGS)
+{
+	PartitionLaw law;
+	int			n;
+	double	   *units;
+	double		rho = PG_ARGISNULL(4) ? 0.0 : PG_GETARG_FLOAT8(4);
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3) || (PG_ARGISNULL(2) && PG_ARGISNULL(4)))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("units, keys per unit, delta, and epsilon or rho must not be NULL")));
+	if (PG_GETARG_INT32(1) < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("keys per unit must be at least 1, got %d", PG_GETARG_INT32(1))));
+	partition_begin(&law, PG_GETARG_INT32(1), PG_ARGISNULL(2) ? 0.0 : PG_GETARG_FLOAT8(2), PG_GETARG_FLOAT8(3), rho);
+	units = array_to_vec(PG_GETARG_ARRAYTYPE_P(0), "units", &n);
+	for (int i = 0; i < n; i++)
+		units[i] = partition_pass_chance(&law, units[i]);
+	PG_RETURN_ARRAYTYPE_P(array_from_vec(units, n));
+}

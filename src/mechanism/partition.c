@@ -58,7 +58,27 @@ partition_begin(PartitionLaw *p, int k, double epsilon, double delta, double rho
 		check_unit_grid(law.grid_exp <= 0, "epsilon", epsilon);
 		p->scale = ldexp(law.t, law.grid_exp);
 		p->threshold = 1.0 + p->scale * log((double) k / delta);
+		p->q = exp(-1.0 / law.t);
+		p->grid = ldexp(1.0, law.grid_exp);
 	}
+}
+
+double
+partition_pass_chance(const PartitionLaw *p, double count)
+{
+	double		m;
+
+	if (p->rho > 0.0)
+		return 0.5 * erfc((p->threshold - count) / (p->scale * M_SQRT2));
+	/*
+	 * noisy = count + g Z, P(Z = j) = (1 - q) / (1 + q) q^|j|: it passes when
+	 * Z >= m = ceil((tau - count) / g), P(Z >= m) = q^m / (1 + q) for m >= 1,
+	 * and 1 - P(Z >= 1 - m) otherwise, by symmetry
+	 */
+	m = ceil((p->threshold - count) / p->grid);
+	if (m >= 1.0)
+		return pow(p->q, m) / (1.0 + p->q);
+	return 1.0 - pow(p->q, 1.0 - m) / (1.0 + p->q);
 }
 
 bool

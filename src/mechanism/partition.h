@@ -43,6 +43,8 @@ typedef struct PartitionLaw
 	double		sigma;			/* Gaussian noise: the sampler's parameter */
 	double		threshold;
 	double		scale;
+	double		q;				/* Laplace noise: the discrete law's e^(-1/t) */
+	double		grid;			/* and its grid g */
 } PartitionLaw;
 
 /*
@@ -63,6 +65,14 @@ extern bool partition_passes(const PartitionLaw *law, int64 count);
  */
 extern void partition_select(const int64 *counts, int n, int k, double epsilon, double delta, double rho,
 							 bool *selected, double *threshold, double *scale);
+
+/*
+ * The probability that a key held by count units passes, drawing nothing:
+ * exact for Laplace noise (the discrete law on its grid), for Gaussian noise
+ * the normal law of the same standard deviation (the discrete Gaussian on a
+ * grid of at most 1 differs from it by far less than the probabilities shown).
+ */
+extern double partition_pass_chance(const PartitionLaw *law, double count);
 
 /* the same checks and tau and scale, drawing nothing */
 extern void partition_threshold(int k, double epsilon, double delta, double rho, double *threshold,

@@ -49,6 +49,41 @@ CREATE TABLE ky_other AS SELECT 1 AS code;
 SELECT dpm.register_source('ky_other', epsilon => 1, delta => 0.5);
 SELECT dpm.create_domain('ky_bad', 'ky_other', format('[{"name": "code", "values": {"selection": %s}}]', :ky_codes)::jsonb);
 
+-- look before you spend (issue 46): dpm.explain_keys checks the arguments as dpm.answer_keys does
+-- and charges nothing; it says the charge, the threshold and noise the selection above drew with,
+-- and the chance that a value held by n units passes: at 1 unit below delta / k (0.1 here; about
+-- 0.05), rising with n, about one half at the threshold's units
+SELECT count(*) AS charges_before FROM dpm.ledger \gset
+SELECT count(*) AS rungs, bool_and(e.threshold = k.threshold AND e.noise_scale = k.noise_scale) AS same_law,
+       min(e.charge_epsilon) AS charge_epsilon, min(e.charge_delta) AS charge_delta,
+       min(e.pass_probability) FILTER (WHERE e.units = 1) < 0.2 / 2 AS one_unit_below_delta_over_k,
+       bool_and(e.units = 1 OR e.pass_probability > 0) AS positive,
+       array_agg(e.units ORDER BY e.units) AS units,
+       min(e.pass_probability) FILTER (WHERE e.units = ceil(e.threshold)) BETWEEN 0.5 AND 0.6 AS half_at_threshold,
+       max(e.pass_probability) >= 0.999 AS surely_at_last
+  FROM dpm.explain_keys('ky_people', 'tag', 1, 0.2) e, dpm.release_keys k WHERE k.release_id = :ky_rel;
+SELECT bool_and(p2 > p1) AS increasing
+  FROM (SELECT pass_probability AS p2, lag(pass_probability) OVER (ORDER BY units) AS p1
+          FROM dpm.explain_keys('ky_people', 'tag', 1, 0.2)) x WHERE p1 IS NOT NULL;
+SELECT dpm.explain_keys('ky_people', 'tag', delta => 1e-6, rho => 1);
+SELECT dpm.explain_keys('ky_people', 'tag', 1, NULL);
+SELECT dpm.explain_keys('ky_people', 'score', 1, 1e-6);
+SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
+-- the chance against the selection's own draws: 20,000 values held by n units each, around the
+-- threshold, Laplace (epsilon 1) and Gaussian (rho 1) noise for 2 keys a unit; the values that
+-- pass within 5 standard deviations of the binomial (a false alarm below 6e-7 each)
+SELECT n, rho IS NOT NULL AS gaussian,
+       abs(passed - 20000 * p) < 5 * sqrt(20000 * p * (1 - p)) AS within_5_sd, p BETWEEN 0.01 AND 0.99 AS informative
+  FROM (VALUES (4, NULL::float8), (5, NULL), (7, NULL), (2, 1), (3, 1), (4, 1)) v(n, rho),
+       LATERAL (SELECT (dpm_internal.partition_chance(ARRAY[n::float8], 2, CASE WHEN rho IS NULL THEN 1 END, 0.2, rho))[1] AS p,
+                       (SELECT count(*) FILTER (WHERE s) FROM unnest((dpm_internal.partition_select(array_fill(n::float8, ARRAY[20000]), 2,
+                                                                      CASE WHEN rho IS NULL THEN 1 END, 0.2, rho)).selected) s) AS passed) x
+ ORDER BY gaussian, n;
+-- when nothing passes, a NOTICE says so (one unit, and a threshold of 208 units)
+SET client_min_messages = notice;
+SELECT dpm.answer_keys('ky_other', 'code', 0.1, 1e-9) AS nothing;
+SET client_min_messages = warning;
+
 -- refused before any charge: a source without delta (pure epsilon), no delta, an unknown
 -- or non-key column, bad epsilon, NULLs
 SELECT sum(epsilon) AS spent, sum(delta) AS spent_delta FROM dpm.ledger
