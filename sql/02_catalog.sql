@@ -170,7 +170,7 @@ COMMENT ON TYPE dpm.residual_plan IS
 CREATE TYPE dpm_internal.answer_request AS (
   workload text, epsilon float8, delta float8, rho float8, strategy int, method text, options jsonb,
   inference text, confidence float8, ci_draws int, measure text, aggregate text, sum_share float8,
-  period_from date, period_to date, queries int[]);
+  period_from date, period_to date, queries int[], extra_parts jsonb);
 
 -- A release as dpm.answer (kind answers) or dpm.answer_keys (keys) planned it, for a release
 -- worker to charge and compute (src/release/request.c queues it as text): the catalog rows it
@@ -181,7 +181,7 @@ CREATE TYPE dpm_internal.planned_release AS (
   kind text, source_id int, workload_id int, strategy_id int, method text, options jsonb,
   strategy_noise text, noise text, epsilon numeric, delta numeric, rho numeric, inference text,
   confidence float8, ci_draws int, measure_id int, sum_share float8, period_from date,
-  period_to date, remainder_of int, queries int[], column_name text, max_key_bytes int);
+  period_to date, remainder_of int, queries int[], column_name text, max_key_bytes int, extra_parts jsonb);
 
 CREATE TABLE dpm.strategies (
   id              serial PRIMARY KEY,
@@ -268,7 +268,12 @@ CREATE TABLE dpm.releases (
   CHECK (kind = 'keys' OR (workload_id IS NOT NULL AND strategy_id IS NOT NULL)),
   -- the periods it read of a source that grows by periods (period numbers, dpm.periods), or
   -- NULL: the whole table
-  periods         int4range CHECK (NOT isempty(periods) AND lower(periods) >= 0 AND NOT upper_inf(periods))
+  periods         int4range CHECK (NOT isempty(periods) AND lower(periods) >= 0 AND NOT upper_inf(periods)),
+  -- what it measured besides its counts or its measure's sums (measure_id, sum_share): the sums
+  -- of other measures and the counts of their rows with a value, each a share of the charge (the
+  -- parts above sharing the rest), [{"quantity": "sums:<measure id>" or "counts:<measure id>",
+  -- "measure_id", "share"}] (dpm_internal.release_parts); NULL: nothing more
+  extra_parts     jsonb
 );
 COMMENT ON TABLE dpm.releases IS 'one row per run of a mechanism on a source; an analyst sees the releases of the roles it belongs to';
 
@@ -297,7 +302,8 @@ CREATE TABLE dpm.release_measurements (
   -- Laplace noise only: part i's noise is 2^laplace_grid_exp[i] DiscreteLaplace(laplace_t[i])
   laplace_t         float8[],
   laplace_grid_exp  int[],
-  quantity          text NOT NULL CHECK (quantity IN ('counts', 'sums')),
+  -- counts, or the sums of its measure; or of an extra part, "sums:<measure id>", "counts:<measure id>"
+  quantity          text NOT NULL CHECK (quantity ~ '^(counts|sums)(:[0-9]+)?$'),
   PRIMARY KEY (release_id, quantity)
 );
 COMMENT ON TABLE dpm.release_measurements IS 'the noisy measurements of each release and their noise (dpm.release re-derives answers from them at no cost)';

@@ -82,6 +82,23 @@ BEGIN
     END IF;
   END IF;
 
+  -- extra parts (the SQL front door's several measures): sums of measures of this source, and the
+  -- counts of their rows with a value, each a share of the charge, together less than all of it
+  IF req.extra_parts IS NOT NULL THEN
+    IF jsonb_typeof(req.extra_parts) <> 'array' OR jsonb_array_length(req.extra_parts) = 0
+       OR EXISTS (SELECT 1 FROM jsonb_array_elements(req.extra_parts) e
+                   WHERE NOT coalesce(e->>'quantity' ~ '^(sums|counts):[0-9]+$' AND split_part(e->>'quantity', ':', 2) = e->>'measure_id'
+                                      AND (e->>'share')::float8 > 0 AND (e->>'share')::float8 < 1, false)
+                      OR NOT EXISTS (SELECT 1 FROM dpm.measures m WHERE m.id = (e->>'measure_id')::int AND m.source_id = src.id
+                                                                    AND m.dropped_at IS NULL))
+       OR (SELECT sum((e->>'share')::float8) FROM jsonb_array_elements(req.extra_parts) e) >= 1
+       OR (SELECT count(DISTINCT e->>'quantity') FROM jsonb_array_elements(req.extra_parts) e) < jsonb_array_length(req.extra_parts)
+       OR req.sum_share IS NOT NULL OR coalesce(req.inference, 'ls') <> 'ls' THEN
+      RAISE EXCEPTION 'extra parts % are not sums or counts of measures of source "%" with shares below 1 in all', req.extra_parts, src.relation
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+  END IF;
+
   -- the charge, in the source's model: neither epsilon nor rho, with a strategy built for
   -- variance targets (asked for by method, or given), and the targets decide it (the plan)
   accuracy_first := req.epsilon IS NULL AND req.rho IS NULL AND (targets OR sid IS NOT NULL);

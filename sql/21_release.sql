@@ -27,17 +27,29 @@ CREATE OR REPLACE FUNCTION dpm_internal.check_noise(rows int, l1 float8, l2 floa
 RETURNS void
 AS 'MODULE_PATHNAME', 'dpm_check_noise' LANGUAGE C VOLATILE;
 
--- What a release measures, one row per part: counts, or sums of a measure; an average (sum_share
--- given) both, its sums with that share of the charge and its counts with the rest.  scale: what
--- one privacy unit adds to one cell of the part (dpm_internal.unit_scale).
-CREATE OR REPLACE FUNCTION dpm_internal.release_parts(src dpm.sources, m dpm.measures, sum_share float8,
-                                                      OUT quantity text, OUT scale float8, OUT share float8)
+-- What a release measures, one row per part, in order: counts, or sums of a measure; an average
+-- (sum_share given) both, its sums with that share of the charge and its counts with the rest;
+-- then its extra parts (dpm.releases.extra_parts: the sums of other measures, the counts of their
+-- rows with a value), each with its own share, the parts before sharing what they leave.  scale:
+-- what one privacy unit adds to one cell of the part (dpm_internal.unit_scale); measure_id: the
+-- measure summed, or whose rows with a value are counted (an average's counts).
+CREATE OR REPLACE FUNCTION dpm_internal.release_parts(src dpm.sources, m dpm.measures, sum_share float8, extra jsonb DEFAULT NULL,
+                                                      OUT quantity text, OUT scale float8, OUT share float8, OUT measure_id int)
 RETURNS SETOF record
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE WHEN m.id IS NULL THEN 'counts' ELSE 'sums' END, dpm_internal.unit_scale(src, m), coalesce(sum_share, 1)
-  UNION ALL
-  SELECT 'counts', dpm_internal.unit_scale(src, NULL), 1 - sum_share WHERE sum_share IS NOT NULL
+  WITH rest AS (SELECT 1 - coalesce((SELECT sum((e->>'share')::float8) FROM jsonb_array_elements(extra) e), 0) AS f)
+  SELECT p.quantity, p.scale, p.share, p.measure_id
+    FROM (SELECT 0 AS o, CASE WHEN m.id IS NULL THEN 'counts' ELSE 'sums' END AS quantity, dpm_internal.unit_scale(src, m) AS scale,
+                 coalesce(sum_share, 1) * rest.f AS share, m.id AS measure_id FROM rest
+          UNION ALL
+          SELECT 1, 'counts', dpm_internal.unit_scale(src, NULL), (1 - sum_share) * rest.f, m.id FROM rest WHERE sum_share IS NOT NULL
+          UNION ALL
+          SELECT 1 + e.o, e.x->>'quantity',
+                 dpm_internal.unit_scale(src, CASE WHEN e.x->>'quantity' LIKE 'sums:%' THEN em END), (e.x->>'share')::float8, em.id
+            FROM jsonb_array_elements(extra) WITH ORDINALITY e(x, o)
+            JOIN dpm.measures em ON em.id = (e.x->>'measure_id')::int) p
+   ORDER BY p.o
 $$;
 
 -- What a release would be, from its request: workload, strategy, noise and charge in the
@@ -159,7 +171,9 @@ BEGIN
     c_rho := cost.c_rho;
   END IF;
   -- the sampler's own checks (its grid must fit these parameters), by the code the release runs
-  FOR part IN SELECT * FROM dpm_internal.release_parts(src, measure, sum_share) LOOP
+  PERFORM dpm_internal.check_measure(dom.created_by, dpm_internal.source_table(src, dom.name), m.name, m.expression)
+     FROM dpm.measures m WHERE m.id IN (SELECT (e->>'measure_id')::int FROM jsonb_array_elements(req.extra_parts) e);
+  FOR part IN SELECT * FROM dpm_internal.release_parts(src, measure, sum_share, req.extra_parts) LOOP
     np := dpm_internal.noise_params(noise, c_epsilon, c_delta, c_rho, part.share);
     -- the strategy as stored, or as built here for the worker to store (among built); its
     -- matrix goes straight to the check, never into a row variable
@@ -266,7 +280,8 @@ BEGIN
     SELECT * INTO src FROM dpm.sources s WHERE s.id = dom.source_id;
     -- the catalog may have changed since the plan: refuse now rather than fail after the charge
     PERFORM dpm_internal.check_domain(dom, src);
-    PERFORM dpm_internal.check_measure(dom.created_by, src.relation, m.name, m.expression) FROM dpm.measures m WHERE m.id = req.measure_id;
+    PERFORM dpm_internal.check_measure(dom.created_by, src.relation, m.name, m.expression) FROM dpm.measures m
+      WHERE m.id = req.measure_id OR m.id IN (SELECT (e->>'measure_id')::int FROM jsonb_array_elements(req.extra_parts) e);
   END IF;
 
   -- the budget check: one charge at a time per source (row lock), exact numeric sums.  The sum
@@ -309,10 +324,10 @@ BEGIN
   -- and the role's own budget on the source, when a privacy policy gives it one
   PERFORM dpm_internal.check_policy(src, caller, c_epsilon, c_delta, c_rho);
   INSERT INTO dpm.releases (source_id, kind, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
-                            confidence, ci_draws, measure_id, sum_share, periods)
+                            confidence, ci_draws, measure_id, sum_share, periods, extra_parts)
   VALUES (src.id, CASE WHEN keys THEN 'keys' ELSE 'answers' END, wl_id, sid, req.noise, c_epsilon, c_delta, c_rho,
           caller, coalesce(req.inference, 'ls'), req.confidence, req.ci_draws,
-          req.measure_id, req.sum_share, periods)
+          req.measure_id, req.sum_share, periods, req.extra_parts)
   RETURNING id INTO rel_id;
   IF keys THEN
     -- the most keys it may store: what the role has left, at most dpm.max_answers_per_release
@@ -330,23 +345,30 @@ $$;
 -- marginal tables it measures (never the vector: memory grows with the tables); for a sum, the
 -- same of its measure; for an average, the sums followed by the counts, from one scan.
 CREATE OR REPLACE FUNCTION dpm_internal.release_data(r dpm.releases, src dpm.sources, dom dpm.domains) RETURNS float8[]
+LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dpm_internal.part_data(r, src, dom, (SELECT x FROM dpm.measures x WHERE x.id = r.measure_id), r.sum_share IS NOT NULL)
+$$;
+
+-- The same for measure m (NULL: counts) and, for an average (avg), the counts it divides by after
+-- its sums.
+CREATE OR REPLACE FUNCTION dpm_internal.part_data(r dpm.releases, src dpm.sources, dom dpm.domains, m dpm.measures, avg boolean)
+RETURNS float8[]
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  m dpm.measures;
   sets int[];
 BEGIN
-  SELECT * INTO m FROM dpm.measures x WHERE x.id = r.measure_id;
   SELECT dpm_internal.strategy_tables(s.matrix, s.kronecker, s.residual, s.noise, w.spec, dom) INTO sets
     FROM dpm.strategies s, dpm.workloads w WHERE s.id = r.strategy_id AND w.id = r.workload_id;
   IF sets IS NOT NULL THEN
     IF m.id IS NOT NULL THEN
-      RETURN dpm_internal.measure_tables(src, dom, m, dom.created_by, true, sets, r.sum_share IS NOT NULL, r.periods);
+      RETURN dpm_internal.measure_tables(src, dom, m, dom.created_by, true, sets, avg, r.periods);
     END IF;
     RETURN dpm_internal.marginal_tables(src, dom, dom.created_by, true, sets, r.periods);
   END IF;
   IF m.id IS NOT NULL THEN
-    RETURN dpm_internal.measure_vector(src, dom, m, dom.created_by, true, r.sum_share IS NOT NULL, r.periods);
+    RETURN dpm_internal.measure_vector(src, dom, m, dom.created_by, true, avg, r.periods);
   END IF;
   RETURN dpm_internal.frequency_vector(src, dom, dom.created_by, true, r.periods);
 END
@@ -383,7 +405,7 @@ DECLARE
 BEGIN
   SELECT * INTO part
     FROM dpm_internal.release_parts((SELECT s FROM dpm.sources s WHERE s.id = r.source_id),
-                                    (SELECT ms FROM dpm.measures ms WHERE ms.id = r.measure_id), r.sum_share) p
+                                    (SELECT ms FROM dpm.measures ms WHERE ms.id = r.measure_id), r.sum_share, r.extra_parts) p
    WHERE release_measure.quantity IS NULL OR p.quantity = release_measure.quantity
    LIMIT 1;
   scale := part.scale;
@@ -409,7 +431,8 @@ LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   -- a sum's grid: answers in the measure's units, scaled without an error (dpm_internal.times)
-  u float8 := CASE WHEN m.quantity = 'counts' THEN 1 ELSE dpm_internal.release_unit(r) END;
+  u float8 := CASE WHEN m.quantity LIKE 'counts%' THEN 1 WHEN m.quantity = 'sums' THEN dpm_internal.release_unit(r)
+                   ELSE (SELECT 2::float8 ^ x.grid_exp FROM dpm.measures x WHERE x.id = split_part(m.quantity, ':', 2)::int) END;
 BEGIN
   RETURN QUERY SELECT i.query, dpm_internal.times(i.answer, u), dpm_internal.times(i.stderr, u),
                       dpm_internal.times(i.ci_low, u), dpm_internal.times(i.ci_high, u), i.ci_draws
@@ -449,8 +472,11 @@ DECLARE
   dom dpm.domains;
   src dpm.sources;
   m dpm.release_measurements;
+  mp dpm.release_measurements;
   draws int;
   x float8[];
+  xe float8[];
+  xe_of int;
   k int;
   part record;
 BEGIN
@@ -474,12 +500,26 @@ BEGIN
   PERFORM dpm_internal.cache_strategy(r.strategy_id);
   -- each part (an average has two: sums, then counts, from one scan) with its share of the charge
   x := dpm_internal.release_data(r, src, dom);
-  k := cardinality(x) / CASE WHEN r.sum_share IS NULL THEN 1 ELSE 2 END;
   FOR part IN SELECT * FROM dpm_internal.release_parts(src, (SELECT ms FROM dpm.measures ms WHERE ms.id = r.measure_id),
-                                                       r.sum_share) WITH ORDINALITY p(quantity, scale, share, i) LOOP
-    m := dpm_internal.release_measure(r, CASE WHEN k = cardinality(x) THEN x ELSE x[(part.i - 1) * k + 1:part.i * k] END,
-                                      part.quantity);
-    INSERT INTO dpm.release_measurements SELECT m.*;
+                                                       r.sum_share, r.extra_parts) WITH ORDINALITY p(quantity, scale, share, measure_id, i) LOOP
+    IF part.quantity LIKE '%:%' THEN
+      -- an extra part: the sums of its measure, and the counts of its rows with a value, from one scan
+      IF xe_of IS DISTINCT FROM part.measure_id THEN
+        xe := dpm_internal.part_data(r, src, dom, (SELECT ms FROM dpm.measures ms WHERE ms.id = part.measure_id),
+                                     r.extra_parts @> jsonb_build_array(jsonb_build_object('quantity', 'counts:' || part.measure_id)));
+        xe_of := part.measure_id;
+      END IF;
+      k := cardinality(xe) / CASE WHEN r.extra_parts @> jsonb_build_array(jsonb_build_object('quantity', 'counts:' || part.measure_id))
+                                  THEN 2 ELSE 1 END;
+      mp := dpm_internal.release_measure(r, CASE WHEN part.quantity LIKE 'sums:%' THEN xe[1:k] ELSE xe[k + 1:2 * k] END,
+                                         part.quantity);
+    ELSE
+      k := cardinality(x) / CASE WHEN r.sum_share IS NULL THEN 1 ELSE 2 END;
+      mp := dpm_internal.release_measure(r, CASE WHEN k = cardinality(x) THEN x ELSE x[(part.i - 1) * k + 1:part.i * k] END,
+                                         part.quantity);
+      m := mp;      -- the answers stored are its own parts'
+    END IF;
+    INSERT INTO dpm.release_measurements SELECT mp.*;
   END LOOP;
   -- the answers come in query order, zipped with the labels (labels[query] costs O(query) a row)
   WITH a AS MATERIALIZED (
@@ -546,7 +586,7 @@ BEGIN
     RAISE EXCEPTION 'release % selected keys: there is nothing to derive from it', r.id
       USING ERRCODE = 'invalid_parameter_value', HINT = 'Its keys are its answers'' labels: dpm.release(' || r.id || ').';
   END IF;
-  SELECT * INTO m FROM dpm.release_measurements x WHERE x.release_id = r.id ORDER BY x.quantity LIMIT 1;
+  SELECT * INTO m FROM dpm.release_measurements x WHERE x.release_id = r.id AND x.quantity IN ('counts', 'sums') ORDER BY x.quantity LIMIT 1;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'release % keeps no measurements to derive answers from', r.id
       USING ERRCODE = 'object_not_in_prerequisite_state',
@@ -598,7 +638,7 @@ AS $$
   -- which the worker does not see
   SELECT ROW(workload, epsilon, coalesce(delta, 0), rho, strategy, method, nullif(options, 'null'), inference, confidence,
              nullif(current_setting('dpm.ci_draws', true), '')::int, measure, aggregate, sum_share, period_from,
-             period_to, NULL)::dpm_internal.answer_request
+             period_to, NULL, NULL)::dpm_internal.answer_request
 $$;
 
 -- The release is planned here, in the caller's backend (strategy optimization included, under
@@ -681,7 +721,7 @@ BEGIN
         p.c_epsilon, p.c_delta, p.c_rho, coalesce(answer.inference, 'ls'), answer.confidence,
         CASE WHEN p.noise = 'laplace' AND answer.confidence IS NOT NULL THEN p.ci_draws END, (p.measure).id, p.sum_share,
         pr.period_from, pr.period_to, CASE WHEN remainder IS NOT NULL THEN (p.wl).remainder_of END,
-        CASE WHEN remainder IS NOT NULL THEN (p.wl).queries END, NULL, NULL)::dpm_internal.planned_release,
+        CASE WHEN remainder IS NOT NULL THEN (p.wl).queries END, NULL, NULL, NULL)::dpm_internal.planned_release,
     p.built);
   IF coalesce(answer.inference, 'ls') <> 'ls' THEN
     RAISE NOTICE 'release % estimates by non-negative least squares: stderr and the interval''s width are least squares'', a reference', rel_id

@@ -398,7 +398,7 @@ BEGIN
     -- a snapshot of the transaction's start would not see what the worker commits
     PERFORM dpm_internal.require_read_committed('the SQL front door over columns or groupings not asked before');
     PERFORM dpm_internal.run_release(ROW('catalog', src.id, NULL, NULL, NULL, what, NULL, NULL, NULL, NULL, NULL, NULL,
-                                         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::dpm_internal.planned_release,
+                                         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::dpm_internal.planned_release,
                                      '{}'::dpm.strategies[]);
   END LOOP;
   IF NOT found THEN
@@ -416,10 +416,13 @@ $$;
 -- rows of each statement, in order.
 CREATE OR REPLACE FUNCTION dpm_internal.query_plan(qs jsonb,
   OUT src dpm.sources, OUT dom dpm.domains, OUT wl dpm.workloads, OUT measure dpm.measures, OUT aggregate text,
-  OUT keys jsonb[], OUT counts int[], OUT cdf jsonb)
+  OUT keys jsonb[], OUT counts int[], OUT cdf jsonb, OUT parts jsonb)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+  m dpm.measures;
+  ms jsonb := '{}';           -- each measure column: {"id", "drop": whether its NULLs are left out, "name"}
+  extra jsonb;
   stmts jsonb := CASE WHEN jsonb_typeof(qs) = 'array' THEN qs ELSE jsonb_build_array(qs) END;
   q jsonb;
   rel regclass := (stmts->0->>'source')::regclass;
@@ -462,7 +465,7 @@ BEGIN
   -- the aggregates: count(*), and sum, avg (and count) of one measure, answered by one release
   aggs := ARRAY(SELECT x->>'aggregate' FROM jsonb_array_elements(allcols) x WHERE x ? 'aggregate');
   mcols := ARRAY(SELECT DISTINCT x->>'column' FROM jsonb_array_elements(allcols) x
-                  WHERE x->>'aggregate' IN ('sum', 'avg'));
+                  WHERE x->>'aggregate' IN ('sum', 'avg') ORDER BY 1);
   count_cols := ARRAY(SELECT DISTINCT x->>'column' FROM jsonb_array_elements(allcols) x
                        WHERE x->>'aggregate' = 'count' AND x->>'column' IS NOT NULL);
   has_count := 'count' = ANY (aggs);
@@ -483,35 +486,59 @@ BEGIN
     END IF;
     aggregate := 'percentile';
   END IF;
-  IF cardinality(mcols) > 1 THEN
-    PERFORM dpm_internal.query_refuse(format('sums or averages of several measures in one release (%s; not yet)', array_to_string(mcols, ', ')),
-      'Ask each measure in a call of its own.');
-  END IF;
-  IF cardinality(mcols) = 1 THEN
-    SELECT * INTO measure FROM dpm.measures m
-     WHERE m.source_id = src.id AND m.dropped_at IS NULL AND m.expression = quote_ident(mcols[1]) ORDER BY m.id LIMIT 1;
-    IF measure.id IS NULL THEN
-      RAISE EXCEPTION 'column "%" of "%" is not a measure', mcols[1], rel
+  -- the measures summed or averaged, each declared by the custodian
+  FOR j IN 1 .. cardinality(mcols) LOOP
+    SELECT * INTO m FROM dpm.measures x
+     WHERE x.source_id = src.id AND x.dropped_at IS NULL AND x.expression = quote_ident(mcols[j]) ORDER BY x.id LIMIT 1;
+    IF m.id IS NULL THEN
+      RAISE EXCEPTION 'column "%" of "%" is not a measure', mcols[j], rel
         USING ERRCODE = 'feature_not_supported',
               HINT = 'Sums and averages are of measures, whose bounds the custodian declares (dpm.set_column_domains with {"column": ..., "measure": {"lo": ..., "hi": ...}}); dpm.measures lists them.';
     END IF;
+    ms := ms || jsonb_build_object(mcols[j], jsonb_build_object('id', m.id, 'drop', m.nulls = 'drop', 'name', m.name));
+  END LOOP;
+  -- one measure: its release (sums, or for an average or beside counts also the counts it divides
+  -- by: dpm.answer's average), when its counts are the statement's
+  IF cardinality(mcols) = 1 AND NOT (has_count AND EXISTS (
+       SELECT 1 FROM jsonb_array_elements(allcols) x
+        WHERE x->>'aggregate' = 'count' AND (x->>'column' IS DISTINCT FROM mcols[1]) = (ms->mcols[1]->>'drop')::boolean)) THEN
+    SELECT * INTO measure FROM dpm.measures x WHERE x.id = (ms->mcols[1]->>'id')::int;
     aggregate := CASE WHEN 'avg' = ANY (aggs) OR has_count THEN 'avg' END;
-  END IF;
-  -- count(column): the rows where it is in its domain (it is touched, as by IS NOT NULL); under an
-  -- average, the counts its release divides by
-  IF aggregate = 'avg' AND has_count THEN
+    count_cols := ARRAY(SELECT unnest(count_cols) EXCEPT SELECT mcols[1]);
+  ELSIF cardinality(mcols) > 0 THEN
+    -- several: one release of their sums, and of the counts beside them (count(*), and an average's:
+    -- all rows, or its measure's rows with a value when its NULLs are dropped), each part with a
+    -- share of the charge (dpm.releases.extra_parts; the shares are set with the budget)
+    aggregate := 'multi';
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x
-                WHERE x->>'aggregate' = 'count' AND (x->>'column' IS DISTINCT FROM mcols[1]) = (measure.nulls = 'drop')) THEN
-      PERFORM dpm_internal.query_refuse(format('%s beside avg(%s) here', CASE WHEN measure.nulls = 'drop' THEN 'count(*)' ELSE format('count(%s)', mcols[1]) END, mcols[1]),
-        format('The counts an average of measure "%s" divides by are %s; ask the other count in its own statement.', measure.name,
-               CASE WHEN measure.nulls = 'drop' THEN format('count(%s), its rows that are not NULL', mcols[1]) ELSE 'count(*)' END));
+                WHERE x->>'aggregate' = 'count' AND ms ? (x->>'column') AND NOT (ms->(x->>'column')->>'drop')::boolean) THEN
+      PERFORM dpm_internal.query_refuse(format('count(%s) of a measure whose NULLs count as 0, beside other measures',
+                                               (SELECT min(x->>'column') FROM jsonb_array_elements(allcols) x
+                                                 WHERE x->>'aggregate' = 'count' AND ms ? (x->>'column'))),
+        'Its rows with a value are not counted apart: ask count(*), which an average of it divides by.');
     END IF;
-    count_cols := '{}';
-  ELSIF cardinality(count_cols) > 0 AND ('count' = ANY (ARRAY(SELECT x->>'aggregate' FROM jsonb_array_elements(allcols) x
+    count_cols := ARRAY(SELECT c FROM unnest(count_cols) c WHERE NOT ms ? c);
+    -- row counts first, when anything needs them; else the first measure's sums
+    IF has_count AND EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x WHERE x->>'aggregate' = 'count' AND NOT ms ? coalesce(x->>'column', ''))
+       OR EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x WHERE x->>'aggregate' = 'avg' AND NOT (ms->(x->>'column')->>'drop')::boolean) THEN
+      measure := NULL;
+    ELSE
+      SELECT * INTO measure FROM dpm.measures x WHERE x.id = (ms->mcols[1]->>'id')::int;
+    END IF;
+    extra := (SELECT jsonb_agg(jsonb_build_object('quantity', q.kind || ':' || q.id, 'measure_id', q.id) ORDER BY q.c, q.kind DESC)
+                FROM (SELECT c, (ms->c->>'id')::int AS id, 'sums' AS kind FROM unnest(mcols) c WHERE (ms->c->>'id')::int IS DISTINCT FROM measure.id
+                      UNION ALL
+                      SELECT c, (ms->c->>'id')::int, 'counts' FROM unnest(mcols) c
+                       WHERE (ms->c->>'drop')::boolean
+                         AND EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x WHERE x->>'column' = c AND x->>'aggregate' IN ('avg', 'count'))) q);
+  END IF;
+  -- count(column): the rows where it is in its domain (it is touched, as by IS NOT NULL)
+  IF cardinality(count_cols) > 0 AND ('count' = ANY (ARRAY(SELECT x->>'aggregate' FROM jsonb_array_elements(allcols) x
                                                               WHERE x->>'column' IS NULL)) OR cardinality(count_cols) > 1) THEN
     PERFORM dpm_internal.query_refuse('count(*) and count(column), or counts of several columns, in one release (not yet)',
       'Ask each in a call of its own.');
   END IF;
+  parts := jsonb_strip_nulls(jsonb_build_object('measures', ms, 'extra', extra));
 
   -- the columns it touches, each declared by the custodian
   touched := ARRAY(SELECT DISTINCT x FROM (

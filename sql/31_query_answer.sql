@@ -102,7 +102,9 @@ $$;
 CREATE OR REPLACE FUNCTION dpm_internal.query_part(col jsonb, aggregate text) RETURNS text
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE WHEN aggregate = 'avg' AND col->>'aggregate' = 'sum' THEN 'sums'
+  SELECT CASE WHEN aggregate = 'multi' AND col->>'aggregate' IN ('sum', 'avg', 'count')
+              THEN CASE WHEN col->>'column' IS NULL THEN 'counts' ELSE (col->>'aggregate') || ' ' || (col->>'column') END
+              WHEN aggregate = 'avg' AND col->>'aggregate' = 'sum' THEN 'sums'
               WHEN aggregate = 'avg' AND col->>'aggregate' = 'count' THEN 'counts'
               WHEN aggregate = 'percentile' AND col->>'aggregate' = 'count' THEN 'last cumulative counts'
               WHEN col->>'aggregate' LIKE 'percentile%' THEN (col->>'aggregate') || ' ' || (col->>'fraction')
@@ -197,6 +199,107 @@ BEGIN
 END
 $$;
 
+-- The shares of the charge of a release of several measures (dpm_internal.query_plan's extra
+-- parts, and before them the release's own counts, or its first measure's sums when primary_sums),
+-- by the rule an average's two parts follow (dpm_internal.avg_sum_share): a part of sums weighs
+-- f / (1 - f) where one of counts weighs 1.  Decided on the budget alone.
+CREATE OR REPLACE FUNCTION dpm_internal.query_shares(src dpm.sources, extra jsonb, primary_sums boolean, epsilon float8,
+                                                    delta float8, rho float8) RETURNS jsonb
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  cost record := dpm_internal.privacy_cost(src, epsilon, coalesce(delta, 0), rho);
+  f float8 := dpm_internal.avg_sum_share(cost.noise, cost.c_epsilon, cost.c_delta, cost.c_rho);
+  w float8 := f / (1 - f);
+  total float8;
+BEGIN
+  IF extra IS NULL THEN
+    RETURN NULL;
+  END IF;
+  total := CASE WHEN primary_sums THEN w ELSE 1 END
+           + (SELECT sum(CASE WHEN e->>'quantity' LIKE 'sums:%' THEN w ELSE 1 END) FROM jsonb_array_elements(extra) e);
+  RETURN (SELECT jsonb_agg(e || jsonb_build_object('share', CASE WHEN e->>'quantity' LIKE 'sums:%' THEN w ELSE 1 END / total) ORDER BY o)
+            FROM jsonb_array_elements(extra) WITH ORDINALITY x(e, o));
+END
+$$;
+
+-- What a part of a release with this share of its charge has of the noise the whole charge would
+-- give: its standard deviation's ratio (Laplace 1 / share; Gaussian under zCDP 1 / sqrt(share),
+-- else the ratio of dpm.gaussian_sigma's).
+CREATE OR REPLACE FUNCTION dpm_internal.share_factor(noise text, c_epsilon numeric, c_delta numeric, c_rho numeric, share float8)
+RETURNS float8
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN noise = 'laplace' THEN 1 / share
+              WHEN c_rho IS NOT NULL THEN 1 / sqrt(share)
+              ELSE dpm.gaussian_sigma(c_epsilon::float8 * share, c_delta::float8 * share) / dpm.gaussian_sigma(c_epsilon::float8, c_delta::float8) END
+$$;
+
+-- The release of a statement of several measures (query_plan's aggregate 'multi'), planned,
+-- checked and charged as dpm.answer's, with its extra parts; earlier releases are not reused
+-- (none measured these parts together).  Returns its id.
+CREATE OR REPLACE FUNCTION dpm_internal.query_release(args dpm_internal.answer_request) RETURNS bigint
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  p record := dpm_internal.release_plan(args, false);
+  pr record := dpm_internal.period_request(p.src, p.periods);
+BEGIN
+  RETURN dpm_internal.run_release(
+    ROW('answers', (p.src).id, (p.wl).id, (p.st).id, (p.st).method, (p.st).options, (p.st).noise, p.noise,
+        p.c_epsilon, p.c_delta, p.c_rho, 'ls', args.confidence,
+        CASE WHEN p.noise = 'laplace' AND args.confidence IS NOT NULL THEN p.ci_draws END, (p.measure).id, NULL,
+        pr.period_from, pr.period_to, NULL, NULL, NULL, NULL, args.extra_parts)::dpm_internal.planned_release,
+    p.built);
+END
+$$;
+
+-- A release of several measures' answers under the statements' names (query_part's, aggregate
+-- 'multi': "counts", "sum <column>", "count <column>", "avg <column>"), each a JSON array in query
+-- order, from its measurements at its confidence (an average's sums and counts at the confidence
+-- that makes its interval hold at the release's: dpm_internal.release_avg's rule).  ms: each
+-- measure column's {"id", "drop"} (query_plan).
+CREATE OR REPLACE FUNCTION dpm_internal.query_multi(rel dpm.releases, ms jsonb, names text[]) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  n text;
+  c text;
+  res jsonb := '{}';
+  qs text;
+  qc text;
+  b record;
+  conf float8 := CASE WHEN rel.noise = 'gaussian' THEN rel.confidence ELSE dpm_internal.part_confidence(rel.confidence, true) END;
+BEGIN
+  FOREACH n IN ARRAY names LOOP
+    c := substr(n, strpos(n, ' ') + 1);
+    -- the quantities: its measure's sums; the counts of its rows with a value, or of all rows
+    qs := CASE WHEN (ms->c->>'id')::int = rel.measure_id THEN 'sums' ELSE 'sums:' || (ms->c->>'id') END;
+    qc := CASE WHEN (ms->c->>'drop')::boolean THEN 'counts:' || (ms->c->>'id') ELSE 'counts' END;
+    IF n = 'counts' OR n LIKE 'sum %' OR n LIKE 'count %' THEN
+      res := res || jsonb_build_object(n, (
+        SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query)
+          FROM dpm.release_measurements m, dpm_internal.release_infer(rel, m, 'ls', rel.confidence) x
+         WHERE m.release_id = rel.id AND m.quantity = CASE WHEN n = 'counts' THEN 'counts' WHEN n LIKE 'sum %' THEN qs ELSE qc END));
+    ELSE
+      b := dpm_internal.avg_bounds((SELECT x FROM dpm.measures x WHERE x.id = (ms->c->>'id')::int));
+      res := res || jsonb_build_object(n, (
+        WITH s AS MATERIALIZED (SELECT x.* FROM dpm.release_measurements m, dpm_internal.release_infer(rel, m, 'ls', conf) x
+                                 WHERE m.release_id = rel.id AND m.quantity = qs),
+             k AS MATERIALIZED (SELECT x.* FROM dpm.release_measurements m, dpm_internal.release_infer(rel, m, 'ls', conf) x
+                                 WHERE m.release_id = rel.id AND m.quantity = qc)
+        SELECT jsonb_agg(jsonb_build_object('query', s.query, 'answer', e.answer, 'stderr', e.stderr, 'ci_low', e.ci_low,
+                                            'ci_high', e.ci_high) ORDER BY s.query)
+          FROM s JOIN k ON k.query = s.query,
+               LATERAL dpm_internal.ratio_estimate(s.answer, s.stderr, dpm_internal.times(s.ci_high, 0.5) - dpm_internal.times(s.ci_low, 0.5),
+                                                   k.answer, k.stderr, dpm_internal.times(k.ci_high, 0.5) - dpm_internal.times(k.ci_low, 0.5),
+                                                   b.lo, b.hi, rel.noise = 'gaussian') e));
+    END IF;
+  END LOOP;
+  RETURN res;
+END
+$$;
+
 -- Each quantity's answers (parts, as query_answer keeps them) of the n queries after the first off.
 CREATE OR REPLACE FUNCTION dpm_internal.query_slice(parts jsonb, off int, n int) RETURNS jsonb
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
@@ -222,13 +325,17 @@ $$;
 -- The latest release the caller may read that answered the same workload as a statement of this
 -- aggregate would (the same statement asked before): replayed at no cost, identically; within
 -- the caller's privacy policy's refresh_after, if it has one.
-CREATE OR REPLACE FUNCTION dpm_internal.query_prior(wl dpm.workloads, measure dpm.measures, aggregate text, confidence float8)
+CREATE OR REPLACE FUNCTION dpm_internal.query_prior(wl dpm.workloads, measure dpm.measures, aggregate text, confidence float8,
+                                                   extra jsonb)
 RETURNS dpm.releases
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT r FROM dpm.releases r
    WHERE r.workload_id = wl.id AND r.measure_id IS NOT DISTINCT FROM measure.id AND r.periods IS NULL
      AND (r.sum_share IS NOT NULL) = coalesce(aggregate = 'avg', false) AND r.status = 'released' AND r.kind = 'answers'
+     -- the same parts (their shares follow from the budget)
+     AND (SELECT array_agg(e->>'quantity' ORDER BY o) FROM jsonb_array_elements(r.extra_parts) WITH ORDINALITY x(e, o))
+         IS NOT DISTINCT FROM (SELECT array_agg(e->>'quantity' ORDER BY o) FROM jsonb_array_elements(extra) WITH ORDINALITY x(e, o))
      AND r.confidence IS NOT DISTINCT FROM query_prior.confidence AND r.inference = 'ls'
      AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE')
      AND r.released_at >= coalesce(now() - (SELECT p.refresh_after FROM dpm.privacy_policies p
@@ -243,12 +350,12 @@ $$;
 -- releases do not answer it through dpm.answer's reuse either).  dpm.answer_query and
 -- dpm.explain_query decide alike.
 CREATE OR REPLACE FUNCTION dpm_internal.query_reuse(src dpm.sources, wl dpm.workloads, measure dpm.measures, aggregate text,
-                                                    confidence float8, INOUT mode text, OUT prior dpm.releases)
+                                                    confidence float8, extra jsonb, INOUT mode text, OUT prior dpm.releases)
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
   IF mode <> 'never' THEN
-    prior := dpm_internal.query_prior(wl, measure, aggregate, confidence);
+    prior := dpm_internal.query_prior(wl, measure, aggregate, confidence, extra);
   END IF;
   IF prior.id IS NULL AND mode = 'auto' AND EXISTS (SELECT 1 FROM dpm.privacy_policies x
                                                      WHERE x.source_id = src.id AND x.role_name = dpm_internal.invoker()
@@ -277,7 +384,8 @@ DECLARE
   p record := dpm_internal.query_plan(qs);
   parts_needed boolean := EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) x, jsonb_array_elements(x->'columns') c
                                    WHERE dpm_internal.query_part(c, p.aggregate) <> 'answers');
-  counts_of text := nullif(p.aggregate, 'percentile');      -- what the release measures
+  counts_of text := CASE WHEN p.aggregate = 'avg' THEN 'avg' END;      -- what the release measures
+  args dpm_internal.answer_request;
   rel dpm.releases;
   k int;
   off int := 0;
@@ -293,9 +401,13 @@ BEGIN
   epsilon := b.epsilon;
   delta := b.delta;
   rho := b.rho;
-  -- every argument, before earlier releases are looked at
-  PERFORM dpm_internal.release_args(dpm_internal.release_request((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls',
-                                                                 confidence, (p.measure).name, counts_of));
+  -- every argument, before earlier releases are looked at; several measures' parts with their
+  -- shares of the charge
+  args := dpm_internal.release_request((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name,
+                                       counts_of);
+  PERFORM dpm_internal.release_args(args);
+  args.extra_parts := dpm_internal.query_shares(p.src, p.parts->'extra', (p.measure).id IS NOT NULL, epsilon, delta, rho);
+  PERFORM dpm_internal.release_args(args);
   -- HAVING, ORDER BY and LIMIT run once on the statements' rows with every aggregate 0, before
   -- anything is charged: after the charge they meet the same keys and numbers, and cannot fail
   k := 0;
@@ -310,10 +422,32 @@ BEGIN
     off := off + p.counts[k];
   END LOOP;
   off := 0;
-  reused := dpm_internal.query_reuse(p.src, p.wl, p.measure, p.aggregate, confidence, mode);
+  reused := dpm_internal.query_reuse(p.src, p.wl, p.measure, p.aggregate, confidence, p.parts->'extra', mode);
   mode := reused.mode;
   rel := reused.prior;
-  IF rel.id IS NOT NULL THEN
+  IF p.aggregate = 'multi' THEN
+    IF rel.id IS NOT NULL THEN
+      RAISE NOTICE 'answered at no cost from release %, which answered the same statement at %', rel.id, rel.released_at
+        USING HINT = 'reuse => ''never'' measures the table as it is now, with fresh noise and a charge.';
+    ELSIF mode = 'only' THEN
+      RAISE EXCEPTION 'no earlier release answered this statement' USING ERRCODE = 'no_data_found', DETAIL = 'Nothing was charged.';
+    ELSE
+      before := dpm_internal.query_release(args);
+      SELECT * INTO rel FROM dpm.releases r WHERE r.id = before;
+      charged := concat_ws(', ', 'epsilon ' || rel.epsilon, 'delta ' || nullif(rel.delta, 0), 'rho ' || rel.rho);
+      RAISE NOTICE 'release % measured %', rel.id,
+        (SELECT string_agg(format('%s with %s of its charge', CASE WHEN x.quantity = 'counts' THEN 'the counts'
+                                                                   WHEN x.quantity LIKE 'sums%' THEN 'the sums of ' || xm.name
+                                                                   ELSE format('the counts of rows where %s is not NULL', xm.name) END,
+                                  round(x.share::numeric, 3)), ', ' ORDER BY x.o)
+           FROM dpm_internal.release_parts(p.src, p.measure, NULL, rel.extra_parts) WITH ORDINALITY x(quantity, scale, share, measure_id, o)
+           LEFT JOIN dpm.measures xm ON xm.id = x.measure_id)
+        USING DETAIL = 'Each sum, count and average of the statement comes from these parts, an average from its measure''s sums and counts.';
+    END IF;
+    parts := dpm_internal.query_multi(rel, p.parts->'measures', ARRAY(
+               SELECT DISTINCT dpm_internal.query_part(c, p.aggregate) FROM jsonb_array_elements(stmts) x, jsonb_array_elements(x->'columns') c
+                WHERE c ? 'aggregate'));
+  ELSIF rel.id IS NOT NULL THEN
     RAISE NOTICE 'answered at no cost from release %, which answered the same statement at %', rel.id, rel.released_at
       USING HINT = 'reuse => ''never'' measures the table as it is now, with fresh noise and a charge.';
     parts := jsonb_build_object('answers', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query) FROM dpm.release(rel.id) x));
@@ -393,8 +527,10 @@ DECLARE
   mode text := dpm_internal.query_args(epsilon, delta, rho, method, confidence, reuse);
   b record := dpm_internal.query_budget(dpm_internal.source((stmts->0->>'source')::regclass), epsilon, delta, rho);
   p record := dpm_internal.query_plan(qs);
-  counts_of text := nullif(p.aggregate, 'percentile');      -- what the release measures
+  counts_of text := CASE WHEN p.aggregate = 'avg' THEN 'avg' END;      -- what the release measures
   expected jsonb;
+  extra jsonb;
+  cost record;
   prior dpm.releases;
   e jsonb;
   rows jsonb;
@@ -405,8 +541,10 @@ BEGIN
   rho := b.rho;
   PERFORM dpm_internal.release_args(dpm_internal.release_request((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls',
                                                                  confidence, (p.measure).name, counts_of));
-  reused := dpm_internal.query_reuse(p.src, p.wl, p.measure, p.aggregate, confidence, mode);
-  mode := reused.mode;
+  extra := dpm_internal.query_shares(p.src, p.parts->'extra', (p.measure).id IS NOT NULL, epsilon, delta, rho);
+  reused := dpm_internal.query_reuse(p.src, p.wl, p.measure, p.aggregate, confidence, p.parts->'extra', mode);
+  -- several measures' parts are measured together or replayed: never estimated from other releases
+  mode := CASE WHEN p.aggregate = 'multi' THEN 'never' ELSE reused.mode END;
   prior := reused.prior;
   SELECT to_jsonb(x) INTO e
     FROM dpm.explain((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name,
@@ -417,6 +555,28 @@ BEGIN
     SELECT jsonb_agg(jsonb_build_object('stderr', x.stderr, 'ci_half_width', x.ci_half_width) ORDER BY x.query)
       FROM dpm.explain_queries((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name,
                                counts_of, NULL, mode) x));
+  IF p.aggregate = 'multi' THEN
+    -- each part's errors: those of its quantity at the whole charge, scaled for its share
+    cost := dpm_internal.privacy_cost(p.src, epsilon, coalesce(delta, 0), rho);
+    expected := (
+      SELECT jsonb_object_agg(n.name, CASE WHEN n.name LIKE 'avg %' THEN (
+                                SELECT jsonb_agg(jsonb_build_object('stderr', NULL, 'ci_half_width', NULL)) FROM generate_series(1, (p.wl).m))
+                              ELSE (
+                                SELECT jsonb_agg(jsonb_build_object('stderr', x.stderr * f.f, 'ci_half_width', x.ci_half_width * f.f) ORDER BY x.query)
+                                  FROM dpm.explain_queries((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence,
+                                                           CASE WHEN n.name LIKE 'sum %' THEN p.parts->'measures'->substr(n.name, 5)->>'name' END, NULL, NULL, mode) x,
+                                       LATERAL (SELECT dpm_internal.share_factor(cost.noise, cost.c_epsilon, cost.c_delta, cost.c_rho, (
+                                                  SELECT x2.share FROM dpm_internal.release_parts(p.src, p.measure, NULL, extra) x2
+                                                   WHERE x2.quantity = CASE WHEN n.name = 'counts' THEN 'counts'
+                                                                            WHEN n.name LIKE 'sum %' AND (p.parts->'measures'->substr(n.name, 5)->>'id')::int
+                                                                                                         = (p.measure).id THEN 'sums'
+                                                                            WHEN n.name LIKE 'sum %' THEN 'sums:' || (p.parts->'measures'->substr(n.name, 5)->>'id')
+                                                                            WHEN (p.parts->'measures'->substr(n.name, 7)->>'drop')::boolean
+                                                                            THEN 'counts:' || (p.parts->'measures'->substr(n.name, 7)->>'id')
+                                                                            ELSE 'counts' END)) AS f) f) END)
+        FROM (SELECT DISTINCT dpm_internal.query_part(c, p.aggregate) AS name
+                FROM jsonb_array_elements(stmts) x, jsonb_array_elements(x->'columns') c WHERE c ? 'aggregate') n);
+  END IF;
   SELECT jsonb_agg(r.r::jsonb || CASE WHEN jsonb_array_length(stmts) > 1 THEN jsonb_build_object('statement', st.k) ELSE '{}' END
                    ORDER BY st.k, r.n) INTO rows
     FROM jsonb_array_elements(stmts) WITH ORDINALITY st(q, k),

@@ -74,7 +74,7 @@ ALTER TABLE dpm.strategies ADD CONSTRAINT strategies_one_form CHECK (num_nonnull
 CREATE TYPE dpm_internal.answer_request AS (
   workload text, epsilon float8, delta float8, rho float8, strategy int, method text, options jsonb,
   inference text, confidence float8, ci_draws int, measure text, aggregate text, sum_share float8,
-  period_from date, period_to date, queries int[]);
+  period_from date, period_to date, queries int[], extra_parts jsonb);
 DROP FUNCTION IF EXISTS dpm_internal.release_plan(jsonb, boolean);
 DROP FUNCTION IF EXISTS dpm_internal.release_args(jsonb);
 DROP FUNCTION IF EXISTS dpm_internal.dry_run(jsonb);
@@ -86,11 +86,18 @@ CREATE TYPE dpm_internal.planned_release AS (
   kind text, source_id int, workload_id int, strategy_id int, method text, options jsonb,
   strategy_noise text, noise text, epsilon numeric, delta numeric, rho numeric, inference text,
   confidence float8, ci_draws int, measure_id int, sum_share float8, period_from date,
-  period_to date, remainder_of int, queries int[], column_name text, max_key_bytes int);
+  period_to date, remainder_of int, queries int[], column_name text, max_key_bytes int, extra_parts jsonb);
 DROP FUNCTION IF EXISTS dpm_internal.run_release(jsonb, dpm.strategies[]);
 DROP FUNCTION IF EXISTS dpm_internal.release_charge(regrole, jsonb);
 DROP FUNCTION IF EXISTS dpm_internal.store_built(dpm.strategies[], jsonb);
 DROP FUNCTION IF EXISTS dpm_internal.period_request(dpm.sources, int4range);
+
+-- several measures in one release (the SQL front door): its extra parts (sql/02_catalog.sql)
+ALTER TABLE dpm.releases ADD COLUMN extra_parts jsonb;
+DROP FUNCTION IF EXISTS dpm_internal.release_parts(dpm.sources, dpm.measures, float8);
+ALTER TABLE dpm.release_measurements DROP CONSTRAINT release_measurements_quantity_check;
+ALTER TABLE dpm.release_measurements ADD CONSTRAINT release_measurements_quantity_check
+  CHECK (quantity ~ '^(counts|sums)(:[0-9]+)?$');
 
 -- the front door's privacy domains on columns (sql/02_catalog.sql)
 -- A column's privacy domain, for the SQL front door: what analysts may group and filter a source

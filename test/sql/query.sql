@@ -12,7 +12,8 @@ CREATE TABLE fd_ratings AS
          ((g * 7) % 10 + 1) / 2.0 AS rating,
          date '2014-01-01' + (g * 13) % 730 AS rated_on,
          (g * 11) % 60 AS age,
-         (ARRAY['web', 'app', NULL])[1 + g % 7 % 3] AS device
+         (ARRAY['web', 'app', NULL])[1 + g % 7 % 3] AS device,
+         CASE WHEN g % 5 <> 0 THEN (g * 17) % 240 END AS minutes
     FROM generate_series(1, 3000) g;
 CREATE ROLE regress_fd_custodian IN ROLE dpm_admin;
 CREATE ROLE regress_fd_analyst IN ROLE dpm_analyst;
@@ -27,6 +28,8 @@ SELECT count(*) AS columns FROM dpm.set_column_domains('fd_ratings', '[
   {"column": "age", "bins": {"min": 0, "max": 60, "width": 5}},
   {"column": "rating", "measure": {"lo": 0, "hi": 5}},
   {"column": "device", "values": ["web", "app"]}]');
+-- a second measure, whose NULLs are left out of its averages
+SELECT dpm.create_measure('minutes', 'fd_ratings', 'minutes', 0, 240, nulls => 'drop') > 0 AS measure;
 -- the analyst's privacy policy: the front door is open to roles that have one
 SELECT dpm.set_privacy_policy('fd_ratings', 'regress_fd_analyst', epsilon => 1e11, delta => 1e-3);
 RESET ROLE;
@@ -93,6 +96,14 @@ INSERT INTO fd_out SELECT 18, * FROM dpm.answer_query($$SELECT genre, count(*) F
 INSERT INTO fd_out SELECT 18 + statement, result, release_id, cost
   FROM dpm.answer_query(ARRAY['SELECT count(*) FROM fd_ratings WHERE device IS NULL',
                               'SELECT genre, count(*) FROM fd_ratings GROUP BY genre'], epsilon => 1e6, delta => 1e-6);
+-- several measures in one statement: one release of the counts and each measure's sums (and the
+-- counts of minutes' rows with a value, its averages' divisor), each part a share of one charge
+INSERT INTO fd_out SELECT 21, * FROM dpm.answer_query($$SELECT genre, count(*) AS n, sum(rating), avg(rating), avg(minutes) AS mins,
+                                                              count(minutes) AS timed, sum(minutes) AS total, avg(rating) - avg(minutes) / 60 AS mix
+                                                         FROM fd_ratings GROUP BY genre$$, epsilon => 1e6, delta => 1e-6);
+INSERT INTO fd_out SELECT 22, * FROM dpm.answer_query('SELECT sum(rating) AS r, sum(minutes) AS m FROM fd_ratings WHERE age >= 30',
+                                                      epsilon => 1e6, delta => 1e-6);
+INSERT INTO fd_out SELECT 23, * FROM dpm.answer_query('SELECT count(*), avg(minutes) FROM fd_ratings', epsilon => 1e6, delta => 1e-6);
 RESET client_min_messages;
 RESET ROLE;
 
@@ -185,6 +196,47 @@ SELECT 19 AS statement, abs((result->>'count')::numeric - (SELECT count(*) FROM 
 SELECT 20 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result->>'count')::numeric - t.n) < 0.5) AS equal
   FROM (SELECT * FROM fd_out WHERE statement = 20) o
   FULL JOIN (SELECT genre, count(*) AS n FROM fd_ratings GROUP BY genre) t ON t.genre = o.result->>'genre';
+-- (each within 10 of its own standard errors: the noise of a part is that of its share)
+SELECT 21 AS statement, count(*) AS groups,
+       count(*) FILTER (WHERE abs((o.result->>'n')::numeric - t.n) < 0.5 AND abs((o.result->>'timed')::numeric - t.timed) < 0.5
+                          AND abs((o.result->>'sum')::float8 - t.s) < 10 * (o.result->>'sum_stderr')::float8
+                          AND abs((o.result->>'avg')::float8 - t.a) < 10 * (o.result->>'avg_stderr')::float8
+                          AND abs((o.result->>'mins')::float8 - t.mins) < 10 * (o.result->>'mins_stderr')::float8
+                          AND abs((o.result->>'total')::float8 - t.total) < 10 * (o.result->>'total_stderr')::float8
+                          AND abs((o.result->>'mix')::float8 - ((o.result->>'avg')::float8 - (o.result->>'mins')::float8 / 60)) < 1e-9) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 21) o
+  FULL JOIN (SELECT genre, count(*) AS n, sum(rating) AS s, avg(rating) AS a, avg(minutes) AS mins, count(minutes) AS timed,
+                    sum(minutes) AS total FROM fd_ratings GROUP BY genre) t ON t.genre = o.result->>'genre';
+SELECT 22 AS statement, abs((result->>'r')::float8 - (SELECT sum(rating) FROM fd_ratings WHERE age >= 30)) < 10 * (result->>'r_stderr')::float8 AS rating_equal,
+       abs((result->>'m')::float8 - (SELECT sum(minutes) FROM fd_ratings WHERE age >= 30)) < 10 * (result->>'m_stderr')::float8 AS minutes_equal
+  FROM fd_out WHERE statement = 22;
+SELECT 23 AS statement, abs((result->>'count')::numeric - (SELECT count(*) FROM fd_ratings)) < 0.5 AS count_equal,
+       abs((result->>'avg')::float8 - (SELECT avg(minutes) FROM fd_ratings)) < 10 * (result->>'avg_stderr')::float8 AS avg_equal
+  FROM fd_out WHERE statement = 23;
+-- the parts of those releases and their shares of the charge (the first part's is what the
+-- others leave): a sum's share f / (1 - f) times a count's, f the share of an average's sums
+SELECT o.statement, r.measure_id IS NOT NULL AS first_part_sums,
+       (SELECT array_agg(regexp_replace(e->>'quantity', '[0-9]+', m.name) ORDER BY x.o)
+          FROM jsonb_array_elements(r.extra_parts) WITH ORDINALITY x(e, o) JOIN dpm.measures m ON m.id = (e->>'measure_id')::int) AS extra_parts,
+       (SELECT array_agg(round((e->>'share')::numeric, 4) ORDER BY x.o) FROM jsonb_array_elements(r.extra_parts) WITH ORDINALITY x(e, o)) AS shares,
+       (SELECT array_agg(regexp_replace(x.quantity, '[0-9]+', 'id') ORDER BY x.quantity) FROM dpm.release_measurements x WHERE x.release_id = r.id) AS measured
+  FROM (SELECT DISTINCT statement, release FROM fd_out WHERE statement BETWEEN 21 AND 23) o JOIN dpm.releases r ON r.id = o.release
+ ORDER BY o.statement;
+-- its dry run: each part's standard error as the release had it (a part's noise is decided by its
+-- share alone), an average's left to the data
+SET ROLE regress_fd_analyst;
+SELECT count(*) AS groups,
+       count(*) FILTER (WHERE abs((e.r->>'n_stderr')::float8 / (o.result->>'n_stderr')::float8 - 1) < 1e-6
+                          AND abs((e.r->>'sum_stderr')::float8 / (o.result->>'sum_stderr')::float8 - 1) < 1e-6
+                          AND abs((e.r->>'timed_stderr')::float8 / (o.result->>'timed_stderr')::float8 - 1) < 1e-6
+                          AND abs((e.r->>'total_stderr')::float8 / (o.result->>'total_stderr')::float8 - 1) < 1e-6
+                          AND e.r ? 'mins_stderr' AND e.r->>'mins_stderr' IS NULL) AS as_released
+  FROM (SELECT result, row_number() OVER (ORDER BY seq) AS k FROM fd_out WHERE statement = 21) o
+  JOIN (SELECT r, n FROM dpm.explain_query($$SELECT genre, count(*) AS n, sum(rating), avg(rating), avg(minutes) AS mins,
+                                                    count(minutes) AS timed, sum(minutes) AS total, avg(rating) - avg(minutes) / 60 AS mix
+                                               FROM fd_ratings GROUP BY genre$$, epsilon => 1e6, delta => 1e-6, reuse => 'never') x,
+                    jsonb_array_elements(x.plan->'rows') WITH ORDINALITY r(r, n)) e ON e.n = o.k;
+RESET ROLE;
 -- and as dpm.exact_answers gives the compiled workload's truth to the custodian
 SET ROLE regress_fd_custodian;
 SELECT count(*) AS queries, count(*) FILTER (WHERE abs((o.result->>'count')::numeric - e.answer::numeric) < 0.5) AS equal
@@ -327,6 +379,7 @@ SELECT * FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY 
 SELECT * FROM dpm.answer_query('SELECT genre, count(*) FROM fd_ratings GROUP BY genre HAVING count(*) > ''many''', epsilon => 1);
 SELECT * FROM dpm.answer_query(ARRAY['SELECT count(*) FROM fd_ratings', 'SELECT count(*) FROM fd_out'], epsilon => 1);
 SELECT * FROM dpm.answer_query(ARRAY['SELECT sum(rating) FROM fd_ratings', 'SELECT count(*), avg(age) FROM fd_ratings'], epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(rating), sum(rating), sum(minutes) FROM fd_ratings', epsilon => 1);
 SELECT * FROM dpm.answer_query(ARRAY['SELECT count(*) FROM fd_ratings', NULL], epsilon => 1);
 SELECT * FROM dpm.answer_query(ARRAY[]::text[], epsilon => 1);
 SELECT * FROM dpm.answer_query(ARRAY['SELECT count(*) FROM fd_ratings', 'SELECT genre FROM fd_ratings'], epsilon => 1);
