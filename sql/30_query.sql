@@ -416,7 +416,7 @@ $$;
 -- rows of each statement, in order.
 CREATE OR REPLACE FUNCTION dpm_internal.query_plan(qs jsonb,
   OUT src dpm.sources, OUT dom dpm.domains, OUT wl dpm.workloads, OUT measure dpm.measures, OUT aggregate text,
-  OUT keys jsonb[], OUT counts int[], OUT cdf jsonb, OUT parts jsonb)
+  OUT keys jsonb[], OUT counts int[], OUT cdf jsonb, OUT parts jsonb, OUT statements jsonb, OUT variants int[])
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -432,6 +432,10 @@ DECLARE
   filters text[] := '{}';     -- the conditions kept by attributes of their own, and those attributes
   fnames text[] := '{}';
   sfilters jsonb := '[]';     -- each statement's, or null
+  vcols text[] := '{}';       -- the columns counted by variants (after the conditions' attributes, from vfirst + 1)
+  vfirst int;
+  vcol text;
+  sblocks text[];             -- a statement's blocks on the touched columns, per grouping set
   f jsonb;
   sk int;
   declared record;
@@ -472,12 +476,14 @@ BEGIN
   -- percentiles of one column: a release of its cumulative counts (in the groups), nothing else
   pcol := (SELECT min(x->>'column') FROM jsonb_array_elements(allcols) x WHERE x->>'aggregate' LIKE 'percentile%');
   IF pcol IS NOT NULL THEN
-    -- and counts: a group's count is its last cumulative count, the rows in the column's bins
+    -- and counts, sums and averages: a group's are those of its last cumulative row, the rows in
+    -- the column's bins
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x
                 WHERE NOT (x->>'aggregate' LIKE 'percentile%' AND x->>'column' = pcol)
-                  AND NOT (x->>'aggregate' = 'count' AND coalesce(x->>'column', pcol) = pcol)) THEN
-      PERFORM dpm_internal.query_refuse('percentiles beside sums, averages or counts of other columns, or of several columns, in one release (not yet)',
-        format('Beside percentiles of "%s", ask count(*) or count(%s); the others in a call of their own.', pcol, pcol));
+                  AND NOT (x->>'aggregate' = 'count' AND coalesce(x->>'column', pcol) = pcol)
+                  AND NOT x->>'aggregate' IN ('sum', 'avg')) THEN
+      PERFORM dpm_internal.query_refuse('percentiles beside counts of other columns, or percentiles of several columns, in one release',
+        format('Beside percentiles of "%s", ask count(*) or count(%s), and sums and averages of measures; the others in a call of their own.', pcol, pcol));
     END IF;
     IF NOT EXISTS (SELECT 1 FROM dpm.column_domains cd WHERE cd.source_id = src.id AND cd.column_name = pcol AND cd.kind = 'range')
        OR EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) st, jsonb_array_elements(st->'group_by') g WHERE g->>'column' = pcol) THEN
@@ -499,7 +505,8 @@ BEGIN
   END LOOP;
   -- one measure: its release (sums, or for an average or beside counts also the counts it divides
   -- by: dpm.answer's average), when its counts are the statement's
-  IF cardinality(mcols) = 1 AND NOT (has_count AND EXISTS (
+  IF cardinality(mcols) = 1 AND aggregate IS NULL AND NOT EXISTS (SELECT 1 FROM unnest(count_cols) c WHERE c <> mcols[1])
+     AND NOT (has_count AND EXISTS (
        SELECT 1 FROM jsonb_array_elements(allcols) x
         WHERE x->>'aggregate' = 'count' AND (x->>'column' IS DISTINCT FROM mcols[1]) = (ms->mcols[1]->>'drop')::boolean)) THEN
     SELECT * INTO measure FROM dpm.measures x WHERE x.id = (ms->mcols[1]->>'id')::int;
@@ -509,7 +516,7 @@ BEGIN
     -- several: one release of their sums, and of the counts beside them (count(*), and an average's:
     -- all rows, or its measure's rows with a value when its NULLs are dropped), each part with a
     -- share of the charge (dpm.releases.extra_parts; the shares are set with the budget)
-    aggregate := 'multi';
+    aggregate := coalesce(aggregate, 'multi');      -- or percentiles, from the same cumulative rows
     IF EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x
                 WHERE x->>'aggregate' = 'count' AND ms ? (x->>'column') AND NOT (ms->(x->>'column')->>'drop')::boolean) THEN
       PERFORM dpm_internal.query_refuse(format('count(%s) of a measure whose NULLs count as 0, beside other measures',
@@ -519,7 +526,8 @@ BEGIN
     END IF;
     count_cols := ARRAY(SELECT c FROM unnest(count_cols) c WHERE NOT ms ? c);
     -- row counts first, when anything needs them; else the first measure's sums
-    IF has_count AND EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x WHERE x->>'aggregate' = 'count' AND NOT ms ? coalesce(x->>'column', ''))
+    IF aggregate = 'percentile'
+       OR has_count AND EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x WHERE x->>'aggregate' = 'count' AND NOT ms ? coalesce(x->>'column', ''))
        OR EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x WHERE x->>'aggregate' = 'avg' AND NOT (ms->(x->>'column')->>'drop')::boolean) THEN
       measure := NULL;
     ELSE
@@ -532,13 +540,30 @@ BEGIN
                        WHERE (ms->c->>'drop')::boolean
                          AND EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x WHERE x->>'column' = c AND x->>'aggregate' IN ('avg', 'count'))) q);
   END IF;
-  -- count(column): the rows where it is in its domain (it is touched, as by IS NOT NULL)
-  IF cardinality(count_cols) > 0 AND ('count' = ANY (ARRAY(SELECT x->>'aggregate' FROM jsonb_array_elements(allcols) x
-                                                              WHERE x->>'column' IS NULL)) OR cardinality(count_cols) > 1) THEN
-    PERFORM dpm_internal.query_refuse('count(*) and count(column), or counts of several columns, in one release (not yet)',
-      'Ask each in a call of its own.');
-  END IF;
   parts := jsonb_strip_nulls(jsonb_build_object('measures', ms, 'extra', extra));
+  -- count(column): the rows whose value of it is in a bin (as IS NOT NULL keeps).  Alone, or of a
+  -- column the statements group, filter or take percentiles of anyway, the column is touched;
+  -- beside count(*), other columns' counts or measures, a column they do not touch is counted by a
+  -- variant of each statement's queries, which an attribute of its own (whether the row's value is
+  -- in a bin) selects
+  IF cardinality(count_cols) > 1 OR cardinality(mcols) > 0
+     OR EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x WHERE x->>'aggregate' = 'count' AND x->>'column' IS NULL) THEN
+    vcols := ARRAY(SELECT c FROM unnest(count_cols) c
+                    WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) st, jsonb_array_elements(st->'group_by') g WHERE g->>'column' = c)
+                      AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) st, dpm_internal.query_where_columns(st->'where', false) w WHERE w = c)
+                      AND c IS DISTINCT FROM pcol ORDER BY 1);
+    count_cols := ARRAY(SELECT unnest(count_cols) EXCEPT SELECT unnest(vcols));
+  END IF;
+  statements := (SELECT jsonb_agg(st.x || jsonb_build_object('columns', (
+                   SELECT jsonb_agg(c || CASE WHEN c->>'aggregate' = 'count' AND c->>'column' = ANY (vcols)
+                                              THEN jsonb_build_object('variant', (
+                                                     SELECT count(DISTINCT c2->>'column') FROM jsonb_array_elements(st.x->'columns') c2
+                                                      WHERE c2->>'aggregate' = 'count' AND c2->>'column' = ANY (vcols) AND c2->>'column' <= c->>'column'))
+                                              ELSE '{}' END ORDER BY o)
+                     FROM jsonb_array_elements(st.x->'columns') WITH ORDINALITY cc(c, o))) ORDER BY st.o)
+                   FROM jsonb_array_elements(stmts) WITH ORDINALITY st(x, o));
+  variants := ARRAY(SELECT coalesce(max((c->>'variant')::int), 0) FROM jsonb_array_elements(statements) WITH ORDINALITY st(x, o)
+                      LEFT JOIN LATERAL jsonb_array_elements(st.x->'columns') c ON true GROUP BY st.o ORDER BY st.o);
 
   -- the columns it touches, each declared by the custodian
   touched := ARRAY(SELECT DISTINCT x FROM (
@@ -553,7 +578,7 @@ BEGIN
                                              (SELECT min(c) FROM unnest(nulled) c WHERE c = ANY (touched))),
       'A row whose value is NULL is in no bin of the column''s domain, so the other uses of the column never count it: ask IS NULL in a call of its own.');
   END IF;
-  FOR declared IN SELECT t.col, cd.kind, cd.attribute FROM unnest(touched || nulled) t(col)
+  FOR declared IN SELECT t.col, cd.kind, cd.attribute FROM unnest(touched || nulled || vcols) t(col)
                     LEFT JOIN dpm.column_domains cd ON cd.source_id = src.id AND cd.column_name = t.col LOOP
     IF declared.kind IS NULL THEN
       RAISE EXCEPTION 'column "%" of "%" has no privacy domain', declared.col, rel
@@ -593,6 +618,15 @@ BEGIN
                             WHERE NOT n = ANY (touched) ORDER BY i LIMIT 1);
     END IF;
   END LOOP;
+  -- and each column counted by a variant: whether the row's value is in one of its bins
+  vfirst := cardinality(filters);
+  FOR j IN 1 .. cardinality(vcols) LOOP
+    filters := filters || format('coalesce((%s) IS NOT NULL, false)', (
+                 SELECT (dpm_internal.attribute_bins(rel, dpm_internal.selected_values(src, cd.attribute))).expr
+                   FROM dpm.column_domains cd WHERE cd.source_id = src.id AND cd.column_name = vcols[j]));
+    fnames := fnames || (SELECT n FROM generate_series(1, cardinality(touched) + 1) i, LATERAL (SELECT 'count_' || j || repeat('_', i - 1) AS n) x
+                          WHERE NOT n = ANY (touched) ORDER BY i LIMIT 1);
+  END LOOP;
   IF cardinality(filters) > 0 THEN
     attrs := CASE WHEN cardinality(touched) > 0 THEN attrs ELSE '[]' END
              || (SELECT jsonb_agg(jsonb_build_object('name', fnames[i], 'expression', filters[i], 'values', '[false, true]'::jsonb) ORDER BY i)
@@ -607,9 +641,10 @@ BEGIN
   -- answer rows: each term's groups, the last attribute's varying fastest
   keys := '{}';
   counts := '{}';
-  FOR q, sk IN SELECT x, o FROM jsonb_array_elements(stmts) WITH ORDINALITY t(x, o) LOOP
+  FOR q, sk IN SELECT x, o FROM jsonb_array_elements(statements) WITH ORDINALITY t(x, o) LOOP
     sel := coalesce(dpm_internal.query_where(dpm_internal.query_split(q->'where')->'product', cols), '{}');
     counts := counts || 0;
+    sblocks := '{}';
     FOR gset IN SELECT x FROM jsonb_array_elements(coalesce(nullif(q->'grouping_sets', 'null'),
                                                              jsonb_build_array((SELECT coalesce(jsonb_agg(o - 1), '[]')
                                                                                   FROM jsonb_array_elements(q->'group_by') WITH ORDINALITY g(e, o))))) x LOOP
@@ -668,13 +703,24 @@ BEGIN
         tkeys := ARRAY(SELECT k || (g->0) FROM unnest(tkeys) WITH ORDINALITY x(k, o1), jsonb_array_elements(groups) WITH ORDINALITY y(g, o2)
                         ORDER BY o1, o2);
       END LOOP;
-      -- the statement's own condition, if it has one, selects its rows; the others' take all
-      blocks := blocks || ARRAY(SELECT format(CASE WHEN sfilters->>(sk - 1) = filters[i] THEN 'Ranges(%s, ''true'')' ELSE 'Total(%s)' END,
-                                              quote_ident(fnames[i]))
-                                  FROM generate_subscripts(filters, 1) i ORDER BY i);
-      terms := terms || coalesce(array_to_string(nullif(blocks, '{}'), ' * '), 'Total(rows)');
+      sblocks := sblocks || coalesce(array_to_string(nullif(blocks, '{}'), ' * '), '');
       keys := keys || tkeys;
       counts[cardinality(counts)] := counts[cardinality(counts)] + cardinality(tkeys);
+    END LOOP;
+    -- the statement's terms, then as many again for each column it counts by a variant: its own
+    -- condition, if it has one, selects its rows, and the variant's attribute the rows counted;
+    -- the other attributes of conditions take all
+    -- (each variant's rows have the statement's keys too, so that rows and keys keep one numbering)
+    keys := keys || ARRAY(SELECT k FROM generate_series(1, variants[sk]) v, unnest(keys[cardinality(keys) - counts[sk] + 1:]) WITH ORDINALITY u(k, o)
+                           ORDER BY v, o);
+    FOR v IN 0 .. variants[sk] LOOP
+      vcol := (SELECT c->>'column' FROM jsonb_array_elements(q->'columns') c WHERE (c->>'variant')::int = v LIMIT 1);
+      terms := terms || ARRAY(
+        SELECT coalesce(nullif(array_to_string(ARRAY[nullif(b, '')] || ARRAY(
+                 SELECT format(CASE WHEN sfilters->>(sk - 1) = filters[i] OR i = vfirst + array_position(vcols, vcol)
+                                    THEN 'Ranges(%s, ''true'')' ELSE 'Total(%s)' END, quote_ident(fnames[i]))
+                   FROM generate_subscripts(filters, 1) i ORDER BY i), ' * '), ''), 'Total(rows)')
+          FROM unnest(sblocks) WITH ORDINALITY u(b, o) ORDER BY o);
     END LOOP;
   END LOOP;
   wspec := array_to_string(terms, ' + ');

@@ -102,7 +102,9 @@ $$;
 CREATE OR REPLACE FUNCTION dpm_internal.query_part(col jsonb, aggregate text) RETURNS text
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE WHEN aggregate = 'multi' AND col->>'aggregate' IN ('sum', 'avg', 'count')
+  SELECT CASE WHEN col ? 'variant' THEN 'count ' || (col->>'column')
+              WHEN aggregate = 'percentile' AND col->>'aggregate' IN ('sum', 'avg') THEN (col->>'aggregate') || ' ' || (col->>'column')
+              WHEN aggregate = 'multi' AND col->>'aggregate' IN ('sum', 'avg', 'count')
               THEN CASE WHEN col->>'column' IS NULL THEN 'counts' ELSE (col->>'aggregate') || ' ' || (col->>'column') END
               WHEN aggregate = 'avg' AND col->>'aggregate' = 'sum' THEN 'sums'
               WHEN aggregate = 'avg' AND col->>'aggregate' = 'count' THEN 'counts'
@@ -117,9 +119,10 @@ $$;
 -- (dpm_internal.quantile_of over the bins' edges in cdf), as query_rows takes them.
 -- percentile_cont interpolates in the bin where the CDF crosses; percentile_disc is that bin's
 -- lower edge (a value of the column itself when its bins hold one value each).  A count beside
--- them is the group's last cumulative count (plain: the release's rows, with their errors).
+-- them is the group's last cumulative count (plain: the release's rows, with their errors), and a
+-- sum or an average the group's last row's of more (query_multi's parts, by name).
 CREATE OR REPLACE FUNCTION dpm_internal.query_percentiles(q jsonb, keys jsonb[], band jsonb, cdf jsonb, plain jsonb,
-                                                          OUT groups jsonb[], OUT parts jsonb)
+                                                          more jsonb, OUT groups jsonb[], OUT parts jsonb)
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -140,6 +143,10 @@ BEGIN
         SELECT plain->(o::int - 1) FROM unnest(keys) WITH ORDINALITY u(k, o) WHERE k - '_cdf' = g
          ORDER BY (k->>'_cdf')::int DESC LIMIT 1)));
     END IF;
+    parts := parts || coalesce((SELECT jsonb_object_agg(mo.name, coalesce(parts->mo.name, '[]') || jsonb_build_array((
+                                  SELECT mo.v->(o::int - 1) FROM unnest(keys) WITH ORDINALITY u(k, o) WHERE k - '_cdf' = g
+                                   ORDER BY (k->>'_cdf')::int DESC LIMIT 1)))
+                                  FROM jsonb_each(more) mo(name, v)), '{}');
     SELECT array_agg((band->(o::int - 1)->>'answer')::float8 ORDER BY (k->>'_cdf')::int),
            array_agg((band->(o::int - 1)->>'half')::float8 ORDER BY (k->>'_cdf')::int)
       INTO a, h
@@ -300,6 +307,17 @@ BEGIN
 END
 $$;
 
+-- A statement's answers (parts, as query_answer keeps them, its n rows after the first off): those
+-- rows' of each quantity, and for each column it counts by a variant (query_plan) the counts of the
+-- variant's rows, the n after off + v n (of quantity base), as "count <column>".
+CREATE OR REPLACE FUNCTION dpm_internal.query_variants(q jsonb, parts jsonb, off int, n int, base text) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dpm_internal.query_slice(parts, off, n)
+         || coalesce((SELECT jsonb_object_agg('count ' || (c->>'column'), dpm_internal.query_slice(parts, off + (c->>'variant')::int * n, n)->base)
+                        FROM jsonb_array_elements(q->'columns') c WHERE c ? 'variant'), '{}')
+$$;
+
 -- Each quantity's answers (parts, as query_answer keeps them) of the n queries after the first off.
 CREATE OR REPLACE FUNCTION dpm_internal.query_slice(parts jsonb, off int, n int) RETURNS jsonb
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
@@ -382,6 +400,7 @@ DECLARE
   -- the role's policy next: a role without one learns nothing more, and makes nothing
   b record := dpm_internal.query_budget(dpm_internal.source((stmts->0->>'source')::regclass), epsilon, delta, rho);
   p record := dpm_internal.query_plan(qs);
+  base text := CASE WHEN p.aggregate = 'multi' THEN 'counts' ELSE 'answers' END;   -- what a variant's rows are of
   parts_needed boolean := EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) x, jsonb_array_elements(x->'columns') c
                                    WHERE dpm_internal.query_part(c, p.aggregate) <> 'answers');
   counts_of text := CASE WHEN p.aggregate = 'avg' THEN 'avg' END;      -- what the release measures
@@ -398,6 +417,7 @@ DECLARE
   charged text := 'free';
   reused record;
 BEGIN
+  stmts := p.statements;      -- with the columns counted by variants marked
   epsilon := b.epsilon;
   delta := b.delta;
   rho := b.rho;
@@ -419,13 +439,14 @@ BEGIN
                                                   FROM generate_series(1, p.counts[k])))
                  FROM (SELECT DISTINCT dpm_internal.query_part(c, p.aggregate) AS part
                          FROM jsonb_array_elements(st->'columns') c WHERE c ? 'aggregate') z))));
-    off := off + p.counts[k];
+    off := off + p.counts[k] * (1 + p.variants[k]);
   END LOOP;
   off := 0;
   reused := dpm_internal.query_reuse(p.src, p.wl, p.measure, p.aggregate, confidence, p.parts->'extra', mode);
   mode := reused.mode;
   rel := reused.prior;
-  IF p.aggregate = 'multi' THEN
+  IF p.parts ? 'extra' THEN
+    -- several measures: a release of their parts, or the one that answered the statement before
     IF rel.id IS NOT NULL THEN
       RAISE NOTICE 'answered at no cost from release %, which answered the same statement at %', rel.id, rel.released_at
         USING HINT = 'reuse => ''never'' measures the table as it is now, with fresh noise and a charge.';
@@ -446,7 +467,8 @@ BEGIN
     END IF;
     parts := dpm_internal.query_multi(rel, p.parts->'measures', ARRAY(
                SELECT DISTINCT dpm_internal.query_part(c, p.aggregate) FROM jsonb_array_elements(stmts) x, jsonb_array_elements(x->'columns') c
-                WHERE c ? 'aggregate'));
+                WHERE c ? 'aggregate' AND NOT c->>'aggregate' LIKE 'percentile%'
+                  AND NOT (p.aggregate = 'percentile' AND c->>'aggregate' = 'count')));
   ELSIF rel.id IS NOT NULL THEN
     RAISE NOTICE 'answered at no cost from release %, which answered the same statement at %', rel.id, rel.released_at
       USING HINT = 'reuse => ''never'' measures the table as it is now, with fresh noise and a charge.';
@@ -482,9 +504,10 @@ BEGIN
   IF p.aggregate = 'percentile' THEN
     -- the cumulative counts with a band that holds for all of a group's bins together, and each
     -- with its own error (a count beside the percentiles)
-    parts := jsonb_build_object('answers', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query)
-                                              FROM dpm_internal.release_band(rel, confidence, jsonb_array_length(p.cdf->'lo')) x),
-                                'plain', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query) FROM dpm.release(rel.id) x));
+    parts := coalesce(parts - 'answers', '{}')       -- and the measures' parts, by name
+             || jsonb_build_object('answers', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query)
+                                                 FROM dpm_internal.release_band(rel, confidence, jsonb_array_length(p.cdf->'lo')) x),
+                                   'plain', (SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query) FROM dpm.release(rel.id) x));
   END IF;
   k := 0;
   FOR st IN SELECT x FROM jsonb_array_elements(stmts) x LOOP
@@ -492,15 +515,16 @@ BEGIN
     IF p.aggregate = 'percentile' THEN
       pc := dpm_internal.query_percentiles(st, p.keys[off + 1:off + p.counts[k]],
                                            dpm_internal.query_slice(parts, off, p.counts[k])->'answers', p.cdf,
-                                           dpm_internal.query_slice(parts, off, p.counts[k])->'plain');
+                                           dpm_internal.query_slice(parts, off, p.counts[k])->'plain',
+                                           dpm_internal.query_slice(parts, off, p.counts[k]) - 'answers' - 'plain');
       RETURN QUERY SELECT k, r, rel.id, charged FROM dpm_internal.query_post(st, ARRAY(
                      SELECT dpm_internal.query_rows(st, pc.groups, p.aggregate, pc.parts))) r;
     ELSE
       RETURN QUERY SELECT k, r, rel.id, charged FROM dpm_internal.query_post(st, ARRAY(
                      SELECT dpm_internal.query_rows(st, p.keys[off + 1:off + p.counts[k]], p.aggregate,
-                                                    dpm_internal.query_slice(parts, off, p.counts[k])))) r;
+                                                    dpm_internal.query_variants(st, parts, off, p.counts[k], base)))) r;
     END IF;
-    off := off + p.counts[k];
+    off := off + p.counts[k] * (1 + p.variants[k]);
   END LOOP;
 END
 $$;
@@ -527,6 +551,7 @@ DECLARE
   mode text := dpm_internal.query_args(epsilon, delta, rho, method, confidence, reuse);
   b record := dpm_internal.query_budget(dpm_internal.source((stmts->0->>'source')::regclass), epsilon, delta, rho);
   p record := dpm_internal.query_plan(qs);
+  base text := CASE WHEN p.aggregate = 'multi' THEN 'counts' ELSE 'answers' END;   -- what a variant's rows are of
   counts_of text := CASE WHEN p.aggregate = 'avg' THEN 'avg' END;      -- what the release measures
   expected jsonb;
   extra jsonb;
@@ -536,6 +561,7 @@ DECLARE
   rows jsonb;
   reused record;
 BEGIN
+  stmts := p.statements;
   epsilon := b.epsilon;
   delta := b.delta;
   rho := b.rho;
@@ -544,7 +570,7 @@ BEGIN
   extra := dpm_internal.query_shares(p.src, p.parts->'extra', (p.measure).id IS NOT NULL, epsilon, delta, rho);
   reused := dpm_internal.query_reuse(p.src, p.wl, p.measure, p.aggregate, confidence, p.parts->'extra', mode);
   -- several measures' parts are measured together or replayed: never estimated from other releases
-  mode := CASE WHEN p.aggregate = 'multi' THEN 'never' ELSE reused.mode END;
+  mode := CASE WHEN p.parts ? 'extra' THEN 'never' ELSE reused.mode END;
   prior := reused.prior;
   SELECT to_jsonb(x) INTO e
     FROM dpm.explain((p.wl).name, epsilon, delta, rho, NULL, method, NULL, 'ls', confidence, (p.measure).name,
@@ -580,14 +606,14 @@ BEGIN
   SELECT jsonb_agg(r.r::jsonb || CASE WHEN jsonb_array_length(stmts) > 1 THEN jsonb_build_object('statement', st.k) ELSE '{}' END
                    ORDER BY st.k, r.n) INTO rows
     FROM jsonb_array_elements(stmts) WITH ORDINALITY st(q, k),
-         LATERAL (SELECT coalesce(sum(c), 0)::int AS off FROM unnest(p.counts[1:st.k - 1]) c) o,
+         LATERAL (SELECT coalesce(sum(c * (1 + v)), 0)::int AS off FROM unnest(p.counts[1:st.k - 1], p.variants[1:st.k - 1]) x(c, v)) o,
          -- a percentile's error depends on the data: its groups, without one
          LATERAL (SELECT CASE WHEN p.aggregate = 'percentile'
                               THEN ARRAY(SELECT k - '_cdf' FROM unnest(p.keys[o.off + 1:o.off + p.counts[st.k]]) WITH ORDINALITY u(k, n)
                                           GROUP BY k - '_cdf' ORDER BY min(n))
                               ELSE p.keys[o.off + 1:o.off + p.counts[st.k]] END AS keys) g,
          LATERAL dpm_internal.query_rows(st.q, g.keys, p.aggregate,
-                                         dpm_internal.query_slice(expected, o.off, p.counts[st.k]), true) WITH ORDINALITY r(r, n);
+                                         dpm_internal.query_variants(st.q, expected, o.off, p.counts[st.k], base), true) WITH ORDINALITY r(r, n);
   RETURN QUERY SELECT jsonb_build_object(
     'source', (p.src).relation::text, 'domain', (p.dom).name, 'workload', (p.wl).name, 'spec', (p.wl).spec,
     'measure', (p.measure).name, 'aggregate', coalesce(p.aggregate, CASE WHEN (p.measure).id IS NOT NULL THEN 'sum' ELSE 'count' END),

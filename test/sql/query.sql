@@ -104,6 +104,19 @@ INSERT INTO fd_out SELECT 21, * FROM dpm.answer_query($$SELECT genre, count(*) A
 INSERT INTO fd_out SELECT 22, * FROM dpm.answer_query('SELECT sum(rating) AS r, sum(minutes) AS m FROM fd_ratings WHERE age >= 30',
                                                       epsilon => 1e6, delta => 1e-6);
 INSERT INTO fd_out SELECT 23, * FROM dpm.answer_query('SELECT count(*), avg(minutes) FROM fd_ratings', epsilon => 1e6, delta => 1e-6);
+-- count(column) beside count(*): the rows whose value is in a bin, a variant of the statement's
+-- queries (or, for a column it groups by, the same rows)
+INSERT INTO fd_out SELECT 25, * FROM dpm.answer_query('SELECT genre, count(*) AS n, count(device) AS with_device FROM fd_ratings GROUP BY genre',
+                                                      epsilon => 1e6, delta => 1e-6);
+INSERT INTO fd_out SELECT 26, * FROM dpm.answer_query($$SELECT count(*) AS n, count(device) AS d, count(genre) AS g, avg(rating), avg(minutes) AS mins
+                                                         FROM fd_ratings WHERE age < 30$$, epsilon => 1e6, delta => 1e-6);
+INSERT INTO fd_out SELECT 27, * FROM dpm.answer_query('SELECT device, count(*) AS n, count(device) AS d FROM fd_ratings GROUP BY device',
+                                                      epsilon => 1e6, delta => 1e-6);
+-- and beside percentiles: a group's sums and averages are its last cumulative row's
+INSERT INTO fd_out SELECT 24, * FROM dpm.answer_query($$SELECT genre, percentile_cont(0.5) WITHIN GROUP (ORDER BY age) AS median, count(*) AS n,
+                                                              avg(rating), sum(minutes) AS total
+                                                         FROM fd_ratings WHERE rated_on < '2015-01-01' GROUP BY genre$$,
+                                                      epsilon => 1e6, delta => 1e-6);
 RESET client_min_messages;
 RESET ROLE;
 
@@ -213,6 +226,26 @@ SELECT 22 AS statement, abs((result->>'r')::float8 - (SELECT sum(rating) FROM fd
 SELECT 23 AS statement, abs((result->>'count')::numeric - (SELECT count(*) FROM fd_ratings)) < 0.5 AS count_equal,
        abs((result->>'avg')::float8 - (SELECT avg(minutes) FROM fd_ratings)) < 10 * (result->>'avg_stderr')::float8 AS avg_equal
   FROM fd_out WHERE statement = 23;
+SELECT 24 AS statement, count(*) AS groups,
+       count(*) FILTER (WHERE abs((o.result->>'median')::float8 - t.median) <= 5 AND abs((o.result->>'n')::numeric - t.n) < 0.5
+                          AND abs((o.result->>'avg')::float8 - t.a) < 10 * (o.result->>'avg_stderr')::float8
+                          AND abs((o.result->>'total')::float8 - t.total) < 10 * (o.result->>'total_stderr')::float8) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 24) o
+  FULL JOIN (SELECT genre, percentile_cont(0.5) WITHIN GROUP (ORDER BY age) AS median, count(*) AS n, avg(rating) AS a,
+                    sum(minutes) AS total FROM fd_ratings WHERE rated_on < '2015-01-01' GROUP BY genre) t ON t.genre = o.result->>'genre';
+SELECT 25 AS statement, count(*) AS groups,
+       count(*) FILTER (WHERE abs((o.result->>'n')::numeric - t.n) < 0.5 AND abs((o.result->>'with_device')::numeric - t.d) < 0.5) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 25) o
+  FULL JOIN (SELECT genre, count(*) AS n, count(device) AS d FROM fd_ratings GROUP BY genre) t ON t.genre = o.result->>'genre';
+SELECT 26 AS statement, abs((o.result->>'n')::numeric - t.n) < 0.5 AS n, abs((o.result->>'d')::numeric - t.d) < 0.5 AS d,
+       abs((o.result->>'g')::numeric - t.n) < 0.5 AS g, abs((o.result->>'avg')::float8 - t.a) < 10 * (o.result->>'avg_stderr')::float8 AS a,
+       abs((o.result->>'mins')::float8 - t.mins) < 10 * (o.result->>'mins_stderr')::float8 AS mins
+  FROM fd_out o, (SELECT count(*) AS n, count(device) AS d, avg(rating) AS a, avg(minutes) AS mins FROM fd_ratings WHERE age < 30) t
+ WHERE o.statement = 26;
+SELECT 27 AS statement, count(*) AS groups,
+       count(*) FILTER (WHERE abs((o.result->>'n')::numeric - t.n) < 0.5 AND abs((o.result->>'d')::numeric - t.n) < 0.5) AS equal
+  FROM (SELECT * FROM fd_out WHERE statement = 27) o
+  FULL JOIN (SELECT device, count(*) AS n FROM fd_ratings WHERE device IS NOT NULL GROUP BY device) t ON t.device = o.result->>'device';
 -- the parts of those releases and their shares of the charge (the first part's is what the
 -- others leave): a sum's share f / (1 - f) times a count's, f the share of an average's sums
 SELECT o.statement, r.measure_id IS NOT NULL AS first_part_sums,
@@ -220,7 +253,7 @@ SELECT o.statement, r.measure_id IS NOT NULL AS first_part_sums,
           FROM jsonb_array_elements(r.extra_parts) WITH ORDINALITY x(e, o) JOIN dpm.measures m ON m.id = (e->>'measure_id')::int) AS extra_parts,
        (SELECT array_agg(round((e->>'share')::numeric, 4) ORDER BY x.o) FROM jsonb_array_elements(r.extra_parts) WITH ORDINALITY x(e, o)) AS shares,
        (SELECT array_agg(regexp_replace(x.quantity, '[0-9]+', 'id') ORDER BY x.quantity) FROM dpm.release_measurements x WHERE x.release_id = r.id) AS measured
-  FROM (SELECT DISTINCT statement, release FROM fd_out WHERE statement BETWEEN 21 AND 23) o JOIN dpm.releases r ON r.id = o.release
+  FROM (SELECT DISTINCT statement, release FROM fd_out WHERE statement BETWEEN 21 AND 24) o JOIN dpm.releases r ON r.id = o.release
  ORDER BY o.statement;
 -- its dry run: each part's standard error as the release had it (a part's noise is decided by its
 -- share alone), an average's left to the data
@@ -332,7 +365,7 @@ SELECT * FROM dpm.answer_query($$SELECT extract(day FROM rated_on), count(*) FRO
 SELECT * FROM dpm.answer_query($$SELECT floor(age / 7) * 7, count(*) FROM fd_ratings GROUP BY 1$$, epsilon => 1);
 SELECT * FROM dpm.answer_query($$SELECT width_bucket(age, 0, 60, 7), count(*) FROM fd_ratings GROUP BY 1$$, epsilon => 1);
 SELECT * FROM dpm.answer_query($$SELECT sum(age) FROM fd_ratings$$, epsilon => 1);
-SELECT * FROM dpm.answer_query($$SELECT count(*), count(age) FROM fd_ratings$$, epsilon => 1);
+SELECT * FROM dpm.answer_query($$SELECT count(*), count(genre), percentile_cont(0.5) WITHIN GROUP (ORDER BY age) FROM fd_ratings$$, epsilon => 1);
 SELECT * FROM dpm.answer_query($$SELECT genre, count(*) FROM fd_ratings GROUP BY genre$$, epsilon => -1);
 -- arguments first: nothing is compiled into the catalog for a call refused on them
 SELECT count(*) AS domains_before FROM dpm.domains \gset
