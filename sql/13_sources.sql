@@ -324,6 +324,9 @@ BEGIN
   EXCEPTION WHEN unique_violation THEN    -- a concurrent registration committed after the check
     RAISE EXCEPTION '"%" is already registered', source USING ERRCODE = 'duplicate_object';
   END;
+  -- the custodian sees what the bound leaves out now, before any budget is spent
+  PERFORM dpm_internal.bound_notice(s, NULL, dpm_internal.invoker())
+     FROM dpm.sources s WHERE s.relation = register_source.source AND s.unregistered_at IS NULL;
   IF privacy_unit IS NOT NULL AND dpm_internal.distribution_column(source) <> privacy_unit
      AND NOT dpm_internal.unit_unique(source, privacy_unit) THEN
     RAISE NOTICE 'the privacy unit "%" is not the distribution column of "%": to keep at most % rows of each unit, every release reads each row''s unit here',

@@ -171,6 +171,7 @@ BEGIN
                      || CASE WHEN empty IS NOT NULL THEN format(' Empty bins: %s.', empty) ELSE '' END,
             HINT = format('dpm.domain_coverage(%L) shows this again at any time.', name);
   END IF;
+  PERFORM dpm_internal.bound_notice(src, d, dpm_internal.invoker());
   RETURN d.cells::float8;    -- exact to 2^53; dpm.domains.cells holds it exactly
 END
 $$;

@@ -58,7 +58,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.drop_domain(text, boolean), dpm.rename_domain(text, text),
   dpm.set_budget(regclass, float8, float8, float8), dpm.set_periods(regclass, name, interval, date, int),
   dpm.set_max_key_bytes(regclass, int),
-  dpm.create_domain(text, regclass, jsonb), dpm.domain_coverage(text), dpm.exact_answers(text, text, text),
+  dpm.create_domain(text, regclass, jsonb), dpm.domain_coverage(text), dpm.contribution_coverage(regclass), dpm.exact_answers(text, text, text),
   dpm.publish(bigint, text, regrole), dpm.unpublish(text),
   dpm.create_measure(text, regclass, text, float8, float8, text), dpm.drop_measure(text, regclass),
   dpm.set_column_domains(regclass, jsonb, text), dpm.drop_column_domain(regclass, name),

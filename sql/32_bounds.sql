@@ -1,0 +1,81 @@
+-- Contribution bounds (issue 46): what a source's bound on each privacy unit's rows leaves out of
+-- it, for its custodians, who may read the table anyway.  Analysts never see these numbers.
+
+-- What max_contributions leaves out of a source's table now, every row read as run_as (no privacy:
+-- a custodian's): for the whole table (domain NULL), then for each of doms, its rows (those in a
+-- cell), the privacy units holding them, those of the units over the bound, the rows the bound
+-- leaves out, and the most rows one unit holds.  A release keeps max_contributions of a unit's
+-- rows, chosen at random among all of them (dpm_internal.source_rows): the table's rows left out
+-- are exact, a domain's are their expectation (a unit of n rows keeps each with probability
+-- max_contributions / n).  The whole table, as a release of every period reads it.
+CREATE OR REPLACE FUNCTION dpm_internal.bound_coverage(src dpm.sources, doms dpm.domains[], run_as regrole)
+RETURNS TABLE(domain text, rows bigint, units bigint, units_over_bound bigint, rows_left_out float8, largest_unit bigint)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  k int := src.max_contributions;
+  capped boolean := src.privacy_unit IS NOT NULL AND NOT dpm_internal.unit_unique(dpm_internal.source_table(src), src.privacy_unit);
+  -- whether a row is in a cell of each domain
+  incell text[] := ARRAY(SELECT CASE WHEN (doms[o]).cell_expr IS NOT NULL THEN format('(%s) IS NOT NULL', (doms[o]).cell_expr)
+                                     ELSE format('num_nulls(VARIADIC %s) = 0', dpm_internal.bins_expr((doms[o]).attr_exprs)) END
+                           FROM generate_subscripts(doms, 1) o ORDER BY o);
+  v float8[];
+BEGIN
+  -- per unit its rows n and its rows in each domain's cells d1, d2, ...; a unit when none is a row
+  v := dpm_internal.exec_as(run_as, format(
+         'SELECT ARRAY[count(*), sum(n), count(*) FILTER (WHERE n > %1$s), sum(greatest(n - %1$s, 0)), max(n)%2$s]::float8[]
+            FROM (SELECT %3$s AS n%4$s FROM %5$s s%6$s) u',
+         k,
+         (SELECT string_agg(format(', sum(d%1$s), count(*) FILTER (WHERE d%1$s > 0), count(*) FILTER (WHERE d%1$s > 0 AND n > %2$s),
+                                   sum(d%1$s * greatest(n - %2$s, 0)::float8 / n)', o, k), '' ORDER BY o)
+            FROM generate_subscripts(incell, 1) o),
+         CASE WHEN capped THEN 'count(*)' ELSE '1::bigint' END,
+         (SELECT string_agg(format(', %s AS d%s', CASE WHEN capped THEN format('count(*) FILTER (WHERE %s)', incell[o])
+                                                       ELSE format('(%s)::int', incell[o]) END, o), '' ORDER BY o)
+            FROM generate_subscripts(incell, 1) o),
+         dpm_internal.source_table(src),
+         CASE WHEN capped THEN format(' GROUP BY %I', src.privacy_unit) ELSE '' END));
+  RETURN QUERY
+    SELECT NULL::text, coalesce(v[2], 0)::bigint, v[1]::bigint, v[3]::bigint, coalesce(v[4], 0), coalesce(v[5], 0)::bigint
+    UNION ALL
+    SELECT (doms[o]).name, coalesce(v[6 + 4 * (o - 1)], 0)::bigint, v[7 + 4 * (o - 1)]::bigint, v[8 + 4 * (o - 1)]::bigint,
+           coalesce(v[9 + 4 * (o - 1)], 0), NULL::bigint
+      FROM generate_subscripts(incell, 1) o;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION dpm.contribution_coverage(source regclass)
+RETURNS TABLE(domain text, rows bigint, units bigint, units_over_bound bigint, rows_left_out float8, largest_unit bigint)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  src dpm.sources := dpm_internal.source(source);
+BEGIN
+  PERFORM dpm_internal.check_can_read(source);
+  RETURN QUERY SELECT * FROM dpm_internal.bound_coverage(src, ARRAY(
+                 SELECT d FROM dpm.domains d WHERE d.source_id = src.id AND d.dropped_at IS NULL ORDER BY d.name), dpm_internal.invoker());
+END
+$$;
+COMMENT ON FUNCTION dpm.contribution_coverage(regclass) IS
+  'custodian: what the bound on each privacy unit''s rows leaves out of a source now (no privacy): rows, units, units over it, rows left out, the largest unit; per domain too';
+
+-- Says to a custodian what a source's bound leaves out of it, or of one of its domains (a NOTICE;
+-- nothing when it leaves nothing out).
+CREATE OR REPLACE FUNCTION dpm_internal.bound_notice(src dpm.sources, dom dpm.domains, run_as regrole) RETURNS void
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  c record;
+BEGIN
+  SELECT * INTO c FROM dpm_internal.bound_coverage(src, CASE WHEN dom.id IS NULL THEN '{}' ELSE ARRAY[dom] END, run_as) x
+   WHERE x.domain IS NOT DISTINCT FROM dom.name;
+  IF c.rows_left_out > 0 THEN
+    RAISE NOTICE '%: the bound of % rows per privacy unit leaves out % of its % rows (% of its % units hold more)',
+      CASE WHEN dom.id IS NULL THEN format('source "%s"', src.relation) ELSE format('domain "%s"', dom.name) END,
+      src.max_contributions, CASE WHEN dom.id IS NULL THEN c.rows_left_out::bigint::text ELSE 'about ' || round(c.rows_left_out)::text END,
+      c.rows, c.units_over_bound, c.units
+      USING DETAIL = 'Every count and sum a release answers is of the rows it keeps, and its interval is for them: with a bound too low, the answers are below the table''s.',
+            HINT = format('dpm.contribution_coverage(%L) shows this again at any time.', src.relation::text);
+  END IF;
+END
+$$;

@@ -1,0 +1,54 @@
+-- What the bound on each privacy unit's rows leaves out (issue 46, item 2): told to the custodian
+-- when the source is registered and when a domain is made, and on demand by
+-- dpm.contribution_coverage, against the table itself; analysts are refused.
+\set SHOW_CONTEXT never
+-- (the sources and domains made here are deleted at the end, and their sequences set back: the
+-- tests that follow print their ids)
+SELECT (SELECT last_value FROM dpm.sources_id_seq) AS cb_src_seq, (SELECT last_value FROM dpm.domains_id_seq) AS cb_dom_seq \gset
+-- 40 units, unit u holding u rows: a bound of 10 rows leaves out sum over u = 11 .. 40 of (u - 10)
+-- = 465 of the 820 rows, of 30 units; every ninth row has no age, in no bin of the domain
+CREATE TABLE cb_people AS
+  SELECT u AS unit, r, CASE WHEN r % 9 <> 0 THEN (u * 7 + r) % 90 END AS age
+    FROM generate_series(1, 40) u, generate_series(1, u) r;
+SELECT dpm.register_source('cb_people', 'unit', 10, epsilon => 1);
+SELECT dpm.create_domain('cb_age', 'cb_people', '[{"name": "age", "column": "age", "bins": {"min": 0, "max": 90, "width": 10}}]');
+SELECT domain, rows, units, units_over_bound, round(rows_left_out::numeric, 2) AS rows_left_out, largest_unit
+  FROM dpm.contribution_coverage('cb_people');
+-- the same from the table: a unit of n rows, d of them in the domain's cells, loses n - 10 rows,
+-- and d (n - 10) / n of the domain's in expectation
+WITH u AS (SELECT unit, count(*) AS n, count(age) AS d FROM cb_people GROUP BY unit)
+SELECT coalesce(c.domain, 'the table') AS scope,
+       c.rows = t.rows AND c.units = t.units AND c.units_over_bound = t.over AND abs(c.rows_left_out - t.left_out) < 1e-9 AS equal
+  FROM dpm.contribution_coverage('cb_people') c
+  JOIN (SELECT NULL::text AS domain, sum(n) AS rows, count(*) AS units, count(*) FILTER (WHERE n > 10) AS over,
+               sum(greatest(n - 10, 0))::float8 AS left_out FROM u
+        UNION ALL
+        SELECT 'cb_age', sum(d), count(*) FILTER (WHERE d > 0), count(*) FILTER (WHERE d > 0 AND n > 10),
+               sum(d * greatest(n - 10, 0)::float8 / n) FROM u) t ON t.domain IS NOT DISTINCT FROM c.domain;
+-- and what releases read: the rows of the domain a release keeps, over 300 scans, average to its
+-- rows less those left out, within 5 standard errors (a unit keeps 10 of its n rows at random, d of
+-- them in cells: hypergeometric, variance 10 (d / n)(1 - d / n)(n - 10) / (n - 1); a false alarm
+-- below 6e-7)
+WITH kept AS (SELECT (SELECT sum(x) FROM unnest(dpm_internal.frequency_vector(s, d, current_user::regrole, true)) x) AS k
+                FROM dpm.sources s, dpm.domains d, generate_series(1, 300) i
+               WHERE s.relation = 'cb_people'::regclass AND d.name = 'cb_age'),
+     u AS (SELECT count(*) AS n, count(age) AS d FROM cb_people GROUP BY unit)
+SELECT abs(avg(k) - (c.rows - c.rows_left_out)) < 5 * sqrt((SELECT sum(CASE WHEN n > 10 THEN 10 * (d::float8 / n) * (1 - d::float8 / n) * (n - 10) / (n - 1) ELSE 0 END) FROM u) / 300)
+         AS expected_as_scanned
+  FROM kept, dpm.contribution_coverage('cb_people') c WHERE c.domain = 'cb_age' GROUP BY c.rows, c.rows_left_out;
+-- a source without a privacy unit (a unit a row), or whose units hold at most the bound: nothing
+-- left out, and no NOTICE
+CREATE TABLE cb_rows AS SELECT g AS id, g % 7 AS x FROM generate_series(1, 50) g;
+SELECT dpm.register_source('cb_rows', epsilon => 1);
+SELECT * FROM dpm.contribution_coverage('cb_rows');
+-- analysts never see these numbers
+CREATE ROLE regress_cb_analyst IN ROLE dpm_analyst;
+SET ROLE regress_cb_analyst;
+SELECT * FROM dpm.contribution_coverage('cb_people');
+RESET ROLE;
+DROP ROLE regress_cb_analyst;
+
+DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'cb_%');
+DELETE FROM dpm.sources WHERE relation::text LIKE 'cb_%';
+DROP TABLE cb_people, cb_rows;
+SELECT setval('dpm.sources_id_seq', :cb_src_seq) IS NOT NULL AND setval('dpm.domains_id_seq', :cb_dom_seq) IS NOT NULL AS sequences_set_back;
