@@ -180,9 +180,12 @@ COMMENT ON FUNCTION dpm.create_domain(text, regclass, jsonb) IS
 
 -- The true answers of a workload, every row counted (no per-unit limit, no noise): counts, or a
 -- measure's sums (each value clamped to its bounds and rounded to its grid, as a release sums it)
--- or averages (those sums over the rows counted, NULL where none is).
+-- or averages (those sums over the rows counted, NULL where none is); and beside each, the same
+-- over the rows a release keeps in expectation (each privacy unit's at most max_contributions,
+-- chosen at random: dpm_internal.capped_vector), which a release's answer estimates without bias
+-- and its interval is about (NULL over a wide domain).
 CREATE OR REPLACE FUNCTION dpm.exact_answers(workload text, measure text DEFAULT NULL, aggregate text DEFAULT NULL)
-RETURNS TABLE(query int, label text, answer float8)
+RETURNS TABLE(query int, label text, answer float8, capped_answer float8)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
@@ -194,6 +197,7 @@ DECLARE
   agg text := coalesce(exact_answers.aggregate, CASE WHEN exact_answers.measure IS NULL THEN 'count' ELSE 'sum' END);
   avg boolean := agg = 'avg';
   x float8[];
+  xc float8[];
   k int;
   sets int[];
 BEGIN
@@ -223,7 +227,7 @@ BEGIN
     END IF;
     k := cardinality(x) / CASE WHEN avg THEN 2 ELSE 1 END;
     RETURN QUERY
-      SELECT e.query, l, dpm_internal.exact_ratio(e.answer, c.answer, m, avg)
+      SELECT e.query, l, dpm_internal.exact_ratio(e.answer, c.answer, m, avg), NULL::float8
         FROM ROWS FROM (dpm_internal.residual_exact(wl.spec, dom, x[1:k]),
                         dpm_internal.workload_labels(wl.labels, wl.spec, dom)) AS e(query, answer, stderr, ci_low, ci_high, ci_draws, l)
         LEFT JOIN dpm_internal.residual_exact(wl.spec, dom, CASE WHEN avg THEN x[k + 1:] END) c ON c.query = e.query;
@@ -234,16 +238,19 @@ BEGIN
   ELSE
     x := dpm_internal.measure_vector(src, dom, m, dpm_internal.invoker(), false, avg);
   END IF;
+  xc := dpm_internal.capped_vector(src, dom, m, dpm_internal.invoker(), avg);
   RETURN QUERY
-    SELECT i::int, l, dpm_internal.exact_ratio(v, c, m, avg)
+    SELECT i::int, l, dpm_internal.exact_ratio(v, c, m, avg), dpm_internal.exact_ratio(vc, cc, m, avg)
       FROM unnest(dpm_internal.workload_answers(wl, dom, x[1:dom.n]),
                   CASE WHEN avg THEN dpm_internal.workload_answers(wl, dom, x[dom.n + 1:]) END,
-                  wl.labels)
-           WITH ORDINALITY AS t(v, c, l, i);
+                  wl.labels,
+                  dpm_internal.workload_answers(wl, dom, xc[1:dom.n]),
+                  CASE WHEN avg THEN dpm_internal.workload_answers(wl, dom, xc[dom.n + 1:]) END)
+           WITH ORDINALITY AS t(v, c, l, vc, cc, i);
 END
 $$;
 COMMENT ON FUNCTION dpm.exact_answers(text, text, text) IS
-  'custodian: the true, noise-free answers of a workload: counts, or a measure''s sums or averages (no privacy; needs SELECT on the source)';
+  'custodian: the true, noise-free answers of a workload (counts, or a measure''s sums or averages), and over the rows a release keeps in expectation (no privacy)';
 
 -- A dense workload's answers on a vector of its domain's cells: W x (src/api/pure_api.c).
 CREATE OR REPLACE FUNCTION dpm_internal.workload_answers(wl dpm.workloads, dom dpm.domains, x float8[]) RETURNS float8[]

@@ -79,3 +79,34 @@ BEGIN
   END IF;
 END
 $$;
+
+-- What a release's answers estimate over a dense domain, for dpm.exact_answers: each cell's count
+-- (m NULL), or its measure's sums in units of the measure's grid (and for an average, avg, the
+-- counts they are divided by after them), over the rows a release keeps in expectation: a
+-- privacy unit of n rows keeps each with probability min(1, max_contributions / n).  Read as
+-- run_as (no privacy: a custodian's); the whole table, as a release of every period reads it.
+CREATE OR REPLACE FUNCTION dpm_internal.capped_vector(src dpm.sources, dom dpm.domains, m dpm.measures, run_as regrole,
+                                                     avg boolean) RETURNS float8[]
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  capped boolean := src.privacy_unit IS NOT NULL AND NOT dpm_internal.unit_unique(dpm_internal.source_table(src), src.privacy_unit);
+  units text := CASE WHEN m.id IS NOT NULL
+                     THEN dpm_internal.units_sql(m, dpm_internal.check_measure(run_as, dpm_internal.source_table(src, dom.name),
+                                                                               m.name, m.expression)) END;
+BEGIN
+  RETURN dpm_internal.exec_as(run_as, format(
+    'SELECT array_agg(coalesce(v.s, 0)::float8 ORDER BY i)%1$s FROM generate_series(0, %2$s - 1) i
+       LEFT JOIN (SELECT r.c, sum(r.w * r.x) AS s, sum(r.w * r.y) AS n
+                    FROM (SELECT (%3$s)::int4 AS c, %4$s AS x, %5$s AS y, %6$s AS w FROM %7$s s) r
+                   WHERE r.c IS NOT NULL GROUP BY r.c) v ON v.c = i',
+    CASE WHEN avg THEN ' || array_agg(coalesce(v.n, 0)::float8 ORDER BY i)' ELSE '' END,
+    dom.n, dom.cell_expr,
+    coalesce(units, '1'),
+    CASE WHEN units IS NULL OR m.nulls = 'zero' THEN '1' ELSE format('(%s IS NOT NULL)::int', units) END,
+    -- (in numeric: sums that do not depend on the order of the rows)
+    CASE WHEN capped THEN format('least(1, %s::numeric / count(*) OVER (PARTITION BY %I))', src.max_contributions, src.privacy_unit)
+         ELSE '1::numeric' END,
+    dpm_internal.source_table(src, dom.name)));
+END
+$$;

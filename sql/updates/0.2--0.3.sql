@@ -95,6 +95,8 @@ DROP FUNCTION IF EXISTS dpm_internal.period_request(dpm.sources, int4range);
 -- several measures in one release (the SQL front door): its extra parts (sql/02_catalog.sql)
 ALTER TABLE dpm.releases ADD COLUMN extra_parts jsonb;
 DROP FUNCTION IF EXISTS dpm_internal.release_parts(dpm.sources, dpm.measures, float8);
+-- dpm.exact_answers gains capped_answer (issue 46)
+DROP FUNCTION IF EXISTS dpm.exact_answers(text, text, text);
 ALTER TABLE dpm.release_measurements DROP CONSTRAINT release_measurements_quantity_check;
 ALTER TABLE dpm.release_measurements ADD CONSTRAINT release_measurements_quantity_check
   CHECK (quantity ~ '^(counts|sums)(:[0-9]+)?$');

@@ -2,9 +2,10 @@
 -- when the source is registered and when a domain is made, and on demand by
 -- dpm.contribution_coverage, against the table itself; analysts are refused.
 \set SHOW_CONTEXT never
--- (the sources and domains made here are deleted at the end, and their sequences set back: the
--- tests that follow print their ids)
-SELECT (SELECT last_value FROM dpm.sources_id_seq) AS cb_src_seq, (SELECT last_value FROM dpm.domains_id_seq) AS cb_dom_seq \gset
+-- (the sources, domains, workloads and measures made here are deleted at the end, and their
+-- sequences set back: the tests that follow print their ids)
+SELECT (SELECT last_value FROM dpm.sources_id_seq) AS cb_src_seq, (SELECT last_value FROM dpm.domains_id_seq) AS cb_dom_seq,
+       (SELECT last_value FROM dpm.workloads_id_seq) AS cb_wl_seq, (SELECT last_value FROM dpm.measures_id_seq) AS cb_m_seq \gset
 -- 40 units, unit u holding u rows: a bound of 10 rows leaves out sum over u = 11 .. 40 of (u - 10)
 -- = 465 of the 820 rows, of 30 units; every ninth row has no age, in no bin of the domain
 CREATE TABLE cb_people AS
@@ -36,6 +37,19 @@ WITH kept AS (SELECT (SELECT sum(x) FROM unnest(dpm_internal.frequency_vector(s,
 SELECT abs(avg(k) - (c.rows - c.rows_left_out)) < 5 * sqrt((SELECT sum(CASE WHEN n > 10 THEN 10 * (d::float8 / n) * (1 - d::float8 / n) * (n - 10) / (n - 1) ELSE 0 END) FROM u) / 300)
          AS expected_as_scanned
   FROM kept, dpm.contribution_coverage('cb_people') c WHERE c.domain = 'cb_age' GROUP BY c.rows, c.rows_left_out;
+-- dpm.exact_answers gives both truths: every row's, and what a release's answer estimates, the
+-- same over the rows a release keeps in expectation (a unit of n rows keeps each with
+-- probability 10 / n); the counts and a measure's sums of each bin, against the table
+SELECT dpm.create_workload('cb_by_age', 'cb_age', 'Identity(age)') AS queries;
+SELECT dpm.create_measure('cb_r', 'cb_people', 'r', 0, 40) > 0 AS measure;
+WITH w AS (SELECT unit, age, r, least(1, 10::float8 / count(*) OVER (PARTITION BY unit)) AS p FROM cb_people),
+     t AS (SELECT width_bucket(age, 0, 90, 9) - 1 AS bin, count(*) AS n, sum(p) AS capped, sum(r) AS s, sum(r * p) AS capped_s
+             FROM w WHERE age IS NOT NULL GROUP BY 1)
+SELECT count(*) AS bins,
+       count(*) FILTER (WHERE e.answer = t.n AND abs(e.capped_answer - t.capped) < 1e-9 AND e.capped_answer < e.answer) AS counts_equal,
+       count(*) FILTER (WHERE es.answer = t.s AND abs(es.capped_answer - t.capped_s) < 1e-9) AS sums_equal
+  FROM dpm.exact_answers('cb_by_age') e JOIN dpm.exact_answers('cb_by_age', 'cb_r') es ON es.query = e.query
+  JOIN t ON t.bin = e.query - 1;
 -- a source without a privacy unit (a unit a row), or whose units hold at most the bound: nothing
 -- left out, and no NOTICE
 CREATE TABLE cb_rows AS SELECT g AS id, g % 7 AS x FROM generate_series(1, 50) g;
@@ -48,7 +62,10 @@ SELECT * FROM dpm.contribution_coverage('cb_people');
 RESET ROLE;
 DROP ROLE regress_cb_analyst;
 
+DELETE FROM dpm.measures WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'cb_%');
+DELETE FROM dpm.workloads WHERE domain_id IN (SELECT d.id FROM dpm.domains d JOIN dpm.sources s ON s.id = d.source_id WHERE s.relation::text LIKE 'cb_%');
 DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'cb_%');
 DELETE FROM dpm.sources WHERE relation::text LIKE 'cb_%';
 DROP TABLE cb_people, cb_rows;
-SELECT setval('dpm.sources_id_seq', :cb_src_seq) IS NOT NULL AND setval('dpm.domains_id_seq', :cb_dom_seq) IS NOT NULL AS sequences_set_back;
+SELECT setval('dpm.sources_id_seq', :cb_src_seq) IS NOT NULL AND setval('dpm.domains_id_seq', :cb_dom_seq) IS NOT NULL
+       AND setval('dpm.workloads_id_seq', :cb_wl_seq) IS NOT NULL AND setval('dpm.measures_id_seq', :cb_m_seq) IS NOT NULL AS sequences_set_back;
