@@ -60,15 +60,22 @@ COMMENT ON FUNCTION dpm.contribution_coverage(regclass) IS
   'custodian: what the bound on each privacy unit''s rows leaves out of a source now (no privacy): rows, units, units over it, rows left out, the largest unit; per domain too';
 
 -- Says to a custodian what a source's bound leaves out of it, or of one of its domains (a NOTICE;
--- nothing when it leaves nothing out).
+-- nothing when it leaves nothing out).  A scan that cannot run now (a view whose servers refuse
+-- the query, say) is said too, and what called this goes on: the releases check it themselves.
 CREATE OR REPLACE FUNCTION dpm_internal.bound_notice(src dpm.sources, dom dpm.domains, run_as regrole) RETURNS void
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   c record;
 BEGIN
-  SELECT * INTO c FROM dpm_internal.bound_coverage(src, CASE WHEN dom.id IS NULL THEN '{}' ELSE ARRAY[dom] END, run_as) x
-   WHERE x.domain IS NOT DISTINCT FROM dom.name;
+  BEGIN
+    SELECT * INTO c FROM dpm_internal.bound_coverage(src, CASE WHEN dom.id IS NULL THEN '{}' ELSE ARRAY[dom] END, run_as) x
+     WHERE x.domain IS NOT DISTINCT FROM dom.name;
+  EXCEPTION WHEN OTHERS THEN
+    RAISE NOTICE 'source "%": what the bound of % rows per privacy unit leaves out could not be counted: %', src.relation,
+      src.max_contributions, SQLERRM;
+    RETURN;
+  END;
   IF c.rows_left_out > 0 THEN
     RAISE NOTICE '%: the bound of % rows per privacy unit leaves out % of its % rows (% of its % units hold more)',
       CASE WHEN dom.id IS NULL THEN format('source "%s"', src.relation) ELSE format('domain "%s"', dom.name) END,
