@@ -30,6 +30,7 @@
 #include "utils/typcache.h"
 
 #include "histogram/histogram.h"
+#include "security/random.h"
 
 /* a privacy unit: its value (copied into the aggregate's memory) and hash; NULL is one unit */
 typedef struct UnitKey
@@ -121,13 +122,7 @@ capped_new(FunctionCallInfo fcinfo, MemoryContext cxt, int keylen)
 static int64
 secure_below(int64 n)
 {
-	uint64		r;
-
-	if (!pg_strong_random(&r, sizeof(r)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("could not generate a secure random number")));
-	return (int64) (r % (uint64) n);
+	return (int64) (security_random_word() % (uint64) n);
 }
 
 PG_FUNCTION_INFO_V1(dpm_capped_groups_transfn);

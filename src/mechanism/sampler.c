@@ -190,12 +190,12 @@
 #include "mechanism/exact.h"
 #include "mechanism/sampler.h"
 #include "privacy/args.h"
+#include "security/random.h"
 
 #ifndef HAVE_INT128
 #error "dpmatrix's exact samplers need a 128-bit integer type"
 #endif
 
-#define RANDOM_BLOCK_SIZE	4096
 
 /* supported noise scales: keeps every grid value a normal double */
 #define MIN_SCALE			1e-200
@@ -214,28 +214,8 @@
 /* floating-point parameter choices are rounded up by this relative margin */
 #define ROUND_UP_MARGIN		(64.0 * DBL_EPSILON)
 
-static uint8 random_block[RANDOM_BLOCK_SIZE];
-static int	random_pos = RANDOM_BLOCK_SIZE;
 static uint64 bit_pool;
 static int	bit_count;
-
-static uint64
-random_word(void)
-{
-	uint64		w;
-
-	if (random_pos > RANDOM_BLOCK_SIZE - (int) sizeof(uint64))
-	{
-		if (!pg_strong_random(random_block, RANDOM_BLOCK_SIZE))
-			ereport(ERROR,
-					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("could not generate random values")));
-		random_pos = 0;
-	}
-	memcpy(&w, random_block + random_pos, sizeof(w));
-	random_pos += sizeof(w);
-	return w;
-}
 
 /* k fresh random bits, 1 <= k <= 64; bits are never reused */
 static uint64
@@ -253,7 +233,7 @@ random_bits(int k)
 		bit_count -= k;
 		return r;
 	}
-	w = random_word();
+	w = security_random_word();
 	need = k - bit_count;
 	r = bit_pool | ((need == 64 ? w : w & ((UINT64CONST(1) << need) - 1)) << bit_count);
 	bit_pool = (need == 64) ? 0 : w >> need;

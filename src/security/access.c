@@ -105,17 +105,3 @@ dpm_exec_as(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(result);
 }
-
-/* dpm_internal.random_key(): 63 random bits from the secure generator, to pick rows at random */
-PG_FUNCTION_INFO_V1(dpm_random_key);
-Datum
-dpm_random_key(PG_FUNCTION_ARGS)
-{
-	uint64		r;
-
-	if (!pg_strong_random(&r, sizeof(r)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("could not generate a secure random number")));
-	PG_RETURN_INT64((int64) (r >> 1));
-}
