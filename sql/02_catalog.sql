@@ -181,7 +181,8 @@ CREATE TYPE dpm_internal.planned_release AS (
   kind text, source_id int, workload_id int, strategy_id int, method text, options jsonb,
   strategy_noise text, noise text, epsilon numeric, delta numeric, rho numeric, inference text,
   confidence float8, ci_draws int, measure_id int, sum_share float8, period_from date,
-  period_to date, remainder_of int, queries int[], column_name text, max_key_bytes int, extra_parts jsonb);
+  period_to date, remainder_of int, queries int[], column_name text, max_key_bytes int, extra_parts jsonb,
+  distinct_units boolean);
 
 CREATE TABLE dpm.strategies (
   id              serial PRIMARY KEY,
@@ -273,7 +274,11 @@ CREATE TABLE dpm.releases (
   -- of other measures and the counts of their rows with a value, each a share of the charge (the
   -- parts above sharing the rest), [{"quantity": "sums:<measure id>" or "counts:<measure id>",
   -- "measure_id", "share"}] (dpm_internal.release_parts); NULL: nothing more
-  extra_parts     jsonb
+  extra_parts     jsonb,
+  -- its counts are of distinct privacy units per cell (aggregate units: each unit counts once in
+  -- each of at most max_contributions cells), not of rows; never combined with counts of rows
+  distinct_units  boolean NOT NULL DEFAULT false,
+  CONSTRAINT releases_units_of_counts CHECK (NOT distinct_units OR (measure_id IS NULL AND extra_parts IS NULL))
 );
 COMMENT ON TABLE dpm.releases IS 'one row per run of a mechanism on a source; an analyst sees the releases of the roles it belongs to';
 

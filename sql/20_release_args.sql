@@ -82,6 +82,11 @@ BEGIN
     END IF;
   END IF;
 
+  -- counts of distinct privacy units: the rows of each unit and cell as one, over the dense cells
+  IF aggregate = 'units' AND dom.n IS NULL THEN
+    RAISE EXCEPTION 'domain "%" has no dense cell index: counts of distinct privacy units are counted over dense cells', dom.name
+      USING ERRCODE = 'feature_not_supported', HINT = 'Count rows (aggregate count), or count units over a domain of fewer cells (dpm.max_cells).';
+  END IF;
   -- extra parts (the SQL front door's several measures): sums of measures of this source, and the
   -- counts of their rows with a value, each a share of the charge, together less than all of it
   IF req.extra_parts IS NOT NULL THEN

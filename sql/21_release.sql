@@ -324,10 +324,10 @@ BEGIN
   -- and the role's own budget on the source, when a privacy policy gives it one
   PERFORM dpm_internal.check_policy(src, caller, c_epsilon, c_delta, c_rho);
   INSERT INTO dpm.releases (source_id, kind, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
-                            confidence, ci_draws, measure_id, sum_share, periods, extra_parts)
+                            confidence, ci_draws, measure_id, sum_share, periods, extra_parts, distinct_units)
   VALUES (src.id, CASE WHEN keys THEN 'keys' ELSE 'answers' END, wl_id, sid, req.noise, c_epsilon, c_delta, c_rho,
           caller, coalesce(req.inference, 'ls'), req.confidence, req.ci_draws,
-          req.measure_id, req.sum_share, periods, req.extra_parts)
+          req.measure_id, req.sum_share, periods, req.extra_parts, coalesce(req.distinct_units, false))
   RETURNING id INTO rel_id;
   IF keys THEN
     -- the most keys it may store: what the role has left, at most dpm.max_answers_per_release
@@ -347,7 +347,8 @@ $$;
 CREATE OR REPLACE FUNCTION dpm_internal.release_data(r dpm.releases, src dpm.sources, dom dpm.domains) RETURNS float8[]
 LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT dpm_internal.part_data(r, src, dom, (SELECT x FROM dpm.measures x WHERE x.id = r.measure_id), r.sum_share IS NOT NULL)
+  SELECT CASE WHEN r.distinct_units THEN dpm_internal.units_data(r, src, dom)
+              ELSE dpm_internal.part_data(r, src, dom, (SELECT x FROM dpm.measures x WHERE x.id = r.measure_id), r.sum_share IS NOT NULL) END
 $$;
 
 -- The same for measure m (NULL: counts) and, for an average (avg), the counts it divides by after
@@ -714,14 +715,16 @@ BEGIN
   END IF;
   SELECT max(r.id) INTO prior FROM dpm.releases r
    WHERE remainder IS NULL AND r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.periods IS NOT DISTINCT FROM p.periods
-     AND (r.sum_share IS NULL) = (p.sum_share IS NULL) AND r.status = 'released'
+     AND (r.sum_share IS NULL) = (p.sum_share IS NULL) AND r.distinct_units = (coalesce(answer.aggregate, '') = 'units')
+     AND r.status = 'released'
      AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
   rel_id := dpm_internal.run_release(
     ROW('answers', (p.src).id, (p.wl).id, (p.st).id, (p.st).method, (p.st).options, (p.st).noise, p.noise,
         p.c_epsilon, p.c_delta, p.c_rho, coalesce(answer.inference, 'ls'), answer.confidence,
         CASE WHEN p.noise = 'laplace' AND answer.confidence IS NOT NULL THEN p.ci_draws END, (p.measure).id, p.sum_share,
         pr.period_from, pr.period_to, CASE WHEN remainder IS NOT NULL THEN (p.wl).remainder_of END,
-        CASE WHEN remainder IS NOT NULL THEN (p.wl).queries END, NULL, NULL, NULL)::dpm_internal.planned_release,
+        CASE WHEN remainder IS NOT NULL THEN (p.wl).queries END, NULL, NULL, NULL,
+        coalesce(answer.aggregate, '') = 'units')::dpm_internal.planned_release,
     p.built);
   IF coalesce(answer.inference, 'ls') <> 'ls' THEN
     RAISE NOTICE 'release % estimates by non-negative least squares: stderr and the interval''s width are least squares'', a reference', rel_id

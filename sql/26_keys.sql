@@ -211,7 +211,7 @@ BEGIN
   rel_id := dpm_internal.run_release(ROW('keys', src.id, NULL, NULL, NULL, NULL, NULL,
                                          CASE WHEN rho IS NULL THEN 'laplace' ELSE 'gaussian' END, req.c_epsilon, req.c_delta,
                                          req.c_rho, NULL, NULL, NULL, NULL, NULL, pr.period_from, pr.period_to, NULL, NULL,
-                                         column_name, req.max_key_bytes, NULL)::dpm_internal.planned_release, '{}');
+                                         column_name, req.max_key_bytes, NULL, NULL)::dpm_internal.planned_release, '{}');
   -- one array, well below the 1 GB a value may take: decided on the keys released alone, which
   -- dpm.release(id) shows anyway
   size := (SELECT sum(octet_length(a.label) + 16) FROM dpm.release_answers a WHERE a.release_id = rel_id);

@@ -205,8 +205,9 @@ $$;
 -- A WHERE condition split in two: "product", the conjunction of its conjuncts that each keep a
 -- set of bins of one column (query_where), and "filter", the conjunction of the others (OR and
 -- NOT across columns, IS NULL), kept by an attribute of its own (query_filter); each NULL when it
--- has no conjunct.  IS NOT NULL of a column alone is a product's: its bins.
-CREATE OR REPLACE FUNCTION dpm_internal.query_split(cond jsonb) RETURNS jsonb
+-- has no conjunct.  IS NOT NULL of a column alone is a product's: its bins.  With only_of given,
+-- a product's columns are among those (the others' conditions are the filter's).
+CREATE OR REPLACE FUNCTION dpm_internal.query_split(cond jsonb, only_of text[] DEFAULT NULL) RETURNS jsonb
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
   WITH RECURSIVE conj(c) AS (
@@ -217,7 +218,9 @@ AS $$
            jsonb_path_exists(c, 'lax $.** ? (exists(@.is_null))') AS nulls
       FROM conj WHERE NOT c ? 'and'),
   kinds AS (
-    SELECT c, CASE WHEN ncols = 1 AND (NOT nulls OR c->>'is_null' = 'false') THEN 'product' ELSE 'filter' END AS kind
+    SELECT c, CASE WHEN ncols = 1 AND (NOT nulls OR c->>'is_null' = 'false')
+                        AND (only_of IS NULL OR (SELECT min(l #>> '{}') FROM jsonb_path_query(c, 'lax $.**.column') l) = ANY (only_of))
+                   THEN 'product' ELSE 'filter' END AS kind
       FROM leaves)
   SELECT jsonb_strip_nulls(jsonb_build_object(
     'product', (SELECT CASE WHEN count(*) = 1 THEN min(c::text)::jsonb ELSE jsonb_build_object('and', jsonb_agg(c)) END
@@ -398,7 +401,7 @@ BEGIN
     -- a snapshot of the transaction's start would not see what the worker commits
     PERFORM dpm_internal.require_read_committed('the SQL front door over columns or groupings not asked before');
     PERFORM dpm_internal.run_release(ROW('catalog', src.id, NULL, NULL, NULL, what, NULL, NULL, NULL, NULL, NULL, NULL,
-                                         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::dpm_internal.planned_release,
+                                         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::dpm_internal.planned_release,
                                      '{}'::dpm.strategies[]);
   END LOOP;
   IF NOT found THEN
@@ -432,6 +435,7 @@ DECLARE
   filters text[] := '{}';     -- the conditions kept by attributes of their own, and those attributes
   fnames text[] := '{}';
   sfilters jsonb := '[]';     -- each statement's, or null
+  cells_of text[];       -- counts of units: the columns grouped by, all the domain has (others' conditions are filters)
   vcols text[] := '{}';       -- the columns counted by variants (after the conditions' attributes, from vfirst + 1)
   vfirst int;
   vcol text;
@@ -466,6 +470,31 @@ BEGIN
       'A dashboard''s statements share one release, of one source: ask each source''s in a call of its own.');
   END IF;
   src := dpm_internal.source(rel);
+  -- count(DISTINCT unit): the privacy units with a row in each group (each counted in at most
+  -- max_contributions of its cells), a release of their counts (dpm.answer's aggregate units)
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x WHERE x->>'aggregate' = 'count_distinct') THEN
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x
+                WHERE x->>'aggregate' = 'count_distinct' AND x->>'column' IS DISTINCT FROM src.privacy_unit::text) THEN
+      PERFORM dpm_internal.query_refuse(format('count(DISTINCT %s) of a column other than the privacy unit',
+                                               (SELECT min(x->>'column') FROM jsonb_array_elements(allcols) x
+                                                 WHERE x->>'aggregate' = 'count_distinct')),
+        CASE WHEN src.privacy_unit IS NULL THEN 'Each row of this source is its own privacy unit: count(*) counts them.'
+             ELSE format('count(DISTINCT %s) counts the privacy units of each group; other columns'' distinct values would depend on single people.', src.privacy_unit) END);
+    END IF;
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(allcols) x WHERE x ? 'aggregate' AND x->>'aggregate' <> 'count_distinct') THEN
+      PERFORM dpm_internal.query_refuse(format('count(DISTINCT %s) beside other aggregates in one release', src.privacy_unit),
+        'Ask the counts of privacy units in a statement (or call) of their own.');
+    END IF;
+    -- each answer one cell, so that a unit counts once in it: the groups are the cells of the
+    -- columns grouped by, and the other conditions a filter
+    IF EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) x WHERE jsonb_typeof(x->'grouping_sets') = 'array')
+       OR EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) x, jsonb_array_elements(x->'group_by') g WHERE g - 'column' <> '{}') THEN
+      PERFORM dpm_internal.query_refuse(format('count(DISTINCT %s) over groups of several cells (GROUPING SETS, or a grouping such as date_trunc or floor of a column)', src.privacy_unit),
+        'A unit is counted once in each cell it has rows in: group by the declared columns themselves.');
+    END IF;
+    cells_of := ARRAY(SELECT DISTINCT g->>'column' FROM jsonb_array_elements(stmts) x, jsonb_array_elements(x->'group_by') g);
+    aggregate := 'units';
+  END IF;
   -- the aggregates: count(*), and sum, avg (and count) of one measure, answered by one release
   aggs := ARRAY(SELECT x->>'aggregate' FROM jsonb_array_elements(allcols) x WHERE x ? 'aggregate');
   mcols := ARRAY(SELECT DISTINCT x->>'column' FROM jsonb_array_elements(allcols) x
@@ -608,7 +637,7 @@ BEGIN
   -- an attribute of its own, whether a row meets it (query_filter), which its statements select;
   -- the domain then one of these attributes too
   FOR q IN SELECT x FROM jsonb_array_elements(stmts) x LOOP
-    f := dpm_internal.query_split(q->'where')->'filter';
+    f := dpm_internal.query_split(q->'where', cells_of)->'filter';
     f := CASE WHEN f IS NOT NULL THEN to_jsonb(dpm_internal.query_filter(f, cols, (
                 SELECT jsonb_object_agg(t, dom.attr_exprs[o]) FROM unnest(touched) WITH ORDINALITY u(t, o)))) END;
     sfilters := sfilters || coalesce(f, 'null');
@@ -627,8 +656,11 @@ BEGIN
     fnames := fnames || (SELECT n FROM generate_series(1, cardinality(touched) + 1) i, LATERAL (SELECT 'count_' || j || repeat('_', i - 1) AS n) x
                           WHERE NOT n = ANY (touched) ORDER BY i LIMIT 1);
   END LOOP;
-  IF cardinality(filters) > 0 THEN
-    attrs := CASE WHEN cardinality(touched) > 0 THEN attrs ELSE '[]' END
+  IF cardinality(filters) > 0 OR cells_of IS NOT NULL AND NOT touched <@ cells_of THEN
+    attrs := CASE WHEN cells_of IS NOT NULL
+                  THEN coalesce((SELECT jsonb_agg(cd.attribute ORDER BY cd.column_name) FROM dpm.column_domains cd
+                                  WHERE cd.source_id = src.id AND cd.column_name = ANY (touched) AND cd.column_name = ANY (cells_of)), '[]')
+                  WHEN cardinality(touched) > 0 THEN attrs ELSE '[]' END
              || (SELECT jsonb_agg(jsonb_build_object('name', fnames[i], 'expression', filters[i], 'values', '[false, true]'::jsonb) ORDER BY i)
                    FROM generate_subscripts(filters, 1) i);
     dom := dpm_internal.query_catalog(src, jsonb_build_object('domain', jsonb_build_object(
@@ -642,7 +674,7 @@ BEGIN
   keys := '{}';
   counts := '{}';
   FOR q, sk IN SELECT x, o FROM jsonb_array_elements(statements) WITH ORDINALITY t(x, o) LOOP
-    sel := coalesce(dpm_internal.query_where(dpm_internal.query_split(q->'where')->'product', cols), '{}');
+    sel := coalesce(dpm_internal.query_where(dpm_internal.query_split(q->'where', cells_of)->'product', cols), '{}');
     counts := counts || 0;
     sblocks := '{}';
     FOR gset IN SELECT x FROM jsonb_array_elements(coalesce(nullif(q->'grouping_sets', 'null'),
@@ -651,6 +683,7 @@ BEGIN
       blocks := '{}';
       tkeys := ARRAY['{}'::jsonb];
       FOR j IN 1 .. cardinality(touched) LOOP
+        CONTINUE WHEN NOT touched[j] = ANY (coalesce(cells_of, touched));   -- a column only a filter reads
         a := cols->touched[j];
         items := (SELECT jsonb_agg(jsonb_build_object('item', o - 1) || e ORDER BY o) FROM jsonb_array_elements(q->'group_by') WITH ORDINALITY g(e, o)
                    WHERE e->>'column' = touched[j] AND gset @> to_jsonb(o - 1));

@@ -256,7 +256,7 @@ BEGIN
     ROW('answers', (p.src).id, (p.wl).id, (p.st).id, (p.st).method, (p.st).options, (p.st).noise, p.noise,
         p.c_epsilon, p.c_delta, p.c_rho, 'ls', args.confidence,
         CASE WHEN p.noise = 'laplace' AND args.confidence IS NOT NULL THEN p.ci_draws END, (p.measure).id, NULL,
-        pr.period_from, pr.period_to, NULL, NULL, NULL, NULL, args.extra_parts)::dpm_internal.planned_release,
+        pr.period_from, pr.period_to, NULL, NULL, NULL, NULL, args.extra_parts, false)::dpm_internal.planned_release,
     p.built);
 END
 $$;
@@ -351,6 +351,7 @@ AS $$
   SELECT r FROM dpm.releases r
    WHERE r.workload_id = wl.id AND r.measure_id IS NOT DISTINCT FROM measure.id AND r.periods IS NULL
      AND (r.sum_share IS NOT NULL) = coalesce(aggregate = 'avg', false) AND r.status = 'released' AND r.kind = 'answers'
+     AND r.distinct_units = coalesce(aggregate = 'units', false)
      -- the same parts (their shares follow from the budget)
      AND (SELECT array_agg(e->>'quantity' ORDER BY o) FROM jsonb_array_elements(r.extra_parts) WITH ORDINALITY x(e, o))
          IS NOT DISTINCT FROM (SELECT array_agg(e->>'quantity' ORDER BY o) FROM jsonb_array_elements(extra) WITH ORDINALITY x(e, o))
@@ -403,7 +404,7 @@ DECLARE
   base text := CASE WHEN p.aggregate = 'multi' THEN 'counts' ELSE 'answers' END;   -- what a variant's rows are of
   parts_needed boolean := EXISTS (SELECT 1 FROM jsonb_array_elements(stmts) x, jsonb_array_elements(x->'columns') c
                                    WHERE dpm_internal.query_part(c, p.aggregate) <> 'answers');
-  counts_of text := CASE WHEN p.aggregate = 'avg' THEN 'avg' END;      -- what the release measures
+  counts_of text := CASE WHEN p.aggregate IN ('avg', 'units') THEN p.aggregate END;      -- what the release measures
   args dpm_internal.answer_request;
   rel dpm.releases;
   k int;
@@ -552,7 +553,7 @@ DECLARE
   b record := dpm_internal.query_budget(dpm_internal.source((stmts->0->>'source')::regclass), epsilon, delta, rho);
   p record := dpm_internal.query_plan(qs);
   base text := CASE WHEN p.aggregate = 'multi' THEN 'counts' ELSE 'answers' END;   -- what a variant's rows are of
-  counts_of text := CASE WHEN p.aggregate = 'avg' THEN 'avg' END;      -- what the release measures
+  counts_of text := CASE WHEN p.aggregate IN ('avg', 'units') THEN p.aggregate END;      -- what the release measures
   expected jsonb;
   extra jsonb;
   cost record;

@@ -117,3 +117,39 @@ BEGIN
     dpm_internal.source_table(src, dom.name)));
 END
 $$;
+
+-- What a release of counts of distinct privacy units (dpm.releases.distinct_units) reads: per cell
+-- the units with a row in it, each unit counted in at most max_contributions of its cells, chosen
+-- at random (so a unit adds 1 to each of at most max_contributions cells, as that many rows would:
+-- a count's sensitivity); as the frequency vector, or the marginal tables a residual strategy
+-- measures.  Units of one row each (no privacy unit, or a unique one): the counts themselves.
+CREATE OR REPLACE FUNCTION dpm_internal.units_data(r dpm.releases, src dpm.sources, dom dpm.domains) RETURNS float8[]
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  sets int[];
+  pairs text;
+BEGIN
+  IF src.privacy_unit IS NULL OR dpm_internal.unit_unique(dpm_internal.source_table(src), src.privacy_unit) THEN
+    RETURN dpm_internal.part_data(r, src, dom, NULL, false);
+  END IF;
+  SELECT dpm_internal.strategy_tables(s.matrix, s.kronecker, s.residual, s.noise, w.spec, dom) INTO sets
+    FROM dpm.strategies s, dpm.workloads w WHERE s.id = r.strategy_id AND w.id = r.workload_id;
+  -- each (unit, cell) once, at most max_contributions cells a unit, picked by secure random keys
+  pairs := format('SELECT p.c FROM (SELECT d.c, row_number() OVER (PARTITION BY d.u ORDER BY dpm_internal.random_key()) AS rk
+                                      FROM (SELECT DISTINCT %I AS u, %s AS c FROM %s) d WHERE %s) p WHERE p.rk <= %s',
+                  src.privacy_unit,
+                  CASE WHEN sets IS NULL THEN format('(%s)::int4', dom.cell_expr) ELSE dpm_internal.bins_expr(dom.attr_exprs) END,
+                  dpm_internal.source_rows(src, false, r.periods),
+                  CASE WHEN sets IS NULL THEN 'd.c IS NOT NULL' ELSE 'num_nulls(VARIADIC d.c) = 0' END,
+                  src.max_contributions);
+  IF sets IS NULL THEN
+    RETURN coalesce(dpm_internal.exec_as(dom.created_by, format('SELECT dpm.histogram(x.c, %s) FROM (%s) x', dom.n, pairs)),
+                    array_fill(0::float8, ARRAY[dom.n::int]));
+  END IF;
+  RETURN coalesce(dpm_internal.exec_as(dom.created_by, format(
+                    'SELECT dpm_internal.marginal_groups(g.k, %L::int4[], %L::int4[], ARRAY[g.c]) FROM (SELECT x.c AS k, count(*) AS c FROM (%s) x GROUP BY x.c) g',
+                    dom.attr_sizes, sets, pairs)),
+                  array_fill(0::float8, ARRAY[dpm_internal.table_cells(dom.attr_sizes, sets)]));
+END
+$$;

@@ -97,15 +97,17 @@ dpm_check_request(PG_FUNCTION_ARGS)
 						DatumGetInt32(d))));
 	if (aggregate == NULL)
 		aggregate = has_measure ? "sum" : "count";
-	if (strcmp(aggregate, "count") != 0 && strcmp(aggregate, "sum") != 0 && strcmp(aggregate, "avg") != 0)
+	if (strcmp(aggregate, "count") != 0 && strcmp(aggregate, "sum") != 0 && strcmp(aggregate, "avg") != 0 &&
+		strcmp(aggregate, "units") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown aggregate \"%s\"", aggregate),
-				 errhint("Valid: count, sum (of a measure), avg (of a measure).")));
-	if ((strcmp(aggregate, "count") == 0) == has_measure)
+				 errhint("Valid: count, units (distinct privacy units), sum (of a measure), avg (of a measure).")));
+	if ((strcmp(aggregate, "count") == 0 || strcmp(aggregate, "units") == 0) == has_measure)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 has_measure ? errmsg("aggregate count counts rows: it takes no measure")
+				 has_measure ? errmsg("aggregate %s counts %s: it takes no measure", aggregate,
+									  strcmp(aggregate, "count") == 0 ? "rows" : "privacy units")
 				 : errmsg("aggregate %s needs a measure", aggregate),
 				 errhint("Measures are listed in dpm.measures.")));
 	d = field(req, "sum_share", &isnull);

@@ -32,8 +32,9 @@ append_sql_type(StringInfo out, Node *expr)
 
 /*
  * An aggregate of the select list as JSON: count(*), or count, sum or avg of
- * a column, or a percentile; hidden when only an expression of the select
- * list uses it
+ * a column, count(DISTINCT column) ("count_distinct": of the privacy unit,
+ * which the catalog decides), or a percentile; hidden when only an
+ * expression of the select list uses it
  */
 static void
 append_aggregate(StringInfo out, Query *q, Aggref *a, const char *name, bool hidden)
@@ -43,8 +44,8 @@ append_aggregate(StringInfo out, Query *q, Aggref *a, const char *name, bool hid
 
 	if (a->aggfilter)
 		query_refuse("FILTER on an aggregate");
-	if (a->aggdistinct)
-		query_refuse("DISTINCT in an aggregate");
+	if (a->aggdistinct && (strcmp(fn, "count") != 0 || a->aggstar || list_length(a->aggdistinct) != 1))
+		query_refuse("DISTINCT in an aggregate other than count(DISTINCT the privacy unit)");
 	if (get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE)
 		query_refuse(psprintf("the aggregate %s of your own", fn));
 	if (a->aggkind == AGGKIND_ORDERED_SET &&
@@ -84,7 +85,7 @@ append_aggregate(StringInfo out, Query *q, Aggref *a, const char *name, bool hid
 	appendStringInfo(out, "{%s\"output\": ", hidden ? "\"hidden\": true, " : "");
 	escape_json(out, name);
 	append_sql_type(out, (Node *) a);
-	appendStringInfo(out, ", \"aggregate\": \"%s\", \"column\": ", fn);
+	appendStringInfo(out, ", \"aggregate\": \"%s\", \"column\": ", a->aggdistinct ? "count_distinct" : fn);
 	if (col)
 		escape_json(out, col);
 	else

@@ -2,10 +2,11 @@
 -- when the source is registered and when a domain is made, and on demand by
 -- dpm.contribution_coverage, against the table itself; analysts are refused.
 \set SHOW_CONTEXT never
--- (the sources, domains, workloads and measures made here are deleted at the end, and their
--- sequences set back: the tests that follow print their ids)
+-- (what is made here is deleted at the end, and the sequences set back: the tests that follow
+-- print ids)
 SELECT (SELECT last_value FROM dpm.sources_id_seq) AS cb_src_seq, (SELECT last_value FROM dpm.domains_id_seq) AS cb_dom_seq,
-       (SELECT last_value FROM dpm.workloads_id_seq) AS cb_wl_seq, (SELECT last_value FROM dpm.measures_id_seq) AS cb_m_seq \gset
+       (SELECT last_value FROM dpm.workloads_id_seq) AS cb_wl_seq, (SELECT last_value FROM dpm.measures_id_seq) AS cb_m_seq,
+       (SELECT last_value FROM dpm.releases_id_seq) AS cb_rel_seq, (SELECT last_value FROM dpm.strategies_id_seq) AS cb_st_seq \gset
 -- 40 units, unit u holding u rows: a bound of 10 rows leaves out sum over u = 11 .. 40 of (u - 10)
 -- = 465 of the 820 rows, of 30 units; every ninth row has no age, in no bin of the domain
 CREATE TABLE cb_people AS
@@ -50,6 +51,46 @@ SELECT count(*) AS bins,
        count(*) FILTER (WHERE es.answer = t.s AND abs(es.capped_answer - t.capped_s) < 1e-9) AS sums_equal
   FROM dpm.exact_answers('cb_by_age') e JOIN dpm.exact_answers('cb_by_age', 'cb_r') es ON es.query = e.query
   JOIN t ON t.bin = e.query - 1;
+-- counts of distinct privacy units (issue 46, item 6; dpm.answer's aggregate units): each unit once
+-- in each cell it has rows in, in at most max_contributions of them, chosen at random: it adds 1 to
+-- at most that many cells, as that many rows would, and its noise is a count's.  Unit u has
+-- 1 + u % 25 rows, at places (3u + r) % 9: up to 9 places
+CREATE TABLE cb_visits AS
+  SELECT u AS unit, (3 * u + r) % 9 AS place FROM generate_series(1, 300) u, generate_series(1, 1 + u % 25) r;
+SET client_min_messages = warning;
+SELECT dpm.register_source('cb_visits', 'unit', 9, epsilon => 1e9, delta => 1e-6);
+SELECT dpm.create_domain('cb_place', 'cb_visits', '[{"name": "place", "column": "place", "values": [0, 1, 2, 3, 4, 5, 6, 7, 8]}]');
+SELECT dpm.create_workload('cb_places', 'cb_place', 'Identity(place) + Total(place)') AS queries;
+RESET client_min_messages;
+-- a bound of 9 cells keeps every unit in every place it has: each place's count is its
+-- count(DISTINCT unit), and the total sums them, a unit once in each place it has (noise of sd
+-- about 1e-7 at epsilon 1e8)
+SELECT count(*) AS queries, count(*) FILTER (WHERE abs(a.answer - t.n) < 0.5) AS equal
+  FROM dpm.answer('cb_places', epsilon => 1e8, aggregate => 'units') a
+  JOIN (SELECT place + 1 AS query, count(DISTINCT unit) AS n FROM cb_visits GROUP BY place
+        UNION ALL SELECT 10, (SELECT count(*) FROM (SELECT DISTINCT unit, place FROM cb_visits) p)) t ON t.query = a.query;
+-- the same charge and errors as counts of rows
+SELECT (SELECT round(rms_error::numeric, 9) FROM dpm.explain('cb_places', epsilon => 1, aggregate => 'units'))
+       = (SELECT round(rms_error::numeric, 9) FROM dpm.explain('cb_places', epsilon => 1)) AS same_error;
+-- never reused as counts of rows, nor estimated from earlier releases
+SELECT * FROM dpm.answer('cb_places', epsilon => 1, reuse => 'only');
+SELECT * FROM dpm.answer('cb_places', epsilon => 1, aggregate => 'units', reuse => 'only');
+SELECT distinct_units, count(*) AS releases FROM dpm.releases
+ WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'cb_visits'::regclass) GROUP BY 1;
+-- a bound of 4: a unit in c places keeps each with probability min(1, 4 / c); 300 scans of what a
+-- release reads average to that expectation within 5 standard errors (a unit's kept places are a
+-- random 4 of its c: each place's count is a sum of independent hypergeometric draws; a false
+-- alarm below 6e-7 for each place)
+UPDATE dpm.sources SET max_contributions = 4 WHERE relation = 'cb_visits'::regclass;
+WITH u AS (SELECT unit, count(DISTINCT place) AS c FROM cb_visits GROUP BY unit),
+     e AS (SELECT v.place, sum(least(1, 4.0 / u.c)) AS expected, sum(least(1, 4.0 / u.c) * (1 - least(1, 4.0 / u.c))) AS var
+             FROM (SELECT DISTINCT unit, place FROM cb_visits) v JOIN u USING (unit) GROUP BY v.place),
+     s AS (SELECT i, dpm_internal.units_data((SELECT r FROM dpm.releases r WHERE r.source_id = src.id AND r.distinct_units LIMIT 1),
+                                             src, d) AS x
+             FROM generate_series(1, 300) i, dpm.sources src, dpm.domains d
+            WHERE src.relation = 'cb_visits'::regclass AND d.name = 'cb_place')
+SELECT count(*) AS places, count(*) FILTER (WHERE abs(m.mean - e.expected) < 5 * sqrt(e.var / 300)) AS as_expected
+  FROM e JOIN (SELECT p - 1 AS place, avg(s.x[p]) AS mean FROM s, generate_series(1, 9) p GROUP BY p) m USING (place);
 -- a source without a privacy unit (a unit a row), or whose units hold at most the bound: nothing
 -- left out, and no NOTICE
 CREATE TABLE cb_rows AS SELECT g AS id, g % 7 AS x FROM generate_series(1, 50) g;
@@ -62,10 +103,15 @@ SELECT * FROM dpm.contribution_coverage('cb_people');
 RESET ROLE;
 DROP ROLE regress_cb_analyst;
 
+DELETE FROM dpm.ledger WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'cb_%');
+DELETE FROM dpm.releases WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'cb_%');
+DELETE FROM dpm.strategies WHERE workload_id IN (SELECT w.id FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id
+                                                    JOIN dpm.sources s ON s.id = d.source_id WHERE s.relation::text LIKE 'cb_%');
 DELETE FROM dpm.measures WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'cb_%');
 DELETE FROM dpm.workloads WHERE domain_id IN (SELECT d.id FROM dpm.domains d JOIN dpm.sources s ON s.id = d.source_id WHERE s.relation::text LIKE 'cb_%');
 DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'cb_%');
 DELETE FROM dpm.sources WHERE relation::text LIKE 'cb_%';
-DROP TABLE cb_people, cb_rows;
+DROP TABLE cb_people, cb_rows, cb_visits;
 SELECT setval('dpm.sources_id_seq', :cb_src_seq) IS NOT NULL AND setval('dpm.domains_id_seq', :cb_dom_seq) IS NOT NULL
-       AND setval('dpm.workloads_id_seq', :cb_wl_seq) IS NOT NULL AND setval('dpm.measures_id_seq', :cb_m_seq) IS NOT NULL AS sequences_set_back;
+       AND setval('dpm.workloads_id_seq', :cb_wl_seq) IS NOT NULL AND setval('dpm.measures_id_seq', :cb_m_seq) IS NOT NULL
+       AND setval('dpm.releases_id_seq', :cb_rel_seq) IS NOT NULL AND setval('dpm.strategies_id_seq', :cb_st_seq) IS NOT NULL AS sequences_set_back;

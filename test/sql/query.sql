@@ -112,6 +112,10 @@ INSERT INTO fd_out SELECT 26, * FROM dpm.answer_query($$SELECT count(*) AS n, co
                                                          FROM fd_ratings WHERE age < 30$$, epsilon => 1e6, delta => 1e-6);
 INSERT INTO fd_out SELECT 27, * FROM dpm.answer_query('SELECT device, count(*) AS n, count(device) AS d FROM fd_ratings GROUP BY device',
                                                       epsilon => 1e6, delta => 1e-6);
+-- count(DISTINCT the privacy unit): the units with a row in each group (a user here has rows in
+-- all 3 genres, within the bound of 40 cells: each counted in each)
+INSERT INTO fd_out SELECT 28, * FROM dpm.answer_query('SELECT genre, count(DISTINCT user_id) AS users FROM fd_ratings WHERE age < 30 GROUP BY genre',
+                                                      epsilon => 1e6, delta => 1e-6);
 -- and beside percentiles: a group's sums and averages are its last cumulative row's
 INSERT INTO fd_out SELECT 24, * FROM dpm.answer_query($$SELECT genre, percentile_cont(0.5) WITHIN GROUP (ORDER BY age) AS median, count(*) AS n,
                                                               avg(rating), sum(minutes) AS total
@@ -246,6 +250,10 @@ SELECT 27 AS statement, count(*) AS groups,
        count(*) FILTER (WHERE abs((o.result->>'n')::numeric - t.n) < 0.5 AND abs((o.result->>'d')::numeric - t.n) < 0.5) AS equal
   FROM (SELECT * FROM fd_out WHERE statement = 27) o
   FULL JOIN (SELECT device, count(*) AS n FROM fd_ratings WHERE device IS NOT NULL GROUP BY device) t ON t.device = o.result->>'device';
+SELECT 28 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result->>'users')::numeric - t.n) < 0.5) AS equal,
+       bool_and(r.distinct_units) AS units_release
+  FROM (SELECT * FROM fd_out WHERE statement = 28) o JOIN dpm.releases r ON r.id = o.release
+  FULL JOIN (SELECT genre, count(DISTINCT user_id) AS n FROM fd_ratings WHERE age < 30 GROUP BY genre) t ON t.genre = o.result->>'genre';
 -- the parts of those releases and their shares of the charge (the first part's is what the
 -- others leave): a sum's share f / (1 - f) times a count's, f the share of an average's sums
 SELECT o.statement, r.measure_id IS NOT NULL AS first_part_sums,
@@ -385,6 +393,8 @@ SELECT * FROM dpm.answer_query('SELECT DISTINCT genre FROM fd_ratings', epsilon 
 SELECT * FROM dpm.answer_query('SELECT max(rating) FROM fd_ratings', epsilon => 1);
 SELECT * FROM dpm.answer_query('SELECT count(*) FROM fd_ratings a JOIN fd_ratings b USING (user_id)', epsilon => 1);
 SELECT * FROM dpm.answer_query('SELECT count(DISTINCT genre) FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT count(DISTINCT user_id), count(*) FROM fd_ratings', epsilon => 1);
+SELECT * FROM dpm.answer_query('SELECT sum(DISTINCT rating) FROM fd_ratings', epsilon => 1);
 SELECT * FROM dpm.answer_query('SELECT count(*) FILTER (WHERE age > 3) FROM fd_ratings', epsilon => 1);
 SELECT * FROM dpm.answer_query('SELECT sum(rating * 2) FROM fd_ratings', epsilon => 1);
 SELECT * FROM dpm.answer_query('SELECT count(*) + random() FROM fd_ratings', epsilon => 1);

@@ -59,7 +59,8 @@ SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people, qc_other');
 SELECT dpm_internal.compile_query('SELECT count(*) FROM qc_people WHERE id IN (SELECT id FROM qc_other)');
 SELECT dpm_internal.compile_query('SELECT count(*) OVER () FROM qc_people');
 SELECT dpm_internal.compile_query('SELECT DISTINCT sex FROM qc_people');
-SELECT dpm_internal.compile_query('SELECT count(DISTINCT sex) FROM qc_people');
+SELECT dpm_internal.compile_query('SELECT count(DISTINCT sex) FROM qc_people');    -- of the privacy unit only: query_plan decides
+SELECT dpm_internal.compile_query('SELECT sum(DISTINCT age) FROM qc_people');
 SELECT dpm_internal.compile_query('SELECT count(*) FILTER (WHERE age > 3) FROM qc_people');
 SELECT dpm_internal.compile_query('SELECT max(age) FROM qc_people');
 SELECT dpm_internal.compile_query('SELECT sum(age * 2) FROM qc_people');
