@@ -170,7 +170,7 @@ COMMENT ON TYPE dpm.residual_plan IS
 CREATE TYPE dpm_internal.answer_request AS (
   workload text, epsilon float8, delta float8, rho float8, strategy int, method text, options jsonb,
   inference text, confidence float8, ci_draws int, measure text, aggregate text, sum_share float8,
-  period_from date, period_to date, queries int[], extra_parts jsonb);
+  period_from date, period_to date, queries int[], extra_parts jsonb, counted text);
 
 -- A release as dpm.answer (kind answers) or dpm.answer_keys (keys) planned it, for a release
 -- worker to charge and compute (src/release/request.c queues it as text): the catalog rows it
@@ -182,7 +182,7 @@ CREATE TYPE dpm_internal.planned_release AS (
   strategy_noise text, noise text, epsilon numeric, delta numeric, rho numeric, inference text,
   confidence float8, ci_draws int, measure_id int, sum_share float8, period_from date,
   period_to date, remainder_of int, queries int[], column_name text, max_key_bytes int, extra_parts jsonb,
-  distinct_units boolean);
+  counted text);
 
 CREATE TABLE dpm.strategies (
   id              serial PRIMARY KEY,
@@ -275,10 +275,11 @@ CREATE TABLE dpm.releases (
   -- parts above sharing the rest), [{"quantity": "sums:<measure id>" or "counts:<measure id>",
   -- "measure_id", "share"}] (dpm_internal.release_parts); NULL: nothing more
   extra_parts     jsonb,
-  -- its counts are of distinct privacy units per cell (aggregate units: each unit counts once in
-  -- each of at most max_contributions cells), not of rows; never combined with counts of rows
-  distinct_units  boolean NOT NULL DEFAULT false,
-  CONSTRAINT releases_units_of_counts CHECK (NOT distinct_units OR (measure_id IS NULL AND extra_parts IS NULL))
+  -- what its counts count: rows; distinct privacy units per cell ('units', aggregate units: each
+  -- unit once in each of at most max_contributions cells); or each unit once, in the cell of its
+  -- rows and cells ('profile', dpm.answer_contributions).  Only counts of rows combine.
+  counted         text NOT NULL DEFAULT 'rows' CHECK (counted IN ('rows', 'units', 'profile')),
+  CONSTRAINT releases_counted_counts CHECK (counted = 'rows' OR (measure_id IS NULL AND extra_parts IS NULL))
 );
 COMMENT ON TABLE dpm.releases IS 'one row per run of a mechanism on a source; an analyst sees the releases of the roles it belongs to';
 

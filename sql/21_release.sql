@@ -31,16 +31,19 @@ AS 'MODULE_PATHNAME', 'dpm_check_noise' LANGUAGE C VOLATILE;
 -- (sum_share given) both, its sums with that share of the charge and its counts with the rest;
 -- then its extra parts (dpm.releases.extra_parts: the sums of other measures, the counts of their
 -- rows with a value), each with its own share, the parts before sharing what they leave.  scale:
--- what one privacy unit adds to one cell of the part (dpm_internal.unit_scale); measure_id: the
--- measure summed, or whose rows with a value are counted (an average's counts).
+-- what one privacy unit adds to one cell of the part (dpm_internal.unit_scale; 1 for a count of
+-- units each in one cell, counted 'profile'); measure_id: the measure summed, or whose rows with a
+-- value are counted (an average's counts).
 CREATE OR REPLACE FUNCTION dpm_internal.release_parts(src dpm.sources, m dpm.measures, sum_share float8, extra jsonb DEFAULT NULL,
+                                                      counted text DEFAULT NULL,
                                                       OUT quantity text, OUT scale float8, OUT share float8, OUT measure_id int)
 RETURNS SETOF record
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
   WITH rest AS (SELECT 1 - coalesce((SELECT sum((e->>'share')::float8) FROM jsonb_array_elements(extra) e), 0) AS f)
   SELECT p.quantity, p.scale, p.share, p.measure_id
-    FROM (SELECT 0 AS o, CASE WHEN m.id IS NULL THEN 'counts' ELSE 'sums' END AS quantity, dpm_internal.unit_scale(src, m) AS scale,
+    FROM (SELECT 0 AS o, CASE WHEN m.id IS NULL THEN 'counts' ELSE 'sums' END AS quantity,
+                 CASE WHEN counted = 'profile' THEN 1 ELSE dpm_internal.unit_scale(src, m) END AS scale,
                  coalesce(sum_share, 1) * rest.f AS share, m.id AS measure_id FROM rest
           UNION ALL
           SELECT 1, 'counts', dpm_internal.unit_scale(src, NULL), (1 - sum_share) * rest.f, m.id FROM rest WHERE sum_share IS NOT NULL
@@ -173,7 +176,7 @@ BEGIN
   -- the sampler's own checks (its grid must fit these parameters), by the code the release runs
   PERFORM dpm_internal.check_measure(dom.created_by, dpm_internal.source_table(src, dom.name), m.name, m.expression)
      FROM dpm.measures m WHERE m.id IN (SELECT (e->>'measure_id')::int FROM jsonb_array_elements(req.extra_parts) e);
-  FOR part IN SELECT * FROM dpm_internal.release_parts(src, measure, sum_share, req.extra_parts) LOOP
+  FOR part IN SELECT * FROM dpm_internal.release_parts(src, measure, sum_share, req.extra_parts, req.counted) LOOP
     np := dpm_internal.noise_params(noise, c_epsilon, c_delta, c_rho, part.share);
     -- the strategy as stored, or as built here for the worker to store (among built); its
     -- matrix goes straight to the check, never into a row variable
@@ -324,10 +327,10 @@ BEGIN
   -- and the role's own budget on the source, when a privacy policy gives it one
   PERFORM dpm_internal.check_policy(src, caller, c_epsilon, c_delta, c_rho);
   INSERT INTO dpm.releases (source_id, kind, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
-                            confidence, ci_draws, measure_id, sum_share, periods, extra_parts, distinct_units)
+                            confidence, ci_draws, measure_id, sum_share, periods, extra_parts, counted)
   VALUES (src.id, CASE WHEN keys THEN 'keys' ELSE 'answers' END, wl_id, sid, req.noise, c_epsilon, c_delta, c_rho,
           caller, coalesce(req.inference, 'ls'), req.confidence, req.ci_draws,
-          req.measure_id, req.sum_share, periods, req.extra_parts, coalesce(req.distinct_units, false))
+          req.measure_id, req.sum_share, periods, req.extra_parts, coalesce(req.counted, 'rows'))
   RETURNING id INTO rel_id;
   IF keys THEN
     -- the most keys it may store: what the role has left, at most dpm.max_answers_per_release
@@ -347,7 +350,7 @@ $$;
 CREATE OR REPLACE FUNCTION dpm_internal.release_data(r dpm.releases, src dpm.sources, dom dpm.domains) RETURNS float8[]
 LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE WHEN r.distinct_units THEN dpm_internal.units_data(r, src, dom)
+  SELECT CASE r.counted WHEN 'units' THEN dpm_internal.units_data(r, src, dom) WHEN 'profile' THEN dpm_internal.profile_data(r, src, dom)
               ELSE dpm_internal.part_data(r, src, dom, (SELECT x FROM dpm.measures x WHERE x.id = r.measure_id), r.sum_share IS NOT NULL) END
 $$;
 
@@ -406,7 +409,7 @@ DECLARE
 BEGIN
   SELECT * INTO part
     FROM dpm_internal.release_parts((SELECT s FROM dpm.sources s WHERE s.id = r.source_id),
-                                    (SELECT ms FROM dpm.measures ms WHERE ms.id = r.measure_id), r.sum_share, r.extra_parts) p
+                                    (SELECT ms FROM dpm.measures ms WHERE ms.id = r.measure_id), r.sum_share, r.extra_parts, r.counted) p
    WHERE release_measure.quantity IS NULL OR p.quantity = release_measure.quantity
    LIMIT 1;
   scale := part.scale;
@@ -502,7 +505,7 @@ BEGIN
   -- each part (an average has two: sums, then counts, from one scan) with its share of the charge
   x := dpm_internal.release_data(r, src, dom);
   FOR part IN SELECT * FROM dpm_internal.release_parts(src, (SELECT ms FROM dpm.measures ms WHERE ms.id = r.measure_id),
-                                                       r.sum_share, r.extra_parts) WITH ORDINALITY p(quantity, scale, share, measure_id, i) LOOP
+                                                       r.sum_share, r.extra_parts, r.counted) WITH ORDINALITY p(quantity, scale, share, measure_id, i) LOOP
     IF part.quantity LIKE '%:%' THEN
       -- an extra part: the sums of its measure, and the counts of its rows with a value, from one scan
       IF xe_of IS DISTINCT FROM part.measure_id THEN
@@ -639,7 +642,7 @@ AS $$
   -- which the worker does not see
   SELECT ROW(workload, epsilon, coalesce(delta, 0), rho, strategy, method, nullif(options, 'null'), inference, confidence,
              nullif(current_setting('dpm.ci_draws', true), '')::int, measure, aggregate, sum_share, period_from,
-             period_to, NULL, NULL)::dpm_internal.answer_request
+             period_to, NULL, NULL, NULL)::dpm_internal.answer_request
 $$;
 
 -- The release is planned here, in the caller's backend (strategy optimization included, under
@@ -715,7 +718,7 @@ BEGIN
   END IF;
   SELECT max(r.id) INTO prior FROM dpm.releases r
    WHERE remainder IS NULL AND r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.periods IS NOT DISTINCT FROM p.periods
-     AND (r.sum_share IS NULL) = (p.sum_share IS NULL) AND r.distinct_units = (coalesce(answer.aggregate, '') = 'units')
+     AND (r.sum_share IS NULL) = (p.sum_share IS NULL) AND r.counted = CASE WHEN answer.aggregate = 'units' THEN 'units' ELSE 'rows' END
      AND r.status = 'released'
      AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
   rel_id := dpm_internal.run_release(
@@ -724,7 +727,7 @@ BEGIN
         CASE WHEN p.noise = 'laplace' AND answer.confidence IS NOT NULL THEN p.ci_draws END, (p.measure).id, p.sum_share,
         pr.period_from, pr.period_to, CASE WHEN remainder IS NOT NULL THEN (p.wl).remainder_of END,
         CASE WHEN remainder IS NOT NULL THEN (p.wl).queries END, NULL, NULL, NULL,
-        coalesce(answer.aggregate, '') = 'units')::dpm_internal.planned_release,
+        CASE WHEN answer.aggregate = 'units' THEN 'units' END)::dpm_internal.planned_release,
     p.built);
   IF coalesce(answer.inference, 'ls') <> 'ls' THEN
     RAISE NOTICE 'release % estimates by non-negative least squares: stderr and the interval''s width are least squares'', a reference', rel_id

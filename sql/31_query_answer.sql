@@ -256,7 +256,7 @@ BEGIN
     ROW('answers', (p.src).id, (p.wl).id, (p.st).id, (p.st).method, (p.st).options, (p.st).noise, p.noise,
         p.c_epsilon, p.c_delta, p.c_rho, 'ls', args.confidence,
         CASE WHEN p.noise = 'laplace' AND args.confidence IS NOT NULL THEN p.ci_draws END, (p.measure).id, NULL,
-        pr.period_from, pr.period_to, NULL, NULL, NULL, NULL, args.extra_parts, false)::dpm_internal.planned_release,
+        pr.period_from, pr.period_to, NULL, NULL, NULL, NULL, args.extra_parts, args.counted)::dpm_internal.planned_release,
     p.built);
 END
 $$;
@@ -351,7 +351,7 @@ AS $$
   SELECT r FROM dpm.releases r
    WHERE r.workload_id = wl.id AND r.measure_id IS NOT DISTINCT FROM measure.id AND r.periods IS NULL
      AND (r.sum_share IS NOT NULL) = coalesce(aggregate = 'avg', false) AND r.status = 'released' AND r.kind = 'answers'
-     AND r.distinct_units = coalesce(aggregate = 'units', false)
+     AND r.counted = CASE WHEN aggregate = 'units' THEN 'units' ELSE 'rows' END
      -- the same parts (their shares follow from the budget)
      AND (SELECT array_agg(e->>'quantity' ORDER BY o) FROM jsonb_array_elements(r.extra_parts) WITH ORDINALITY x(e, o))
          IS NOT DISTINCT FROM (SELECT array_agg(e->>'quantity' ORDER BY o) FROM jsonb_array_elements(extra) WITH ORDINALITY x(e, o))

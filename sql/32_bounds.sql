@@ -118,7 +118,7 @@ BEGIN
 END
 $$;
 
--- What a release of counts of distinct privacy units (dpm.releases.distinct_units) reads: per cell
+-- What a release of counts of distinct privacy units (dpm.releases.counted 'units') reads: per cell
 -- the units with a row in it, each unit counted in at most max_contributions of its cells, chosen
 -- at random (so a unit adds 1 to each of at most max_contributions cells, as that many rows would:
 -- a count's sensitivity); as the frequency vector, or the marginal tables a residual strategy
@@ -153,3 +153,133 @@ BEGIN
                   array_fill(0::float8, ARRAY[dpm_internal.table_cells(dom.attr_sizes, sets)]));
 END
 $$;
+
+-- What a release of privacy units by their rows and cells (counted 'profile', dpm.answer_contributions)
+-- reads: each unit once, in the cell of domain dom (attribute rows_per_unit, and cells_per_unit
+-- when dom has it) holding its number of rows and of distinct cells of the domain whose cell
+-- expression is cells_per_unit's (NULLs not counted); as the frequency vector, or the marginal
+-- tables a residual strategy measures.  A unit moves one cell by 1.
+CREATE OR REPLACE FUNCTION dpm_internal.profile_data(r dpm.releases, src dpm.sources, dom dpm.domains) RETURNS float8[]
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  cells boolean := cardinality(dom.attr_names) = 2;
+  rlo float8[] := ARRAY(SELECT i.lo FROM dpm_internal.bin_intervals(dom, 1) i ORDER BY i.bin);
+  clo float8[] := CASE WHEN cells THEN ARRAY(SELECT i.lo FROM dpm_internal.bin_intervals(dom, 2) i ORDER BY i.bin) END;
+  sets int[];
+  units text;
+BEGIN
+  SELECT dpm_internal.strategy_tables(s.matrix, s.kronecker, s.residual, s.noise, w.spec, dom) INTO sets
+    FROM dpm.strategies s, dpm.workloads w WHERE s.id = r.strategy_id AND w.id = r.workload_id;
+  -- per unit its bins (0-based): width_bucket counts the lower edges at or below its value
+  units := format('SELECT width_bucket(u.n, %L::float8[]) - 1 AS rb, %s AS cb FROM (SELECT count(*) AS n%s FROM %s GROUP BY %I) u',
+                  rlo, CASE WHEN cells THEN format('width_bucket(u.k, %L::float8[]) - 1', clo) ELSE '0' END,
+                  CASE WHEN cells THEN format(', count(DISTINCT (%s)) AS k', dom.attributes->1->>'expression') ELSE '' END,
+                  dpm_internal.source_rows(src, false, r.periods), src.privacy_unit);
+  IF sets IS NULL THEN
+    RETURN coalesce(dpm_internal.exec_as(dom.created_by, format('SELECT dpm.histogram((x.rb * %s + x.cb)::int4, %s) FROM (%s) x',
+                                                                  CASE WHEN cells THEN dom.attr_sizes[2] ELSE 1 END, dom.n, units)),
+                    array_fill(0::float8, ARRAY[dom.n::int]));
+  END IF;
+  RETURN coalesce(dpm_internal.exec_as(dom.created_by, format(
+                    'SELECT dpm_internal.marginal_groups(g.k, %L::int4[], %L::int4[], ARRAY[g.c])
+                       FROM (SELECT ARRAY[x.rb%s]::int4[] AS k, count(*) AS c FROM (%s) x GROUP BY 1) g',
+                    dom.attr_sizes, sets, CASE WHEN cells THEN ', x.cb' ELSE '' END, units)),
+                  array_fill(0::float8, ARRAY[dpm_internal.table_cells(dom.attr_sizes, sets)]));
+END
+$$;
+
+-- The bins of a number of rows (from 1) or cells (from 0) per unit: each value up to 8, then four
+-- bins an octave (8, 10, 12, 14, 16, 20, ...) up to 2^20, and the rest; as an attribute's "bins".
+CREATE OR REPLACE FUNCTION dpm_internal.profile_bins(first int) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT jsonb_agg(CASE WHEN e.hi IS NULL THEN jsonb_build_object('label', format('%s or more', e.lo), 'lo', e.lo)
+                        WHEN e.hi = e.lo + 1 THEN jsonb_build_object('label', e.lo::text, 'lo', e.lo, 'hi', e.hi)
+                        ELSE jsonb_build_object('label', format('%s to %s', e.lo, e.hi - 1), 'lo', e.lo, 'hi', e.hi) END ORDER BY e.lo)
+    FROM (SELECT x.lo, lead(x.lo) OVER (ORDER BY x.lo) AS hi
+            FROM (SELECT DISTINCT v AS lo FROM (SELECT generate_series(first, 8) AS v
+                                                UNION ALL SELECT (2::numeric ^ k * f)::bigint FROM generate_series(3, 19) k,
+                                                                                                     unnest(ARRAY[1, 1.25, 1.5, 1.75]) f
+                                                UNION ALL SELECT 1048576) y) x) e
+$$;
+
+-- The fraction-quantile of a noisy histogram over bins [lo, hi) (hi NULL: open): the largest value
+-- of the first bin where the cumulative count reaches fraction of the total (the open bin's lower
+-- edge), the cumulative counts made non-decreasing (isotonic regression) rather than each count
+-- clamped at 0, which would add the noise of every empty bin to the total; NULL when the total is
+-- not positive.
+CREATE OR REPLACE FUNCTION dpm_internal.profile_quantile(counts float8[], lo bigint[], hi bigint[], fraction float8) RETURNS bigint
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  WITH cdf AS (SELECT dpm_internal.isotonic(ARRAY(SELECT sum(counts[i]) OVER (ORDER BY i) FROM generate_subscripts(counts, 1) i
+                                                   ORDER BY i)) AS c)
+  SELECT coalesce(hi[i] - 1, lo[i])
+    FROM cdf, generate_subscripts(cdf.c, 1) i
+   WHERE cdf.c[cardinality(cdf.c)] > 0 AND cdf.c[i] >= fraction * cdf.c[cardinality(cdf.c)]
+   ORDER BY i LIMIT 1
+$$;
+
+-- A differentially private estimate of how many rows each privacy unit holds, and in how many
+-- cells of a domain (when given), from which a custodian chooses max_contributions: one release,
+-- charged as dpm.answer's, of the units counted each once in the bin of its rows (and cells), so
+-- that a unit moves one count by 1, whatever it holds (no bound applies); returns their quantiles.
+CREATE OR REPLACE FUNCTION dpm.answer_contributions(source regclass, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL,
+                                                    rho float8 DEFAULT NULL, domain text DEFAULT NULL)
+RETURNS TABLE(fraction float8, rows_per_unit bigint, cells_per_unit bigint)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  src dpm.sources := dpm_internal.source(source);
+  d dpm.domains;
+  pdom dpm.domains;
+  wspec text;
+  wl dpm.workloads;
+  args dpm_internal.answer_request;
+  rel_id bigint;
+  a float8[];
+  nr int;
+BEGIN
+  IF src.privacy_unit IS NULL THEN
+    RAISE EXCEPTION 'source "%" has no privacy unit: each row is one, of one row', src.relation
+      USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF domain IS NOT NULL THEN
+    d := dpm_internal.domain(domain);
+    IF d.source_id <> src.id OR d.cell_expr IS NULL THEN
+      RAISE EXCEPTION 'domain "%" is not a domain of source "%" with dense cells', domain, src.relation
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+  END IF;
+  -- every argument checked before the catalog is written (the plan below checks them again)
+  PERFORM dpm_internal.privacy_cost(src, epsilon, coalesce(delta, 0), rho);
+  pdom := dpm_internal.query_catalog(src, jsonb_build_object('domain', jsonb_build_object(
+            'name', format('contributions of %s', src.relation),
+            'attributes', jsonb_build_array(jsonb_build_object('name', 'rows_per_unit', 'expression', '1', 'bins', dpm_internal.profile_bins(1)))
+                          || CASE WHEN d.id IS NOT NULL
+                                  THEN jsonb_build_array(jsonb_build_object('name', 'cells_per_unit', 'expression', d.cell_expr,
+                                                                            'bins', dpm_internal.profile_bins(0)))
+                                  ELSE '[]' END)));
+  wspec := CASE WHEN d.id IS NULL THEN 'Identity(rows_per_unit)'
+                ELSE 'Identity(rows_per_unit) * Total(cells_per_unit) + Total(rows_per_unit) * Identity(cells_per_unit)' END;
+  PERFORM dpm_internal.query_catalog(src, jsonb_build_object('workload', jsonb_build_object(
+            'name', 'contributions ' || left(md5(pdom.id || ' ' || wspec), 16), 'domain_id', pdom.id, 'spec', wspec)));
+  SELECT * INTO wl FROM dpm.workloads w WHERE w.domain_id = pdom.id AND w.spec = wspec AND w.dropped_at IS NULL ORDER BY w.id LIMIT 1;
+  args := dpm_internal.release_request(wl.name, epsilon, delta, rho, NULL, CASE WHEN d.id IS NULL THEN 'identity' ELSE 'residual' END,
+                                       NULL, 'ls', 0.95, NULL);
+  args.counted := 'profile';
+  PERFORM dpm_internal.release_args(args);
+  rel_id := dpm_internal.query_release(args);     -- charged as dpm.answer's, through dpm_internal.run_release
+  a := ARRAY(SELECT x.answer FROM dpm.release(rel_id) x ORDER BY x.query);
+  nr := pdom.attr_sizes[1];
+  RETURN QUERY
+    SELECT f, dpm_internal.profile_quantile(a[1:nr], ARRAY(SELECT (b->>'lo')::bigint FROM jsonb_array_elements(pdom.attributes->0->'bins') b),
+                                            ARRAY(SELECT (b->>'hi')::bigint FROM jsonb_array_elements(pdom.attributes->0->'bins') b), f),
+           CASE WHEN d.id IS NOT NULL
+                THEN dpm_internal.profile_quantile(a[nr + 1:], ARRAY(SELECT (b->>'lo')::bigint FROM jsonb_array_elements(pdom.attributes->1->'bins') b),
+                                                   ARRAY(SELECT (b->>'hi')::bigint FROM jsonb_array_elements(pdom.attributes->1->'bins') b), f) END
+      FROM unnest(ARRAY[0.5, 0.75, 0.9, 0.95, 0.99]::float8[]) f;
+END
+$$;
+COMMENT ON FUNCTION dpm.answer_contributions(regclass, float8, float8, float8, text) IS
+  'how many rows each privacy unit holds, and in how many cells of a domain, as differentially private quantiles to choose max_contributions by: spends budget';

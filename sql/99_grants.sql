@@ -44,7 +44,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.explain_queries(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text, date, date),
   dpm.quantile_workload(text, text, text, text[]),
   dpm.quantiles(bigint, text, float8[], text[], float8), dpm.drop_workload(text), dpm.rename_workload(text, text), dpm.drop_strategy(int),
-  dpm.answer_keys(regclass, name, float8, float8, float8, date, date, int),
+  dpm.answer_keys(regclass, name, float8, float8, float8, date, date, int), dpm.answer_contributions(regclass, float8, float8, float8, text),
   dpm.explain_keys(regclass, name, float8, float8, float8, date, date, int), dpm.estimate(text, float8, text, date, date),
   dpm.periods(regclass),
   dpm.answer_query(text, float8, float8, float8, text, float8, text),

@@ -205,8 +205,8 @@ SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
   SELECT c.relname::text t, x.r FROM pg_class c,
          LATERAL (SELECT * FROM dpm_internal.snapshot_rows(c.oid::regclass)) x(r)
    WHERE c.relnamespace = 'dpm'::regnamespace AND c.relkind = 'r' AND c.relname NOT IN ('interval_widths', 'strategies', 'releases') UNION ALL
-  -- 0.3's releases have columns more, extra_parts and distinct_units (NULL and false for releases made before)
-  SELECT 'releases', (to_jsonb(r) - 'extra_parts' - 'distinct_units')::text FROM dpm.releases r UNION ALL
+  -- 0.3's releases have columns more, extra_parts and counted (NULL and 'rows' for releases made before)
+  SELECT 'releases', (to_jsonb(r) - 'extra_parts' - 'counted')::text FROM dpm.releases r UNION ALL
   -- as in snapshot: 0.3's kronecker and residual written back as 0.2's hdmm
   SELECT 'strategies', (j - 'kronecker' - 'residual' || jsonb_build_object('hdmm',
            CASE WHEN coalesce(j->'residual', 'null') <> 'null'

@@ -74,7 +74,7 @@ ALTER TABLE dpm.strategies ADD CONSTRAINT strategies_one_form CHECK (num_nonnull
 CREATE TYPE dpm_internal.answer_request AS (
   workload text, epsilon float8, delta float8, rho float8, strategy int, method text, options jsonb,
   inference text, confidence float8, ci_draws int, measure text, aggregate text, sum_share float8,
-  period_from date, period_to date, queries int[], extra_parts jsonb);
+  period_from date, period_to date, queries int[], extra_parts jsonb, counted text);
 DROP FUNCTION IF EXISTS dpm_internal.release_plan(jsonb, boolean);
 DROP FUNCTION IF EXISTS dpm_internal.release_args(jsonb);
 DROP FUNCTION IF EXISTS dpm_internal.dry_run(jsonb);
@@ -87,7 +87,7 @@ CREATE TYPE dpm_internal.planned_release AS (
   strategy_noise text, noise text, epsilon numeric, delta numeric, rho numeric, inference text,
   confidence float8, ci_draws int, measure_id int, sum_share float8, period_from date,
   period_to date, remainder_of int, queries int[], column_name text, max_key_bytes int, extra_parts jsonb,
-  distinct_units boolean);
+  counted text);
 DROP FUNCTION IF EXISTS dpm_internal.run_release(jsonb, dpm.strategies[]);
 DROP FUNCTION IF EXISTS dpm_internal.release_charge(regrole, jsonb);
 DROP FUNCTION IF EXISTS dpm_internal.store_built(dpm.strategies[], jsonb);
@@ -95,9 +95,9 @@ DROP FUNCTION IF EXISTS dpm_internal.period_request(dpm.sources, int4range);
 
 -- several measures in one release (the SQL front door): its extra parts (sql/02_catalog.sql)
 ALTER TABLE dpm.releases ADD COLUMN extra_parts jsonb;
--- and counts of distinct privacy units (issue 46)
-ALTER TABLE dpm.releases ADD COLUMN distinct_units boolean NOT NULL DEFAULT false,
-  ADD CONSTRAINT releases_units_of_counts CHECK (NOT distinct_units OR (measure_id IS NULL AND extra_parts IS NULL));
+-- and counts of distinct privacy units, and of units by their rows and cells (issue 46)
+ALTER TABLE dpm.releases ADD COLUMN counted text NOT NULL DEFAULT 'rows' CHECK (counted IN ('rows', 'units', 'profile')),
+  ADD CONSTRAINT releases_counted_counts CHECK (counted = 'rows' OR (measure_id IS NULL AND extra_parts IS NULL));
 DROP FUNCTION IF EXISTS dpm_internal.release_parts(dpm.sources, dpm.measures, float8);
 -- dpm.exact_answers gains capped_answer (issue 46)
 DROP FUNCTION IF EXISTS dpm.exact_answers(text, text, text);

@@ -34,7 +34,7 @@ static const FunctionRole function_roles[] = {
 	{"optimize", "dpm_analyst"}, {"periods", "dpm_analyst"}, {"privacy_profile", "dpm_analyst"},
 	{"quantile_workload", "dpm_analyst"}, {"answer_query", "dpm_analyst"}, {"answer_plain", "dpm_analyst"}, {"last_answers", "dpm_analyst"}, {"explain_query", "dpm_analyst"},
 	{"quantiles", "dpm_analyst"}, {"release", "dpm_analyst"},
-	{"rename_workload", "dpm_analyst"}, {"answer_keys", "dpm_analyst"}, {"explain_keys", "dpm_analyst"},
+	{"rename_workload", "dpm_analyst"}, {"answer_keys", "dpm_analyst"}, {"answer_contributions", "dpm_analyst"}, {"explain_keys", "dpm_analyst"},
 	{"create_domain", "dpm_admin"}, {"create_measure", "dpm_admin"}, {"domain_coverage", "dpm_admin"}, {"contribution_coverage", "dpm_admin"},
 	{"drop_column_domain", "dpm_admin"}, {"drop_domain", "dpm_admin"}, {"drop_measure", "dpm_admin"},
 	{"drop_privacy_policy", "dpm_admin"}, {"set_privacy_policy", "dpm_admin"},

@@ -75,7 +75,7 @@ SELECT (SELECT round(rms_error::numeric, 9) FROM dpm.explain('cb_places', epsilo
 -- never reused as counts of rows, nor estimated from earlier releases
 SELECT * FROM dpm.answer('cb_places', epsilon => 1, reuse => 'only');
 SELECT * FROM dpm.answer('cb_places', epsilon => 1, aggregate => 'units', reuse => 'only');
-SELECT distinct_units, count(*) AS releases FROM dpm.releases
+SELECT counted, count(*) AS releases FROM dpm.releases
  WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'cb_visits'::regclass) GROUP BY 1;
 -- a bound of 4: a unit in c places keeps each with probability min(1, 4 / c); 300 scans of what a
 -- release reads average to that expectation within 5 standard errors (a unit's kept places are a
@@ -85,17 +85,37 @@ UPDATE dpm.sources SET max_contributions = 4 WHERE relation = 'cb_visits'::regcl
 WITH u AS (SELECT unit, count(DISTINCT place) AS c FROM cb_visits GROUP BY unit),
      e AS (SELECT v.place, sum(least(1, 4.0 / u.c)) AS expected, sum(least(1, 4.0 / u.c) * (1 - least(1, 4.0 / u.c))) AS var
              FROM (SELECT DISTINCT unit, place FROM cb_visits) v JOIN u USING (unit) GROUP BY v.place),
-     s AS (SELECT i, dpm_internal.units_data((SELECT r FROM dpm.releases r WHERE r.source_id = src.id AND r.distinct_units LIMIT 1),
+     s AS (SELECT i, dpm_internal.units_data((SELECT r FROM dpm.releases r WHERE r.source_id = src.id AND r.counted = 'units' LIMIT 1),
                                              src, d) AS x
              FROM generate_series(1, 300) i, dpm.sources src, dpm.domains d
             WHERE src.relation = 'cb_visits'::regclass AND d.name = 'cb_place')
 SELECT count(*) AS places, count(*) FILTER (WHERE abs(m.mean - e.expected) < 5 * sqrt(e.var / 300)) AS as_expected
   FROM e JOIN (SELECT p - 1 AS place, avg(s.x[p]) AS mean FROM s, generate_series(1, 9) p GROUP BY p) m USING (place);
+-- help to choose the bound without looking (issue 46, item 3): dpm.answer_contributions, charged,
+-- counts each unit once, in the bin of its rows (and of its cells of a domain): a unit moves one
+-- count by 1.  At epsilon 1e6 (noise of sd about 1e-6) its quantiles are the table's, each the
+-- largest value of the bin holding it (each value up to 8, then four bins an octave: 24 and 25 are
+-- in 24 to 27)
+UPDATE dpm.sources SET max_contributions = 9 WHERE relation = 'cb_visits'::regclass;
+SELECT count(*) AS charges_before FROM dpm.ledger \gset
+SELECT * FROM dpm.answer_contributions('cb_visits', epsilon => 1e6, domain => 'cb_place');
+WITH u AS (SELECT unit, count(*) AS n, count(DISTINCT place) AS c FROM cb_visits GROUP BY unit)
+SELECT f AS fraction, percentile_disc(f) WITHIN GROUP (ORDER BY n) AS rows_per_unit, percentile_disc(f) WITHIN GROUP (ORDER BY c) AS cells_per_unit
+  FROM u, unnest(ARRAY[0.5, 0.75, 0.9, 0.95, 0.99]) f GROUP BY f ORDER BY f;
+-- charged once, as a release of units by their rows and cells
+SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
+SELECT r.counted, w.spec FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id WHERE r.counted = 'profile' ORDER BY r.id;
+-- refused before any charge
+SELECT * FROM dpm.answer_contributions('cb_people', epsilon => 1, delta => 0.5);
+SELECT * FROM dpm.answer_contributions('cb_visits', epsilon => 1, domain => 'cb_age');
+SELECT * FROM dpm.answer_contributions('cb_visits', epsilon => -1);
+SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
 -- a source without a privacy unit (a unit a row), or whose units hold at most the bound: nothing
 -- left out, and no NOTICE
 CREATE TABLE cb_rows AS SELECT g AS id, g % 7 AS x FROM generate_series(1, 50) g;
 SELECT dpm.register_source('cb_rows', epsilon => 1);
 SELECT * FROM dpm.contribution_coverage('cb_rows');
+SELECT * FROM dpm.answer_contributions('cb_rows', epsilon => 1);
 -- analysts never see these numbers
 CREATE ROLE regress_cb_analyst IN ROLE dpm_analyst;
 SET ROLE regress_cb_analyst;

@@ -251,7 +251,7 @@ SELECT 27 AS statement, count(*) AS groups,
   FROM (SELECT * FROM fd_out WHERE statement = 27) o
   FULL JOIN (SELECT device, count(*) AS n FROM fd_ratings WHERE device IS NOT NULL GROUP BY device) t ON t.device = o.result->>'device';
 SELECT 28 AS statement, count(*) AS groups, count(*) FILTER (WHERE abs((o.result->>'users')::numeric - t.n) < 0.5) AS equal,
-       bool_and(r.distinct_units) AS units_release
+       bool_and(r.counted = 'units') AS units_release
   FROM (SELECT * FROM fd_out WHERE statement = 28) o JOIN dpm.releases r ON r.id = o.release
   FULL JOIN (SELECT genre, count(DISTINCT user_id) AS n FROM fd_ratings WHERE age < 30 GROUP BY genre) t ON t.genre = o.result->>'genre';
 -- the parts of those releases and their shares of the charge (the first part's is what the
