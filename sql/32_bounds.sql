@@ -190,43 +190,65 @@ END
 $$;
 
 -- The bins of a number of rows (from 1) or cells (from 0) per unit: each value up to 8, then four
--- bins an octave (8, 10, 12, 14, 16, 20, ...) up to 2^20, and the rest; as an attribute's "bins".
-CREATE OR REPLACE FUNCTION dpm_internal.profile_bins(first int) RETURNS jsonb
+-- bins an octave (8, 10, 12, 14, 16, 20, ...), up to top: the rest in one open bin, or (closed)
+-- top alone, a number no unit passes (the cells of a domain); as an attribute's "bins".
+CREATE OR REPLACE FUNCTION dpm_internal.profile_bins(first int, top bigint, closed boolean) RETURNS jsonb
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT jsonb_agg(CASE WHEN e.hi IS NULL THEN jsonb_build_object('label', format('%s or more', e.lo), 'lo', e.lo)
                         WHEN e.hi = e.lo + 1 THEN jsonb_build_object('label', e.lo::text, 'lo', e.lo, 'hi', e.hi)
                         ELSE jsonb_build_object('label', format('%s to %s', e.lo, e.hi - 1), 'lo', e.lo, 'hi', e.hi) END ORDER BY e.lo)
-    FROM (SELECT x.lo, lead(x.lo) OVER (ORDER BY x.lo) AS hi
-            FROM (SELECT DISTINCT v AS lo FROM (SELECT generate_series(first, 8) AS v
+    FROM (SELECT x.lo, coalesce(lead(x.lo) OVER (ORDER BY x.lo), CASE WHEN closed THEN top + 1 END) AS hi
+            FROM (SELECT DISTINCT v AS lo FROM (SELECT generate_series(first, least(8, top)) AS v
                                                 UNION ALL SELECT (2::numeric ^ k * f)::bigint FROM generate_series(3, 19) k,
                                                                                                      unnest(ARRAY[1, 1.25, 1.5, 1.75]) f
-                                                UNION ALL SELECT 1048576) y) x) e
+                                                UNION ALL SELECT top) y
+                   WHERE v <= top) x) e
 $$;
 
--- The fraction-quantile of a noisy histogram over bins [lo, hi) (hi NULL: open): the largest value
--- of the first bin where the cumulative count reaches fraction of the total (the open bin's lower
--- edge), the cumulative counts made non-decreasing (isotonic regression) rather than each count
--- clamped at 0, which would add the noise of every empty bin to the total; NULL when the total is
--- not positive.
-CREATE OR REPLACE FUNCTION dpm_internal.profile_quantile(counts float8[], lo bigint[], hi bigint[], fraction float8) RETURNS bigint
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+-- The fraction-quantiles of one histogram of dpm.answer_contributions's release r, from its
+-- cumulative counts (the n queries after off): the noisy CDF made non-decreasing (isotonic
+-- regression) and at least 0, the bin where it reaches fraction of the total (its largest value:
+-- the open bin's lower edge), and the values between which the quantile lies when the counts'
+-- intervals at 1 - 0.05 / n hold together (at least 95%: dpm_internal.quantile_of).
+CREATE OR REPLACE FUNCTION dpm_internal.profile_quantiles(r dpm.releases, off int, bins jsonb, fractions float8[])
+RETURNS TABLE(fraction float8, value bigint, low bigint, high bigint)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
-  WITH cdf AS (SELECT dpm_internal.isotonic(ARRAY(SELECT sum(counts[i]) OVER (ORDER BY i) FROM generate_subscripts(counts, 1) i
-                                                   ORDER BY i)) AS c)
-  SELECT coalesce(hi[i] - 1, lo[i])
-    FROM cdf, generate_subscripts(cdf.c, 1) i
-   WHERE cdf.c[cardinality(cdf.c)] > 0 AND cdf.c[i] >= fraction * cdf.c[cardinality(cdf.c)]
-   ORDER BY i LIMIT 1
+DECLARE
+  n int := jsonb_array_length(bins);
+  a float8[];
+  h float8[];
+  est float8[];
+  lo float8[] := ARRAY(SELECT (b->>'lo')::float8 FROM jsonb_array_elements(bins) WITH ORDINALITY x(b, o) ORDER BY o);
+  hi float8[] := ARRAY(SELECT (b->>'hi')::float8 FROM jsonb_array_elements(bins) WITH ORDINALITY x(b, o) ORDER BY o);
+  f float8;
+  q record;
+BEGIN
+  IF bins IS NULL THEN
+    RETURN;
+  END IF;
+  SELECT array_agg(x.answer ORDER BY x.query), array_agg(x.half ORDER BY x.query) INTO a, h
+    FROM dpm_internal.release_band(r, 0.95, n) x WHERE x.query > off AND x.query <= off + n;
+  est := ARRAY(SELECT greatest(v, 0) FROM unnest(dpm_internal.isotonic(a)) v);
+  FOREACH f IN ARRAY fractions LOOP
+    q := dpm_internal.quantile_of(est, ARRAY(SELECT u.a + u.h FROM unnest(a, h) u(a, h)), ARRAY(SELECT u.a - u.h FROM unnest(a, h) u(a, h)),
+                                  h[n], lo, ARRAY(SELECT coalesce(x, 'Infinity') FROM unnest(hi) x), f);
+    RETURN QUERY SELECT f, CASE WHEN q.bin IS NOT NULL THEN coalesce(hi[q.bin] - 1, lo[q.bin])::bigint END,
+                        q.ci_low::bigint, CASE WHEN q.ci_high < 'Infinity' THEN q.ci_high::bigint - 1 END;
+  END LOOP;
+END
 $$;
 
 -- A differentially private estimate of how many rows each privacy unit holds, and in how many
 -- cells of a domain (when given), from which a custodian chooses max_contributions: one release,
 -- charged as dpm.answer's, of the units counted each once in the bin of its rows (and cells), so
--- that a unit moves one count by 1, whatever it holds (no bound applies); returns their quantiles.
+-- that a unit moves one count by 1, whatever it holds (no bound applies); returns their quantiles
+-- with the values between which each lies with 95% confidence (NULL high: no bound below 2^20).
 CREATE OR REPLACE FUNCTION dpm.answer_contributions(source regclass, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL,
                                                     rho float8 DEFAULT NULL, domain text DEFAULT NULL)
-RETURNS TABLE(fraction float8, rows_per_unit bigint, cells_per_unit bigint)
+RETURNS TABLE(fraction float8, rows_per_unit bigint, rows_low bigint, rows_high bigint, cells_per_unit bigint, cells_low bigint,
+              cells_high bigint)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -236,9 +258,8 @@ DECLARE
   wspec text;
   wl dpm.workloads;
   args dpm_internal.answer_request;
-  rel_id bigint;
-  a float8[];
-  nr int;
+  rel dpm.releases;
+  fractions float8[] := ARRAY[0.5, 0.75, 0.9, 0.95, 0.99];
 BEGIN
   IF src.privacy_unit IS NULL THEN
     RAISE EXCEPTION 'source "%" has no privacy unit: each row is one, of one row', src.relation
@@ -255,31 +276,31 @@ BEGIN
   PERFORM dpm_internal.privacy_cost(src, epsilon, coalesce(delta, 0), rho);
   pdom := dpm_internal.query_catalog(src, jsonb_build_object('domain', jsonb_build_object(
             'name', format('contributions of %s', src.relation),
-            'attributes', jsonb_build_array(jsonb_build_object('name', 'rows_per_unit', 'expression', '1', 'bins', dpm_internal.profile_bins(1)))
+            'attributes', jsonb_build_array(jsonb_build_object('name', 'rows_per_unit', 'expression', '1',
+                                                               'bins', dpm_internal.profile_bins(1, 1048576, false)))
                           || CASE WHEN d.id IS NOT NULL
                                   THEN jsonb_build_array(jsonb_build_object('name', 'cells_per_unit', 'expression', d.cell_expr,
-                                                                            'bins', dpm_internal.profile_bins(0)))
+                                                                            'bins', dpm_internal.profile_bins(0, d.n::bigint, true)))
                                   ELSE '[]' END)));
-  wspec := CASE WHEN d.id IS NULL THEN 'Identity(rows_per_unit)'
-                ELSE 'Identity(rows_per_unit) * Total(cells_per_unit) + Total(rows_per_unit) * Identity(cells_per_unit)' END;
+  -- cumulative counts: each quantile's bin, and its interval, read from them
+  wspec := CASE WHEN d.id IS NULL THEN 'Prefix(rows_per_unit)'
+                ELSE 'Prefix(rows_per_unit) * Total(cells_per_unit) + Total(rows_per_unit) * Prefix(cells_per_unit)' END;
   PERFORM dpm_internal.query_catalog(src, jsonb_build_object('workload', jsonb_build_object(
             'name', 'contributions ' || left(md5(pdom.id || ' ' || wspec), 16), 'domain_id', pdom.id, 'spec', wspec)));
   SELECT * INTO wl FROM dpm.workloads w WHERE w.domain_id = pdom.id AND w.spec = wspec AND w.dropped_at IS NULL ORDER BY w.id LIMIT 1;
-  args := dpm_internal.release_request(wl.name, epsilon, delta, rho, NULL, CASE WHEN d.id IS NULL THEN 'identity' ELSE 'residual' END,
-                                       NULL, 'ls', 0.95, NULL);
+  args := dpm_internal.release_request(wl.name, epsilon, delta, rho, NULL, NULL, NULL, 'ls', 0.95, NULL);
   args.counted := 'profile';
   PERFORM dpm_internal.release_args(args);
-  rel_id := dpm_internal.query_release(args);     -- charged as dpm.answer's, through dpm_internal.run_release
-  a := ARRAY(SELECT x.answer FROM dpm.release(rel_id) x ORDER BY x.query);
-  nr := pdom.attr_sizes[1];
+  -- charged as dpm.answer's, through dpm_internal.run_release
+  rel.id := dpm_internal.query_release(args);
+  SELECT * INTO rel FROM dpm.releases r WHERE r.id = rel.id;
   RETURN QUERY
-    SELECT f, dpm_internal.profile_quantile(a[1:nr], ARRAY(SELECT (b->>'lo')::bigint FROM jsonb_array_elements(pdom.attributes->0->'bins') b),
-                                            ARRAY(SELECT (b->>'hi')::bigint FROM jsonb_array_elements(pdom.attributes->0->'bins') b), f),
-           CASE WHEN d.id IS NOT NULL
-                THEN dpm_internal.profile_quantile(a[nr + 1:], ARRAY(SELECT (b->>'lo')::bigint FROM jsonb_array_elements(pdom.attributes->1->'bins') b),
-                                                   ARRAY(SELECT (b->>'hi')::bigint FROM jsonb_array_elements(pdom.attributes->1->'bins') b), f) END
-      FROM unnest(ARRAY[0.5, 0.75, 0.9, 0.95, 0.99]::float8[]) f;
+    SELECT x.fraction, x.value, x.low, x.high, c.value, c.low, c.high
+      FROM dpm_internal.profile_quantiles(rel, 0, pdom.attributes->0->'bins', fractions) x
+      LEFT JOIN dpm_internal.profile_quantiles(rel, pdom.attr_sizes[1], pdom.attributes->1->'bins', fractions) c
+        ON d.id IS NOT NULL AND c.fraction = x.fraction
+     ORDER BY x.fraction;
 END
 $$;
 COMMENT ON FUNCTION dpm.answer_contributions(regclass, float8, float8, float8, text) IS
-  'how many rows each privacy unit holds, and in how many cells of a domain, as differentially private quantiles to choose max_contributions by: spends budget';
+  'how many rows each privacy unit holds, and in how many cells of a domain: differentially private quantiles with intervals, to choose max_contributions by; spends budget';

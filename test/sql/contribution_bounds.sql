@@ -99,6 +99,7 @@ SELECT count(*) AS places, count(*) FILTER (WHERE abs(m.mean - e.expected) < 5 *
 UPDATE dpm.sources SET max_contributions = 9 WHERE relation = 'cb_visits'::regclass;
 SELECT count(*) AS charges_before FROM dpm.ledger \gset
 SELECT * FROM dpm.answer_contributions('cb_visits', epsilon => 1e6, domain => 'cb_place');
+-- (a domain's cells bound the cells per unit: the bins of cells stop at its 9)
 WITH u AS (SELECT unit, count(*) AS n, count(DISTINCT place) AS c FROM cb_visits GROUP BY unit)
 SELECT f AS fraction, percentile_disc(f) WITHIN GROUP (ORDER BY n) AS rows_per_unit, percentile_disc(f) WITHIN GROUP (ORDER BY c) AS cells_per_unit
   FROM u, unnest(ARRAY[0.5, 0.75, 0.9, 0.95, 0.99]) f GROUP BY f ORDER BY f;
