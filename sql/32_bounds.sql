@@ -118,6 +118,24 @@ BEGIN
 END
 $$;
 
+-- What a release reads over dom from query keys of one column c per counted thing (a row, a unit):
+-- with sets NULL its dense cell (0-based), the frequency vector; else its bins (int4[]), the
+-- marginal tables of sets a residual strategy measures.  Run as the domain's creator.
+CREATE OR REPLACE FUNCTION dpm_internal.cells_data(dom dpm.domains, sets int[], keys text) RETURNS float8[]
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF sets IS NULL THEN
+    RETURN coalesce(dpm_internal.exec_as(dom.created_by, format('SELECT dpm.histogram(x.c, %s) FROM (%s) x', dom.n, keys)),
+                    array_fill(0::float8, ARRAY[dom.n::int]));
+  END IF;
+  RETURN coalesce(dpm_internal.exec_as(dom.created_by, format(
+                    'SELECT dpm_internal.marginal_groups(g.k, %L::int4[], %L::int4[], ARRAY[g.c]) FROM (SELECT x.c AS k, count(*) AS c FROM (%s) x GROUP BY x.c) g',
+                    dom.attr_sizes, sets, keys)),
+                  array_fill(0::float8, ARRAY[dpm_internal.table_cells(dom.attr_sizes, sets)]));
+END
+$$;
+
 -- What a release of counts of distinct privacy units (dpm.releases.counted 'units') reads: per cell
 -- the units with a row in it, each unit counted in at most max_contributions of its cells, chosen
 -- at random (so a unit adds 1 to each of at most max_contributions cells, as that many rows would:
@@ -143,14 +161,7 @@ BEGIN
                   dpm_internal.source_rows(src, false, r.periods),
                   CASE WHEN sets IS NULL THEN 'd.c IS NOT NULL' ELSE 'num_nulls(VARIADIC d.c) = 0' END,
                   src.max_contributions);
-  IF sets IS NULL THEN
-    RETURN coalesce(dpm_internal.exec_as(dom.created_by, format('SELECT dpm.histogram(x.c, %s) FROM (%s) x', dom.n, pairs)),
-                    array_fill(0::float8, ARRAY[dom.n::int]));
-  END IF;
-  RETURN coalesce(dpm_internal.exec_as(dom.created_by, format(
-                    'SELECT dpm_internal.marginal_groups(g.k, %L::int4[], %L::int4[], ARRAY[g.c]) FROM (SELECT x.c AS k, count(*) AS c FROM (%s) x GROUP BY x.c) g',
-                    dom.attr_sizes, sets, pairs)),
-                  array_fill(0::float8, ARRAY[dpm_internal.table_cells(dom.attr_sizes, sets)]));
+  RETURN dpm_internal.cells_data(dom, sets, pairs);
 END
 $$;
 
@@ -176,16 +187,10 @@ BEGIN
                   rlo, CASE WHEN cells THEN format('width_bucket(u.k, %L::float8[]) - 1', clo) ELSE '0' END,
                   CASE WHEN cells THEN format(', count(DISTINCT (%s)) AS k', dom.attributes->1->>'expression') ELSE '' END,
                   dpm_internal.source_rows(src, false, r.periods), src.privacy_unit);
-  IF sets IS NULL THEN
-    RETURN coalesce(dpm_internal.exec_as(dom.created_by, format('SELECT dpm.histogram((x.rb * %s + x.cb)::int4, %s) FROM (%s) x',
-                                                                  CASE WHEN cells THEN dom.attr_sizes[2] ELSE 1 END, dom.n, units)),
-                    array_fill(0::float8, ARRAY[dom.n::int]));
-  END IF;
-  RETURN coalesce(dpm_internal.exec_as(dom.created_by, format(
-                    'SELECT dpm_internal.marginal_groups(g.k, %L::int4[], %L::int4[], ARRAY[g.c])
-                       FROM (SELECT ARRAY[x.rb%s]::int4[] AS k, count(*) AS c FROM (%s) x GROUP BY 1) g',
-                    dom.attr_sizes, sets, CASE WHEN cells THEN ', x.cb' ELSE '' END, units)),
-                  array_fill(0::float8, ARRAY[dpm_internal.table_cells(dom.attr_sizes, sets)]));
+  RETURN dpm_internal.cells_data(dom, sets, format('SELECT %s AS c FROM (%s) x',
+                                                    CASE WHEN sets IS NULL THEN format('(x.rb * %s + x.cb)::int4', CASE WHEN cells THEN dom.attr_sizes[2] ELSE 1 END)
+                                                         ELSE format('ARRAY[x.rb%s]::int4[]', CASE WHEN cells THEN ', x.cb' ELSE '' END) END,
+                                                    units));
 END
 $$;
 
