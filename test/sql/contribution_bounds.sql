@@ -75,6 +75,7 @@ SELECT (SELECT round(rms_error::numeric, 9) FROM dpm.explain('cb_places', epsilo
 -- never reused as counts of rows, nor estimated from earlier releases
 SELECT * FROM dpm.answer('cb_places', epsilon => 1, reuse => 'only');
 SELECT * FROM dpm.answer('cb_places', epsilon => 1, aggregate => 'units', reuse => 'only');
+SELECT * FROM dpm.answer('cb_places', epsilon => 1, aggregate => 'units', measure => 'cb_r');
 SELECT counted, count(*) AS releases FROM dpm.releases
  WHERE source_id = (SELECT id FROM dpm.sources WHERE relation = 'cb_visits'::regclass) GROUP BY 1;
 -- a bound of 4: a unit in c places keeps each with probability min(1, 4 / c); 300 scans of what a
@@ -110,6 +111,11 @@ SELECT r.counted, w.spec FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.wo
 SELECT * FROM dpm.answer_contributions('cb_people', epsilon => 1, delta => 0.5);
 SELECT * FROM dpm.answer_contributions('cb_visits', epsilon => 1, domain => 'cb_age');
 SELECT * FROM dpm.answer_contributions('cb_visits', epsilon => -1);
+SELECT * FROM dpm.answer_contributions('cb_visits', epsilon => 'NaN');
+SELECT * FROM dpm.answer_contributions('cb_visits');
+SELECT * FROM dpm.answer_contributions(NULL, epsilon => 1);
+SELECT * FROM dpm.answer_contributions('cb_visits', epsilon => 1, domain => 'no_such_domain');
+SELECT * FROM dpm.contribution_coverage(NULL);
 SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
 -- a source without a privacy unit (a unit a row), or whose units hold at most the bound: nothing
 -- left out, and no NOTICE

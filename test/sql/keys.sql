@@ -68,6 +68,9 @@ SELECT bool_and(p2 > p1) AS increasing
 SELECT dpm.explain_keys('ky_people', 'tag', delta => 1e-6, rho => 1);
 SELECT dpm.explain_keys('ky_people', 'tag', 1, NULL);
 SELECT dpm.explain_keys('ky_people', 'score', 1, 1e-6);
+SELECT dpm.explain_keys(NULL, 'tag', 1, 0.2);
+SELECT dpm.explain_keys('ky_people', 'tag', 'NaN', 0.2);
+SELECT dpm.explain_keys('ky_people', 'tag', 1, 0.2, max_key_bytes => 0);
 SELECT count(*) - :charges_before AS charged FROM dpm.ledger;
 -- the chance against the selection's own draws: 20,000 values held by n units each, around the
 -- threshold, Laplace (epsilon 1) and Gaussian (rho 1) noise for 2 keys a unit; the values that
