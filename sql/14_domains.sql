@@ -43,8 +43,9 @@ BEGIN
     attribute := dom.attr_names[k];
     rows := counts[1]::bigint;
     rows_in_no_bin := rows - (SELECT sum(counts[1 + off + i]) FROM generate_series(1, dom.attr_sizes[k]) i)::bigint;
-    empty_bins := ARRAY(SELECT dom.bin_labels[off + i] FROM generate_series(1, dom.attr_sizes[k]) i
-                         WHERE counts[1 + off + i] = 0 ORDER BY i);
+    -- the labels read once (labels[i] of a text[] costs O(i): 100,000 bins took 18 s)
+    empty_bins := ARRAY(SELECT u.l FROM unnest(dom.bin_labels[off + 1:off + dom.attr_sizes[k]]) WITH ORDINALITY u(l, i)
+                         WHERE counts[1 + off + i] = 0 ORDER BY u.i);
     off := off + dom.attr_sizes[k];
     RETURN NEXT;
   END LOOP;
