@@ -26,6 +26,13 @@ AS $$
                     AND c.opcdefault AND i.indcollation[0] = a.attcollation)
 $$;
 
+-- Whether a release caps the rows of the source's privacy units: it has one, and it is not unique.
+CREATE OR REPLACE FUNCTION dpm_internal.units_capped(src dpm.sources) RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT src.privacy_unit IS NOT NULL AND NOT dpm_internal.unit_unique(dpm_internal.source_table(src), src.privacy_unit)
+$$;
+
 -- The rows a scan of the source reads (a FROM item aliased s), from its table or, given rel, from
 -- one partition of it: with capped, each privacy unit keeps at most max_contributions rows, chosen
 -- with the secure generator (nothing to choose when the unit column is unique); of a source with

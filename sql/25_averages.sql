@@ -45,21 +45,23 @@ AS $$
 $$;
 
 -- The answers of average release r from its two measurements, by this inference, with intervals
--- at this confidence (NULL: none), in query order.
-CREATE OR REPLACE FUNCTION dpm_internal.release_avg(r dpm.releases, inference text, confidence float8)
+-- at this confidence (NULL: none), in query order; or of the average of another measure a release
+-- measured, from its parts sums and counts (dpm.releases.extra_parts).
+CREATE OR REPLACE FUNCTION dpm_internal.release_avg(r dpm.releases, inference text, confidence float8, sums text DEFAULT 'sums',
+                                                    counts text DEFAULT 'counts', measure_id int DEFAULT NULL)
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   ms dpm.release_measurements;
   mc dpm.release_measurements;
-  b record := dpm_internal.avg_bounds((SELECT m FROM dpm.measures m WHERE m.id = r.measure_id));
+  b record := dpm_internal.avg_bounds((SELECT m FROM dpm.measures m WHERE m.id = coalesce(release_avg.measure_id, r.measure_id)));
   gaussian boolean := r.noise = 'gaussian';
   c float8 := CASE WHEN gaussian THEN release_avg.confidence
                    ELSE dpm_internal.part_confidence(release_avg.confidence, true) END;
 BEGIN
-  SELECT * INTO ms FROM dpm.release_measurements x WHERE x.release_id = r.id AND x.quantity = 'sums';
-  SELECT * INTO mc FROM dpm.release_measurements x WHERE x.release_id = r.id AND x.quantity = 'counts';
+  SELECT * INTO ms FROM dpm.release_measurements x WHERE x.release_id = r.id AND x.quantity = release_avg.sums;
+  SELECT * INTO mc FROM dpm.release_measurements x WHERE x.release_id = r.id AND x.quantity = release_avg.counts;
   IF ms.release_id IS NULL OR mc.release_id IS NULL THEN
     RAISE EXCEPTION 'average release % lacks its % measurements', r.id, CASE WHEN ms.release_id IS NULL THEN 'sum' ELSE 'count' END
       USING ERRCODE = 'data_corrupted';

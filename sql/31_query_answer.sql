@@ -138,15 +138,14 @@ BEGIN
   groups := ARRAY(SELECT k - '_cdf' FROM unnest(keys) WITH ORDINALITY u(k, o) GROUP BY k - '_cdf' ORDER BY min(o));
   parts := '{}';
   FOREACH g IN ARRAY groups LOOP
-    IF EXISTS (SELECT 1 FROM jsonb_array_elements(q->'columns') y WHERE y->>'aggregate' = 'count') THEN
-      parts := jsonb_set(parts, '{last cumulative counts}', coalesce(parts->'last cumulative counts', '[]') || jsonb_build_array((
-        SELECT plain->(o::int - 1) FROM unnest(keys) WITH ORDINALITY u(k, o) WHERE k - '_cdf' = g
-         ORDER BY (k->>'_cdf')::int DESC LIMIT 1)));
-    END IF;
+    -- its counts (the plain answers, when a count is asked), sums and averages: its last row's
     parts := parts || coalesce((SELECT jsonb_object_agg(mo.name, coalesce(parts->mo.name, '[]') || jsonb_build_array((
                                   SELECT mo.v->(o::int - 1) FROM unnest(keys) WITH ORDINALITY u(k, o) WHERE k - '_cdf' = g
                                    ORDER BY (k->>'_cdf')::int DESC LIMIT 1)))
-                                  FROM jsonb_each(more) mo(name, v)), '{}');
+                                  FROM jsonb_each(more || CASE WHEN EXISTS (SELECT 1 FROM jsonb_array_elements(q->'columns') y
+                                                                             WHERE y->>'aggregate' = 'count')
+                                                               THEN jsonb_build_object('last cumulative counts', plain) ELSE '{}' END) mo(name, v)),
+                               '{}');
     SELECT array_agg((band->(o::int - 1)->>'answer')::float8 ORDER BY (k->>'_cdf')::int),
            array_agg((band->(o::int - 1)->>'half')::float8 ORDER BY (k->>'_cdf')::int)
       INTO a, h
@@ -263,8 +262,7 @@ $$;
 
 -- A release of several measures' answers under the statements' names (query_part's, aggregate
 -- 'multi': "counts", "sum <column>", "count <column>", "avg <column>"), each a JSON array in query
--- order, from its measurements at its confidence (an average's sums and counts at the confidence
--- that makes its interval hold at the release's: dpm_internal.release_avg's rule).  ms: each
+-- order, from its measurements at its confidence (an average by dpm_internal.release_avg).  ms: each
 -- measure column's {"id", "drop"} (query_plan).
 CREATE OR REPLACE FUNCTION dpm_internal.query_multi(rel dpm.releases, ms jsonb, names text[]) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
@@ -275,8 +273,6 @@ DECLARE
   res jsonb := '{}';
   qs text;
   qc text;
-  b record;
-  conf float8 := CASE WHEN rel.noise = 'gaussian' THEN rel.confidence ELSE dpm_internal.part_confidence(rel.confidence, true) END;
 BEGIN
   FOREACH n IN ARRAY names LOOP
     c := substr(n, strpos(n, ' ') + 1);
@@ -289,18 +285,9 @@ BEGIN
           FROM dpm.release_measurements m, dpm_internal.release_infer(rel, m, 'ls', rel.confidence) x
          WHERE m.release_id = rel.id AND m.quantity = CASE WHEN n = 'counts' THEN 'counts' WHEN n LIKE 'sum %' THEN qs ELSE qc END));
     ELSE
-      b := dpm_internal.avg_bounds((SELECT x FROM dpm.measures x WHERE x.id = (ms->c->>'id')::int));
       res := res || jsonb_build_object(n, (
-        WITH s AS MATERIALIZED (SELECT x.* FROM dpm.release_measurements m, dpm_internal.release_infer(rel, m, 'ls', conf) x
-                                 WHERE m.release_id = rel.id AND m.quantity = qs),
-             k AS MATERIALIZED (SELECT x.* FROM dpm.release_measurements m, dpm_internal.release_infer(rel, m, 'ls', conf) x
-                                 WHERE m.release_id = rel.id AND m.quantity = qc)
-        SELECT jsonb_agg(jsonb_build_object('query', s.query, 'answer', e.answer, 'stderr', e.stderr, 'ci_low', e.ci_low,
-                                            'ci_high', e.ci_high) ORDER BY s.query)
-          FROM s JOIN k ON k.query = s.query,
-               LATERAL dpm_internal.ratio_estimate(s.answer, s.stderr, dpm_internal.times(s.ci_high, 0.5) - dpm_internal.times(s.ci_low, 0.5),
-                                                   k.answer, k.stderr, dpm_internal.times(k.ci_high, 0.5) - dpm_internal.times(k.ci_low, 0.5),
-                                                   b.lo, b.hi, rel.noise = 'gaussian') e));
+        SELECT jsonb_agg(to_jsonb(x) ORDER BY x.query)
+          FROM dpm_internal.release_avg(rel, 'ls', rel.confidence, qs, qc, (ms->c->>'id')::int) x));
     END IF;
   END LOOP;
   RETURN res;

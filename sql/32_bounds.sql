@@ -14,7 +14,7 @@ LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   k int := src.max_contributions;
-  capped boolean := src.privacy_unit IS NOT NULL AND NOT dpm_internal.unit_unique(dpm_internal.source_table(src), src.privacy_unit);
+  capped boolean := dpm_internal.units_capped(src);
   -- whether a row is in a cell of each domain
   incell text[] := ARRAY(SELECT CASE WHEN (doms[o]).cell_expr IS NOT NULL THEN format('(%s) IS NOT NULL', (doms[o]).cell_expr)
                                      ELSE format('num_nulls(VARIADIC %s) = 0', dpm_internal.bins_expr((doms[o]).attr_exprs)) END
@@ -97,7 +97,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.capped_vector(src dpm.sources, dom dpm.d
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  capped boolean := src.privacy_unit IS NOT NULL AND NOT dpm_internal.unit_unique(dpm_internal.source_table(src), src.privacy_unit);
+  capped boolean := dpm_internal.units_capped(src);
   units text := CASE WHEN m.id IS NOT NULL
                      THEN dpm_internal.units_sql(m, dpm_internal.check_measure(run_as, dpm_internal.source_table(src, dom.name),
                                                                                m.name, m.expression)) END;
@@ -148,7 +148,7 @@ DECLARE
   sets int[];
   pairs text;
 BEGIN
-  IF src.privacy_unit IS NULL OR dpm_internal.unit_unique(dpm_internal.source_table(src), src.privacy_unit) THEN
+  IF NOT dpm_internal.units_capped(src) THEN
     RETURN dpm_internal.part_data(r, src, dom, NULL, false);
   END IF;
   SELECT dpm_internal.strategy_tables(s.matrix, s.kronecker, s.residual, s.noise, w.spec, dom) INTO sets

@@ -99,6 +99,8 @@ ALTER TABLE dpm.releases ADD COLUMN extra_parts jsonb;
 ALTER TABLE dpm.releases ADD COLUMN counted text NOT NULL DEFAULT 'rows' CHECK (counted IN ('rows', 'units', 'profile')),
   ADD CONSTRAINT releases_counted_counts CHECK (counted = 'rows' OR (measure_id IS NULL AND extra_parts IS NULL));
 DROP FUNCTION IF EXISTS dpm_internal.release_parts(dpm.sources, dpm.measures, float8);
+-- dpm_internal.release_avg reads any measure's parts (the front door's several measures)
+DROP FUNCTION IF EXISTS dpm_internal.release_avg(dpm.releases, text, float8);
 -- dpm.exact_answers gains capped_answer (issue 46)
 DROP FUNCTION IF EXISTS dpm.exact_answers(text, text, text);
 ALTER TABLE dpm.release_measurements DROP CONSTRAINT release_measurements_quantity_check;
