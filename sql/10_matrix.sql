@@ -374,6 +374,26 @@ CREATE OR REPLACE FUNCTION dpm_internal.strategy_matrix(matrix float8[], kroneck
                                                          dom dpm.domains) RETURNS float8[]
 AS 'MODULE_PATHNAME', 'dpm_strategy_matrix' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
+-- A privacy unit in at most groups cells (dpm.sources.max_groups), by at most c in each, moves what
+-- the strategy measures by at most c * factor * its largest column norm, in the norm the release's
+-- noise is calibrated for (L1 for Laplace noise, L2 otherwise): the least of the proven bounds of
+-- src/mechanism/groups.h, at most groups (src/api/strategy_form_api.c):
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_group_factor(matrix float8[], kronecker dpm.kronecker_strategy,
+                                                               residual dpm.residual_plan, noise text, spec text,
+                                                               dom dpm.domains, groups int, release_noise text)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_strategy_group_factor' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- the same for each form (tests check them against every pattern of a unit's cells):
+CREATE OR REPLACE FUNCTION dpm_internal.dense_group_factor(a float8[], groups int, norm int) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_dense_group_factor' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION dpm_internal.hdmm_group_factor(sizes int[], kind text, p int[], theta float8[], weights float8[],
+                                                           groups int, norm int) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_hdmm_group_factor' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION dpm_internal.residual_group_factor(spec text, dom dpm.domains, subsets int[], variances float8[],
+                                                               groups int) RETURNS float8
+AS 'MODULE_PATHNAME', 'dpm_residual_group_factor' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 CREATE OR REPLACE FUNCTION dpm_internal.spec_term_rows(spec text, dom dpm.domains) RETURNS int[]
 AS 'MODULE_PATHNAME', 'dpm_spec_term_rows' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 

@@ -351,6 +351,26 @@ dpm_hdmm_matrix(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(array_from_mat(a));
 }
 
+/*
+ * dpm_internal.hdmm_group_factor(sizes, kind, p, theta, weights, groups,
+ * norm): mechanism/groups.h's factor for this strategy over attributes of
+ * these sizes, a unit in at most groups cells, in the L1 (norm 1) or L2 norm.
+ */
+PG_FUNCTION_INFO_V1(dpm_hdmm_group_factor);
+Datum
+dpm_hdmm_group_factor(PG_FUNCTION_ARGS)
+{
+	ArrayType  *sizes_arr = sizes_arg(fcinfo, 0);
+	int			d = ARR_DIMS(sizes_arr)[0];
+
+	if (PG_ARGISNULL(5) || PG_ARGISNULL(6))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("groups and norm must not be NULL")));
+	PG_RETURN_FLOAT8(hdmm_group_factor(strategy_from_args(fcinfo, 1, (int *) ARR_DATA_PTR(sizes_arr), d),
+									   PG_GETARG_INT32(5), PG_GETARG_INT32(6)));
+}
+
 /* the workload of arguments 0..5 with its factors and blocks */
 typedef struct ImplicitWorkload
 {

@@ -23,6 +23,7 @@
 #include "mechanism/calibrate.h"
 #include "mechanism/error.h"
 #include "mechanism/exact.h"
+#include "mechanism/groups.h"
 #include "mechanism/mechanism.h"
 #include "mechanism/sampler.h"
 
@@ -552,4 +553,19 @@ dpm_exact_matvec(PG_FUNCTION_ARGS)
 	(void) exact_matvec(at, counts, 2, &l2);
 	v = exact_matvec(at, counts, 1, &l1);
 	PG_RETURN_DATUM(api_exact_answers_row(fcinfo, v, PG_GETARG_INT32(2), l1, l2));
+}
+
+/*
+ * dpm_internal.dense_group_factor(a, groups, norm): mechanism/groups.h's
+ * factor for strategy a as it is measured (quantized, exact.h), a unit in at
+ * most groups cells, in the L1 (norm 1) or L2 norm.
+ */
+PG_FUNCTION_INFO_V1(dpm_dense_group_factor);
+Datum
+dpm_dense_group_factor(PG_FUNCTION_ARGS)
+{
+	Mat		   *a = array_to_mat(PG_GETARG_ARRAYTYPE_P(0), "a");
+
+	exact_quantize(a->data, (size_t) a->rows * a->cols);
+	PG_RETURN_FLOAT8(groups_dense_factor(a, PG_GETARG_INT32(1), PG_GETARG_INT32(2)));
 }

@@ -614,6 +614,35 @@ dpm_residual_exact(PG_FUNCTION_ARGS)
 }
 
 /*
+ * dpm_internal.residual_group_factor(spec, dom, subsets, variances, groups):
+ * mechanism/groups.h's factor in the L2 norm for a Gaussian plan, a unit in
+ * at most groups cells of dom.
+ */
+PG_FUNCTION_INFO_V1(dpm_residual_group_factor);
+Datum
+dpm_residual_group_factor(PG_FUNCTION_ARGS)
+{
+	SpecMarginals sm;
+	const Residual **parts;
+	double	   *variance,
+			   *measured;
+	int			count = 0;
+
+	api_residual_check_plan_args(fcinfo, 4);
+	spec_marginals(fcinfo, &sm);
+	variance = api_residual_plan_variances(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3));
+	parts = palloc(sizeof(Residual *) * Max(sm.w->count, 1));
+	measured = palloc(sizeof(double) * Max(sm.w->count, 1));
+	for (int i = 0; i < sm.w->count; i++)
+		if (variance[i] > 0.0)
+		{
+			measured[count] = variance[i];
+			parts[count++] = &sm.w->residuals[i];
+		}
+	PG_RETURN_FLOAT8(residual_group_factor(parts, measured, count, sm.sizes, sm.d, PG_GETARG_INT32(4), 2));
+}
+
+/*
  * dpm_internal.residual_parts_matrix(spec, dom, subsets, values, laplace):
  * the measurements of a residual plan written out over a dense domain's
  * cells, part after part in the order residual_measure keeps them, for

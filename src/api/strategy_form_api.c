@@ -37,6 +37,9 @@ extern PGDLLEXPORT Datum dpm_residual_infer(PG_FUNCTION_ARGS);
 extern PGDLLEXPORT Datum dpm_residual_table_sets(PG_FUNCTION_ARGS);
 extern PGDLLEXPORT Datum dpm_residual_parts_matrix(PG_FUNCTION_ARGS);
 extern PGDLLEXPORT Datum dpm_check_noise(PG_FUNCTION_ARGS);
+extern PGDLLEXPORT Datum dpm_dense_group_factor(PG_FUNCTION_ARGS);
+extern PGDLLEXPORT Datum dpm_hdmm_group_factor(PG_FUNCTION_ARGS);
+extern PGDLLEXPORT Datum dpm_residual_group_factor(PG_FUNCTION_ARGS);
 
 typedef enum StrategyForm
 {
@@ -385,4 +388,71 @@ dpm_strategy_matrix(PG_FUNCTION_ARGS)
 	SET(3, s.plan);
 	SET(4, BoolGetDatum(s.laplace));
 	return forward(fcinfo, dpm_residual_parts_matrix, 5, v, n);
+}
+
+/* the sizes of dom's attributes, an int4[] */
+static Datum
+domain_sizes(Datum dom)
+{
+	LOCAL_FCINFO(args, 2);
+	WorkloadDomain d;
+	Datum	   *sizes;
+
+	InitFunctionCallInfoData(*args, NULL, 2, InvalidOid, NULL, NULL);
+	args->args[1].value = dom;
+	args->args[1].isnull = false;
+	api_domain_arg_wide(args, &d);
+	sizes = palloc(sizeof(Datum) * Max(d.nattrs, 1));
+	for (int a = 0; a < d.nattrs; a++)
+		sizes[a] = Int32GetDatum(d.attrs[a].size);
+	return PointerGetDatum(construct_array(sizes, d.nattrs, INT4OID, sizeof(int32), true, TYPALIGN_INT));
+}
+
+/*
+ * dpm_internal.strategy_group_factor(matrix, kronecker, residual, noise,
+ * spec, dom, groups, release_noise): the factor of mechanism/groups.h for a
+ * privacy unit in at most groups cells, in the norm release_noise is
+ * calibrated for (L1 for Laplace noise, L2 otherwise).
+ */
+PG_FUNCTION_INFO_V1(dpm_strategy_group_factor);
+Datum
+dpm_strategy_group_factor(PG_FUNCTION_ARGS)
+{
+	StoredStrategy s;
+	Datum		v[8];
+	bool		n[8];
+	int			norm;
+
+	stored_strategy(fcinfo, &s);
+	if (PG_ARGISNULL(FORM_ARGS + 2) || PG_GETARG_INT32(FORM_ARGS + 2) < 1 || PG_ARGISNULL(FORM_ARGS + 3))
+		elog(ERROR, "strategy_group_factor: groups must be at least 1, and the noise given");
+	norm = strcmp(text_to_cstring(PG_GETARG_TEXT_PP(FORM_ARGS + 3)), "laplace") == 0 ? 1 : 2;
+	switch (s.form)
+	{
+		case FORM_DENSE:
+			/* a, groups, norm */
+			SET(0, s.matrix);
+			PASS(1, FORM_ARGS + 2);
+			SET(2, Int32GetDatum(norm));
+			return forward(fcinfo, dpm_dense_group_factor, 3, v, n);
+		case FORM_KRONECKER:
+			/* sizes, kind, p, theta, weights, groups, norm */
+			SET(0, domain_sizes(PG_GETARG_DATUM(FORM_ARGS + 1)));
+			KRONECKER(1, s);
+			PASS(5, FORM_ARGS + 2);
+			SET(6, Int32GetDatum(norm));
+			return forward(fcinfo, dpm_hdmm_group_factor, 7, v, n);
+		case FORM_RESIDUAL:
+			/* a Laplace plan's tables: every column's L1 norm is the sum of the weights */
+			if (s.laplace || norm == 1)
+				PG_RETURN_FLOAT8((double) PG_GETARG_INT32(FORM_ARGS + 2));
+			/* spec, dom, sets, variances, groups */
+			PASS(0, FORM_ARGS);
+			PASS(1, FORM_ARGS + 1);
+			SET(2, s.sets);
+			SET(3, s.plan);
+			PASS(4, FORM_ARGS + 2);
+			return forward(fcinfo, dpm_residual_group_factor, 5, v, n);
+	}
+	pg_unreachable();
 }

@@ -127,6 +127,8 @@ extern double hdmm_error_block_doubles(const KronGram *kg, WorkloadBlock ***bloc
 extern void hdmm_quantize(HdmmStrategy *s);
 extern ExactAnswers *hdmm_measure_exact(const HdmmStrategy *s, const int64 *x);
 extern double hdmm_sensitivity_bound(const HdmmStrategy *s, int p);
+/* the factor of mechanism/groups.h for a unit in at most g cells (groups.c) */
+extern double hdmm_group_factor(const HdmmStrategy *s, int g, int p);
 
 /* the mechanism with an HDMM strategy: as mechanism_run_dense (mechanism.h) */
 extern struct Release *hdmm_mechanism_run(const HdmmStrategy *s, const KronGram *kg,

@@ -156,6 +156,13 @@ extern void residual_exact_answers(const int128 *t, int cells, struct ExactAnswe
 extern void residual_project(const Residual *r, const int *sizes, double *t);
 /* the L2 sensitivity of N_A Pi_A x_A for `contributions` records, rounded up */
 extern double residual_l2(const Residual *r, double contributions);
+/*
+ * The factor of mechanism/groups.h for a unit in at most g cells of a plan
+ * measuring parts[0 .. count) with these variances, over attributes of these
+ * sizes (groups.c).
+ */
+extern double residual_group_factor(const Residual *const *parts, const double *variance, int count,
+									 const int *sizes, int d, int g, int p);
 
 /*
  * Adds residual r's estimate est, spread evenly over the attributes of S
