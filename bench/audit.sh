@@ -15,7 +15,7 @@ DB=${BENCH_AUDIT_DB:-dpm_audit_bench}
 N=${BENCH_AUDIT_N:-1000}
 PAR=${BENCH_AUDIT_PAR:-2}
 ALPHA=0.05
-KINDS=${BENCH_AUDIT_KINDS:-"count_identity_laplace optimized_gaussian optimized_laplace sum_user_level average_user_level quantiles_cdf keys wide_marginals_zcdp periods"}
+KINDS=${BENCH_AUDIT_KINDS:-"count_identity_laplace optimized_gaussian optimized_laplace sum_user_level average_user_level quantiles_cdf keys wide_marginals_zcdp periods groups_identity_gaussian"}
 . test/lib/audit.sh
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null || exit 1
 psql -X -q -v ON_ERROR_STOP=1 -d "$DB" -f test/lib/audit.sql -f test/lib/audit_kinds.sql >/dev/null || exit 1

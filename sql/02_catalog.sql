@@ -39,9 +39,16 @@ CREATE TABLE dpm.sources (
   max_periods       int,
   -- dpm.set_max_key_bytes: the longest value dpm.answer_keys reads as a key (longer ones are no key)
   max_key_bytes     int NOT NULL DEFAULT 256 CHECK (max_key_bytes BETWEEN 1 AND 65536),
+  -- two bounds instead of one (dpm.register_source): a release counts a privacy unit's rows in at
+  -- most max_groups cells of its domain (keys of a selection), at most max_per_group in each;
+  -- max_contributions is then their product, the most rows a unit adds in all.  Not with periods.
+  max_groups        int CHECK (max_groups >= 1),
+  max_per_group     int CHECK (max_per_group >= 1),
   CHECK ((period_column IS NULL) = (period_width IS NULL) AND (period_column IS NULL) = (period_start IS NULL)
          AND (period_column IS NULL) = (period_zone IS NULL) AND (period_column IS NULL) = (max_periods IS NULL)),
-  CHECK (max_periods >= 1 AND (max_periods = 1 OR privacy_unit IS NOT NULL))
+  CHECK (max_periods >= 1 AND (max_periods = 1 OR privacy_unit IS NOT NULL)),
+  CHECK ((max_groups IS NULL) = (max_per_group IS NULL)),
+  CHECK (max_groups IS NULL OR (max_contributions::int8 = max_groups::int8 * max_per_group AND period_column IS NULL))
 );
 -- one registration a table at a time
 CREATE UNIQUE INDEX sources_relation_key ON dpm.sources (relation) WHERE unregistered_at IS NULL;

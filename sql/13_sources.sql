@@ -239,8 +239,9 @@ LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT dpm_internal.check_privacy_unit(src.relation, src.privacy_unit) $$;
 
 CREATE OR REPLACE FUNCTION dpm.register_source(source regclass, privacy_unit name DEFAULT NULL,
-                                    max_contributions int DEFAULT 1, epsilon float8 DEFAULT NULL,
-                                    delta float8 DEFAULT NULL, rho float8 DEFAULT NULL)
+                                    max_contributions int DEFAULT NULL, epsilon float8 DEFAULT NULL,
+                                    delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
+                                    max_groups int DEFAULT NULL, max_per_group int DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -270,11 +271,26 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'A zCDP source takes a delta budget too, which only selecting keys (dpm.answer_keys) spends.';
   END IF;
-  IF max_contributions IS NULL OR max_contributions < 1 THEN
+  IF (max_groups IS NULL) <> (max_per_group IS NULL) THEN
+    RAISE EXCEPTION 'give both max_groups and max_per_group, or neither' USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'A unit''s rows then count in at most max_groups cells of a release, at most max_per_group in each.';
+  END IF;
+  IF max_groups < 1 OR max_per_group < 1 THEN
+    RAISE EXCEPTION 'max_groups and max_per_group must be at least 1' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF max_groups::int8 * max_per_group > 2147483647 THEN
+    RAISE EXCEPTION 'max_groups times max_per_group must be at most 2147483647' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF max_groups IS NOT NULL AND max_contributions IS DISTINCT FROM max_groups * max_per_group AND max_contributions IS NOT NULL THEN
+    RAISE EXCEPTION 'with max_groups and max_per_group, max_contributions is their product, %', max_groups * max_per_group
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Leave max_contributions out.';
+  END IF;
+  max_contributions := coalesce(max_contributions, max_groups * max_per_group, 1);
+  IF max_contributions < 1 THEN
     RAISE EXCEPTION 'max_contributions must be at least 1' USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  IF privacy_unit IS NULL AND max_contributions <> 1 THEN
-    RAISE EXCEPTION 'max_contributions needs a privacy_unit column'
+  IF privacy_unit IS NULL AND (max_contributions <> 1 OR max_groups IS NOT NULL) THEN
+    RAISE EXCEPTION '% needs a privacy_unit column', CASE WHEN max_groups IS NULL THEN 'max_contributions' ELSE 'max_groups' END
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'Without a privacy unit every row is its own unit and contributes once.';
   END IF;
@@ -292,11 +308,15 @@ BEGIN
   SELECT * INTO old FROM dpm.sources s WHERE s.relation = source ORDER BY s.id DESC LIMIT 1 FOR UPDATE;
   IF FOUND THEN
     IF old.privacy_unit IS DISTINCT FROM privacy_unit OR old.max_contributions <> max_contributions
+       OR old.max_groups IS DISTINCT FROM max_groups OR old.max_per_group IS DISTINCT FROM max_per_group
        OR old.model <> model THEN
       RAISE EXCEPTION '"%" was registered before (source %) with other settings', source, old.id
         USING ERRCODE = 'invalid_parameter_value',
-              DETAIL = format('Its releases were charged with privacy unit %s, max_contributions %s, model %s.',
-                              coalesce(quote_ident(old.privacy_unit), 'none (each row)'), old.max_contributions, old.model),
+              DETAIL = format('Its releases were charged with privacy unit %s, max_contributions %s%s, model %s.',
+                              coalesce(quote_ident(old.privacy_unit), 'none (each row)'), old.max_contributions,
+                              CASE WHEN old.max_groups IS NOT NULL
+                                   THEN format(' (max_groups %s, max_per_group %s)', old.max_groups, old.max_per_group) ELSE '' END,
+                              old.model),
               HINT = 'Register it again with those settings: its spent budget carries over.';
     END IF;
     PERFORM dpm_internal.require_read_committed('dpm.register_source');
@@ -319,8 +339,10 @@ BEGIN
       USING HINT = 'If the new table holds the same people, their budget already spent there is not counted here: set this budget accordingly.';
   END LOOP;
   BEGIN
-    INSERT INTO dpm.sources (relation, privacy_unit, max_contributions, model, budget_epsilon, budget_delta, budget_rho)
-    VALUES (source, privacy_unit, max_contributions, model, dpm_internal.charge(epsilon), coalesce(dpm_internal.charge(delta), 0), dpm_internal.charge(rho));
+    INSERT INTO dpm.sources (relation, privacy_unit, max_contributions, model, budget_epsilon, budget_delta, budget_rho,
+                             max_groups, max_per_group)
+    VALUES (source, privacy_unit, max_contributions, model, dpm_internal.charge(epsilon), coalesce(dpm_internal.charge(delta), 0),
+            dpm_internal.charge(rho), max_groups, max_per_group);
   EXCEPTION WHEN unique_violation THEN    -- a concurrent registration committed after the check
     RAISE EXCEPTION '"%" is already registered', source USING ERRCODE = 'duplicate_object';
   END;
@@ -344,8 +366,8 @@ BEGIN
   END IF;
 END
 $$;
-COMMENT ON FUNCTION dpm.register_source(regclass, name, int, float8, float8, float8) IS
-  'custodian: protect a table or view with its privacy unit and total budget: epsilon (pure), epsilon and delta (approximate) or rho (zCDP)';
+COMMENT ON FUNCTION dpm.register_source(regclass, name, int, float8, float8, float8, int, int) IS
+  'custodian: protect a table or view with its privacy unit, the rows a unit adds (max_contributions, or max_groups cells of max_per_group) and total budget: epsilon, epsilon and delta, or rho (zCDP)';
 
 -- Budget checks lock the source row, then sum the ledger in a fresh snapshot; under REPEATABLE READ
 -- or SERIALIZABLE the sum would come from the transaction's first snapshot and miss charges that

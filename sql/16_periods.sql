@@ -233,6 +233,11 @@ BEGIN
   -- the lock a charge takes, then the ledger as of after it (as dpm.set_budget reads it)
   PERFORM dpm_internal.require_read_committed('dpm.set_periods');
   SELECT * INTO src FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
+  IF src.max_groups IS NOT NULL AND column_name IS NOT NULL THEN
+    RAISE EXCEPTION 'source "%" bounds its privacy units by max_groups and max_per_group, which periods do not support', source
+      USING ERRCODE = 'feature_not_supported',
+            HINT = 'Register it with max_contributions alone to release it by periods.';
+  END IF;
   IF EXISTS (SELECT 1 FROM dpm.ledger l WHERE l.source_id = src.id AND l.periods IS NOT NULL) THEN
     IF (column_name, width, start, max_periods) IS NOT DISTINCT FROM (src.period_column, src.period_width, src.period_start, src.max_periods) THEN
       RETURN;

@@ -36,21 +36,48 @@ $$;
 -- The rows a scan of the source reads (a FROM item aliased s), from its table or, given rel, from
 -- one partition of it: with capped, each privacy unit keeps at most max_contributions rows, chosen
 -- with the secure generator (nothing to choose when the unit column is unique); of a source with
--- periods, only those of the periods given (NULL: all).  Built from the catalog only.
+-- periods, only those of the periods given (NULL: all).  A source with max_groups caps by cell,
+-- the SQL expression cell (a release's cell or bins, a selection's key; rows in none left out): a
+-- unit keeps max_per_group rows of each cell, chosen as above, in max_groups of its cells, each
+-- cell ranked by a secure random key of its own (that of its first row in the row order, drawn
+-- apart from it, so that every cell is as likely to be kept whatever its rows).  Built from the
+-- catalog only.
 CREATE OR REPLACE FUNCTION dpm_internal.source_rows(src dpm.sources, capped boolean, periods int4range DEFAULT NULL,
-                                                    rel regclass DEFAULT NULL)
+                                                    rel regclass DEFAULT NULL, cell text DEFAULT NULL)
 RETURNS text
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE WHEN NOT c.capped THEN x.rows || ' s'
-              ELSE format('(SELECT *, row_number() OVER (PARTITION BY %I ORDER BY dpm_internal.random_key()) AS dpm_rank__ '
-                          'FROM %s s) s WHERE dpm_rank__ <= %s', src.privacy_unit, x.rows, src.max_contributions) END
-    FROM (SELECT coalesce(source_rows.rel, dpm_internal.source_table(src)) AS t) t,
-         LATERAL (SELECT source_rows.capped AND src.privacy_unit IS NOT NULL
-                         AND NOT dpm_internal.unit_unique(t.t, src.privacy_unit) AS capped) c,
-         LATERAL (SELECT CASE WHEN source_rows.periods IS NULL THEN t.t::text
-                              ELSE dpm_internal.period_rows(src, source_rows.periods, c.capped, t.t) END AS rows) x
+DECLARE
+  t regclass := coalesce(rel, dpm_internal.source_table(src));
+  rows text;
+BEGIN
+  capped := capped AND src.privacy_unit IS NOT NULL AND NOT dpm_internal.unit_unique(t, src.privacy_unit);
+  rows := CASE WHEN periods IS NULL THEN t::text ELSE dpm_internal.period_rows(src, periods, capped, t) END;
+  IF NOT capped THEN
+    RETURN rows || ' s';
+  ELSIF src.max_groups IS NULL THEN
+    RETURN format('(SELECT *, row_number() OVER (PARTITION BY %I ORDER BY dpm_internal.random_key()) AS dpm_rank__ '
+                  'FROM %s s) s WHERE dpm_rank__ <= %s', src.privacy_unit, rows, src.max_contributions);
+  ELSIF cell IS NULL THEN
+    RAISE EXCEPTION 'a scan of source % capped by cell needs its cell', src.id USING ERRCODE = 'internal_error';
+  END IF;
+  RETURN format('(SELECT *, dense_rank() OVER (PARTITION BY %1$I ORDER BY dpm_group_key__, dpm_cell__) AS dpm_group__ '
+                'FROM (SELECT *, row_number() OVER c AS dpm_rank__, first_value(dpm_key2__) OVER c AS dpm_group_key__ '
+                      'FROM (SELECT *, %2$s AS dpm_cell__, dpm_internal.random_key() AS dpm_key__, '
+                                   'dpm_internal.random_key() AS dpm_key2__ FROM %3$s s WHERE %4$s) s '
+                      'WINDOW c AS (PARTITION BY %1$I, dpm_cell__ ORDER BY dpm_key__)) s) s '
+                'WHERE dpm_rank__ <= %5$s AND dpm_group__ <= %6$s',
+                src.privacy_unit, cell, rows,
+                CASE WHEN cell LIKE 'ARRAY[%' THEN format('num_nulls(VARIADIC %s) = 0', cell) ELSE format('(%s) IS NOT NULL', cell) END,
+                src.max_per_group, src.max_groups);
+END
 $$;
+
+-- How many keys of a selection one privacy unit holds at most: max_groups, else max_contributions
+-- (a key is a cell of the selection's scan).
+CREATE OR REPLACE FUNCTION dpm_internal.keys_per_unit(src dpm.sources) RETURNS int
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT coalesce(src.max_groups, src.max_contributions) $$;
 
 -- Whether a relation's rows live on other servers: it, one of its partitions or a relation a
 -- view of it reads (at any depth) is a foreign table or a Citus table.
@@ -145,12 +172,12 @@ $$;
 -- holding its rows: a postgres_fdw foreign table whose server lists dpmatrix in its extensions
 -- (postgres_fdw then ships dpm_internal.capped_groups; that server must have dpmatrix installed),
 -- for a unit column whose type hashes (capped_groups keeps units in a hash table).
--- Not for periods, whose capping needs each unit's earlier periods.
+-- Not for periods, whose capping needs each unit's earlier periods, nor by cell (max_groups).
 CREATE OR REPLACE FUNCTION dpm_internal.caps_remotely(src dpm.sources, rel regclass, capped boolean, periods int4range)
 RETURNS boolean
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT capped AND src.privacy_unit IS NOT NULL AND periods IS NULL
+  SELECT capped AND src.privacy_unit IS NOT NULL AND periods IS NULL AND src.max_groups IS NULL
          AND EXISTS (SELECT 1 FROM pg_foreign_table ft
                        JOIN pg_foreign_server fs ON fs.oid = ft.ftserver
                        JOIN pg_foreign_data_wrapper w ON w.oid = fs.srvfdw
@@ -183,7 +210,7 @@ BEGIN
     parts := dpm_internal.scan_parts(src, run_as, capped);
   END IF;
   IF mode = 'off' OR (mode = 'auto' AND parts IS NULL AND NOT dpm_internal.rows_elsewhere(dpm_internal.source_table(src))) THEN
-    RETURN format('SELECT %s FROM %s', direct, dpm_internal.source_rows(src, capped, periods));
+    RETURN format('SELECT %s FROM %s', direct, dpm_internal.source_rows(src, capped, periods, NULL, key));
   END IF;
   cols := format('%s AS k, count(*) AS c', key)
           || CASE WHEN units IS NULL THEN '' ELSE format(', sum(%1$s) AS s, count(%1$s) AS v', units) END;
@@ -211,7 +238,7 @@ BEGIN
                      FROM unnest(rels) t));
   END IF;
   RETURN format('SELECT %s FROM (%s) g', grouped,
-                (SELECT string_agg(format('SELECT %s FROM %s GROUP BY 1', cols, dpm_internal.source_rows(src, capped, periods, p)),
+                (SELECT string_agg(format('SELECT %s FROM %s GROUP BY 1', cols, dpm_internal.source_rows(src, capped, periods, p, key)),
                                    ' UNION ALL ')
                    FROM unnest(coalesce(parts, ARRAY[NULL::regclass])) p));
 END

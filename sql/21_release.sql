@@ -31,11 +31,12 @@ AS 'MODULE_PATHNAME', 'dpm_check_noise' LANGUAGE C VOLATILE;
 -- (sum_share given) both, its sums with that share of the charge and its counts with the rest;
 -- then its extra parts (dpm.releases.extra_parts: the sums of other measures, the counts of their
 -- rows with a value), each with its own share, the parts before sharing what they leave.  scale:
--- what one privacy unit adds to one cell of the part (dpm_internal.unit_scale; 1 for a count of
--- units each in one cell, counted 'profile'); measure_id: the measure summed, or whose rows with a
--- value are counted (an average's counts).
+-- what one privacy unit adds to one cell of the part, in units of the strategy's largest column
+-- norm (dpm_internal.unit_scale of rows, dpm_internal.release_rows: max_contributions unless
+-- given; 1 for a count of units each in one cell, counted 'profile'); measure_id: the measure
+-- summed, or whose rows with a value are counted (an average's counts).
 CREATE OR REPLACE FUNCTION dpm_internal.release_parts(src dpm.sources, m dpm.measures, sum_share float8, extra jsonb DEFAULT NULL,
-                                                      counted text DEFAULT NULL,
+                                                      counted text DEFAULT NULL, rows float8 DEFAULT NULL,
                                                       OUT quantity text, OUT scale float8, OUT share float8, OUT measure_id int)
 RETURNS SETOF record
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
@@ -43,13 +44,13 @@ AS $$
   WITH rest AS (SELECT 1 - coalesce((SELECT sum((e->>'share')::float8) FROM jsonb_array_elements(extra) e), 0) AS f)
   SELECT p.quantity, p.scale, p.share, p.measure_id
     FROM (SELECT 0 AS o, CASE WHEN m.id IS NULL THEN 'counts' ELSE 'sums' END AS quantity,
-                 CASE WHEN counted = 'profile' THEN 1 ELSE dpm_internal.unit_scale(src, m) END AS scale,
+                 CASE WHEN counted = 'profile' THEN 1 ELSE dpm_internal.unit_scale(src, m, rows) END AS scale,
                  coalesce(sum_share, 1) * rest.f AS share, m.id AS measure_id FROM rest
           UNION ALL
-          SELECT 1, 'counts', dpm_internal.unit_scale(src, NULL), (1 - sum_share) * rest.f, m.id FROM rest WHERE sum_share IS NOT NULL
+          SELECT 1, 'counts', dpm_internal.unit_scale(src, NULL, rows), (1 - sum_share) * rest.f, m.id FROM rest WHERE sum_share IS NOT NULL
           UNION ALL
           SELECT 1 + e.o, e.x->>'quantity',
-                 dpm_internal.unit_scale(src, CASE WHEN e.x->>'quantity' LIKE 'sums:%' THEN em END), (e.x->>'share')::float8, em.id
+                 dpm_internal.unit_scale(src, CASE WHEN e.x->>'quantity' LIKE 'sums:%' THEN em END, rows), (e.x->>'share')::float8, em.id
             FROM jsonb_array_elements(extra) WITH ORDINALITY e(x, o)
             JOIN dpm.measures em ON em.id = (e.x->>'measure_id')::int) p
    ORDER BY p.o
@@ -85,6 +86,8 @@ DECLARE
   remainder int[];
   rid int;
   fresh boolean := false;
+  counted text := coalesce(req.counted, CASE WHEN req.aggregate = 'units' THEN 'units' ELSE 'rows' END);
+  unit_rows float8;
 BEGIN
   ci_draws := a.ci_draws;
   sum_share := a.sum_share;
@@ -176,7 +179,17 @@ BEGIN
   -- the sampler's own checks (its grid must fit these parameters), by the code the release runs
   PERFORM dpm_internal.check_measure(dom.created_by, dpm_internal.source_table(src, dom.name), m.name, m.expression)
      FROM dpm.measures m WHERE m.id IN (SELECT (e->>'measure_id')::int FROM jsonb_array_elements(req.extra_parts) e);
-  FOR part IN SELECT * FROM dpm_internal.release_parts(src, measure, sum_share, req.extra_parts, req.counted) LOOP
+  -- what one unit adds, through the strategy as stored or built here (its matrices read only when
+  -- a bound by cells needs them: dpm_internal.release_rows)
+  SELECT dpm_internal.unit_rows(src, counted,
+                                CASE WHEN dpm_internal.unit_groups(src, counted) IS NOT NULL
+                                     THEN dpm_internal.strategy_group_factor(s.matrix, s.kronecker, s.residual, s.noise, wl.spec, dom,
+                                                                             dpm_internal.unit_groups(src, counted), release_plan.noise) END)
+    INTO unit_rows
+    FROM (SELECT x.* FROM dpm.strategies x WHERE x.id = st.id
+          UNION ALL
+          SELECT b.* FROM unnest(built) b WHERE st.id IS NULL AND b.method = st.method) s;
+  FOR part IN SELECT * FROM dpm_internal.release_parts(src, measure, sum_share, req.extra_parts, counted, unit_rows) LOOP
     np := dpm_internal.noise_params(noise, c_epsilon, c_delta, c_rho, part.share);
     -- the strategy as stored, or as built here for the worker to store (among built); its
     -- matrix goes straight to the check, never into a row variable
@@ -378,12 +391,13 @@ BEGIN
 END
 $$;
 
--- What one privacy unit adds to one cell of what a release measures: max_contributions rows of
--- one count, or of at most dpm_internal.measure_units grid units of a measure.  The mechanism
--- scales the strategy's sensitivity by it.
-CREATE OR REPLACE FUNCTION dpm_internal.unit_scale(src dpm.sources, m dpm.measures) RETURNS float8
+-- What one privacy unit adds to what a release measures, in units of the strategy's largest column
+-- norm: rows (dpm_internal.release_rows; max_contributions when NULL) rows of one count, or of at
+-- most dpm_internal.measure_units grid units of a measure.  The mechanism scales the strategy's
+-- sensitivity by it.
+CREATE OR REPLACE FUNCTION dpm_internal.unit_scale(src dpm.sources, m dpm.measures, rows float8 DEFAULT NULL) RETURNS float8
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
-AS $$ SELECT src.max_contributions * CASE WHEN m.id IS NULL THEN 1 ELSE dpm_internal.measure_units(m) END $$;
+AS $$ SELECT coalesce(rows, src.max_contributions) * CASE WHEN m.id IS NULL THEN 1 ELSE dpm_internal.measure_units(m) END $$;
 
 -- The unit of what release r measures in the unit of its answers: 1 for counts, the grid of its
 -- measure for sums (a power of two: the scaling is exact).
@@ -407,9 +421,11 @@ DECLARE
   np record;
   m dpm.release_measurements;
 BEGIN
-  SELECT * INTO part
-    FROM dpm_internal.release_parts((SELECT s FROM dpm.sources s WHERE s.id = r.source_id),
-                                    (SELECT ms FROM dpm.measures ms WHERE ms.id = r.measure_id), r.sum_share, r.extra_parts, r.counted) p
+  SELECT p.* INTO part
+    FROM (SELECT s FROM dpm.sources s WHERE s.id = r.source_id) src,
+         (SELECT w.spec, d FROM dpm.workloads w, dpm.domains d WHERE w.id = r.workload_id AND d.id = w.domain_id) w,
+         dpm_internal.release_parts(src.s, (SELECT ms FROM dpm.measures ms WHERE ms.id = r.measure_id), r.sum_share, r.extra_parts,
+                                    r.counted, dpm_internal.release_rows(src.s, r.counted, r.strategy_id, w.spec, w.d, r.noise)) p
    WHERE release_measure.quantity IS NULL OR p.quantity = release_measure.quantity
    LIMIT 1;
   scale := part.scale;

@@ -34,6 +34,7 @@ BEGIN
   rel.measure_id := (p.measure).id;
   rel.sum_share := p.sum_share;
   rel.periods := p.periods;
+  rel.counted := coalesce(req.counted, CASE WHEN req.aggregate = 'units' THEN 'units' ELSE 'rows' END);     -- what one unit adds depends on it (dpm_internal.unit_rows)
   IF p.sum_share IS NOT NULL THEN
     -- an average: its error depends on its noisy count, that is on the data; the plan and the
     -- charge are known, the errors are not
@@ -164,7 +165,9 @@ BEGIN
   noise := rel.noise;
   measurements := st.rows;
   -- in the answers' units: counts, or the measure's (its grid times its units a row)
-  sensitivity := dpm_internal.unit_scale(src, (SELECT m FROM dpm.measures m WHERE m.id = rel.measure_id))
+  sensitivity := dpm_internal.unit_scale(src, (SELECT m FROM dpm.measures m WHERE m.id = rel.measure_id),
+                                         (SELECT dpm_internal.release_rows(src, rel.counted, st.id, w.spec, d, rel.noise)
+                                            FROM dpm.workloads w, dpm.domains d WHERE w.id = rel.workload_id AND d.id = w.domain_id))
                  * dpm_internal.release_unit(rel) * CASE rel.noise WHEN 'laplace' THEN st.sensitivity_l1 ELSE st.sensitivity_l2 END;
   charge_epsilon := CASE WHEN src.model <> 'zcdp' OR rel.noise = 'laplace' THEN rel.epsilon END;
   charge_delta := CASE WHEN src.model = 'approx' THEN rel.delta END;

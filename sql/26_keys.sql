@@ -56,7 +56,7 @@ RETURNS SETOF text
 AS 'MODULE_PATHNAME', 'dpm_keys_scan' LANGUAGE C VOLATILE;
 
 -- The query a selection reads: each key with its count of privacy units (max_contributions rows
--- per unit, as releases read them, so a unit holds at most max_contributions keys), in the
+-- per unit, as releases read them, or max_groups keys: dpm_internal.keys_per_unit), in the
 -- column's order.  A key is the value's exact text, grouped bytewise (COLLATE "C"): under a
 -- nondeterministic collation spellings that compare equal are different keys, each counted and
 -- released on its own, so a spelling only one unit wrote is never released for the others'.
@@ -72,7 +72,7 @@ DECLARE
   units text := CASE WHEN src.privacy_unit IS NULL THEN '*' ELSE 'DISTINCT u' END;
   rows text := format('(SELECT s.%I AS k%s FROM %s) x', col,
                       CASE WHEN src.privacy_unit IS NULL THEN '' ELSE format(', s.%I AS u', src.privacy_unit) END,
-                      dpm_internal.source_rows(src, true, periods));
+                      dpm_internal.source_rows(src, true, periods, NULL, format('s.%I', col)));
 BEGIN
   SELECT * INTO a FROM pg_attribute x
    WHERE x.attrelid = dpm_internal.source_table(src) AND x.attname = col AND x.attnum > 0 AND NOT x.attisdropped;
@@ -111,13 +111,13 @@ DECLARE
   stored bigint;
 BEGIN
   -- the column was checked at the charge (dpm_internal.release_charge), as a domain is
-  sel := dpm_internal.partition_select(NULL, src.max_contributions, eps, dlt, rho);
+  sel := dpm_internal.partition_select(NULL, dpm_internal.keys_per_unit(src), eps, dlt, rho);
   -- at most the keys its role's answer quota left it at the charge (rk.keys), the first in the
   -- column's order: a cut of what the selection chose, post-processing at no privacy cost
   INSERT INTO dpm.release_answers (release_id, query, label)
   SELECT r.id, s.i, s.key
     FROM dpm_internal.keys_scan(src.registered_by, dpm_internal.keys_sql(src, rk.column_name, r.periods, rk.max_key_bytes),
-                                src.max_contributions, eps, dlt, rho) WITH ORDINALITY s(key, i)
+                                dpm_internal.keys_per_unit(src), eps, dlt, rho) WITH ORDINALITY s(key, i)
    LIMIT rk.keys;
   GET DIAGNOSTICS stored = ROW_COUNT;
   UPDATE dpm.release_keys x SET threshold = sel.threshold, noise_scale = sel.scale, keys = stored
@@ -177,7 +177,7 @@ BEGIN
   law_delta := dpm_internal.below(c_delta);
   law_rho := CASE WHEN rho IS NOT NULL THEN dpm_internal.below(c_rho) END;
   -- the mechanism's own checks, drawing nothing
-  PERFORM dpm_internal.partition_select(NULL, src.max_contributions, law_epsilon, law_delta, law_rho);
+  PERFORM dpm_internal.partition_select(NULL, dpm_internal.keys_per_unit(src), law_epsilon, law_delta, law_rho);
 END
 $$;
 
@@ -185,8 +185,8 @@ $$;
 -- units hold, chosen by partition selection and charged to the source: (epsilon, delta) on an
 -- (epsilon, delta) source; rho (Gaussian noise) or epsilon (Laplace, charged rho = epsilon^2 / 2)
 -- with delta on a zCDP source that has a delta budget.  Each value's count of units gets noise
--- for max_contributions values per unit, and passes a threshold above which a value held by a
--- single unit lands with probability below delta / max_contributions (src/mechanism/partition.h).
+-- for the values one unit holds (dpm_internal.keys_per_unit), and passes a threshold above which a
+-- value held by a single unit lands with probability below delta over them (src/mechanism/partition.h).
 -- Charged and computed by a release worker, like dpm.answer; the release (kind 'keys') lists the
 -- keys as its answers' labels.  Values longer than max_key_bytes are read as no key: the bound
 -- changes no privacy (a row's own value decides, alike in neighbouring tables) but only which keys
@@ -252,11 +252,11 @@ LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   req record := dpm_internal.keys_request(source, column_name, epsilon, delta, rho, period_from, period_to, max_key_bytes);
-  law record := dpm_internal.partition_select(NULL, (req.src).max_contributions, req.law_epsilon, req.law_delta, req.law_rho);
+  law record := dpm_internal.partition_select(NULL, dpm_internal.keys_per_unit(req.src), req.law_epsilon, req.law_delta, req.law_rho);
   -- 1, 2, 5, 10, ... up to 1e12 units, and the threshold's
   ladder bigint[] := ARRAY(SELECT DISTINCT n FROM (SELECT (10::numeric ^ e * f)::bigint AS n FROM generate_series(0, 11) e, unnest(ARRAY[1, 2, 5]) f
                                                    UNION ALL SELECT ceil(law.threshold)::bigint) x ORDER BY n);
-  chances float8[] := dpm_internal.partition_chance(ladder::float8[], (req.src).max_contributions, req.law_epsilon, req.law_delta,
+  chances float8[] := dpm_internal.partition_chance(ladder::float8[], dpm_internal.keys_per_unit(req.src), req.law_epsilon, req.law_delta,
                                                     req.law_rho);
 BEGIN
   RETURN QUERY

@@ -1,6 +1,41 @@
 -- Contribution bounds (issue 46): what a source's bound on each privacy unit's rows leaves out of
 -- it, for its custodians, who may read the table anyway.  Analysts never see these numbers.
 
+-- How many cells of a release one privacy unit's contribution is bounded in, when the strategy's
+-- own factor for them (dpm_internal.strategy_group_factor) is what bounds it: max_groups for rows
+-- (NULL without: max_contributions rows anywhere); for counts of units, each 1 in a cell
+-- (counted 'units'), max_groups or else max_contributions; none for a profile (1 in one cell).
+CREATE OR REPLACE FUNCTION dpm_internal.unit_groups(src dpm.sources, counted text) RETURNS int
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE coalesce(counted, 'rows') WHEN 'profile' THEN NULL WHEN 'units' THEN coalesce(src.max_groups, src.max_contributions)
+                                        ELSE src.max_groups END
+$$;
+
+-- What one privacy unit adds to a release's strategy answers, in rows of one cell times the
+-- strategy's largest column norm: factor is the strategy's for dpm_internal.unit_groups cells
+-- (NULL when that is NULL); max_per_group rows in each of them, or 1 unit; else
+-- max_contributions rows (the triangle inequality), or 1 for a profile.
+CREATE OR REPLACE FUNCTION dpm_internal.unit_rows(src dpm.sources, counted text, factor float8) RETURNS float8
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE coalesce(counted, 'rows') WHEN 'profile' THEN 1 WHEN 'units' THEN factor
+                                        ELSE coalesce(src.max_per_group * factor, src.max_contributions) END
+$$;
+
+-- dpm_internal.unit_rows for a release of source src through stored strategy strategy_id, of
+-- workload spec over dom, with noise (the factor's norm: L1 for Laplace, L2 otherwise).  The
+-- strategy's matrices are read only when a factor is needed.
+CREATE OR REPLACE FUNCTION dpm_internal.release_rows(src dpm.sources, counted text, strategy_id int, spec text, dom dpm.domains,
+                                                     noise text) RETURNS float8
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dpm_internal.unit_rows(src, counted,
+                                (SELECT dpm_internal.strategy_group_factor(s.matrix, s.kronecker, s.residual, s.noise, spec, dom, g.g, noise)
+                                   FROM dpm.strategies s WHERE s.id = strategy_id AND g.g IS NOT NULL))
+    FROM (SELECT dpm_internal.unit_groups(src, counted) AS g) g
+$$;
+
 -- What max_contributions leaves out of a source's table now, every row read as run_as (no privacy:
 -- a custodian's): for the whole table (domain NULL), then for each of doms, its rows (those in a
 -- cell), the privacy units holding them, those of the units over the bound, the rows the bound
@@ -40,7 +75,36 @@ BEGIN
     UNION ALL
     SELECT (doms[o]).name, coalesce(v[6 + 4 * (o - 1)], 0)::bigint, v[7 + 4 * (o - 1)]::bigint, v[8 + 4 * (o - 1)]::bigint,
            coalesce(v[9 + 4 * (o - 1)], 0), NULL::bigint
-      FROM generate_subscripts(incell, 1) o;
+      FROM generate_subscripts(incell, 1) o WHERE NOT capped OR src.max_groups IS NULL
+    UNION ALL
+    SELECT (doms[o]).name, g.rows, g.units, g.units_over_bound, g.rows_left_out, NULL::bigint
+      FROM generate_subscripts(incell, 1) o, dpm_internal.group_coverage(src, doms[o], run_as) g
+     WHERE capped AND src.max_groups IS NOT NULL;
+END
+$$;
+
+-- With max_groups, what the bounds leave out of one domain (those rows of bound_coverage): a unit
+-- whose rows are in G cells keeps each cell with probability min(1, max_groups / G), and there
+-- max_per_group of its n rows (all if fewer): rows left out in expectation; units over a bound.
+CREATE OR REPLACE FUNCTION dpm_internal.group_coverage(src dpm.sources, dom dpm.domains, run_as regrole,
+                                                       OUT rows bigint, OUT units bigint, OUT units_over_bound bigint,
+                                                       OUT rows_left_out float8)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  cell text := CASE WHEN dom.cell_expr IS NOT NULL THEN format('(%s)::int4', dom.cell_expr) ELSE dpm_internal.bins_expr(dom.attr_exprs) END;
+  v float8[] := dpm_internal.exec_as(run_as, format(
+    'SELECT ARRAY[sum(y.n), count(*), count(*) FILTER (WHERE y.over), sum(y.n - y.kept)]::float8[]
+       FROM (SELECT sum(x.n) AS n, count(*) > %1$s OR max(x.n) > %2$s AS over,
+                    least(1, %1$s::float8 / count(*)) * sum(least(x.n, %2$s)) AS kept
+               FROM (SELECT %3$I AS u, %4$s AS c, count(*) AS n FROM %5$s s WHERE %6$s GROUP BY 1, 2) x GROUP BY x.u) y',
+    src.max_groups, src.max_per_group, src.privacy_unit, cell, dpm_internal.source_table(src),
+    CASE WHEN dom.cell_expr IS NOT NULL THEN format('(%s) IS NOT NULL', dom.cell_expr) ELSE format('num_nulls(VARIADIC %s) = 0', cell) END));
+BEGIN
+  rows := coalesce(v[1], 0);
+  units := v[2];
+  units_over_bound := v[3];
+  rows_left_out := coalesce(v[4], 0);
 END
 $$;
 
@@ -59,6 +123,14 @@ $$;
 COMMENT ON FUNCTION dpm.contribution_coverage(regclass) IS
   'custodian: what the bound on each privacy unit''s rows leaves out of a source now (no privacy): rows, units, units over it, rows left out, the largest unit; per domain too';
 
+-- A source's bound on each privacy unit, in words: '3 rows', or '2 cells of 3 rows' (max_groups).
+CREATE OR REPLACE FUNCTION dpm_internal.bound_text(src dpm.sources) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN src.max_groups IS NULL THEN format('%s rows', src.max_contributions)
+              ELSE format('%s cells of %s rows', src.max_groups, src.max_per_group) END
+$$;
+
 -- Says to a custodian what a source's bound leaves out of it, or of one of its domains (a NOTICE;
 -- nothing when it leaves nothing out).  A scan that cannot run now (a view whose servers refuse
 -- the query, say) is said too, and what called this goes on: the releases check it themselves.
@@ -72,14 +144,14 @@ BEGIN
     SELECT * INTO c FROM dpm_internal.bound_coverage(src, CASE WHEN dom.id IS NULL THEN '{}' ELSE ARRAY[dom] END, run_as) x
      WHERE x.domain IS NOT DISTINCT FROM dom.name;
   EXCEPTION WHEN OTHERS THEN
-    RAISE NOTICE 'source "%": what the bound of % rows per privacy unit leaves out could not be counted: %', src.relation,
-      src.max_contributions, SQLERRM;
+    RAISE NOTICE 'source "%": what the bound of % per privacy unit leaves out could not be counted: %', src.relation,
+      dpm_internal.bound_text(src), SQLERRM;
     RETURN;
   END;
   IF c.rows_left_out > 0 THEN
-    RAISE NOTICE '%: the bound of % rows per privacy unit leaves out % of its % rows (% of its % units hold more)',
+    RAISE NOTICE '%: the bound of % per privacy unit leaves out % of its % rows (% of its % units hold more)',
       CASE WHEN dom.id IS NULL THEN format('source "%s"', src.relation) ELSE format('domain "%s"', dom.name) END,
-      src.max_contributions, CASE WHEN dom.id IS NULL THEN c.rows_left_out::bigint::text ELSE 'about ' || round(c.rows_left_out)::text END,
+      dpm_internal.bound_text(src), CASE WHEN dom.id IS NULL THEN c.rows_left_out::bigint::text ELSE 'about ' || round(c.rows_left_out)::text END,
       c.rows, c.units_over_bound, c.units
       USING DETAIL = 'Every count and sum a release answers is of the rows it keeps, and its interval is for them: with a bound too low, the answers are below the table''s.',
             HINT = format('dpm.contribution_coverage(%L) shows this again at any time.', src.relation::text);
@@ -90,7 +162,8 @@ $$;
 -- What a release's answers estimate over a dense domain, for dpm.exact_answers: each cell's count
 -- (m NULL), or its measure's sums in units of the measure's grid (and for an average, avg, the
 -- counts they are divided by after them), over the rows a release keeps in expectation: a
--- privacy unit of n rows keeps each with probability min(1, max_contributions / n).  Read as
+-- privacy unit of n rows keeps each with probability min(1, max_contributions / n) (with
+-- max_groups: dpm_internal.group_coverage's).  Read as
 -- run_as (no privacy: a custodian's); the whole table, as a release of every period reads it.
 CREATE OR REPLACE FUNCTION dpm_internal.capped_vector(src dpm.sources, dom dpm.domains, m dpm.measures, run_as regrole,
                                                      avg boolean) RETURNS float8[]
@@ -112,9 +185,17 @@ BEGIN
     coalesce(units, '1'),
     CASE WHEN units IS NULL OR m.nulls = 'zero' THEN '1' ELSE format('(%s IS NOT NULL)::int', units) END,
     -- (in numeric: sums that do not depend on the order of the rows)
-    CASE WHEN capped THEN format('least(1, %s::numeric / count(*) OVER (PARTITION BY %I))', src.max_contributions, src.privacy_unit)
-         ELSE '1::numeric' END,
-    dpm_internal.source_table(src, dom.name)));
+    CASE WHEN NOT capped THEN '1::numeric'
+         WHEN src.max_groups IS NULL
+         THEN format('least(1, %s::numeric / count(*) OVER (PARTITION BY %I))', src.max_contributions, src.privacy_unit)
+         -- by cells: its cell with probability min(1, max_groups / its cells), a row of n there min(1, max_per_group / n)
+         ELSE format('least(1, %s::numeric / count(*) FILTER (WHERE dpm_first__) OVER (PARTITION BY %I)) * least(1, %s::numeric / dpm_n__)',
+                     src.max_groups, src.privacy_unit, src.max_per_group) END,
+    CASE WHEN capped AND src.max_groups IS NOT NULL
+         THEN format('(SELECT *, row_number() OVER c = 1 AS dpm_first__, count(*) OVER c AS dpm_n__ FROM %s s WHERE (%s) IS NOT NULL
+                       WINDOW c AS (PARTITION BY %I, (%s)::int4))',
+                     dpm_internal.source_table(src, dom.name), dom.cell_expr, src.privacy_unit, dom.cell_expr)
+         ELSE dpm_internal.source_table(src, dom.name)::text END));
 END
 $$;
 
@@ -137,9 +218,9 @@ END
 $$;
 
 -- What a release of counts of distinct privacy units (dpm.releases.counted 'units') reads: per cell
--- the units with a row in it, each unit counted in at most max_contributions of its cells, chosen
--- at random (so a unit adds 1 to each of at most max_contributions cells, as that many rows would:
--- a count's sensitivity); as the frequency vector, or the marginal tables a residual strategy
+-- the units with a row in it, each unit counted in at most max_groups (else max_contributions) of
+-- its cells, chosen at random (dpm_internal.unit_groups: a unit adds 1 to each of at most that many
+-- cells, dpm_internal.unit_rows); as the frequency vector, or the marginal tables a residual strategy
 -- measures.  Units of one row each (no privacy unit, or a unique one): the counts themselves.
 CREATE OR REPLACE FUNCTION dpm_internal.units_data(r dpm.releases, src dpm.sources, dom dpm.domains) RETURNS float8[]
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
@@ -153,14 +234,14 @@ BEGIN
   END IF;
   SELECT dpm_internal.strategy_tables(s.matrix, s.kronecker, s.residual, s.noise, w.spec, dom) INTO sets
     FROM dpm.strategies s, dpm.workloads w WHERE s.id = r.strategy_id AND w.id = r.workload_id;
-  -- each (unit, cell) once, at most max_contributions cells a unit, picked by secure random keys
+  -- each (unit, cell) once, in at most unit_groups cells a unit, picked by secure random keys
   pairs := format('SELECT p.c FROM (SELECT d.c, row_number() OVER (PARTITION BY d.u ORDER BY dpm_internal.random_key()) AS rk
                                       FROM (SELECT DISTINCT %I AS u, %s AS c FROM %s) d WHERE %s) p WHERE p.rk <= %s',
                   src.privacy_unit,
                   CASE WHEN sets IS NULL THEN format('(%s)::int4', dom.cell_expr) ELSE dpm_internal.bins_expr(dom.attr_exprs) END,
                   dpm_internal.source_rows(src, false, r.periods),
                   CASE WHEN sets IS NULL THEN 'd.c IS NOT NULL' ELSE 'num_nulls(VARIADIC d.c) = 0' END,
-                  src.max_contributions);
+                  dpm_internal.unit_groups(src, 'units'));
   RETURN dpm_internal.cells_data(dom, sets, pairs);
 END
 $$;

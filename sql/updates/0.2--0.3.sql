@@ -95,10 +95,19 @@ DROP FUNCTION IF EXISTS dpm_internal.period_request(dpm.sources, int4range);
 
 -- several measures in one release (the SQL front door): its extra parts (sql/02_catalog.sql)
 ALTER TABLE dpm.releases ADD COLUMN extra_parts jsonb;
+-- issue 46: a groups bound and a per-group bound (sql/02_catalog.sql)
+ALTER TABLE dpm.sources ADD COLUMN max_groups int CHECK (max_groups >= 1),
+                        ADD COLUMN max_per_group int CHECK (max_per_group >= 1),
+                        ADD CHECK ((max_groups IS NULL) = (max_per_group IS NULL)),
+                        ADD CHECK (max_groups IS NULL OR (max_contributions::int8 = max_groups::int8 * max_per_group
+                                                          AND period_column IS NULL));
 -- and counts of distinct privacy units, and of units by their rows and cells (issue 46)
 ALTER TABLE dpm.releases ADD COLUMN counted text NOT NULL DEFAULT 'rows' CHECK (counted IN ('rows', 'units', 'profile')),
   ADD CONSTRAINT releases_counted_counts CHECK (counted = 'rows' OR (measure_id IS NULL AND extra_parts IS NULL));
 DROP FUNCTION IF EXISTS dpm_internal.release_parts(dpm.sources, dpm.measures, float8);
+-- issue 46: the scan caps by cell, and what a unit adds depends on the strategy (dpm_internal.release_rows)
+DROP FUNCTION IF EXISTS dpm_internal.source_rows(dpm.sources, boolean, int4range, regclass);
+DROP FUNCTION IF EXISTS dpm_internal.unit_scale(dpm.sources, dpm.measures);
 -- dpm_internal.release_avg reads any measure's parts (the front door's several measures)
 DROP FUNCTION IF EXISTS dpm_internal.release_avg(dpm.releases, text, float8);
 -- dpm.exact_answers gains capped_answer (issue 46)

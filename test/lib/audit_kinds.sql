@@ -105,3 +105,18 @@ INSERT INTO audit.kinds VALUES ('periods',
   2, (SELECT count(*) FROM p_tab WHERE c = 0), 2, 0,
   $q$INSERT INTO p_tab VALUES (100000, '2026-01-01', 0), (100000, '2026-01-01', 0), (100000, '2026-01-02', 0), (100000, '2026-01-02', 0)$q$,
   $q$DELETE FROM p_tab WHERE uid = 100000$q$);
+
+-- two bounds (issue 46): each unit holds at most 2 cells (max_groups) of at most 2 rows
+-- (max_per_group), and the identity's L2 sensitivity is 2 sqrt(2), not max_contributions (4)
+-- times 1.  The neighbour holds 2 rows in each of cells 0 and 1; the statistic is the sum of those
+-- two answers (independent, each of the release's stderr), which it moves by 4: that direction
+-- carries the whole shift, so a noise too small for the sensitivity shows.  D's units hold 1 row
+-- each, nothing is capped: the sum is 50.
+CREATE TABLE g_tab (uid int, c int);
+INSERT INTO g_tab SELECT u, u % 4 FROM generate_series(1, 100) u;
+SELECT dpm.register_source('g_tab', 'uid', epsilon => 1e9, delta => 0.9, max_groups => 2, max_per_group => 2);
+SELECT dpm.create_domain('g_dom', 'g_tab', '[{"name": "c", "values": [0, 1, 2, 3]}]');
+SELECT dpm.create_workload('g_w', 'g_dom', 'Identity(c)');
+INSERT INTO audit.kinds VALUES ('groups_identity_gaussian',
+  $q$SELECT sum(answer) AS s, sqrt(sum(stderr ^ 2)) AS se FROM dpm.answer('g_w', epsilon => 2, delta => 1e-4, method => 'identity', reuse => 'never') WHERE query <= 2$q$,
+  4, 50, 2, 1e-4, $q$INSERT INTO g_tab VALUES (100000, 0), (100000, 0), (100000, 1), (100000, 1)$q$, $q$DELETE FROM g_tab WHERE uid = 100000$q$);
