@@ -44,11 +44,15 @@ CREATE TABLE dpm.sources (
   -- max_contributions is then their product, the most rows a unit adds in all.  Not with periods.
   max_groups        int CHECK (max_groups >= 1),
   max_per_group     int CHECK (max_per_group >= 1),
+  -- dpm.register_source's same_people_as: this source's privacy units are that source's people, so
+  -- its releases spend that source's budget (kept here as a copy), summed over both ledgers
+  budget_of         int REFERENCES dpm.sources,
   CHECK ((period_column IS NULL) = (period_width IS NULL) AND (period_column IS NULL) = (period_start IS NULL)
          AND (period_column IS NULL) = (period_zone IS NULL) AND (period_column IS NULL) = (max_periods IS NULL)),
   CHECK (max_periods >= 1 AND (max_periods = 1 OR privacy_unit IS NOT NULL)),
   CHECK ((max_groups IS NULL) = (max_per_group IS NULL)),
-  CHECK (max_groups IS NULL OR (max_contributions::int8 = max_groups::int8 * max_per_group AND period_column IS NULL))
+  CHECK (max_groups IS NULL OR (max_contributions::int8 = max_groups::int8 * max_per_group AND period_column IS NULL)),
+  CHECK (budget_of IS NULL OR (budget_of <> id AND period_column IS NULL))
 );
 -- one registration a table at a time
 CREATE UNIQUE INDEX sources_relation_key ON dpm.sources (relation) WHERE unregistered_at IS NULL;
@@ -286,7 +290,10 @@ CREATE TABLE dpm.releases (
   -- unit once in each of at most max_contributions cells); or each unit once, in the cell of its
   -- rows and cells ('profile', dpm.answer_contributions).  Only counts of rows combine.
   counted         text NOT NULL DEFAULT 'rows' CHECK (counted IN ('rows', 'units', 'profile')),
-  CONSTRAINT releases_counted_counts CHECK (counted = 'rows' OR (measure_id IS NULL AND extra_parts IS NULL))
+  CONSTRAINT releases_counted_counts CHECK (counted = 'rows' OR (measure_id IS NULL AND extra_parts IS NULL)),
+  -- the source's bounds on a unit's rows it was charged, capped and calibrated under
+  -- (dpm_internal.source_bounds; NULL for a release made before they were kept: the source's)
+  bounds          jsonb
 );
 COMMENT ON TABLE dpm.releases IS 'one row per run of a mechanism on a source; an analyst sees the releases of the roles it belongs to';
 

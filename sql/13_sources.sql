@@ -167,10 +167,12 @@ AS $$
     FROM running
 $$;
 
--- What a source has spent: its ledger summed, here only; of a source with periods, what the
--- period of these that spent most spent (each of epsilon, delta and rho apart), and the releases
--- that read any of them.  Budget checks call it after locking the source row, in a statement of
--- their own under READ COMMITTED: it then sees every charge committed before the lock.
+-- What a source has spent: its ledger summed, here only, with those of the sources of the same
+-- people (dpm.sources.budget_of: one budget); of a source with periods (which shares with none),
+-- what the period of these that spent most spent (each of epsilon, delta and rho apart), and the
+-- releases that read any of them.  Budget checks call it after locking the budget's row
+-- (dpm_internal.lock_budget), in a statement of their own under READ COMMITTED: it then sees
+-- every charge committed before the lock.
 CREATE OR REPLACE FUNCTION dpm_internal.spent(source_id int, periods int4range DEFAULT NULL, OUT epsilon numeric,
                                               OUT delta numeric, OUT rho numeric, OUT releases bigint)
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
@@ -179,7 +181,9 @@ BEGIN
   SELECT coalesce(sum(l.epsilon), 0), coalesce(sum(l.delta), 0), coalesce(sum(l.rho), 0), count(l.release_id)
     INTO epsilon, delta, rho, releases
     FROM dpm.ledger l
-   WHERE l.source_id = spent.source_id AND (spent.periods IS NULL OR l.periods IS NULL OR l.periods && spent.periods);
+   WHERE l.source_id IN (SELECT g.id FROM dpm.sources g, dpm.sources me
+                          WHERE me.id = spent.source_id AND coalesce(g.budget_of, g.id) = coalesce(me.budget_of, me.id))
+     AND (spent.periods IS NULL OR l.periods IS NULL OR l.periods && spent.periods);
   IF spent.periods IS NOT NULL THEN
     SELECT max(p.epsilon), max(p.delta), max(p.rho) INTO epsilon, delta, rho
       FROM dpm_internal.period_spending(spent.source_id, spent.periods) p;
@@ -194,6 +198,19 @@ LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT int4range(0, greatest(dpm_internal.current_period(src),
                                (SELECT max(upper(l.periods)) - 1 FROM dpm.ledger l WHERE l.source_id = src.id), 0), '[]')
+$$;
+
+-- Locks the row of the source whose budget src spends (its own, or that of the source of the same
+-- people it was registered with), then src's: a charge, or a change of the budget, one at a time
+-- per budget.  Returns src's row as of after the locks.
+CREATE OR REPLACE FUNCTION dpm_internal.lock_budget(src dpm.sources) RETURNS dpm.sources
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM 1 FROM dpm.sources s WHERE s.id = coalesce(src.budget_of, src.id) FOR UPDATE;
+  SELECT * INTO src FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
+  RETURN src;
+END
 $$;
 
 -- What a source has spent against its budget: all of it, or with periods, its most spent period.
@@ -241,13 +258,15 @@ AS $$ SELECT dpm_internal.check_privacy_unit(src.relation, src.privacy_unit) $$;
 CREATE OR REPLACE FUNCTION dpm.register_source(source regclass, privacy_unit name DEFAULT NULL,
                                     max_contributions int DEFAULT NULL, epsilon float8 DEFAULT NULL,
                                     delta float8 DEFAULT NULL, rho float8 DEFAULT NULL,
-                                    max_groups int DEFAULT NULL, max_per_group int DEFAULT NULL)
+                                    max_groups int DEFAULT NULL, max_per_group int DEFAULT NULL,
+                                    same_people_as regclass DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE
   old dpm.sources;
+  owner dpm.sources;      -- same_people_as's budget's source
   spent record;
   model text := CASE WHEN rho IS NOT NULL THEN 'zcdp' WHEN delta > 0 THEN 'approx' ELSE 'pure' END;
 BEGIN
@@ -265,35 +284,30 @@ BEGIN
   PERFORM dpm_internal.check_can_read(source);
   PERFORM dpm_internal.check_source(dpm_internal.invoker(), source);
   PERFORM dpm_internal.check_foreign_columns(dpm_internal.invoker(), source);
+  IF same_people_as IS NOT NULL THEN
+    -- the same people: their budget is the one that source spends, in its model
+    owner := dpm_internal.source(same_people_as);
+    owner := (SELECT s FROM dpm.sources s WHERE s.id = coalesce(owner.budget_of, owner.id));
+    IF epsilon IS NOT NULL OR delta > 0 OR rho IS NOT NULL THEN
+      RAISE EXCEPTION 'a source of the same people as "%" spends its budget: give no budget', same_people_as
+        USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF owner.period_column IS NOT NULL THEN
+      RAISE EXCEPTION 'source "%" has periods, each a budget of its own: no other source can spend them', owner.relation
+        USING ERRCODE = 'feature_not_supported';
+    END IF;
+    model := owner.model;
+    epsilon := owner.budget_epsilon;
+    delta := owner.budget_delta;
+    rho := owner.budget_rho;
+  END IF;
   PERFORM dpm_internal.check_privacy_args(epsilon, delta, rho, 'budget');
   IF rho IS NOT NULL AND epsilon IS NOT NULL THEN
     RAISE EXCEPTION 'give a zCDP budget (rho) or an epsilon budget (with delta), not both'
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'A zCDP source takes a delta budget too, which only selecting keys (dpm.answer_keys) spends.';
   END IF;
-  IF (max_groups IS NULL) <> (max_per_group IS NULL) THEN
-    RAISE EXCEPTION 'give both max_groups and max_per_group, or neither' USING ERRCODE = 'invalid_parameter_value',
-      HINT = 'A unit''s rows then count in at most max_groups cells of a release, at most max_per_group in each.';
-  END IF;
-  IF max_groups < 1 OR max_per_group < 1 THEN
-    RAISE EXCEPTION 'max_groups and max_per_group must be at least 1' USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  IF max_groups::int8 * max_per_group > 2147483647 THEN
-    RAISE EXCEPTION 'max_groups times max_per_group must be at most 2147483647' USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  IF max_groups IS NOT NULL AND max_contributions IS DISTINCT FROM max_groups * max_per_group AND max_contributions IS NOT NULL THEN
-    RAISE EXCEPTION 'with max_groups and max_per_group, max_contributions is their product, %', max_groups * max_per_group
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Leave max_contributions out.';
-  END IF;
-  max_contributions := coalesce(max_contributions, max_groups * max_per_group, 1);
-  IF max_contributions < 1 THEN
-    RAISE EXCEPTION 'max_contributions must be at least 1' USING ERRCODE = 'invalid_parameter_value';
-  END IF;
-  IF privacy_unit IS NULL AND (max_contributions <> 1 OR max_groups IS NOT NULL) THEN
-    RAISE EXCEPTION '% needs a privacy_unit column', CASE WHEN max_groups IS NULL THEN 'max_contributions' ELSE 'max_groups' END
-      USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'Without a privacy unit every row is its own unit and contributes once.';
-  END IF;
+  max_contributions := dpm_internal.check_bounds(privacy_unit, max_contributions, max_groups, max_per_group);
   IF privacy_unit IS NOT NULL AND NOT dpm_internal.has_column(source, privacy_unit) THEN
     RAISE EXCEPTION 'column "%" of "%" does not exist', privacy_unit, source USING ERRCODE = 'undefined_column';
   END IF;
@@ -309,15 +323,16 @@ BEGIN
   IF FOUND THEN
     IF old.privacy_unit IS DISTINCT FROM privacy_unit OR old.max_contributions <> max_contributions
        OR old.max_groups IS DISTINCT FROM max_groups OR old.max_per_group IS DISTINCT FROM max_per_group
-       OR old.model <> model THEN
+       OR old.model <> model OR old.budget_of IS DISTINCT FROM owner.id THEN
       RAISE EXCEPTION '"%" was registered before (source %) with other settings', source, old.id
         USING ERRCODE = 'invalid_parameter_value',
               DETAIL = format('Its releases were charged with privacy unit %s, max_contributions %s%s, model %s.',
                               coalesce(quote_ident(old.privacy_unit), 'none (each row)'), old.max_contributions,
                               CASE WHEN old.max_groups IS NOT NULL
                                    THEN format(' (max_groups %s, max_per_group %s)', old.max_groups, old.max_per_group) ELSE '' END,
-                              old.model),
-              HINT = 'Register it again with those settings: its spent budget carries over.';
+                              old.model)
+                       || CASE WHEN old.budget_of IS NOT NULL THEN format(' It spent the budget of source %s.', old.budget_of) ELSE '' END,
+              HINT = 'Register it again with those settings: its spent budget carries over; then dpm.set_bounds changes the bounds.';
     END IF;
     PERFORM dpm_internal.require_read_committed('dpm.register_source');
     SELECT * INTO spent FROM dpm_internal.source_spent(old);
@@ -340,15 +355,31 @@ BEGIN
   END LOOP;
   BEGIN
     INSERT INTO dpm.sources (relation, privacy_unit, max_contributions, model, budget_epsilon, budget_delta, budget_rho,
-                             max_groups, max_per_group)
-    VALUES (source, privacy_unit, max_contributions, model, dpm_internal.charge(epsilon), coalesce(dpm_internal.charge(delta), 0),
-            dpm_internal.charge(rho), max_groups, max_per_group);
+                             max_groups, max_per_group, budget_of)
+    VALUES (source, privacy_unit, max_contributions, model,
+            CASE WHEN owner.id IS NULL THEN dpm_internal.charge(epsilon) ELSE owner.budget_epsilon END,
+            CASE WHEN owner.id IS NULL THEN coalesce(dpm_internal.charge(delta), 0) ELSE owner.budget_delta END,
+            CASE WHEN owner.id IS NULL THEN dpm_internal.charge(rho) ELSE owner.budget_rho END,
+            max_groups, max_per_group, owner.id);
   EXCEPTION WHEN unique_violation THEN    -- a concurrent registration committed after the check
     RAISE EXCEPTION '"%" is already registered', source USING ERRCODE = 'duplicate_object';
   END;
   -- the custodian sees what the bound leaves out now, before any budget is spent
   PERFORM dpm_internal.bound_notice(s, NULL, dpm_internal.invoker())
      FROM dpm.sources s WHERE s.relation = register_source.source AND s.unregistered_at IS NULL;
+  IF owner.id IS NOT NULL THEN
+    RAISE NOTICE '"%" holds the same people as "%": their releases spend one budget, the one "%" has', source, owner.relation,
+      owner.relation;
+  END IF;
+  -- a view (or table) reading a registered source holds its people, perhaps: say whose budget
+  -- this is unless the custodian said
+  FOR old IN SELECT s.* FROM dpm.sources s
+              WHERE s.relation IN (SELECT r FROM dpm_internal.relations_read(source) r WHERE r <> source)
+                AND s.unregistered_at IS NULL AND owner.id IS NULL ORDER BY s.id LOOP
+    RAISE NOTICE '"%" reads "%", a registered source: the budget given here is another one', source, old.relation
+      USING HINT = format('If they hold the same people, register %s with same_people_as => %L instead: their releases then spend one budget.',
+                          source, old.relation::text);
+  END LOOP;
   IF privacy_unit IS NOT NULL AND dpm_internal.distribution_column(source) <> privacy_unit
      AND NOT dpm_internal.unit_unique(source, privacy_unit) THEN
     RAISE NOTICE 'the privacy unit "%" is not the distribution column of "%": to keep at most % rows of each unit, every release reads each row''s unit here',
@@ -366,7 +397,7 @@ BEGIN
   END IF;
 END
 $$;
-COMMENT ON FUNCTION dpm.register_source(regclass, name, int, float8, float8, float8, int, int) IS
+COMMENT ON FUNCTION dpm.register_source(regclass, name, int, float8, float8, float8, int, int, regclass) IS
   'custodian: protect a table or view with its privacy unit, the rows a unit adds (max_contributions, or max_groups cells of max_per_group) and total budget: epsilon, epsilon and delta, or rho (zCDP)';
 
 -- Budget checks lock the source row, then sum the ledger in a fresh snapshot; under REPEATABLE READ
@@ -412,7 +443,12 @@ BEGIN
   -- the same row lock as a release's charge, so the two cannot interleave; the sum of the
   -- ledger after it must see every committed charge (a snapshot older than the lock would not)
   PERFORM dpm_internal.require_read_committed('dpm.set_budget');
-  SELECT * INTO b FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
+  IF src.budget_of IS NOT NULL THEN
+    RAISE EXCEPTION '"%" spends the budget of "%" (the same people)', source,
+      (SELECT coalesce(s.relation::text, s.relation_name, 'source ' || s.id) FROM dpm.sources s WHERE s.id = src.budget_of)
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Set that budget, which both spend.';
+  END IF;
+  b := dpm_internal.lock_budget(src);
   b.budget_epsilon := coalesce(dpm_internal.charge(epsilon), b.budget_epsilon);
   b.budget_delta := coalesce(dpm_internal.charge(delta), b.budget_delta);
   b.budget_rho := coalesce(dpm_internal.charge(rho), b.budget_rho);
@@ -423,9 +459,10 @@ BEGIN
       USING ERRCODE = 'invalid_parameter_value',
             DETAIL = dpm_internal.spent_detail(b.model, spent.epsilon, spent.delta, spent.rho);
   END IF;
+  -- and the copy of the sources of the same people
   UPDATE dpm.sources s SET budget_epsilon = b.budget_epsilon, budget_delta = b.budget_delta,
                            budget_rho = b.budget_rho
-   WHERE s.id = src.id;
+   WHERE s.id = src.id OR s.budget_of = src.id;
 END
 $$;
 COMMENT ON FUNCTION dpm.set_budget(regclass, float8, float8, float8) IS

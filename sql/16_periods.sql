@@ -233,6 +233,10 @@ BEGIN
   -- the lock a charge takes, then the ledger as of after it (as dpm.set_budget reads it)
   PERFORM dpm_internal.require_read_committed('dpm.set_periods');
   SELECT * INTO src FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
+  IF column_name IS NOT NULL AND (src.budget_of IS NOT NULL OR EXISTS (SELECT 1 FROM dpm.sources s WHERE s.budget_of = src.id)) THEN
+    RAISE EXCEPTION 'source "%" spends one budget with another source of the same people, which periods would split', source
+      USING ERRCODE = 'feature_not_supported';
+  END IF;
   IF src.max_groups IS NOT NULL AND column_name IS NOT NULL THEN
     RAISE EXCEPTION 'source "%" bounds its privacy units by max_groups and max_per_group, which periods do not support', source
       USING ERRCODE = 'feature_not_supported',

@@ -79,15 +79,10 @@ CREATE OR REPLACE FUNCTION dpm_internal.keys_per_unit(src dpm.sources) RETURNS i
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT coalesce(src.max_groups, src.max_contributions) $$;
 
--- Whether a relation's rows live on other servers: it, one of its partitions or a relation a
--- view of it reads (at any depth) is a foreign table or a Citus table.
-CREATE OR REPLACE FUNCTION dpm_internal.rows_elsewhere(rel regclass) RETURNS boolean
-LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+-- The relations a scan of rel reads: rel, its partitions, and what a view of it reads, at any depth.
+CREATE OR REPLACE FUNCTION dpm_internal.relations_read(rel regclass) RETURNS SETOF oid
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-  rels oid[];
-  citus boolean;
-BEGIN
   WITH RECURSIVE r(oid) AS (
     SELECT rel::oid
     UNION
@@ -98,7 +93,18 @@ BEGIN
                          JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid
                                          AND d.refclassid = 'pg_class'::regclass
                         WHERE w.ev_class = r.oid AND d.refobjid <> r.oid) x)
-  SELECT array_agg(r.oid) INTO rels FROM r;
+  SELECT r.oid FROM r
+$$;
+
+-- Whether a relation's rows live on other servers: it, one of its partitions or a relation a
+-- view of it reads (at any depth) is a foreign table or a Citus table.
+CREATE OR REPLACE FUNCTION dpm_internal.rows_elsewhere(rel regclass) RETURNS boolean
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  rels oid[] := ARRAY(SELECT dpm_internal.relations_read(rel));
+  citus boolean;
+BEGIN
   IF EXISTS (SELECT 1 FROM pg_class c WHERE c.oid = ANY (rels) AND c.relkind = 'f') THEN
     RETURN true;
   END IF;

@@ -303,7 +303,7 @@ BEGIN
   -- the budget check: one charge at a time per source (row lock), exact numeric sums.  The sum
   -- after the lock must see every charge committed before it, which only READ COMMITTED gives.
   PERFORM dpm_internal.require_read_committed('a release''s charge');
-  SELECT * INTO src FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
+  src := dpm_internal.lock_budget(src);
   -- under the role's lock, taken after the source's (never before: no deadlock), which orders the
   -- role's charges on every source until this one commits with its release
   PERFORM dpm_internal.lock_answer_quota(caller);
@@ -340,10 +340,10 @@ BEGIN
   -- and the role's own budget on the source, when a privacy policy gives it one
   PERFORM dpm_internal.check_policy(src, caller, c_epsilon, c_delta, c_rho);
   INSERT INTO dpm.releases (source_id, kind, workload_id, strategy_id, noise, epsilon, delta, rho, released_by, inference,
-                            confidence, ci_draws, measure_id, sum_share, periods, extra_parts, counted)
+                            confidence, ci_draws, measure_id, sum_share, periods, extra_parts, counted, bounds)
   VALUES (src.id, CASE WHEN keys THEN 'keys' ELSE 'answers' END, wl_id, sid, req.noise, c_epsilon, c_delta, c_rho,
           caller, coalesce(req.inference, 'ls'), req.confidence, req.ci_draws,
-          req.measure_id, req.sum_share, periods, req.extra_parts, coalesce(req.counted, 'rows'))
+          req.measure_id, req.sum_share, periods, req.extra_parts, coalesce(req.counted, 'rows'), dpm_internal.source_bounds(src))
   RETURNING id INTO rel_id;
   IF keys THEN
     -- the most keys it may store: what the role has left, at most dpm.max_answers_per_release
@@ -422,7 +422,7 @@ DECLARE
   m dpm.release_measurements;
 BEGIN
   SELECT p.* INTO part
-    FROM (SELECT s FROM dpm.sources s WHERE s.id = r.source_id) src,
+    FROM (SELECT dpm_internal.release_source(r) AS s) src,
          (SELECT w.spec, d FROM dpm.workloads w, dpm.domains d WHERE w.id = r.workload_id AND d.id = w.domain_id) w,
          dpm_internal.release_parts(src.s, (SELECT ms FROM dpm.measures ms WHERE ms.id = r.measure_id), r.sum_share, r.extra_parts,
                                     r.counted, dpm_internal.release_rows(src.s, r.counted, r.strategy_id, w.spec, w.d, r.noise)) p
@@ -511,7 +511,7 @@ BEGIN
   -- not the workload's row: its matrix would be detoasted for nothing
   SELECT d.* INTO dom FROM dpm.workloads w JOIN dpm.domains d ON d.id = w.domain_id WHERE w.id = r.workload_id;
   SELECT w.labels, w.spec INTO labels, spec FROM dpm.workloads w WHERE w.id = r.workload_id;
-  SELECT * INTO src FROM dpm.sources s WHERE s.id = r.source_id;
+  src := dpm_internal.release_source(r);     -- under the bounds it was charged under
   -- the caller's dpm.ci_draws, which this worker does not see
   IF r.ci_draws IS NOT NULL THEN
     PERFORM set_config('dpm.ci_draws', r.ci_draws::text, true);
@@ -735,7 +735,7 @@ BEGIN
   SELECT max(r.id) INTO prior FROM dpm.releases r
    WHERE remainder IS NULL AND r.workload_id = (p.wl).id AND r.measure_id IS NOT DISTINCT FROM (p.measure).id AND r.periods IS NOT DISTINCT FROM p.periods
      AND (r.sum_share IS NULL) = (p.sum_share IS NULL) AND r.counted = CASE WHEN answer.aggregate = 'units' THEN 'units' ELSE 'rows' END
-     AND r.status = 'released'
+     AND r.status = 'released' AND dpm_internal.bounds_combine(r)
      AND pg_has_role(dpm_internal.invoker(), r.released_by, 'USAGE');
   rel_id := dpm_internal.run_release(
     ROW('answers', (p.src).id, (p.wl).id, (p.st).id, (p.st).method, (p.st).options, (p.st).noise, p.noise,

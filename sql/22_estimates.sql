@@ -218,6 +218,7 @@ AS $$
     JOIN dpm.strategies s ON s.id = r.strategy_id
    WHERE r.source_id = estimate_releases.source_id AND r.kind = 'answers' AND r.status = 'released'
      AND r.counted = 'rows'         -- counts of units are no counts of rows
+     AND dpm_internal.bounds_combine(r)     -- under other bounds other rows were counted
      AND (r.periods <@ estimate_releases.periods OR (r.periods IS NULL AND estimate_releases.periods IS NULL))
      AND CASE WHEN m.id IS NULL THEN r.measure_id IS NULL ELSE r.measure_id = m.id END
      AND EXISTS (SELECT 1 FROM dpm.release_measurements x

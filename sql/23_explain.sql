@@ -158,7 +158,7 @@ BEGIN
     INTO agg FROM dpm_internal.dry_run(req.args) e;
   rel := agg.rel;
   SELECT * INTO st FROM dpm.strategies s WHERE s.id = rel.strategy_id;
-  SELECT * INTO src FROM dpm.sources s WHERE s.id = rel.source_id;
+  src := dpm_internal.release_source(rel);
   SELECT * INTO spent FROM dpm_internal.spent(src.id, rel.periods);
   strategy_id := st.id;
   strategy_method := st.method;

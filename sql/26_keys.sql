@@ -99,7 +99,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.keys_fill(r dpm.releases) RETURNS void
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  src dpm.sources := (SELECT s FROM dpm.sources s WHERE s.id = r.source_id);
+  src dpm.sources := dpm_internal.release_source(r);     -- under the bounds it was charged under
   rk dpm.release_keys := (SELECT x FROM dpm.release_keys x WHERE x.release_id = r.id);
   -- the charge's epsilon or rho, and delta, strictly below it (dpm_internal.below); the
   -- auditor's planted defect (dpm_internal.audit_sensitivity_scale, 1 but in test/audit.sh) scales

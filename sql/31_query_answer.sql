@@ -339,6 +339,7 @@ AS $$
    WHERE r.workload_id = wl.id AND r.measure_id IS NOT DISTINCT FROM measure.id AND r.periods IS NULL
      AND (r.sum_share IS NOT NULL) = coalesce(aggregate = 'avg', false) AND r.status = 'released' AND r.kind = 'answers'
      AND r.counted = CASE WHEN aggregate = 'units' THEN 'units' ELSE 'rows' END
+     AND dpm_internal.bounds_combine(r)
      -- the same parts (their shares follow from the budget)
      AND (SELECT array_agg(e->>'quantity' ORDER BY o) FROM jsonb_array_elements(r.extra_parts) WITH ORDINALITY x(e, o))
          IS NOT DISTINCT FROM (SELECT array_agg(e->>'quantity' ORDER BY o) FROM jsonb_array_elements(extra) WITH ORDINALITY x(e, o))

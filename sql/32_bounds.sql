@@ -36,6 +36,126 @@ AS $$
     FROM (SELECT dpm_internal.unit_groups(src, counted) AS g) g
 $$;
 
+-- The bounds a custodian gives a source's privacy units, checked (dpm.register_source,
+-- dpm.set_bounds): max_groups and max_per_group both or neither, each at least 1, and then
+-- max_contributions their product (which may be left out); max_contributions at least 1 (1 when
+-- not given), and above 1, or two bounds, only with a privacy unit.  Returns max_contributions.
+CREATE OR REPLACE FUNCTION dpm_internal.check_bounds(privacy_unit name, max_contributions int, max_groups int,
+                                                     max_per_group int) RETURNS int
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF (max_groups IS NULL) <> (max_per_group IS NULL) THEN
+    RAISE EXCEPTION 'give both max_groups and max_per_group, or neither' USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'A unit''s rows then count in at most max_groups cells of a release, at most max_per_group in each.';
+  END IF;
+  IF max_groups < 1 OR max_per_group < 1 THEN
+    RAISE EXCEPTION 'max_groups and max_per_group must be at least 1' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF max_groups::int8 * max_per_group > 2147483647 THEN
+    RAISE EXCEPTION 'max_groups times max_per_group must be at most 2147483647' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF max_groups IS NOT NULL AND max_contributions IS DISTINCT FROM max_groups * max_per_group AND max_contributions IS NOT NULL THEN
+    RAISE EXCEPTION 'with max_groups and max_per_group, max_contributions is their product, %', max_groups * max_per_group
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Leave max_contributions out.';
+  END IF;
+  max_contributions := coalesce(max_contributions, max_groups * max_per_group, 1);
+  IF max_contributions < 1 THEN
+    RAISE EXCEPTION 'max_contributions must be at least 1' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF privacy_unit IS NULL AND (max_contributions <> 1 OR max_groups IS NOT NULL) THEN
+    RAISE EXCEPTION '% needs a privacy_unit column', CASE WHEN max_groups IS NULL THEN 'max_contributions' ELSE 'max_groups' END
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Without a privacy unit every row is its own unit and contributes once.';
+  END IF;
+  RETURN max_contributions;
+END
+$$;
+
+-- A source's bounds on its units, as a release keeps them (dpm.releases.bounds).
+CREATE OR REPLACE FUNCTION dpm_internal.source_bounds(src dpm.sources) RETURNS jsonb
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT jsonb_strip_nulls(jsonb_build_object('max_contributions', src.max_contributions, 'max_groups', src.max_groups,
+                                              'max_per_group', src.max_per_group))
+$$;
+
+-- Release r's source as r was charged under it: with the bounds r keeps (none kept: the
+-- source's).  A release's scan and noise read its bounds here, so that dpm.set_bounds between
+-- its charge and its answers changes neither.
+CREATE OR REPLACE FUNCTION dpm_internal.release_source(r dpm.releases) RETURNS dpm.sources
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  src dpm.sources := (SELECT s FROM dpm.sources s WHERE s.id = r.source_id);
+BEGIN
+  IF r.bounds IS NOT NULL THEN
+    src.max_contributions := (r.bounds->>'max_contributions')::int;
+    src.max_groups := (r.bounds->>'max_groups')::int;
+    src.max_per_group := (r.bounds->>'max_per_group')::int;
+  END IF;
+  RETURN src;
+END
+$$;
+
+-- Whether release r's measurements may be combined with, or stand for, new ones of its source:
+-- made under the bounds the source has now, or of a source whose units are not capped (a unit of
+-- one row is kept whole by any bound: the same counts are estimated).
+CREATE OR REPLACE FUNCTION dpm_internal.bounds_combine(r dpm.releases) RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT r.bounds IS NULL OR r.bounds = dpm_internal.source_bounds(s) OR NOT dpm_internal.units_capped(s)
+    FROM dpm.sources s WHERE s.id = r.source_id
+$$;
+
+-- Custodians: new bounds on a source's privacy units (item 4 of issue 46).  The source is the
+-- same people: its budget and what it spent carry over, its earlier releases stay readable
+-- (dpm.release replays them, each under the bounds it was made under), and no estimate, reuse or
+-- replay of a statement combines them with releases under other bounds (dpm_internal.bounds_combine).
+CREATE OR REPLACE FUNCTION dpm.set_bounds(source regclass, max_contributions int DEFAULT NULL, max_groups int DEFAULT NULL,
+                                          max_per_group int DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  src dpm.sources := dpm_internal.source(source);
+  k int;
+  old jsonb;
+  n bigint;
+BEGIN
+  PERFORM dpm_internal.check_can_read(source);
+  k := dpm_internal.check_bounds(src.privacy_unit, max_contributions, max_groups, max_per_group);
+  -- the lock a charge takes: a release is charged under the bounds before or after, never between
+  PERFORM dpm_internal.require_read_committed('dpm.set_bounds');
+  SELECT * INTO src FROM dpm.sources s WHERE s.id = src.id FOR UPDATE;
+  IF max_groups IS NOT NULL AND src.period_column IS NOT NULL THEN
+    RAISE EXCEPTION 'source "%" has periods, which read one bound only: max_contributions', source
+      USING ERRCODE = 'feature_not_supported';
+  END IF;
+  old := dpm_internal.source_bounds(src);
+  IF old = jsonb_strip_nulls(jsonb_build_object('max_contributions', k, 'max_groups', max_groups, 'max_per_group', max_per_group)) THEN
+    RETURN;
+  END IF;
+  -- releases made before releases kept their bounds were made under these
+  UPDATE dpm.releases r SET bounds = old WHERE r.source_id = src.id AND r.bounds IS NULL;
+  UPDATE dpm.sources s SET max_contributions = k, max_groups = set_bounds.max_groups, max_per_group = set_bounds.max_per_group
+   WHERE s.id = src.id RETURNING * INTO src;
+  SELECT count(*) INTO n FROM dpm.releases r WHERE r.source_id = src.id AND r.status = 'released';
+  RAISE NOTICE 'source "%": a privacy unit now adds at most %, and its budget and spending carry over', source,
+    dpm_internal.bound_text(src)
+    USING DETAIL = CASE WHEN n = 0 THEN 'It has no release yet.'
+                        ELSE format('Its %s releases stay readable under the bounds they were made under%s.', n,
+                                    CASE WHEN NOT dpm_internal.units_capped(src) THEN ''
+                                         ELSE ', and no estimate combines them with releases under the new ones' END) END;
+  PERFORM dpm_internal.bound_notice(src, NULL, dpm_internal.invoker());
+  PERFORM dpm_internal.bound_notice(src, d, dpm_internal.invoker())
+     FROM dpm.domains d WHERE d.source_id = src.id AND d.dropped_at IS NULL ORDER BY d.name;
+END
+$$;
+COMMENT ON FUNCTION dpm.set_bounds(regclass, int, int, int) IS
+  'custodian: new bounds on what a privacy unit adds (max_contributions, or max_groups cells of max_per_group): the same budget; earlier releases stay, uncombined with new ones';
+
 -- What max_contributions leaves out of a source's table now, every row read as run_as (no privacy:
 -- a custodian's): for the whole table (domain NULL), then for each of doms, its rows (those in a
 -- cell), the privacy units holding them, those of the units over the bound, the rows the bound

@@ -137,7 +137,7 @@ SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
   -- relation_name, the dropped_at of domains, workloads and strategies; and a source's
   -- max_key_bytes, 256 for every 0.1 row (no 0.1 release selected keys)
   SELECT 'sources' t, (to_jsonb(s) - 'unregistered_at' - 'relation_name' - 'period_column' - 'period_width'
-                       - 'period_start' - 'period_zone' - 'max_periods' - 'max_groups' - 'max_per_group'
+                       - 'period_start' - 'period_zone' - 'max_periods' - 'max_groups' - 'max_per_group' - 'budget_of'
                        - CASE WHEN (to_jsonb(s)->>'max_key_bytes')::int = 256 THEN 'max_key_bytes' ELSE '' END)::text
                       || CASE WHEN to_jsonb(s)->>'unregistered_at' IS NOT NULL THEN ' unregistered' ELSE '' END r
     FROM dpm.sources s UNION ALL
@@ -205,10 +205,10 @@ SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
   SELECT c.relname::text t, x.r FROM pg_class c,
          LATERAL (SELECT * FROM dpm_internal.snapshot_rows(c.oid::regclass)) x(r)
    WHERE c.relnamespace = 'dpm'::regnamespace AND c.relkind = 'r' AND c.relname NOT IN ('interval_widths', 'strategies', 'releases', 'sources') UNION ALL
-  -- 0.3's releases have columns more, extra_parts and counted (NULL and 'rows' for releases made before)
-  SELECT 'releases', (to_jsonb(r) - 'extra_parts' - 'counted')::text FROM dpm.releases r UNION ALL
-  -- and its sources two bounds more, max_groups and max_per_group (NULL for sources made before)
-  SELECT 'sources', (to_jsonb(s) - 'max_groups' - 'max_per_group')::text FROM dpm.sources s UNION ALL
+  -- 0.3's releases have columns more, extra_parts, counted and bounds (NULL, 'rows', NULL before)
+  SELECT 'releases', (to_jsonb(r) - 'extra_parts' - 'counted' - 'bounds')::text FROM dpm.releases r UNION ALL
+  -- and its sources two bounds and a shared budget more (NULL for sources made before)
+  SELECT 'sources', (to_jsonb(s) - 'max_groups' - 'max_per_group' - 'budget_of')::text FROM dpm.sources s UNION ALL
   -- as in snapshot: 0.3's kronecker and residual written back as 0.2's hdmm
   SELECT 'strategies', (j - 'kronecker' - 'residual' || jsonb_build_object('hdmm',
            CASE WHEN coalesce(j->'residual', 'null') <> 'null'

@@ -101,9 +101,14 @@ ALTER TABLE dpm.sources ADD COLUMN max_groups int CHECK (max_groups >= 1),
                         ADD CHECK ((max_groups IS NULL) = (max_per_group IS NULL)),
                         ADD CHECK (max_groups IS NULL OR (max_contributions::int8 = max_groups::int8 * max_per_group
                                                           AND period_column IS NULL));
+-- and sources declared to hold the same people as another, spending its budget (issue 46)
+ALTER TABLE dpm.sources ADD COLUMN budget_of int REFERENCES dpm.sources,
+                        ADD CHECK (budget_of IS NULL OR (budget_of <> id AND period_column IS NULL));
 -- and counts of distinct privacy units, and of units by their rows and cells (issue 46)
 ALTER TABLE dpm.releases ADD COLUMN counted text NOT NULL DEFAULT 'rows' CHECK (counted IN ('rows', 'units', 'profile')),
   ADD CONSTRAINT releases_counted_counts CHECK (counted = 'rows' OR (measure_id IS NULL AND extra_parts IS NULL));
+-- and the bounds each release was made under (dpm.set_bounds changes a source's: issue 46)
+ALTER TABLE dpm.releases ADD COLUMN bounds jsonb;
 DROP FUNCTION IF EXISTS dpm_internal.release_parts(dpm.sources, dpm.measures, float8);
 -- issue 46: the scan caps by cell, and what a unit adds depends on the strategy (dpm_internal.release_rows)
 DROP FUNCTION IF EXISTS dpm_internal.source_rows(dpm.sources, boolean, int4range, regclass);
