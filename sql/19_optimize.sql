@@ -152,7 +152,7 @@ $$;
 -- the pick, built and stored here, gets its pseudo-inverse (not for dpm.compare_strategies, which
 -- only ranks).
 CREATE OR REPLACE FUNCTION dpm_internal.choose_strategy(wl dpm.workloads, method text, noise text, options jsonb, store boolean,
-                                     cache_pick boolean DEFAULT true,
+                                     cache_pick boolean DEFAULT true, groups int DEFAULT NULL,
                                      OUT st dpm.strategies, OUT built dpm.strategies[])
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
@@ -240,6 +240,15 @@ BEGIN
     END IF;
     -- every calibration is linear in the sensitivity: unit privacy ranks as any other would
     err := c.profile_trace * dpm_internal.noise_variance(noise, c.sensitivity_l1, c.sensitivity_l2, 1, NULL, 1);
+    IF groups IS NOT NULL THEN
+      -- a unit in at most groups cells (dpm_internal.unit_groups): each strategy's own factor
+      -- (the matrix of a stored dense one read from the catalog)
+      err := err * (SELECT dpm_internal.strategy_group_factor(coalesce(c.matrix, s.matrix), c.kronecker, c.residual, c.noise,
+                                                              wl.spec, d, groups, noise) ^ 2
+                      FROM dpm.domains d LEFT JOIN dpm.strategies s
+                             ON s.id = c.id AND c.matrix IS NULL AND c.kronecker IS NULL AND c.residual IS NULL
+                     WHERE d.id = wl.domain_id);
+    END IF;
     IF NOT found_one OR err < best_err THEN
       st := c;
       best_err := err;
@@ -251,7 +260,7 @@ BEGIN
     IF traits.certifies THEN
       certified := c.lower_bound;
     END IF;
-    IF method = 'auto' AND (st.ratio_to_bound <= 1 + 1e-5
+    IF method = 'auto' AND groups IS NULL AND (st.ratio_to_bound <= 1 + 1e-5
                             OR best_err <= certified * dpm_internal.noise_variance(noise, 1, 1, 1, NULL, 1) * (1 + 1e-5)) THEN
       EXIT;
     END IF;
@@ -303,7 +312,10 @@ BEGIN
         USING ERRCODE = 'feature_not_supported';
     END IF;
   END IF;
-  RETURN (dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, rho, options), options, true)).st.id;
+  -- ranked for the source's units (dpm_internal.unit_groups: two bounds make it the strategy's own)
+  RETURN (dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, rho, options), options, true, true,
+                                       (SELECT dpm_internal.unit_groups(s, 'rows') FROM dpm.sources s JOIN dpm.domains d ON d.source_id = s.id
+                                         WHERE d.id = wl.domain_id))).st.id;
 END
 $$;
 COMMENT ON FUNCTION dpm.optimize(text, float8, float8, float8, text, jsonb, text) IS

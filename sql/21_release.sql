@@ -145,14 +145,14 @@ BEGIN
                w.dropped_at, w.remainder_of, w.queries
           INTO wl FROM dpm.workloads w WHERE w.id = rid;
         chosen := dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, req.rho, req.options),
-                                               coalesce(req.options, '{}'), store);
+                                               coalesce(req.options, '{}'), store, true, dpm_internal.unit_groups(src, counted));
         RAISE SQLSTATE 'DPM00';      -- undoes the subtransaction, keeps the plan
       EXCEPTION WHEN SQLSTATE 'DPM00' THEN
         NULL;
       END;
     ELSE
       chosen := dpm_internal.choose_strategy(wl, method, dpm_internal.noise_kind(method, delta, req.rho, req.options),
-                                             coalesce(req.options, '{}'), store);
+                                             coalesce(req.options, '{}'), store, true, dpm_internal.unit_groups(src, counted));
     END IF;
     st := chosen.st;
     built := chosen.built;

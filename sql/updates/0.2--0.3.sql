@@ -113,6 +113,7 @@ DROP FUNCTION IF EXISTS dpm_internal.release_parts(dpm.sources, dpm.measures, fl
 -- issue 46: the scan caps by cell, and what a unit adds depends on the strategy (dpm_internal.release_rows)
 DROP FUNCTION IF EXISTS dpm_internal.source_rows(dpm.sources, boolean, int4range, regclass);
 DROP FUNCTION IF EXISTS dpm_internal.unit_scale(dpm.sources, dpm.measures);
+DROP FUNCTION IF EXISTS dpm_internal.choose_strategy(dpm.workloads, text, text, jsonb, boolean, boolean);
 -- dpm_internal.release_avg reads any measure's parts (the front door's several measures)
 DROP FUNCTION IF EXISTS dpm_internal.release_avg(dpm.releases, text, float8);
 -- dpm.exact_answers gains capped_answer (issue 46)

@@ -188,6 +188,14 @@ SELECT x.noise, x.what, round(x.sensitivity::numeric, 4) AS sensitivity
 SELECT abs(max(a.stderr) - (SELECT max_stderr FROM dpm.explain('cg_cells_w', epsilon => 1, delta => 1e-6, method => 'identity'))) < 1e-9 AS stderr_as_explained,
        count(*) AS answers
   FROM dpm.answer('cg_cells_w', epsilon => 1, delta => 1e-6, method => 'identity') a;
+-- auto ranks its candidates by the error each has for such units (each its own factor), not by
+-- one row's: on a genre's cells and prefixes none of the others has less error than its pick
+SELECT dpm.create_domain('cg_g', 'cg_ratings', '[{"name": "genre", "values": [0, 1, 2, 3, 4]}]') AS cells;
+SELECT dpm.create_workload('cg_ranges', 'cg_g', 'Identity(genre) + Prefix(genre)') AS queries;
+SELECT a.strategy_method, round(a.sensitivity::numeric, 4) AS sensitivity,
+       a.rms_error <= (SELECT min(e.rms_error) FROM unnest(ARRAY['identity', 'hierarchical', 'wavelet', 'hdmm', 'gaussian_optimal']) m,
+                              LATERAL dpm.explain('cg_ranges', epsilon => 1, delta => 1e-6, method => m) e) * (1 + 1e-9) AS least_error
+  FROM dpm.explain('cg_ranges', epsilon => 1, delta => 1e-6) a;
 -- Unbiased, with the variance it states: 60 releases of the 20 counts, each answer less what it
 -- estimates (capped_answer) over sqrt(its stderr^2 + the scan's variance above): 1,200 values of
 -- mean 0 and variance 1, within 5 standard errors of each (a false alarm below 1.2e-6)
