@@ -59,11 +59,12 @@ BEGIN
     FOR i IN 1 .. current_setting('bb.releases')::int LOOP
       INSERT INTO bb_runs
       SELECT b.name, i,
-             (SELECT sum((a.answer - coalesce(t.n, 0)) ^ 2) FROM dpm.answer('bbc_' || b.name, epsilon => 1, delta => 1e-6) a
+             (SELECT sum((a.answer - coalesce(t.n, 0)) ^ 2) FROM dpm.answer('bbc_' || b.name, epsilon => 1, delta => 1e-6, reuse => 'never') a
                 LEFT JOIN bb_truth t USING (query)),
              (SELECT sum(a.stderr ^ 2) FROM dpm.explain_queries('bbc_' || b.name, epsilon => 1, delta => 1e-6) a),
              (SELECT sum((coalesce(a.answer, 3) - t.a) ^ 2)
-                FROM dpm.answer('bba_' || b.name, epsilon => 1, delta => 1e-6, measure => 'bbm_' || b.name, aggregate => 'avg') a
+                FROM dpm.answer('bba_' || b.name, epsilon => 1, delta => 1e-6, measure => 'bbm_' || b.name, aggregate => 'avg',
+                               reuse => 'never') a
                 JOIN bb_truth_avg t USING (query));
     END LOOP;
   END LOOP;
