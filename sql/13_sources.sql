@@ -137,6 +137,14 @@ BEGIN
 END
 $$;
 
+-- The rho a ledger row spends: its own, or, for a charge of epsilon alone made while the source
+-- was pure or approximate without delta (dpm.set_model), epsilon^2 / 2, rounded up as a charge
+-- is (an epsilon-DP release is epsilon^2 / 2-zCDP, Bun & Steinke 2016).  Only a zCDP source's
+-- budget reads it.
+CREATE OR REPLACE FUNCTION dpm_internal.ledger_rho(l dpm.ledger) RETURNS numeric
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT coalesce(l.rho, CASE WHEN l.delta = 0 THEN dpm_internal.ceil18(l.epsilon * l.epsilon / 2) END) $$;
+
 -- What each period of a source with periods spent, for these periods (a finite range): a charge
 -- counts in each period it read, and a charge of no period in particular (made before the source
 -- had periods) in all.  The sums change only where a charge's periods begin or end: running sums
@@ -145,7 +153,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.period_spending(source_id int, periods i
 RETURNS TABLE(period int, epsilon numeric, delta numeric, rho numeric, releases bigint)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  WITH l AS (SELECT coalesce(l.epsilon, 0) AS e, l.delta AS d, coalesce(l.rho, 0) AS r,
+  WITH l AS (SELECT coalesce(l.epsilon, 0) AS e, l.delta AS d, coalesce(dpm_internal.ledger_rho(l), 0) AS r,
                     (l.release_id IS NOT NULL)::int AS n, l.periods
                FROM dpm.ledger l
               WHERE l.source_id = period_spending.source_id
@@ -178,7 +186,8 @@ CREATE OR REPLACE FUNCTION dpm_internal.spent(source_id int, periods int4range D
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  SELECT coalesce(sum(l.epsilon), 0), coalesce(sum(l.delta), 0), coalesce(sum(l.rho), 0), count(l.release_id)
+  SELECT coalesce(sum(l.epsilon), 0), coalesce(sum(l.delta), 0), coalesce(sum(dpm_internal.ledger_rho(l)), 0),
+         count(l.release_id)
     INTO epsilon, delta, rho, releases
     FROM dpm.ledger l
    WHERE l.source_id IN (SELECT g.id FROM dpm.sources g, dpm.sources me
@@ -468,6 +477,74 @@ $$;
 COMMENT ON FUNCTION dpm.set_budget(regclass, float8, float8, float8) IS
   'custodian: change the total budget of a source, or each period''s for a source with periods (never below what was spent)';
 
+-- Custodians: a source's privacy model changed, with a new budget, after releases (item 4 of issue
+-- 46): the same people, so what was spent counts in the new model, where it can: pure to
+-- (epsilon, delta), where an epsilon-DP charge is one with delta 0; pure, or (epsilon, delta)
+-- without delta spent, to zCDP (an epsilon-DP charge spends epsilon^2 / 2: dpm_internal.ledger_rho);
+-- (epsilon, delta) without delta spent to pure.  zCDP to another model would need a delta chosen
+-- for what rho spent: refused, as is delta spent into zCDP or pure.  A source of the same people
+-- as another changes with it; one with periods or privacy policies (limits in the old model) is
+-- refused.
+CREATE OR REPLACE FUNCTION dpm.set_model(source regclass, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL,
+                                         rho float8 DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+  src dpm.sources := dpm_internal.source(source);
+  new_model text := CASE WHEN rho IS NOT NULL THEN 'zcdp' WHEN delta > 0 THEN 'approx' ELSE 'pure' END;
+  spent record;
+BEGIN
+  PERFORM dpm_internal.check_can_read(source);
+  delta := coalesce(delta, 0);
+  PERFORM dpm_internal.check_privacy_args(epsilon, delta, rho, 'budget');
+  IF rho IS NOT NULL AND epsilon IS NOT NULL THEN
+    RAISE EXCEPTION 'give a zCDP budget (rho) or an epsilon budget (with delta), not both' USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  IF src.budget_of IS NOT NULL THEN
+    RAISE EXCEPTION '"%" spends the budget of "%" (the same people)', source,
+      (SELECT coalesce(s.relation::text, s.relation_name, 'source ' || s.id) FROM dpm.sources s WHERE s.id = src.budget_of)
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'Change the model of that source, which both follow.';
+  END IF;
+  PERFORM dpm_internal.require_read_committed('dpm.set_model');
+  src := dpm_internal.lock_budget(src);
+  IF new_model = src.model THEN
+    RAISE EXCEPTION 'source "%" already has the % model', source, new_model
+      USING ERRCODE = 'invalid_parameter_value', HINT = 'dpm.set_budget changes its budget.';
+  END IF;
+  IF src.period_column IS NOT NULL THEN
+    RAISE EXCEPTION 'source "%" has periods, each a budget of its own: its model cannot change', source
+      USING ERRCODE = 'feature_not_supported';
+  END IF;
+  IF EXISTS (SELECT 1 FROM dpm.privacy_policies p JOIN dpm.sources s ON s.id = p.source_id
+              WHERE coalesce(s.budget_of, s.id) = src.id) THEN
+    RAISE EXCEPTION 'source "%" has privacy policies, whose limits are in its % model', source, src.model
+      USING ERRCODE = 'object_in_use', HINT = 'Drop them (dpm.drop_privacy_policy), change the model, and set them again.';
+  END IF;
+  SELECT * INTO spent FROM dpm_internal.source_spent(src);
+  IF src.model = 'zcdp' OR (new_model <> 'approx' AND spent.delta > 0) THEN
+    RAISE EXCEPTION 'what source "%" spent cannot be counted in the % model', source, new_model
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = dpm_internal.spent_detail(src.model, spent.epsilon, spent.delta, spent.rho)
+                     || CASE WHEN src.model = 'zcdp' THEN ' Rho spent is an (epsilon, delta) only for a delta chosen for it.'
+                             ELSE ' A charge of delta > 0 is no epsilon-DP nor zCDP one.' END;
+  END IF;
+  IF (new_model <> 'zcdp' AND spent.epsilon > dpm_internal.charge(epsilon)) OR spent.delta > dpm_internal.charge(delta)
+     OR (new_model = 'zcdp' AND spent.rho > dpm_internal.charge(rho)) THEN
+    RAISE EXCEPTION 'the budget given for "%" is below what it already spent, counted in the % model', source, new_model
+      USING ERRCODE = 'invalid_parameter_value', DETAIL = dpm_internal.spent_detail(new_model, spent.epsilon, spent.delta, spent.rho);
+  END IF;
+  UPDATE dpm.sources s SET model = new_model, budget_epsilon = dpm_internal.charge(epsilon),
+                           budget_delta = coalesce(dpm_internal.charge(delta), 0), budget_rho = dpm_internal.charge(rho)
+   WHERE s.id = src.id OR s.budget_of = src.id;
+  RAISE NOTICE 'source "%" now has the % model, and what it spent counts there', source, new_model
+    USING DETAIL = dpm_internal.spent_detail(new_model, spent.epsilon, spent.delta, spent.rho);
+END
+$$;
+COMMENT ON FUNCTION dpm.set_model(regclass, float8, float8, float8) IS
+  'custodian: change a source''s privacy model and budget after releases (pure to approximate or zCDP), what it spent counted in the new one';
+
 -- The longest value dpm.answer_keys reads as a key: what a selection holds is at most this times
 -- the keys it releases, whatever the rows (sql/26_keys.sql).  It spends nothing and changes no
 -- privacy, so it may change at any time; a selection under way keeps the bound it was asked with.
@@ -534,7 +611,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.role_spent(source_id int, role_name regr
                                                    OUT rho numeric, OUT releases bigint)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT coalesce(sum(l.epsilon), 0), coalesce(sum(l.delta), 0), coalesce(sum(l.rho), 0), count(l.release_id)
+  SELECT coalesce(sum(l.epsilon), 0), coalesce(sum(l.delta), 0), coalesce(sum(dpm_internal.ledger_rho(l)), 0), count(l.release_id)
     FROM dpm.ledger l WHERE l.source_id = role_spent.source_id AND l.charged_by = role_spent.role_name
 $$;
 

@@ -56,7 +56,7 @@ GRANT EXECUTE ON FUNCTION
 GRANT EXECUTE ON FUNCTION
   dpm.register_source(regclass, name, int, float8, float8, float8, int, int, regclass), dpm.unregister_source(regclass),
   dpm.drop_domain(text, boolean), dpm.rename_domain(text, text),
-  dpm.set_budget(regclass, float8, float8, float8), dpm.set_bounds(regclass, int, int, int),
+  dpm.set_budget(regclass, float8, float8, float8), dpm.set_bounds(regclass, int, int, int), dpm.set_model(regclass, float8, float8, float8),
   dpm.set_periods(regclass, name, interval, date, int),
   dpm.set_max_key_bytes(regclass, int),
   dpm.create_domain(text, regclass, jsonb), dpm.domain_coverage(text), dpm.contribution_coverage(regclass), dpm.exact_answers(text, text, text),

@@ -41,6 +41,7 @@ static const FunctionRole function_roles[] = {
 	{"exact_answers", "dpm_admin"}, {"publish", "dpm_admin"},
 	{"register_source", "dpm_admin"}, {"rename_domain", "dpm_admin"},
 	{"set_bounds", "dpm_admin"}, {"set_budget", "dpm_admin"}, {"set_column_domains", "dpm_admin"}, {"set_max_key_bytes", "dpm_admin"},
+	{"set_model", "dpm_admin"},
 	{"set_periods", "dpm_admin"},
 	{"unpublish", "dpm_admin"},
 	{"unregister_source", "dpm_admin"},

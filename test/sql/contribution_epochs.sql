@@ -91,6 +91,31 @@ SELECT count(*) FROM dpm.answer('ce_ow', epsilon => 0.5, delta => 1e-6);
 SELECT dpm.set_periods('ce_older', 'c');
 SELECT dpm.set_periods('ce_visits', 'c');
 
+-- A new model, with a new budget: what was spent counts there.  A pure source's two releases of
+-- epsilon 1 and 2 spend rho 0.5 + 2 = 2.5 in zCDP (an epsilon-DP release is epsilon^2 / 2-zCDP)
+CREATE TABLE ce_pure AS SELECT g AS id, g % 5 AS c FROM generate_series(1, 300) g;
+SET client_min_messages = warning;
+SELECT dpm.register_source('ce_pure', epsilon => 5);
+SELECT dpm.create_domain('ce_qc', 'ce_pure', '[{"name": "c", "values": [0, 1, 2, 3, 4]}]');
+SELECT dpm.create_workload('ce_qw', 'ce_qc', 'Identity(c)');
+SELECT count(*) FROM dpm.answer('ce_qw', epsilon => 1);
+SELECT count(*) FROM dpm.answer('ce_qw', epsilon => 2);
+RESET client_min_messages;
+SELECT dpm.set_model('ce_pure', epsilon => 5);
+SELECT dpm.set_model('ce_pure', rho => 2);
+SELECT dpm.set_model('ce_pure', rho => 3, delta => 1e-6);
+SELECT model, rho_budget, rho_spent, delta_budget, releases FROM dpm.budget('ce_pure');
+-- its releases now take rho (Gaussian noise): 0.5 fits, 0.1 more does not
+SET client_min_messages = warning;
+SELECT count(*) FROM dpm.answer('ce_qw', rho => 0.5);
+RESET client_min_messages;
+SELECT count(*) FROM dpm.answer('ce_qw', rho => 0.1);
+-- rho spent is an (epsilon, delta) only for a delta chosen for it; delta spent is no zCDP: refused
+SELECT dpm.set_model('ce_pure', epsilon => 10, delta => 1e-5);
+SELECT dpm.set_model('ce_visits', rho => 10);
+-- a source of the same people follows its budget's source
+SELECT dpm.set_model('ce_older', epsilon => 10);
+
 SET client_min_messages = warning;
 SELECT dpm.unregister_source(s.relation) FROM dpm.sources s WHERE s.relation::text LIKE 'ce_%' AND s.unregistered_at IS NULL;
 DELETE FROM dpm.ledger WHERE source_id IN (SELECT id FROM dpm.sources WHERE relation::text LIKE 'ce_%');
@@ -102,7 +127,7 @@ DELETE FROM dpm.domains WHERE source_id IN (SELECT id FROM dpm.sources WHERE rel
 UPDATE dpm.sources SET budget_of = NULL WHERE relation::text LIKE 'ce_%';
 DELETE FROM dpm.sources WHERE relation::text LIKE 'ce_%';
 DROP VIEW ce_recent, ce_older;
-DROP TABLE ce_visits, ce_people;
+DROP TABLE ce_visits, ce_people, ce_pure;
 RESET client_min_messages;
 SELECT setval('dpm.sources_id_seq', :ce_src_seq) IS NOT NULL AND setval('dpm.domains_id_seq', :ce_dom_seq) IS NOT NULL
        AND setval('dpm.workloads_id_seq', :ce_wl_seq) IS NOT NULL AND setval('dpm.releases_id_seq', :ce_rel_seq) IS NOT NULL
