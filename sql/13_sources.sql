@@ -424,6 +424,20 @@ BEGIN
 END
 $$;
 
+-- Refuses a change of src's budget or model when src spends another source's budget (the same
+-- people: dpm.register_source's same_people_as), with this hint.
+CREATE OR REPLACE FUNCTION dpm_internal.check_budget_owner(src dpm.sources, hint text) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF src.budget_of IS NOT NULL THEN
+    RAISE EXCEPTION '"%" spends the budget of "%" (the same people)', src.relation,
+      (SELECT coalesce(s.relation::text, s.relation_name, 'source ' || s.id) FROM dpm.sources s WHERE s.id = src.budget_of)
+      USING ERRCODE = 'invalid_parameter_value', HINT = hint;
+  END IF;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION dpm.set_budget(source regclass, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL,
                                rho float8 DEFAULT NULL)
 RETURNS void
@@ -452,11 +466,7 @@ BEGIN
   -- the same row lock as a release's charge, so the two cannot interleave; the sum of the
   -- ledger after it must see every committed charge (a snapshot older than the lock would not)
   PERFORM dpm_internal.require_read_committed('dpm.set_budget');
-  IF src.budget_of IS NOT NULL THEN
-    RAISE EXCEPTION '"%" spends the budget of "%" (the same people)', source,
-      (SELECT coalesce(s.relation::text, s.relation_name, 'source ' || s.id) FROM dpm.sources s WHERE s.id = src.budget_of)
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Set that budget, which both spend.';
-  END IF;
+  PERFORM dpm_internal.check_budget_owner(src, 'Set that budget, which both spend.');
   b := dpm_internal.lock_budget(src);
   b.budget_epsilon := coalesce(dpm_internal.charge(epsilon), b.budget_epsilon);
   b.budget_delta := coalesce(dpm_internal.charge(delta), b.budget_delta);
@@ -502,11 +512,7 @@ BEGIN
   IF rho IS NOT NULL AND epsilon IS NOT NULL THEN
     RAISE EXCEPTION 'give a zCDP budget (rho) or an epsilon budget (with delta), not both' USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  IF src.budget_of IS NOT NULL THEN
-    RAISE EXCEPTION '"%" spends the budget of "%" (the same people)', source,
-      (SELECT coalesce(s.relation::text, s.relation_name, 'source ' || s.id) FROM dpm.sources s WHERE s.id = src.budget_of)
-      USING ERRCODE = 'invalid_parameter_value', HINT = 'Change the model of that source, which both follow.';
-  END IF;
+  PERFORM dpm_internal.check_budget_owner(src, 'Change the model of that source, which both follow.');
   PERFORM dpm_internal.require_read_committed('dpm.set_model');
   src := dpm_internal.lock_budget(src);
   IF new_model = src.model THEN
