@@ -84,6 +84,11 @@ CREATE TABLE dpm.domains (
   -- dpm.drop_domain: gone by name (which a new domain may take), kept for the releases made over it
   dropped_at  timestamptz
 );
+-- A domain's bins are written once and read by every release: kept uncompressed (pglz took a
+-- third of create_domain's time at 10^6 bins, and each release would decompress them again)
+ALTER TABLE dpm.domains ALTER COLUMN bin_labels SET STORAGE EXTERNAL, ALTER COLUMN bin_lo SET STORAGE EXTERNAL,
+  ALTER COLUMN bin_hi SET STORAGE EXTERNAL, ALTER COLUMN attr_exprs SET STORAGE EXTERNAL,
+  ALTER COLUMN cell_expr SET STORAGE EXTERNAL;
 CREATE UNIQUE INDEX domains_name_key ON dpm.domains (name) WHERE dropped_at IS NULL;
 COMMENT ON TABLE dpm.domains IS 'the cells of a frequency vector over a source; cell_expr is built from the custodian''s definition';
 

@@ -176,3 +176,8 @@ CREATE POLICY own_privacy_policies ON dpm.privacy_policies FOR SELECT
          OR pg_catalog.pg_has_role(current_user, 'dpm_admin', 'USAGE'));
 -- dpm.budget reports the caller's policies beside the source
 DROP FUNCTION IF EXISTS dpm.budget(regclass, float8);
+-- issue 47: a domain's bins uncompressed (sql/02_catalog.sql)
+ALTER TABLE dpm.domains ALTER COLUMN bin_labels SET STORAGE EXTERNAL, ALTER COLUMN bin_lo SET STORAGE EXTERNAL,
+  ALTER COLUMN bin_hi SET STORAGE EXTERNAL, ALTER COLUMN attr_exprs SET STORAGE EXTERNAL,
+  ALTER COLUMN cell_expr SET STORAGE EXTERNAL;
+

@@ -13,6 +13,7 @@
  */
 #include "postgres.h"
 
+#include <errno.h>
 #include <math.h>
 
 #include "lib/stringinfo.h"
@@ -130,6 +131,61 @@ value_bins(Bins *b, const DomainJson *values, const DomainSource *src, const cha
 }
 
 /*
+ * Past this many bins the thresholds are written as one array constant
+ * ('{1,2,...}'::int4[]) instead of ARRAY[1, 2, ...]: the parser makes a node
+ * of each element of the latter and the planner folds them, about 0.3 s for
+ * 10^6 bins, on every statement that evaluates the cell (each release, and
+ * create_domain's own checks and coverage); the constant is read in one call.
+ * Below, ARRAY[...] stays, as readable as it was.
+ */
+#define BUCKET_LITERAL_BINS 1000
+
+/*
+ * The element type PostgreSQL gives ARRAY[...] of the thresholds, when they
+ * are all plain numbers (as numeric prints them): integer while every one
+ * fits, else bigint, else numeric, numeric as soon as one has a fraction; NULL
+ * for any other threshold (a date literal, say), which keeps ARRAY[...].
+ */
+static const char *
+bounds_type(const Bins *b)
+{
+	bool		fraction = false,
+				wide = false,
+				huge = false;
+
+	for (int i = 1; i < b->attr->nbins; i++)
+	{
+		const char *c = b->conds[i];
+		const char *p = c + (*c == '-');
+		int			digits = 0;
+		char	   *end;
+		long long	v;
+
+		while (*p >= '0' && *p <= '9')
+			p++, digits++;
+		if (digits == 0)
+			return NULL;
+		if (*p == '.')
+		{
+			for (p++; *p >= '0' && *p <= '9'; p++)
+				;
+			fraction = true;
+		}
+		if (*p != '\0')
+			return NULL;
+		if (fraction)
+			continue;
+		errno = 0;
+		v = strtoll(c, &end, 10);
+		if (errno == ERANGE)
+			huge = true;
+		else if (v < PG_INT32_MIN || v > PG_INT32_MAX)
+			wide = true;
+	}
+	return fraction || huge ? "numeric" : wide ? "int8" : "int4";
+}
+
+/*
  * The expression of contiguous bins whose conditions hold their lower
  * bounds: NULL outside [lo, hi), else the 0-based bin, by a binary search
  * over the lower bounds of all but the first bin (width_bucket compares with
@@ -140,11 +196,22 @@ static void
 bucket_expr(Bins *b, const char *lo, const char *hi)
 {
 	StringInfoData expr;
+	const char *literal_type = NULL;
 
 	initStringInfo(&expr);
 	appendStringInfo(&expr, "CASE WHEN %s >= %s AND %s < %s THEN ", b->qcol, lo, b->qcol, hi);
+	if (b->attr->nbins > BUCKET_LITERAL_BINS)
+		literal_type = bounds_type(b);
 	if (b->attr->nbins == 1)
 		appendStringInfoChar(&expr, '0');
+	else if (literal_type != NULL)
+	{
+		/* the same thresholds in the type ARRAY[...] would give them, as one constant */
+		appendStringInfo(&expr, "width_bucket(%s, '{", b->qcol);
+		for (int i = 1; i < b->attr->nbins; i++)
+			appendStringInfo(&expr, i > 1 ? ",%s" : "%s", b->conds[i]);
+		appendStringInfo(&expr, "}'::%s[])", literal_type);
+	}
 	else
 	{
 		appendStringInfo(&expr, "width_bucket(%s, ARRAY[", b->qcol);

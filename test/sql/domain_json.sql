@@ -91,3 +91,27 @@ SELECT count(*) FILTER (WHERE score >= 0.5 AND score < 1.75) AS "[0.5,1.75)",
        count(*) FILTER (WHERE score >= 1.75 AND score < 3) AS "[1.75,3)",
        count(*) FILTER (WHERE score >= 3 AND score < 4) AS "[3,4)"
   FROM dj_people WHERE age >= -0.5 AND age < 10 AND "x y" >= 0 AND "x y" < 3;
+
+-- Past 1,000 bins the thresholds are one array constant of the type ARRAY[...] would give them
+-- (int4, int8, numeric: the same comparisons), which a statement reads in one call instead of
+-- planning a node per bin; the cells are the same: each column's frequency vector against GROUP BY
+SELECT (SELECT last_value FROM dpm.sources_id_seq) AS dj_src_seq, (SELECT last_value FROM dpm.domains_id_seq) AS dj_dom_seq \gset
+CREATE TABLE dj_many AS SELECT g AS id, g * 7 % 3000 AS i, (g * 7 % 3000)::int8 * 5000000 AS b, (g * 7 % 3000) / 4.0 AS n
+  FROM generate_series(1, 5000) g;
+SET client_min_messages = warning;
+SELECT dpm.register_source('dj_many', epsilon => 1);
+SELECT dpm.create_domain('dj_many_i', 'dj_many', '[{"name": "i", "bins": {"min": -2, "max": 2998, "width": 1}}]'),
+       dpm.create_domain('dj_many_b', 'dj_many', '[{"name": "b", "bins": {"min": 0, "max": 15000000000, "width": 5000000}}]'),
+       dpm.create_domain('dj_many_n', 'dj_many', '[{"name": "n", "bins": {"min": 0, "max": 750, "width": 0.5}}]');
+RESET client_min_messages;
+SELECT d.name, substring(d.cell_expr from '''[{]([^,]*,[^,]*),') AS first_thresholds, substring(d.cell_expr from '::[a-z0-9]+\[\]') AS type,
+       (SELECT count(*) FROM unnest(dpm_internal.frequency_vector(s, d, current_user::regrole, false)) WITH ORDINALITY v(c, o)
+          LEFT JOIN (SELECT CASE d.name WHEN 'dj_many_i' THEN i + 2 WHEN 'dj_many_b' THEN (b / 5000000)::int ELSE floor(n * 2)::int END + 1 AS o,
+                            count(*) AS c FROM dj_many GROUP BY 1) t USING (o)
+         WHERE v.c <> coalesce(t.c, 0)) AS cells_differing
+  FROM dpm.domains d JOIN dpm.sources s ON s.id = d.source_id WHERE d.name LIKE 'dj\_many\_%' ORDER BY d.name;
+-- (gone again, and the ids set back: later tests print them)
+DELETE FROM dpm.domains WHERE name LIKE 'dj\_many\_%';
+DELETE FROM dpm.sources WHERE relation = 'dj_many'::regclass;
+DROP TABLE dj_many;
+SELECT setval('dpm.sources_id_seq', :dj_src_seq) IS NOT NULL AND setval('dpm.domains_id_seq', :dj_dom_seq) IS NOT NULL AS ids_set_back;
