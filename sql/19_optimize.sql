@@ -81,9 +81,13 @@ BEGIN
   st.iterations := b.iterations;
   st.lower_bound := b.lower_bound;
   st.optimize_ms := b.optimize_ms;
-  -- total error over the SVD bound's, in the norm of the noise
+  -- total error over the SVD bound's, in the norm of the noise: at least 1, the bound being one
+  -- over every strategy; below it by a few roundings only (the sums are compensated), read as 1
   st.ratio_to_bound := CASE noise WHEN 'laplace' THEN st.sensitivity_l1 ^ 2 ELSE st.sensitivity_l2 ^ 2 END
                        * b.profile_trace / nullif(b.bound, 0);
+  IF st.ratio_to_bound < 1 AND st.ratio_to_bound > 1 - 1e-12 THEN
+    st.ratio_to_bound := 1;
+  END IF;
   RETURN st;
 END
 $$;

@@ -250,12 +250,13 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 	int			iterations = 0;
 	double	   *variance,
 			   *kept;
-	double		t = 0.0,
-				cost2 = 0.0,
-				l1 = 0.0,
-				trace = 0.0,
+	double		l1 = 0.0,
 				maxp = 0.0,
 				rows = 0.0;
+	/* sums over up to 10^8 terms, whose ratio must not round below 1: compensated */
+	VecSum		t = {0},
+				cost2 = {0},
+				trace = {0};
 	int			count = 0;
 	double	   *targets;
 	TupleDesc	tupdesc;
@@ -278,7 +279,7 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 	/* the SVD bound of the weighted marginals is T^2 (residual.h) */
 	for (int i = 0; i < w->count; i++)
 		if (w->residuals[i].rows > 0.0 && w->residuals[i].mu > 0.0)
-			t += w->residuals[i].rows * sqrt(w->residuals[i].mu / w->residuals[i].cells);
+			vec_sum_add(&t, w->residuals[i].rows * sqrt(w->residuals[i].mu / w->residuals[i].cells));
 	if (laplace)
 	{
 		/* weighted marginal tables (laplace.c); the profile is the variance at unit Laplace noise */
@@ -299,7 +300,7 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 			kept[count++] = lp->theta[i];
 			rows += measured[i]->cells;
 			l1 += lp->theta[i];
-			cost2 += lp->theta[i] * lp->theta[i];
+			vec_sum_add(&cost2, lp->theta[i] * lp->theta[i]);
 		}
 		iterations = lp->iterations;
 		nulls[9] = true;
@@ -343,7 +344,7 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 		measured[count] = r;
 		kept[count++] = variance[i];
 		rows += r->cells;
-		cost2 += r->rows / (r->cells * variance[i]);
+		vec_sum_add(&cost2, r->rows / (r->cells * variance[i]));
 		/* a column of (1 / tau) (x)_{a in A} (I - J / n_a): the sum of its |entries| */
 		for (int b = 0; b < r->order; b++)
 			col *= 2.0 * (sm.sizes[r->attrs[b]] - 1) / sm.sizes[r->attrs[b]];
@@ -358,7 +359,7 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 		residual_term_variances(w, j, sm.sizes, variance, var);
 		for (size_t q = 0; q < queries; q++)
 		{
-			trace += sm.weights[j] * sm.weights[j] * var[q];
+			vec_sum_add(&trace, sm.weights[j] * sm.weights[j] * var[q]);
 			maxp = Max(maxp, var[q]);
 		}
 		pfree(var);
@@ -367,11 +368,11 @@ dpm_residual_build(PG_FUNCTION_ARGS)
 	values[1] = PointerGetDatum(array_from_vec(kept, count));
 	values[2] = Int32GetDatum((int32) Min(rows, PG_INT32_MAX));
 	values[3] = Float8GetDatum(l1);
-	values[4] = Float8GetDatum(cost2);
-	values[5] = Float8GetDatum(trace);
+	values[4] = Float8GetDatum(vec_sum_value(&cost2));
+	values[5] = Float8GetDatum(vec_sum_value(&trace));
 	values[6] = Float8GetDatum(maxp);
 	/* T^2 is the SVD bound of marginals; for other blocks only the best residual strategy's total */
-	values[7] = Float8GetDatum(t * t);
+	values[7] = Float8GetDatum(vec_sum_value(&t) * vec_sum_value(&t));
 	nulls[7] = !sm.plain;
 	values[8] = Int32GetDatum(plan ? plan->iterations : iterations);
 	values[9] = Float8GetDatum(plan ? plan->gap : 0.0);

@@ -106,6 +106,37 @@ extern double svd_tolerance(const Svd *svd, int rows, int cols);
 extern double vec_max_abs(const double *v, size_t len);
 
 /*
+ * A sum carried with its rounding error (Neumaier's compensated summation):
+ * off by about one rounding whatever the number of terms, where a plain
+ * sum of n terms may be off by n of them.  A strategy's total error over
+ * 10^8 queries is divided by its lower bound, and the ratio must not
+ * round below 1.
+ */
+typedef struct VecSum
+{
+	double		sum;
+	double		carry;
+} VecSum;
+
+static inline void
+vec_sum_add(VecSum *s, double x)
+{
+	double		t = s->sum + x;
+
+	if ((s->sum >= 0 ? s->sum : -s->sum) >= (x >= 0 ? x : -x))
+		s->carry += (s->sum - t) + x;
+	else
+		s->carry += (x - t) + s->sum;
+	s->sum = t;
+}
+
+static inline double
+vec_sum_value(const VecSum *s)
+{
+	return s->sum + s->carry;
+}
+
+/*
  * A child of the current memory context for the matrices of one iteration
  * of a loop, which resets it each time round (MemoryContextReset) and
  * deletes it after.  Its first block, kept by a reset, holds an iteration's

@@ -211,3 +211,34 @@ SELECT dpm_internal.residual_matrix('{2,3}', '{{3}}', '{1}');
 SELECT * FROM dpm_internal.residual_mechanism('{2,3}', '{{1,2}}', NULL, '{1,2,3}', 1);
 SELECT * FROM dpm_internal.residual_mechanism('{2,3}', '{{1,2}}', NULL, '{1,2,3,4,5,6.5}', 1);
 SELECT * FROM dpm_internal.residual_mechanism('{2,3}', '{{1,2}}', NULL, '{1,2,3,4,5,6}', 0);
+
+-- The plan's ratio to its bound (T^2) is at least 1 and no further from it than a rounding, up to
+-- 100 attributes (all <= 3-way marginals of 10 values: 162 million queries, whose variances a
+-- plain sum added up to 0.99999999937 of the bound): its sums are compensated
+SELECT (SELECT last_value FROM dpm.sources_id_seq) AS rs_src_seq, (SELECT last_value FROM dpm.domains_id_seq) AS rs_dom_seq,
+       (SELECT last_value FROM dpm.workloads_id_seq) AS rs_wl_seq, (SELECT last_value FROM dpm.strategies_id_seq) AS rs_st_seq \gset
+SET client_min_messages = warning;
+SET dpm.max_cells = 2000000000;
+CREATE TABLE rs_wide (id int);
+SELECT dpm.register_source('rs_wide', epsilon => 1, delta => 1e-6);
+DO $$
+BEGIN
+  EXECUTE format('ALTER TABLE rs_wide %s', (SELECT string_agg(format('ADD COLUMN a%s int', a), ', ') FROM generate_series(1, 100) a));
+END $$;
+SELECT dpm.create_domain('rs_wide_' || d, 'rs_wide', (SELECT jsonb_agg(jsonb_build_object('name', 'a' || a, 'values', jsonb_build_array(0, 1, 2, 3, 4, 5, 6, 7, 8, 9)) ORDER BY a)
+                                                        FROM generate_series(1, d) a)) > 0,
+       dpm.create_workload('rs_wide_' || d, 'rs_wide_' || d, 'Marginals(3) + Marginals(2) + Marginals(1) + Marginals(0)') > 0
+  FROM unnest(ARRAY[50, 100]) d;
+CREATE TEMP TABLE rs_plans AS
+  SELECT d, dpm.optimize('rs_wide_' || d, epsilon => 1, delta => 1e-6, method => 'residual') AS id FROM unnest(ARRAY[50, 100]) d;
+SELECT p.d, s.ratio_to_bound >= 1 AND s.ratio_to_bound < 1 + 1e-12 AS at_the_bound
+  FROM rs_plans p JOIN dpm.strategies s USING (id) ORDER BY p.d;
+DELETE FROM dpm.strategies WHERE workload_id IN (SELECT id FROM dpm.workloads WHERE name LIKE 'rs\_wide\_%');
+DELETE FROM dpm.workloads WHERE name LIKE 'rs\_wide\_%';
+DELETE FROM dpm.domains WHERE name LIKE 'rs\_wide\_%';
+DELETE FROM dpm.sources WHERE relation = 'rs_wide'::regclass;
+DROP TABLE rs_wide;
+RESET dpm.max_cells;
+RESET client_min_messages;
+SELECT setval('dpm.sources_id_seq', :rs_src_seq) IS NOT NULL AND setval('dpm.domains_id_seq', :rs_dom_seq) IS NOT NULL
+       AND setval('dpm.workloads_id_seq', :rs_wl_seq) IS NOT NULL AND setval('dpm.strategies_id_seq', :rs_st_seq) IS NOT NULL AS ids_set_back;

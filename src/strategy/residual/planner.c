@@ -9,6 +9,7 @@
 #include "miscadmin.h"
 #include "utils/hsearch.h"
 
+#include "linalg/linalg.h"
 #include "strategy/residual/residual.h"
 #include "workload/workload.h"
 
@@ -356,15 +357,17 @@ ResidualPlan *
 residual_plan_workload(ResidualWorkload *w)
 {
 	ResidualPlan *plan;
-	double		t = 0.0;
+	VecSum		sum = {0};
+	double		t;
 
 	for (int i = 0; i < w->count; i++)
 	{
 		Residual   *r = &w->residuals[i];
 
 		if (r->rows > 0.0 && r->mu > 0.0)
-			t += r->rows * sqrt(r->mu / r->cells);
+			vec_sum_add(&sum, r->rows * sqrt(r->mu / r->cells));
 	}
+	t = vec_sum_value(&sum);
 	for (int i = 0; i < w->count; i++)
 	{
 		Residual   *r = &w->residuals[i];
