@@ -125,6 +125,10 @@ DECLARE
   n bigint;
 BEGIN
   PERFORM dpm_internal.check_can_read(source);
+  IF max_contributions IS NULL AND max_groups IS NULL AND max_per_group IS NULL THEN
+    RAISE EXCEPTION 'give the new bounds: max_contributions, or max_groups and max_per_group'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
   k := dpm_internal.check_bounds(src.privacy_unit, max_contributions, max_groups, max_per_group);
   -- the lock a charge takes: a release is charged under the bounds before or after, never between
   PERFORM dpm_internal.require_read_committed('dpm.set_bounds');

@@ -20,6 +20,8 @@ SELECT round(sensitivity::numeric, 4) AS sensitivity FROM dpm.explain('ce_w', ep
 SELECT dpm.set_bounds('ce_visits', max_groups => 2);
 SELECT dpm.set_bounds('ce_visits', 5, max_groups => 2, max_per_group => 2);
 SELECT dpm.set_bounds('ce_visits', 0);
+SELECT dpm.set_bounds('ce_visits');
+SELECT dpm.set_bounds(NULL, 2);
 SELECT dpm.set_bounds('ce_visits', 3);
 SELECT max_contributions, max_groups, max_per_group FROM dpm.sources WHERE relation = 'ce_visits'::regclass;
 -- the change: the custodian is told what it leaves out now, and that the budget carries over
