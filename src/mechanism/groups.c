@@ -82,31 +82,78 @@ typedef struct Weighted
 	double		count;
 } Weighted;
 
-static int
-weighted_desc(const void *a, const void *b)
+/* a product cur[i] * l[j] waiting in merge_top's heap */
+typedef struct Cand
 {
-	double		x = ((const Weighted *) a)->value,
-				y = ((const Weighted *) b)->value;
+	double		value;
+	int			i;
+	int			j;
+} Cand;
 
-	return x > y ? -1 : x < y ? 1 : 0;
+static void
+sift_down(Cand *h, int n, int k)
+{
+	for (;;)
+	{
+		int			top = k,
+					left = 2 * k + 1,
+					right = left + 1;
+
+		if (left < n && h[left].value > h[top].value)
+			top = left;
+		if (right < n && h[right].value > h[top].value)
+			top = right;
+		if (top == k)
+			return;
+		{
+			Cand		t = h[k];
+
+			h[k] = h[top];
+			h[top] = t;
+		}
+		k = top;
+	}
 }
 
-/* keep the prefix of w[0 .. len) (value decreasing) that holds g values; its new length */
+/*
+ * The g largest products of cur[0 .. len) with l (both value decreasing),
+ * with their multiplicities, value decreasing, into out (room for g); their
+ * number.  Each cur[i] times l is a decreasing sequence: a heap of one
+ * candidate per i gives the largest left, so memory and time follow g, not
+ * len times l's length (10^4 groups of a factor of 10^3 columns would be
+ * 10^7 products).
+ */
 static int
-keep_top(Weighted *w, int len, int g)
+merge_top(const Weighted *cur, int len, const GroupsList *l, int g, Weighted *out)
 {
+	Cand	   *h;
+	int			n = len,
+				k = 0;
 	double		held = 0.0;
 
+	if (l->len == 0)
+		return 0;
+	h = palloc(sizeof(Cand) * Max(len, 1));
 	for (int i = 0; i < len; i++)
+		h[i] = (Cand) {cur[i].value * l->value[0], i, 0};
+	for (int i = n / 2 - 1; i >= 0; i--)
+		sift_down(h, n, i);
+	while (n > 0 && held < g)
 	{
-		if (held + w[i].count >= g)
-		{
-			w[i].count = g - held;
-			return i + 1;
-		}
-		held += w[i].count;
+		Cand		c = h[0];
+		/* counts past g do not matter: they stay below 2^53 */
+		double		count = Min(cur[c.i].count * l->count[c.j], (double) g - held);
+
+		out[k++] = (Weighted) {c.value, count};
+		held += count;
+		if (c.j + 1 < l->len)
+			h[0] = (Cand) {cur[c.i].value * l->value[c.j + 1], c.i, c.j + 1};
+		else
+			h[0] = h[--n];
+		sift_down(h, n, 0);
 	}
-	return len;
+	pfree(h);
+	return k;
 }
 
 /*
@@ -117,31 +164,26 @@ keep_top(Weighted *w, int len, int g)
 double
 groups_top_product(const GroupsList *lists, int d, int g)
 {
-	Weighted   *cur = palloc(sizeof(Weighted));
+	Weighted   *cur = palloc(sizeof(Weighted) * Max(g, 1));
+	Weighted   *next = palloc(sizeof(Weighted) * Max(g, 1));
 	int			len = 1;
 	double		s = 0.0;
 
 	cur[0] = (Weighted) {1.0, 1.0};
-	for (int a = 0; a < d; a++)
+	for (int a = 0; a < d && g > 0; a++)
 	{
-		const GroupsList *l = &lists[a];
-		Weighted   *next = palloc(sizeof(Weighted) * Max((size_t) len * l->len, 1));
-		int			k = 0;
+		Weighted   *t;
 
 		CHECK_FOR_INTERRUPTS();
-		for (int i = 0; i < len; i++)
-			for (int j = 0; j < l->len; j++)
-				/* counts past g do not matter: they stay below 2^53 */
-				next[k++] = (Weighted) {cur[i].value * l->value[j], Min(cur[i].count * l->count[j], (double) g)};
-		if (l->len > 1)
-			qsort(next, k, sizeof(Weighted), weighted_desc);
-		pfree(cur);
+		len = merge_top(cur, len, &lists[a], g, next);
+		t = cur;
 		cur = next;
-		len = keep_top(cur, k, g);
+		next = t;
 	}
-	for (int i = 0; i < len; i++)
+	for (int i = 0; i < len && g > 0; i++)
 		s += cur[i].value * cur[i].count;
 	pfree(cur);
+	pfree(next);
 	return s;
 }
 
