@@ -624,23 +624,12 @@ Datum
 dpm_residual_group_factor(PG_FUNCTION_ARGS)
 {
 	SpecMarginals sm;
-	const Residual **parts;
-	double	   *variance,
-			   *measured;
-	int			count = 0;
+	double	   *variance;
 
 	api_residual_check_plan_args(fcinfo, 4);
 	spec_marginals(fcinfo, &sm);
 	variance = api_residual_plan_variances(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3));
-	parts = palloc(sizeof(Residual *) * Max(sm.w->count, 1));
-	measured = palloc(sizeof(double) * Max(sm.w->count, 1));
-	for (int i = 0; i < sm.w->count; i++)
-		if (variance[i] > 0.0)
-		{
-			measured[count] = variance[i];
-			parts[count++] = &sm.w->residuals[i];
-		}
-	PG_RETURN_FLOAT8(residual_group_factor(parts, measured, count, sm.sizes, sm.d, PG_GETARG_INT32(4), 2));
+	PG_RETURN_FLOAT8(residual_group_factor(sm.w, variance, sm.sizes, sm.d, PG_GETARG_INT32(4), 2));
 }
 
 /*

@@ -283,18 +283,26 @@ dpm_strategy_measure(PG_FUNCTION_ARGS)
 	pg_unreachable();
 }
 
-/* W over the dense cells of dom, from its spec (a workload kept without its matrix) */
-static Datum
-workload_matrix(Datum spec, Datum dom)
+/* dom (a dpm.domains row) as the workload code reads it, by the API's own reader of it */
+static void
+domain_of(Datum dom, WorkloadDomain *d)
 {
 	LOCAL_FCINFO(args, 2);
-	WorkloadDomain d;
-	Workload   *w;
 
 	InitFunctionCallInfoData(*args, NULL, 2, InvalidOid, NULL, NULL);
 	args->args[1].value = dom;
 	args->args[1].isnull = false;
-	api_domain_arg_wide(args, &d);
+	api_domain_arg_wide(args, d);
+}
+
+/* W over the dense cells of dom, from its spec (a workload kept without its matrix) */
+static Datum
+workload_matrix(Datum spec, Datum dom)
+{
+	WorkloadDomain d;
+	Workload   *w;
+
+	domain_of(dom, &d);
 	w = workload_build(&d, workload_parse(&d, TextDatumGetCString(spec)), true, false);
 	return PointerGetDatum(array_from_mat(w->matrix));
 }
@@ -394,14 +402,10 @@ dpm_strategy_matrix(PG_FUNCTION_ARGS)
 static Datum
 domain_sizes(Datum dom)
 {
-	LOCAL_FCINFO(args, 2);
 	WorkloadDomain d;
 	Datum	   *sizes;
 
-	InitFunctionCallInfoData(*args, NULL, 2, InvalidOid, NULL, NULL);
-	args->args[1].value = dom;
-	args->args[1].isnull = false;
-	api_domain_arg_wide(args, &d);
+	domain_of(dom, &d);
 	sizes = palloc(sizeof(Datum) * Max(d.nattrs, 1));
 	for (int a = 0; a < d.nattrs; a++)
 		sizes[a] = Int32GetDatum(d.attrs[a].size);

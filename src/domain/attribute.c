@@ -204,20 +204,16 @@ bucket_expr(Bins *b, const char *lo, const char *hi)
 		literal_type = bounds_type(b);
 	if (b->attr->nbins == 1)
 		appendStringInfoChar(&expr, '0');
-	else if (literal_type != NULL)
-	{
-		/* the same thresholds in the type ARRAY[...] would give them, as one constant */
-		appendStringInfo(&expr, "width_bucket(%s, '{", b->qcol);
-		for (int i = 1; i < b->attr->nbins; i++)
-			appendStringInfo(&expr, i > 1 ? ",%s" : "%s", b->conds[i]);
-		appendStringInfo(&expr, "}'::%s[])", literal_type);
-	}
 	else
 	{
-		appendStringInfo(&expr, "width_bucket(%s, ARRAY[", b->qcol);
+		/* ARRAY[...], or the same thresholds in the type it would give them, as one constant */
+		appendStringInfo(&expr, literal_type ? "width_bucket(%s, '{" : "width_bucket(%s, ARRAY[", b->qcol);
 		for (int i = 1; i < b->attr->nbins; i++)
-			appendStringInfo(&expr, i > 1 ? ", %s" : "%s", b->conds[i]);
-		appendStringInfoString(&expr, "])");
+			appendStringInfo(&expr, i == 1 ? "%s" : literal_type ? ",%s" : ", %s", b->conds[i]);
+		if (literal_type)
+			appendStringInfo(&expr, "}'::%s[])", literal_type);
+		else
+			appendStringInfoString(&expr, "])");
 	}
 	appendStringInfoString(&expr, " END");
 	b->attr->expr = expr.data;

@@ -25,8 +25,7 @@
 #include "strategy/residual/residual.h"
 
 double
-residual_group_factor(const Residual *const *parts, const double *variance, int count, const int *sizes, int d,
-					  int g, int p)
+residual_group_factor(const ResidualWorkload *w, const double *variance, const int *sizes, int d, int g, int p)
 {
 	GroupsList *lists = palloc(sizeof(GroupsList) * Max(d, 1));
 	double		cost2 = 0.0,
@@ -40,12 +39,14 @@ residual_group_factor(const Residual *const *parts, const double *variance, int 
 		lists[i].value = palloc(sizeof(double) * 2);
 		lists[i].count = palloc(sizeof(double) * 2);
 	}
-	for (int k = 0; k < count; k++)
+	for (int k = 0; k < w->count; k++)
 	{
-		const Residual *r = parts[k];
+		const Residual *r = &w->residuals[k];
 		double		outside = 1.0;
 		int			o = 0;
 
+		if (variance[k] <= 0.0)
+			continue;			/* not measured */
 		for (int i = 0; i < d; i++)
 		{
 			if (o < r->order && r->attrs[o] == i)

@@ -158,11 +158,11 @@ extern void residual_project(const Residual *r, const int *sizes, double *t);
 extern double residual_l2(const Residual *r, double contributions);
 /*
  * The factor of mechanism/groups.h for a unit in at most g cells of a plan
- * measuring parts[0 .. count) with these variances, over attributes of these
- * sizes (groups.c).
+ * measuring w's residuals with these variances (0: not measured), over
+ * attributes of these sizes (groups.c).
  */
-extern double residual_group_factor(const Residual *const *parts, const double *variance, int count,
-									 const int *sizes, int d, int g, int p);
+extern double residual_group_factor(const ResidualWorkload *w, const double *variance, const int *sizes, int d,
+									 int g, int p);
 
 /*
  * Adds residual r's estimate est, spread evenly over the attributes of S
