@@ -56,6 +56,12 @@ AS $$
    ORDER BY p.o
 $$;
 
+-- What a release of this request counts (dpm.releases.counted): as it says, or units for
+-- dpm.answer's aggregate units, else rows.
+CREATE OR REPLACE FUNCTION dpm_internal.request_counted(req dpm_internal.answer_request) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$ SELECT coalesce(req.counted, CASE WHEN req.aggregate = 'units' THEN 'units' ELSE 'rows' END) $$;
+
 -- What a release would be, from its request: workload, strategy, noise and charge in the
 -- source's model, with every check that needs neither data nor a lock, the sampler's own among
 -- them.  Shared by dpm.answer and the dry run (dpm.explain), so that both refuse the same
@@ -86,7 +92,7 @@ DECLARE
   remainder int[];
   rid int;
   fresh boolean := false;
-  counted text := coalesce(req.counted, CASE WHEN req.aggregate = 'units' THEN 'units' ELSE 'rows' END);
+  counted text := dpm_internal.request_counted(req);
   unit_rows float8;
 BEGIN
   ci_draws := a.ci_draws;
@@ -181,10 +187,7 @@ BEGIN
      FROM dpm.measures m WHERE m.id IN (SELECT (e->>'measure_id')::int FROM jsonb_array_elements(req.extra_parts) e);
   -- what one unit adds, through the strategy as stored or built here (its matrices read only when
   -- a bound by cells needs them: dpm_internal.release_rows)
-  SELECT dpm_internal.unit_rows(src, counted,
-                                CASE WHEN dpm_internal.unit_groups(src, counted) IS NOT NULL
-                                     THEN dpm_internal.strategy_group_factor(s.matrix, s.kronecker, s.residual, s.noise, wl.spec, dom,
-                                                                             dpm_internal.unit_groups(src, counted), release_plan.noise) END)
+  SELECT dpm_internal.strategy_rows(src, counted, s.matrix, s.kronecker, s.residual, s.noise, wl.spec, dom, release_plan.noise)
     INTO unit_rows
     FROM (SELECT x.* FROM dpm.strategies x WHERE x.id = st.id
           UNION ALL

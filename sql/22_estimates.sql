@@ -480,8 +480,7 @@ BEGIN
     np := dpm_internal.noise_params(cost.noise, cost.c_epsilon, cost.c_delta, cost.c_rho);
     wm := coalesce(wl.matrix, (dpm_internal.workload_matrix(wl.spec, dom, true, false)).matrix);
     -- (what a unit adds to W's answers: by its cells too, dpm_internal.unit_rows)
-    scale := dpm_internal.unit_scale(src, meas, dpm_internal.unit_rows(src, 'rows', CASE WHEN src.max_groups IS NOT NULL
-      THEN dpm_internal.dense_group_factor(wm, src.max_groups, CASE WHEN cost.noise = 'laplace' THEN 1 ELSE 2 END) END));
+    scale := dpm_internal.unit_scale(src, meas, dpm_internal.strategy_rows(src, 'rows', wm, NULL, NULL, cost.noise, NULL, NULL, cost.noise));
     -- in the answers' units (a sum's are its grid's)
     naive := dpm_internal.noise_variance(cost.noise, scale * dpm.sensitivity(wm, 'l1'), scale * dpm.sensitivity(wm, 'l2'),
                                          np.epsilon, np.delta, np.rho)

@@ -34,7 +34,7 @@ BEGIN
   rel.measure_id := (p.measure).id;
   rel.sum_share := p.sum_share;
   rel.periods := p.periods;
-  rel.counted := coalesce(req.counted, CASE WHEN req.aggregate = 'units' THEN 'units' ELSE 'rows' END);     -- what one unit adds depends on it (dpm_internal.unit_rows)
+  rel.counted := dpm_internal.request_counted(req);     -- what one unit adds depends on it (dpm_internal.unit_rows)
   IF p.sum_share IS NOT NULL THEN
     -- an average: its error depends on its noisy count, that is on the data; the plan and the
     -- charge are known, the errors are not

@@ -23,17 +23,28 @@ AS $$
                                         ELSE coalesce(src.max_per_group * factor, src.max_contributions) END
 $$;
 
--- dpm_internal.unit_rows for a release of source src through stored strategy strategy_id, of
--- workload spec over dom, with noise (the factor's norm: L1 for Laplace, L2 otherwise).  The
--- strategy's matrices are read only when a factor is needed.
+-- dpm_internal.unit_rows for a release of source src through a strategy (its form columns and
+-- st_noise, stored or built), of workload spec over dom, with noise (the factor's norm: L1 for
+-- Laplace, L2 otherwise).  The strategy's matrices are read only when a factor is needed.
+CREATE OR REPLACE FUNCTION dpm_internal.strategy_rows(src dpm.sources, counted text, matrix float8[],
+                                                      kronecker dpm.kronecker_strategy, residual dpm.residual_plan,
+                                                      st_noise text, spec text, dom dpm.domains, noise text) RETURNS float8
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT dpm_internal.unit_rows(src, counted,
+                                CASE WHEN g.g IS NOT NULL
+                                     THEN dpm_internal.strategy_group_factor(matrix, kronecker, residual, st_noise, spec, dom, g.g, noise) END)
+    FROM (SELECT dpm_internal.unit_groups(src, counted) AS g) g
+$$;
+
+-- The same through stored strategy strategy_id (none: no factor, dpm_internal.unit_rows's bound).
 CREATE OR REPLACE FUNCTION dpm_internal.release_rows(src dpm.sources, counted text, strategy_id int, spec text, dom dpm.domains,
                                                      noise text) RETURNS float8
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT dpm_internal.unit_rows(src, counted,
-                                (SELECT dpm_internal.strategy_group_factor(s.matrix, s.kronecker, s.residual, s.noise, spec, dom, g.g, noise)
-                                   FROM dpm.strategies s WHERE s.id = strategy_id AND g.g IS NOT NULL))
-    FROM (SELECT dpm_internal.unit_groups(src, counted) AS g) g
+  SELECT coalesce((SELECT dpm_internal.strategy_rows(src, counted, s.matrix, s.kronecker, s.residual, s.noise, spec, dom, noise)
+                     FROM dpm.strategies s WHERE s.id = strategy_id),
+                  dpm_internal.unit_rows(src, counted, NULL))
 $$;
 
 -- The bounds a custodian gives a source's privacy units, checked (dpm.register_source,
