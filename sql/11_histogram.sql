@@ -156,8 +156,9 @@ CREATE OR REPLACE AGGREGATE dpm_internal.marginal_groups(bins int[], sizes int[]
 );
 COMMENT ON FUNCTION dpm_internal.marginal_groups_transfn(internal, int[], int[], int[], int8[]) IS 'support function of the aggregate dpm_internal.marginal_groups: adds one group''s amounts to every table';
 
--- The capping of a scan as one aggregate, so that postgres_fdw can run it where a foreign
--- partition's rows are (src/histogram/capped.c): each unit's rows, at most k of them chosen at
+-- The capping of a scan as one aggregate, in one pass (a sort of every row costs several times
+-- the scan), and so that postgres_fdw can run it where a foreign partition's rows are
+-- (src/histogram/capped.c): each unit's rows, at most k of them chosen at
 -- random, grouped by key (a cell, or a row's bins, as int4[]), with their units of a measure.
 -- IMMUTABLE only so that postgres_fdw ships it (it sends no mutable function): its randomness
 -- picks which rows of a unit count, as the capping window does, and nothing caches its result.
@@ -171,7 +172,8 @@ CREATE OR REPLACE AGGREGATE dpm_internal.capped_groups(unit anyelement, k int, k
   SFUNC = dpm_internal.capped_groups_transfn,
   STYPE = internal,
   FINALFUNC = dpm_internal.capped_groups_finalfn,
-  FINALFUNC_EXTRA
+  FINALFUNC_EXTRA,
+  FINALFUNC_MODIFY = READ_WRITE   -- the final function frees the table and reads the spilled rows
 );
 COMMENT ON FUNCTION dpm_internal.capped_groups_transfn(internal, anyelement, int, int4[], int8) IS 'support function of the aggregate dpm_internal.capped_groups: draws one row of its unit';
 

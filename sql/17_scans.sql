@@ -212,25 +212,38 @@ DECLARE
   fits boolean;
   cols text;
 BEGIN
+  wide := key LIKE 'ARRAY[%';
+  -- capped_groups' one int8[] (1 + keys * (key length + 3) elements) may not pass 1 GB, nor, sent
+  -- back as text by a foreign server (at most 21 bytes an element), 1 GB of text: where the keys
+  -- the domain allows could pass that (however few the rows hold: decided before the charge, on
+  -- the domain alone), rows are capped by the window of source_rows instead.
+  fits := CASE WHEN wide THEN (SELECT sum(ln(z::float8)) FROM unnest(dom.attr_sizes) z) + ln(cardinality(dom.attr_sizes) + 3)
+               ELSE ln(dom.n::float8 * 4) END <= ln(5e7 - 1);
   IF mode <> 'off' THEN
     parts := dpm_internal.scan_parts(src, run_as, capped);
   END IF;
   IF mode = 'off' OR (mode = 'auto' AND parts IS NULL AND NOT dpm_internal.rows_elsewhere(dpm_internal.source_table(src))) THEN
+    -- capped here: one pass of capped_groups (a hash table of the units) rather than the
+    -- window's sort of every row, where it applies: no periods or caps by cell, a unit column
+    -- that hashes and is not unique
+    IF fits AND capped AND periods IS NULL AND src.max_groups IS NULL AND src.privacy_unit IS NOT NULL
+       AND dpm_internal.unit_hashable(dpm_internal.source_table(src), src.privacy_unit)
+       AND NOT dpm_internal.unit_unique(dpm_internal.source_table(src), src.privacy_unit) THEN
+      RETURN format('SELECT %s FROM (SELECT %s FROM (SELECT dpm_internal.capped_groups(%I, %s, %s, %s) AS a FROM %s s) x, '
+                    'dpm_internal.capped_rows(x.a) r) g', grouped,
+                    CASE WHEN wide THEN 'r.k' ELSE 'r.k[1]' END || ' AS k, r.c AS c, r.s AS s, r.v AS v',
+                    src.privacy_unit, src.max_contributions,
+                    CASE WHEN wide THEN key ELSE format('ARRAY[%s]::int4[]', key) END,
+                    coalesce(units, 'NULL::int8'), dpm_internal.source_table(src));
+    END IF;
     RETURN format('SELECT %s FROM %s', direct, dpm_internal.source_rows(src, capped, periods, NULL, key));
   END IF;
   cols := format('%s AS k, count(*) AS c', key)
           || CASE WHEN units IS NULL THEN '' ELSE format(', sum(%1$s) AS s, count(%1$s) AS v', units) END;
   rels := coalesce(parts, ARRAY[dpm_internal.source_table(src)]);
-  wide := key LIKE 'ARRAY[%';
   -- capped, over foreign tables whose servers run dpmatrix: each relation caps and counts in one
   -- aggregate, capped_groups, on its server (each an Append child, so that postgres_fdw reads
   -- them concurrently; the local ones here).  A key is a cell, or (wide) bins_expr's int4[].
-  -- Its one int8[] (1 + keys * (key length + 3) elements) comes back as text, at most 21 bytes
-  -- an element, and a value may not pass 1 GB: where the keys the domain allows could pass that
-  -- (however few the rows hold: decided before the charge, on the domain alone), the rows are
-  -- capped here instead.
-  fits := CASE WHEN wide THEN (SELECT sum(ln(z::float8)) FROM unnest(dom.attr_sizes) z) + ln(cardinality(dom.attr_sizes) + 3)
-               ELSE ln(dom.n::float8 * 4) END <= ln(5e7 - 1);
   IF fits
      AND EXISTS (SELECT 1 FROM unnest(rels) t JOIN pg_class c ON c.oid = t WHERE c.relkind = 'f')
      AND NOT EXISTS (SELECT 1 FROM unnest(rels) t JOIN pg_class c ON c.oid = t

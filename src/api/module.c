@@ -81,6 +81,11 @@ _PG_init(void)
 							"The estimate is c n^2 + 2 m n doubles for n cells and m queries, c per method (doc/guide/performance-and-settings.md, Memory); larger optimizations fail before they start.",
 							&dpm_max_memory_mb, 4096, 1, 1048576,
 							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("dpm.capping_memory_mb",
+							"Memory a capped scan's table of privacy units may take before it writes rows to temporary files, in megabytes (1 .. 1048576).",
+							"About 40 bytes a unit and its kept rows; past it, the rows of further units are capped in passes over a file.",
+							&dpm_capping_memory_mb, 256, 1, 1048576,
+							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.max_cells",
 							"Largest number of cells a domain may have (1 .. 2147483647).",
 							NULL,

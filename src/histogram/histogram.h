@@ -9,6 +9,9 @@
 /* dpm.max_cells: the largest frequency vector (domain) we agree to build */
 extern int	dpm_max_cells;
 
+/* dpm.capping_memory_mb: the memory of a capped scan's table of units before it spills */
+extern int	dpm_capping_memory_mb;
+
 /* a + b, held at the int64 limits (a sum of units saturates rather than wrapping or failing) */
 static inline int64
 add_saturating(int64 a, int64 b)
