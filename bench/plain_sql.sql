@@ -49,10 +49,12 @@ INSERT INTO bi_times SELECT 'plain GROUP BY', k,
        pg_temp.ms($$SELECT floor(age / 5) * 5 AS band, count(*) FROM bench_bi WHERE region <> 'north' GROUP BY 1$$)
   FROM generate_series(1, 5) k;
 SET ROLE bench_bi_analyst;
+SET dpm.reuse = never;                         -- each new statement measures: no earlier release answers it
 INSERT INTO bi_times SELECT 'first', 1, pg_temp.ms($$SELECT floor(age / 5) * 5 AS band, count(*) FROM bench_bi WHERE region <> 'north' GROUP BY 1$$);
 INSERT INTO bi_times SELECT 'new', k, pg_temp.ms(format('SELECT floor(age / 5) * 5 AS band, count(*) FROM bench_bi WHERE region %s GROUP BY 1',
                                                        (ARRAY[$$<> 'south'$$, $$<> 'east'$$, $$<> 'west'$$, $$= 'north'$$, $$= 'east'$$])[k]))
   FROM generate_series(1, 5) k;
+SET dpm.reuse = auto;
 INSERT INTO bi_times SELECT 'refresh', k, pg_temp.ms($$SELECT floor(age / 5) * 5 AS band, count(*) FROM bench_bi WHERE region <> 'north' GROUP BY 1$$)
   FROM generate_series(1, 5) k;
 RESET ROLE;
