@@ -117,8 +117,9 @@ BEGIN
 END
 $$;
 
--- What a release through a dense strategy needs besides its profile: the pseudo-inverse (by the
--- SVD, robust at any conditioning), computed for the strategy chosen, not for every candidate
+-- What a release through a dense strategy needs besides its profile: the pseudo-inverse (from the
+-- Cholesky factor of A^T A where it is well conditioned, else by the SVD, robust at any
+-- conditioning), computed for the strategy chosen, not for every candidate
 -- ranked, and kept.  A row that another transaction holds is left to it (SKIP LOCKED): the
 -- mechanism then computes what it needs itself (dpm_internal.dense_infer with pinv NULL).
 CREATE OR REPLACE FUNCTION dpm_internal.cache_strategy(sid int) RETURNS void

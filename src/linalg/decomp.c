@@ -124,6 +124,34 @@ mat_sym_eig(Mat *a, double *w)
 	pfree(tau);
 }
 
+void
+mat_sym_eigvals(Mat *a, double *w)
+{
+	int			n = a->rows;
+	int			info,
+				lwork = -1,
+				liwork = -1,
+				iwq;
+	double		wq;
+	double	   *work;
+	int		   *iwork;
+
+	Assert(a->rows == a->cols);
+	if (n == 0)
+		return;
+	CHECK_FOR_INTERRUPTS();
+	dsyevd_("N", "U", &n, a->data, &n, w, &wq, &lwork, &iwq, &liwork, &info, 1, 1);
+	lwork = query_lwork(wq, 2 * n + 1);
+	liwork = Max(iwq, 1);
+	work = vec_new(lwork);
+	iwork = palloc(sizeof(int) * liwork);
+	dsyevd_("N", "U", &n, a->data, &n, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+	pfree(work);
+	pfree(iwork);
+	if (info != 0)
+		elog(ERROR, "dsyevd failed to converge (info %d)", info);
+}
+
 double
 svd_tolerance(const Svd *svd, int rows, int cols)
 {

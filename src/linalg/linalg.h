@@ -68,6 +68,8 @@ extern double mat_cholesky_rcond(const Mat *l, double norm1);
 
 /* symmetric eigendecomposition: eigenvalues ascending in w, eigenvectors replace a (dsyevd) */
 extern void mat_sym_eig(Mat *a, double *w);
+/* its eigenvalues alone, ascending (dsyevd without vectors: the tridiagonal reduction and dsterf); a is destroyed */
+extern void mat_sym_eigvals(Mat *a, double *w);
 
 /*
  * Thin SVD A = U diag(s) V^T with r = min(m, n) (dgesdd).  U is m x r, V is

@@ -71,20 +71,15 @@ mechanism_noise_variance(const Mat *a, double epsilon, double delta, double sens
 							   sens_scale * mat_max_col_norm(a, 2), epsilon, delta, 0.0);
 }
 
-/*
- * A of full column rank: (A^T A)^+ = (L L^T)^-1, so the term of w is
- * ||L^-1 w^T||^2, the squared norm of row w of W L^-T.  One dsyrk, one
- * dpotrf and one dtrsm: several times less work than A's SVD.  NULL when
- * A^T A is singular or too ill-conditioned for it.
- */
-static double *
-profile_cholesky(const Mat *w, const Mat *a)
+Mat *
+mechanism_gram_factor(const Mat *a)
 {
-	Mat		   *g = mat_gram(a);
-	Mat		   *x;
-	double	   *out;
+	Mat		   *g;
 	double		norm1 = 0.0;
 
+	if (a->rows < a->cols)
+		return NULL;
+	g = mat_gram(a);
 	for (int j = 0; j < g->cols; j++)
 	{
 		double		col = 0.0;
@@ -99,10 +94,17 @@ profile_cholesky(const Mat *w, const Mat *a)
 		mat_free(g);
 		return NULL;
 	}
-	x = mat_copy(w);
-	mat_solve_right_lower_t(x, g);
-	mat_free(g);
-	out = palloc0(sizeof(double) * Max(w->rows, 1));
+	return g;
+}
+
+double *
+mechanism_profile_chol(const Mat *w, const Mat *l)
+{
+	Mat		   *x = mat_copy(w);
+	double	   *out = palloc0(sizeof(double) * Max(w->rows, 1));
+
+	/* the term of w is ||L^-1 w^T||^2, the squared norm of row w of W L^-T */
+	mat_solve_right_lower_t(x, l);
 	for (int j = 0; j < x->cols; j++)
 		for (int i = 0; i < x->rows; i++)
 			out[i] += MAT(x, i, j) * MAT(x, i, j);
@@ -115,11 +117,16 @@ mechanism_profile(const Mat *w, const Mat *a)
 {
 	double	   *out;
 	Svd		   *svd;
+	Mat		   *l;
 
 	if (w->cols != a->cols)
 		elog(ERROR, "mechanism_profile: workload has %d cells, strategy %d", w->cols, a->cols);
-	if (a->rows >= a->cols && (out = profile_cholesky(w, a)) != NULL)
+	if ((l = mechanism_gram_factor(a)) != NULL)
+	{
+		out = mechanism_profile_chol(w, l);
+		mat_free(l);
 		return out;
+	}
 	CHECK_FOR_INTERRUPTS();
 	svd = mat_svd(a, false);
 	return mechanism_profile_terms(w, svd);

@@ -24,6 +24,17 @@ extern double *mechanism_profile_terms(const Mat *w, const Svd *a_svd);
  */
 extern double *mechanism_profile(const Mat *w, const Mat *a);
 
+/*
+ * A of full column rank: (A^T A)^+ = (L L^T)^-1.  The Cholesky factor L of
+ * A^T A (one dsyrk, one dpotrf), or NULL when A has fewer rows than columns
+ * or A^T A is singular or too ill-conditioned for it (the route squares A's
+ * condition number: taken only where A^T A's is below 1e6, so that what
+ * comes from it keeps about ten digits).
+ */
+extern Mat *mechanism_gram_factor(const Mat *a);
+/* the profile terms from that factor: one dtrsm with W */
+extern double *mechanism_profile_chol(const Mat *w, const Mat *l);
+
 /* per-coordinate noise variance for sensitivity-calibrated Laplace (delta = 0) or Gaussian noise */
 extern double mechanism_noise_variance(const Mat *a, double epsilon, double delta, double sens_scale);
 

@@ -2,8 +2,9 @@
  * mechanism.c -- the matrix mechanism (Li et al., PODS 2010, Proposition 3).
  *
  * y = A x + noise, x_hat = A^+ y, answers W x_hat, over any strategy
- * operator (operator.h).  The dense one is here: one thin SVD of A gives
- * both A^+ and the error of every answer; a stored strategy keeps them
+ * operator (operator.h).  The dense one is here: the Cholesky factor of
+ * A^T A (or, where it is ill-conditioned, one thin SVD of A) gives both A^+
+ * and the error of every answer; a stored strategy keeps them
  * (mechanism_strategy_cache), so a release does not factor A again.
  */
 #include "postgres.h"
@@ -66,9 +67,23 @@ mechanism_strategy_cache(const Mat *w, const Mat *a)
 {
 	StrategyCache *c = palloc(sizeof(StrategyCache));
 	Svd		   *svd;
+	Mat		   *l;
 
 	if (w->cols != a->cols)
 		elog(ERROR, "mechanism_strategy_cache: workload has %d cells, strategy %d", w->cols, a->cols);
+	if ((l = mechanism_gram_factor(a)) != NULL)
+	{
+		/* A^+ = (A^T A)^-1 A^T, its transpose A L^-T L^-1: two dtrsm, several times less than A's SVD */
+		Mat		   *pt = mat_copy(a);
+
+		c->profile = mechanism_profile_chol(w, l);
+		CHECK_FOR_INTERRUPTS();
+		mat_solve_right_chol(pt, l);
+		c->pinv = mat_transpose(pt);
+		mat_free(pt);
+		mat_free(l);
+		return c;
+	}
 	svd = mat_svd(a, true);
 	c->profile = mechanism_profile_terms(w, svd);
 	CHECK_FOR_INTERRUPTS();
