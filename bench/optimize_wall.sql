@@ -23,19 +23,20 @@ SET jit = off;
 CREATE TABLE bench_ow (x int);
 SELECT dpm.register_source('bench_ow', epsilon => 1e6);
 CREATE TEMP TABLE ow_results (n int, wall_s float8, optimize_s float8, gap float8);
-CREATE PROCEDURE pg_temp.run(n int) LANGUAGE plpgsql AS $$
+CREATE PROCEDURE pg_temp.run(cells int) LANGUAGE plpgsql AS $$
+#variable_conflict use_variable
 DECLARE
   t0 timestamptz;
   sid int;
 BEGIN
-  PERFORM dpm.create_domain('bench_ow_' || n, 'bench_ow', format('[{"name": "x", "bins": {"min": 0, "max": %s, "width": 1}}]', n)::jsonb);
-  PERFORM dpm.create_workload('bench_ow_' || n, 'bench_ow_' || n, dpm.gram_root(dpm_internal.workload_gram('AllRange(x)', d)))
-     FROM dpm.domains d WHERE d.name = 'bench_ow_' || n;
+  PERFORM dpm.create_domain('bench_ow_' || cells, 'bench_ow', format('[{"name": "x", "bins": {"min": 0, "max": %s, "width": 1}}]', cells)::jsonb);
+  PERFORM dpm.create_workload('bench_ow_' || cells, 'bench_ow_' || cells, dpm.gram_root(dpm_internal.workload_gram('AllRange(x)', d)))
+     FROM dpm.domains d WHERE d.name = 'bench_ow_' || cells;
   COMMIT;
   t0 := clock_timestamp();
-  sid := dpm.optimize('bench_ow_' || n, method => 'gaussian_optimal');
+  sid := dpm.optimize('bench_ow_' || cells, method => 'gaussian_optimal');
   INSERT INTO ow_results
-  SELECT n, extract(epoch FROM clock_timestamp() - t0), s.optimize_ms / 1000,
+  SELECT cells, extract(epoch FROM clock_timestamp() - t0), s.optimize_ms / 1000,
          s.sensitivity_l2 ^ 2 * s.profile_trace / s.lower_bound - 1
     FROM dpm.strategies s WHERE s.id = sid;
   COMMIT;
