@@ -215,7 +215,8 @@ CREATE TABLE dpm.strategies (
   profile_trace   float8 NOT NULL,
   max_profile     float8 NOT NULL,       -- the largest term: max error = noise variance * max_profile
   -- total error / the SVD bound's, at any epsilon: sensitivity^2 profile_trace / svd_bound(W),
-  -- with the L1 sensitivity for Laplace noise and L2 for Gaussian
+  -- with the L1 sensitivity for Laplace noise and L2 for Gaussian (for a union of product terms
+  -- too large for W^T W, over a proven lower bound on the SVD bound: kron_svd_lower_bound)
   ratio_to_bound  float8,                -- NULL when the bound is 0 (a workload of zero queries)
   iterations      int NOT NULL DEFAULT 0,
   -- a proven lower bound on L2 sensitivity^2 profile_trace over all strategies: the dual value

@@ -623,9 +623,11 @@ dpm_spec_svd_bound(PG_FUNCTION_ARGS)
 	{
 		int			nonzero;
 
+		/* W^T W over every cell, where it fits; else a lower bound from the terms alone */
 		if ((double) dom.cells * dom.cells * sizeof(double) > (double) dpm_max_matrix_mb * 1024 * 1024)
-			PG_RETURN_NULL();
-		bound = strategy_svd_bound(workload_gram(&dom, terms), &nonzero);
+			bound = kron_svd_lower_bound(kg, dom.cells);
+		else
+			bound = strategy_svd_bound(workload_gram(&dom, terms), &nonzero);
 	}
 	PG_RETURN_FLOAT8(bound);
 }

@@ -73,6 +73,27 @@ SELECT spec, kind,
        abs(dpm_internal.spec_svd_bound(spec, dpm_internal.domain_of(names, sizes, labels, lo, hi)) - dpm.svd_bound(wm)) < 1e-9 * dpm.svd_bound(wm) AS svd_bound
   FROM (SELECT *, ARRAY(SELECT sin(i * 1.7) * 10 FROM generate_series(1, array_length(am, 1)) i) AS y FROM cases) c
  ORDER BY spec;
+-- A union of product terms over a domain too large for W^T W (here: dpm.max_matrix_mb at 1 MB, 600
+-- cells) gets a proven lower bound on its SVD bound from the terms alone (kron_svd_lower_bound:
+-- tr (sum G_t)^1/2 >= max_t and >= sum_t / sqrt(T) of the terms' tr G_t^1/2, over at most the
+-- cells), so that every strategy's ratio_to_bound has a bound: at most the exact bound (computed
+-- with the Gram matrix) and positive.
+CREATE TEMP TABLE unions AS
+SELECT c.spec, c.sizes, dpm_internal.spec_svd_bound(c.spec, dpm_internal.domain_of(d.names, c.sizes, d.labels, d.lo, d.hi)) AS exact
+  FROM (VALUES ('AllRange(a1) * Identity(a2) + Prefix(a2) + Identity(a1) * Identity(a2)', '{20,30}'::int[]),
+               ('Identity(a1) + Identity(a2) + AllRange(a2) * Total(a1)', '{20,30}'),
+               ('Identity(a1) * Identity(a2) + 3 * Prefix(a1) * Total(a2)', '{20,30}')) c(spec, sizes),
+       LATERAL pg_temp.dom(c.sizes) d;
+SET dpm.max_matrix_mb = 1;
+SELECT u.spec, lb <= exact * (1 + 1e-12) AS below_exact, round((lb / exact)::numeric, 3) AS lb_over_exact
+  FROM unions u, LATERAL pg_temp.dom(u.sizes) d,
+       LATERAL dpm_internal.spec_svd_bound(u.spec, dpm_internal.domain_of(d.names, u.sizes, d.labels, d.lo, d.hi)) lb
+ ORDER BY u.spec;
+RESET dpm.max_matrix_mb;
+-- ... and over 10^6 cells, where W^T W would take 8 TB
+SELECT dpm_internal.spec_svd_bound('Identity(a1) * Identity(a2) + AllRange(a3) + Prefix(a1) * Total(a3)',
+                                   dpm_internal.domain_of(d.names, '{100,100,100}', d.labels, d.lo, d.hi)) > 0 AS bounded
+  FROM pg_temp.dom('{100,100,100}') d;
 -- The Gaussian counterparts (noise gaussian): gaussian_optimal factors combined by the Kronecker
 -- product, and marginals weights for L2 sensitivity.  Their objective is the dense total error
 -- over sigma^2 (Delta_2^2 trace); on one attribute the factor is gaussian_optimal itself; on a

@@ -154,7 +154,7 @@ gram_root(const Mat *g)
 }
 
 double
-strategy_svd_bound(const Mat *g, int *nonzero)
+strategy_singular_sum(const Mat *g, int *nonzero)
 {
 	int		   *keep;
 	int			k = gram_support(g, &keep);
@@ -174,7 +174,15 @@ strategy_svd_bound(const Mat *g, int *nonzero)
 			sum += sqrt(d[i]);
 	mat_free(gk);
 	pfree(d);
-	return sum * sum / k;
+	return sum;
+}
+
+double
+strategy_svd_bound(const Mat *g, int *nonzero)
+{
+	double		sum = strategy_singular_sum(g, nonzero);
+
+	return *nonzero == 0 ? 0.0 : sum * sum / *nonzero;
 }
 
 /*

@@ -29,6 +29,8 @@ extern Mat *gram_root(const Mat *g);
  * / n over the n nonzero columns; *nonzero receives that n.
  */
 extern double strategy_svd_bound(const Mat *g, int *nonzero);
+/* the sum of W's singular values, tr (W^T W)^1/2, given W^T W; *nonzero as above */
+extern double strategy_singular_sum(const Mat *g, int *nonzero);
 
 /* Report of an iterative optimizer: objective = Delta_2^2 trace(G (A^T A)^+) */
 typedef struct OptReport

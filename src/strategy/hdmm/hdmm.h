@@ -19,6 +19,8 @@ extern void kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max
 
 /* the SVD bound from the factors: one product term or marginals; NaN otherwise */
 extern double kron_svd_bound(const KronGram *kg);
+/* a proven lower bound on it for any union of product terms over so many cells (kron.c) */
+extern double kron_svd_lower_bound(const KronGram *kg, double cells);
 
 /* the Gaussian counterpart: factors a[] optimal for L2 (gaussian_optimal), from identity */
 extern void kron_optimize_l2(const KronGram *kg, Mat **a, int max_rounds, double *objective,

@@ -244,3 +244,46 @@ kron_svd_bound(const KronGram *kg)
 		return marginals_svd_bound(kg);
 	return NAN;
 }
+
+/*
+ * A proven lower bound on the SVD bound of a union of product terms, where
+ * the bound itself needs W^T W = sum_t G_t over all the cells.  S(G) =
+ * tr G^1/2, the sum of the singular values, is monotone (the square root is
+ * operator monotone: G >= G_t) and concave (operator concave), so with T
+ * terms S(sum G_t) >= max_t S(G_t) and >= (1/T) sum_t S(T G_t) =
+ * sum_t S(G_t) / sqrt(T); S of a product term is the product of its
+ * factors' (a term's first factor carries its weight).  The bound divides
+ * S^2 by W's nonzero columns, at most the cells and at most the sum over
+ * the terms of their nonzero columns (products of the factors').
+ */
+double
+kron_svd_lower_bound(const KronGram *kg, double cells)
+{
+	double		best = 0.0,
+				sum = 0.0,
+				support = 0.0,
+				s;
+
+	if (kg->nterms == 0)
+		return 0.0;
+	for (int t = 0; t < kg->nterms; t++)
+	{
+		double		st = 1.0,
+					kt = 1.0;
+
+		for (int a = 0; a < kg->nattrs; a++)
+		{
+			int			nonzero;
+
+			CHECK_FOR_INTERRUPTS();
+			st *= strategy_singular_sum(kg->factors[t][a], &nonzero);
+			kt *= nonzero;
+		}
+		best = fmax(best, st);
+		sum += st;
+		support += kt;
+	}
+	s = fmax(best, sum / sqrt((double) kg->nterms));
+	support = fmin(support, cells);
+	return support > 0.0 ? s * s / support : 0.0;
+}
