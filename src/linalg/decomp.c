@@ -21,9 +21,12 @@ query_lwork(double wq, int min)
 	return Max((int) wq, min);
 }
 
-/* one dsyevd call: up to n = 1024 it takes at most 0.15 s */
+/*
+ * one dsyevd call, with eigenvectors (jobz "V": up to n = 1024 it takes at
+ * most 0.15 s) or without ("N": the tridiagonal reduction and dsterf, at any n)
+ */
 static void
-sym_eig_one_call(Mat *a, double *w)
+sym_eig_one_call(Mat *a, double *w, const char *jobz)
 {
 	int			n = a->rows;
 	int			info,
@@ -34,12 +37,12 @@ sym_eig_one_call(Mat *a, double *w)
 	double	   *work;
 	int		   *iwork;
 
-	dsyevd_("V", "U", &n, a->data, &n, w, &wq, &lwork, &iwq, &liwork, &info, 1, 1);
-	lwork = (int) wq;
-	liwork = iwq;
+	dsyevd_(jobz, "U", &n, a->data, &n, w, &wq, &lwork, &iwq, &liwork, &info, 1, 1);
+	lwork = query_lwork(wq, 1);
+	liwork = Max(iwq, 1);
 	work = vec_new(lwork);
 	iwork = palloc_extended(sizeof(int) * liwork, MCXT_ALLOC_HUGE);
-	dsyevd_("V", "U", &n, a->data, &n, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+	dsyevd_(jobz, "U", &n, a->data, &n, w, work, &lwork, iwork, &liwork, &info, 1, 1);
 	pfree(work);
 	pfree(iwork);
 	if (info != 0)
@@ -80,7 +83,7 @@ mat_sym_eig(Mat *a, double *w)
 	CHECK_FOR_INTERRUPTS();
 	if (n <= 1024)
 	{
-		sym_eig_one_call(a, w);
+		sym_eig_one_call(a, w, "V");
 		return;
 	}
 	e = vec_new(n);
@@ -127,29 +130,10 @@ mat_sym_eig(Mat *a, double *w)
 void
 mat_sym_eigvals(Mat *a, double *w)
 {
-	int			n = a->rows;
-	int			info,
-				lwork = -1,
-				liwork = -1,
-				iwq;
-	double		wq;
-	double	   *work;
-	int		   *iwork;
-
-	Assert(a->rows == a->cols);
-	if (n == 0)
+	if (a->rows == 0)
 		return;
 	CHECK_FOR_INTERRUPTS();
-	dsyevd_("N", "U", &n, a->data, &n, w, &wq, &lwork, &iwq, &liwork, &info, 1, 1);
-	lwork = query_lwork(wq, 2 * n + 1);
-	liwork = Max(iwq, 1);
-	work = vec_new(lwork);
-	iwork = palloc(sizeof(int) * liwork);
-	dsyevd_("N", "U", &n, a->data, &n, w, work, &lwork, iwork, &liwork, &info, 1, 1);
-	pfree(work);
-	pfree(iwork);
-	if (info != 0)
-		elog(ERROR, "dsyevd failed to converge (info %d)", info);
+	sym_eig_one_call(a, w, "N");
 }
 
 double
