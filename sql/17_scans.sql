@@ -223,43 +223,41 @@ BEGIN
     parts := dpm_internal.scan_parts(src, run_as, capped);
   END IF;
   IF mode = 'off' OR (mode = 'auto' AND parts IS NULL AND NOT dpm_internal.rows_elsewhere(dpm_internal.source_table(src))) THEN
-    -- capped here: one pass of capped_groups (a hash table of the units) rather than the
-    -- window's sort of every row, where it applies: no periods or caps by cell, a unit column
-    -- that hashes and is not unique
-    IF fits AND capped AND periods IS NULL AND src.max_groups IS NULL AND src.privacy_unit IS NOT NULL
-       AND dpm_internal.unit_hashable(dpm_internal.source_table(src), src.privacy_unit)
-       AND NOT dpm_internal.unit_unique(dpm_internal.source_table(src), src.privacy_unit) THEN
-      RETURN format('SELECT %s FROM (SELECT %s FROM (SELECT dpm_internal.capped_groups(%I, %s, %s, %s) AS a FROM %s s) x, '
-                    'dpm_internal.capped_rows(x.a) r) g', grouped,
-                    CASE WHEN wide THEN 'r.k' ELSE 'r.k[1]' END || ' AS k, r.c AS c, r.s AS s, r.v AS v',
-                    src.privacy_unit, src.max_contributions,
-                    CASE WHEN wide THEN key ELSE format('ARRAY[%s]::int4[]', key) END,
-                    coalesce(units, 'NULL::int8'), dpm_internal.source_table(src));
+    -- here, capped by capped_groups (below: one pass over a hash table of the units) rather than
+    -- by the window's sort of every row, where it applies: no periods or caps by cell, a unit
+    -- column that hashes and is not unique; else our aggregate over the rows
+    IF NOT (fits AND capped AND periods IS NULL AND src.max_groups IS NULL AND src.privacy_unit IS NOT NULL
+            AND dpm_internal.unit_hashable(dpm_internal.source_table(src), src.privacy_unit)
+            AND NOT dpm_internal.unit_unique(dpm_internal.source_table(src), src.privacy_unit)) THEN
+      RETURN format('SELECT %s FROM %s', direct, dpm_internal.source_rows(src, capped, periods, NULL, key));
     END IF;
-    RETURN format('SELECT %s FROM %s', direct, dpm_internal.source_rows(src, capped, periods, NULL, key));
+    rels := ARRAY[dpm_internal.source_table(src)];
+  ELSE
+    rels := coalesce(parts, ARRAY[dpm_internal.source_table(src)]);
+    -- elsewhere, capped by capped_groups where every foreign table's server runs dpmatrix (each
+    -- relation an Append child, so that postgres_fdw reads them concurrently; the local ones here)
+    IF NOT (fits
+            AND EXISTS (SELECT 1 FROM unnest(rels) t JOIN pg_class c ON c.oid = t WHERE c.relkind = 'f')
+            AND NOT EXISTS (SELECT 1 FROM unnest(rels) t JOIN pg_class c ON c.oid = t
+                             WHERE c.relkind = 'f' AND NOT dpm_internal.caps_remotely(src, t, capped, periods))) THEN
+      -- a grouped query on the servers holding the rows
+      cols := format('%s AS k, count(*) AS c', key)
+              || CASE WHEN units IS NULL THEN '' ELSE format(', sum(%1$s) AS s, count(%1$s) AS v', units) END;
+      RETURN format('SELECT %s FROM (%s) g', grouped,
+                    (SELECT string_agg(format('SELECT %s FROM %s GROUP BY 1', cols, dpm_internal.source_rows(src, capped, periods, p, key)),
+                                       ' UNION ALL ')
+                       FROM unnest(coalesce(parts, ARRAY[NULL::regclass])) p));
+    END IF;
   END IF;
-  cols := format('%s AS k, count(*) AS c', key)
-          || CASE WHEN units IS NULL THEN '' ELSE format(', sum(%1$s) AS s, count(%1$s) AS v', units) END;
-  rels := coalesce(parts, ARRAY[dpm_internal.source_table(src)]);
-  -- capped, over foreign tables whose servers run dpmatrix: each relation caps and counts in one
-  -- aggregate, capped_groups, on its server (each an Append child, so that postgres_fdw reads
-  -- them concurrently; the local ones here).  A key is a cell, or (wide) bins_expr's int4[].
-  IF fits
-     AND EXISTS (SELECT 1 FROM unnest(rels) t JOIN pg_class c ON c.oid = t WHERE c.relkind = 'f')
-     AND NOT EXISTS (SELECT 1 FROM unnest(rels) t JOIN pg_class c ON c.oid = t
-                      WHERE c.relkind = 'f' AND NOT dpm_internal.caps_remotely(src, t, capped, periods)) THEN
-    RETURN format('SELECT %s FROM (SELECT %s FROM (%s) x, dpm_internal.capped_rows(x.a) r) g', grouped,
-                  CASE WHEN wide THEN 'r.k' ELSE 'r.k[1]' END || ' AS k, r.c AS c, r.s AS s, r.v AS v',
-                  (SELECT string_agg(format('SELECT dpm_internal.capped_groups(%I, %s, %s, %s) AS a FROM %s s',
-                                            src.privacy_unit, src.max_contributions,
-                                            CASE WHEN wide THEN key ELSE format('ARRAY[%s]::int4[]', key) END,
-                                            coalesce(units, 'NULL::int8'), t), ' UNION ALL ')
-                     FROM unnest(rels) t));
-  END IF;
-  RETURN format('SELECT %s FROM (%s) g', grouped,
-                (SELECT string_agg(format('SELECT %s FROM %s GROUP BY 1', cols, dpm_internal.source_rows(src, capped, periods, p, key)),
-                                   ' UNION ALL ')
-                   FROM unnest(coalesce(parts, ARRAY[NULL::regclass])) p));
+  -- each relation capped and counted in one aggregate, capped_groups; a key is a cell, or (wide)
+  -- bins_expr's int4[]
+  RETURN format('SELECT %s FROM (SELECT %s FROM (%s) x, dpm_internal.capped_rows(x.a) r) g', grouped,
+                CASE WHEN wide THEN 'r.k' ELSE 'r.k[1]' END || ' AS k, r.c AS c, r.s AS s, r.v AS v',
+                (SELECT string_agg(format('SELECT dpm_internal.capped_groups(%I, %s, %s, %s) AS a FROM %s s',
+                                          src.privacy_unit, src.max_contributions,
+                                          CASE WHEN wide THEN key ELSE format('ARRAY[%s]::int4[]', key) END,
+                                          coalesce(units, 'NULL::int8'), t), ' UNION ALL ')
+                   FROM unnest(rels) t));
 END
 $$;
 
