@@ -12,7 +12,9 @@
  * those in no cell (a NULL in their key) too.
  *
  * Memory: a table of the units (simplehash: one probe a row, where dynahash
- * took most of the time), about 40 bytes a unit and k kept rows, up to
+ * took most of the time), about 80 bytes a unit keeping one row of a key of
+ * one or two elements (a 32-byte record, a 24-byte kept row, its share of
+ * the buckets), 24 more a further kept row, up to
  * dpm.capping_memory_mb.  Past it, the rows of units not in the table go to a
  * temporary file, and the final function caps them in further passes over
  * it, each with an empty table, as PostgreSQL's hash aggregation spills:
