@@ -81,7 +81,7 @@ extern void pidentity_random(Mat *theta);
 /* Theta (p x n) minimizing it, from and into theta; *objective and *evaluations reported */
 extern void pidentity_optimize(const Mat *g, Mat *theta, int max_iter, double *objective,
 							   int *evaluations);
-/* the same, through A's pseudo-inverse: slower, accurate to rounding */
+/* the same through a Cholesky factor of n x n: slower, accurate to rounding */
 extern double pidentity_trace(const Mat *g, const Mat *theta);
 /* the strategy [I; Theta] D^-1 */
 extern Mat *pidentity_strategy(const Mat *theta);

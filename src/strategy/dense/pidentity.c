@@ -8,11 +8,14 @@
  * The objective is the total squared error at Laplace variance 1,
  * f(Theta) = tr(G (A^T A)^-1) for the workload Gram G, with
  * (A^T A)^-1 = D (I + Theta^T Theta)^-1 D.  By Woodbury, with
- * K = (I_p + Theta Theta^T)^-1 and H = Theta^T K Theta,
+ * K = (I_p + Theta Theta^T)^-1 = C^-T C^-1 and H = Theta^T K Theta,
  *   f = sum_i d_i^2 G_ii - d^T (G o H) d                    (o: entrywise)
- *   grad = -2 Theta Z + 1 (2 (G o M) d)^T,  M = I - H,  Z = M D G D M,
- * and Theta M = K Theta, so Theta Z = K Theta S - (K Theta S) H with
- * S = D G D.  Everything is O(p n^2): no n x n inverse, no n^3 product.
+ *   grad = -2 Theta Z + 1 (2 (G o M) d)^T,  M = I - H,  Z = M D G D M.
+ * H is never formed: with V = C^-1 Theta (so H = V^T V) and T = V D G D,
+ * ((G o H) d)_j = (sum_k V_kj T_kj) / d_j, and Theta M = K Theta, so
+ * Theta Z = U - U V^T V with U = K Theta D G D = C^-T T.  One evaluation is
+ * one p x n x n product (T) and O(p^2 n) besides: three times fewer
+ * operations than through H and no n x n buffer.
  *
  * Theta is optimized by L-BFGS-B with the bound Theta >= 0 (src/linalg/lbfgsb.c),
  * from a uniform random start drawn by a fixed generator, so results reproduce.
@@ -30,28 +33,38 @@
 /* buffers for one p x n problem, allocated once: an evaluation allocates nothing */
 struct PIdentityWork
 {
-	Mat		   *tt;				/* p x p: I + Theta Theta^T, then its Cholesky factor */
-	Mat		   *v;				/* p x n: C^-1 Theta, then K Theta */
-	Mat		   *h;				/* n x n: Theta^T K Theta */
-	Mat		   *s;				/* n x n: D G D */
-	Mat		   *ts;				/* p x n */
-	Mat		   *tsh;			/* p x n */
+	Mat		   *tt;				/* p x p: I + Theta Theta^T, then its Cholesky factor C */
+	Mat		   *pp;				/* p x p: U V^T */
+	Mat		   *v;				/* p x n: V = C^-1 Theta */
+	Mat		   *t;				/* p x n: T = V D G D, then U = C^-T T */
+	Mat		   *x;				/* p x n: V D, then U V^T V */
 	double	   *d;
-	double	   *q;
+	double	   *q;				/* d_j ((G o H) d)_j */
 };
+
+/* d_j = 1 + sum_i Theta_ij: column j of [I; Theta] has L1 norm d_j */
+static void
+column_scale(const Mat *theta, double *d)
+{
+	for (int j = 0; j < theta->cols; j++)
+	{
+		d[j] = 1.0;
+		for (int i = 0; i < theta->rows; i++)
+			d[j] += MAT(theta, i, j);
+	}
+}
 
 PIdentityWork *
 pidentity_work(int p, int n)
 {
 	PIdentityWork *w = palloc(sizeof(PIdentityWork));
 
-	mat_check_size(2.0 * n + 4.0 * p, n, "p-Identity workspace");
+	mat_check_size(3.0 * p + 2.0, n, "p-Identity workspace");
 	w->tt = mat_new(p, p);
+	w->pp = mat_new(p, p);
 	w->v = mat_new(p, n);
-	w->h = mat_new(n, n);
-	w->s = mat_new(n, n);
-	w->ts = mat_new(p, n);
-	w->tsh = mat_new(p, n);
+	w->t = mat_new(p, n);
+	w->x = mat_new(p, n);
 	w->d = palloc(sizeof(double) * Max(n, 1));
 	w->q = palloc(sizeof(double) * Max(n, 1));
 	return w;
@@ -61,11 +74,10 @@ void
 pidentity_work_free(PIdentityWork *w)
 {
 	mat_free(w->tt);
+	mat_free(w->pp);
 	mat_free(w->v);
-	mat_free(w->h);
-	mat_free(w->s);
-	mat_free(w->ts);
-	mat_free(w->tsh);
+	mat_free(w->t);
+	mat_free(w->x);
 	pfree(w->d);
 	pfree(w->q);
 	pfree(w);
@@ -81,15 +93,9 @@ pidentity_objective(const Mat *g, const Mat *theta, double *grad, PIdentityWork 
 	double		f = 0.0;
 
 	Assert(g->cols == n && theta->cols == n && w->v->rows == p && w->v->cols == n);
-	for (int j = 0; j < n; j++)
-	{
-		d[j] = 1.0;
-		for (int i = 0; i < p; i++)
-			d[j] += MAT(theta, i, j);
-		q[j] = 0.0;
-	}
+	column_scale(theta, d);
 
-	/* I + Theta Theta^T = C C^T; V = C^-1 Theta, so H = V^T V and K Theta = C^-T V */
+	/* I + Theta Theta^T = C C^T; V = C^-1 Theta */
 	mat_mul_into(w->tt, theta, false, theta, true);
 	for (int i = 0; i < p; i++)
 		MAT(w->tt, i, i) += 1.0;
@@ -97,37 +103,38 @@ pidentity_objective(const Mat *g, const Mat *theta, double *grad, PIdentityWork 
 		elog(ERROR, "p-Identity: I + Theta Theta^T is not positive definite");
 	memcpy(w->v->data, theta->data, sizeof(double) * p * n);
 	mat_solve_lower(w->tt, w->v, false);
-	/* each product is up to p n^2 (seconds at n = 4096): a cancel waits for one at most */
+
+	/* T = (V D) G D: the one p n^2 product (a second at n = 4096, p = 256) */
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < p; i++)
+			MAT(w->x, i, j) = MAT(w->v, i, j) * d[j];
 	CHECK_FOR_INTERRUPTS();
-	mat_gram_into(w->h, w->v);
+	mat_mul_into(w->t, w->x, false, g, false);
 	CHECK_FOR_INTERRUPTS();
 
-	/* f = sum d_i^2 G_ii - d^T (G o H) d, with q = (G o H) d */
+	/* f = sum_j d_j^2 G_jj - sum_j q_j, q_j = sum_k V_kj T_kj = d_j ((G o H) d)_j */
 	for (int j = 0; j < n; j++)
 	{
-		f += d[j] * d[j] * MAT(g, j, j);
-		for (int i = 0; i < n; i++)
-			q[i] += MAT(g, i, j) * MAT(w->h, i, j) * d[j];
+		q[j] = 0.0;
+		for (int i = 0; i < p; i++)
+		{
+			MAT(w->t, i, j) *= d[j];
+			q[j] += MAT(w->v, i, j) * MAT(w->t, i, j);
+		}
+		f += d[j] * d[j] * MAT(g, j, j) - q[j];
 	}
-	for (int i = 0; i < n; i++)
-		f -= d[i] * q[i];
 
 	if (grad != NULL)
 	{
-		mat_solve_lower(w->tt, w->v, true); /* K Theta */
-		for (int j = 0; j < n; j++)
-			for (int i = 0; i < n; i++)
-				MAT(w->s, i, j) = MAT(g, i, j) * d[i] * d[j];
-		CHECK_FOR_INTERRUPTS();
-		mat_mul_into(w->ts, w->v, false, w->s, false);
-		CHECK_FOR_INTERRUPTS();
-		mat_mul_into(w->tsh, w->ts, false, w->h, false);
+		mat_solve_lower(w->tt, w->t, true); /* U = C^-T T */
+		mat_mul_into(w->pp, w->t, false, w->v, true);
+		mat_mul_into(w->x, w->pp, false, w->v, false);	/* U H = (U V^T) V */
 		for (int j = 0; j < n; j++)
 		{
-			double		col = 2.0 * (MAT(g, j, j) * d[j] - q[j]);
+			double		col = 2.0 * (MAT(g, j, j) * d[j] - q[j] / d[j]);
 
 			for (int i = 0; i < p; i++)
-				grad[i + (size_t) j * p] = -2.0 * (MAT(w->ts, i, j) - MAT(w->tsh, i, j)) + col;
+				grad[i + (size_t) j * p] = -2.0 * (MAT(w->t, i, j) - MAT(w->x, i, j)) + col;
 		}
 	}
 	return f;
@@ -174,22 +181,36 @@ pidentity_optimize(const Mat *g, Mat *theta, int max_iter, double *objective, in
 }
 
 /*
- * tr(G (A^T A)^+) through the pseudo-inverse of A: O(n^3), but without the
- * cancellation in the Woodbury form, for the figures reported.
+ * tr(G (A^T A)^-1) = tr(D G D M^-1) with M = I + Theta^T Theta, through
+ * M's Cholesky factor: O(n^3), without the cancellation in the Woodbury
+ * form, for the figures reported.  M's eigenvalues are at least 1, so the
+ * factor is as accurate as the data (A's pseudo-inverse took 8 times longer).
  */
 double
 pidentity_trace(const Mat *g, const Mat *theta)
 {
-	Mat		   *a = pidentity_strategy(theta);
-	Mat		   *pinv = mat_pinv(a);
-	Mat		   *m = mat_mul(pinv, false, pinv, true);
+	int			n = g->rows;
+	Mat		   *m = mat_new(n, n);
+	Mat		   *s = mat_new(n, n);
+	double	   *d = palloc(sizeof(double) * Max(n, 1));
 	double		tr = 0.0;
 
-	for (size_t i = 0; i < (size_t) g->rows * g->cols; i++)
-		tr += g->data[i] * m->data[i];
-	mat_free(a);
-	mat_free(pinv);
+	column_scale(theta, d);
+	mat_gram_into(m, theta);
+	for (int i = 0; i < n; i++)
+		MAT(m, i, i) += 1.0;
+	if (!mat_cholesky(m))
+		elog(ERROR, "p-Identity: I + Theta^T Theta is not positive definite");
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < n; i++)
+			MAT(s, i, j) = MAT(g, i, j) * d[i] * d[j];
+	CHECK_FOR_INTERRUPTS();
+	mat_solve_right_chol(s, m);
+	for (int i = 0; i < n; i++)
+		tr += MAT(s, i, i);
 	mat_free(m);
+	mat_free(s);
+	pfree(d);
 	return tr;
 }
 
