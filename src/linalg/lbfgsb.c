@@ -28,6 +28,9 @@ struct LbfgsbState
 	LbfgsbReport report;
 	double		factr;
 	double		pgtol;
+	int			stall_window;	/* 0: no stall test */
+	double		stall_rel;
+	double	   *recent;			/* f after each of the last stall_window iterations, a ring */
 	double	   *x;
 	double	   *lower;
 	double	   *upper;
@@ -101,6 +104,14 @@ lbfgsb_next(LbfgsbState *s, double *f, double *g)
 			s->report("l-bfgs-b", s->isave[29], *f, NAN);
 		if (s->isave[29] >= s->max_iter)
 			set_task(s, "STOP: ITERATION LIMIT");
+		else if (s->stall_window > 0)
+		{
+			double	   *then = &s->recent[s->isave[29] % s->stall_window];
+
+			if (s->isave[29] > s->stall_window && *then - *f <= s->stall_rel * fabs(*f))
+				set_task(s, "STOP: STALLED");
+			*then = *f;
+		}
 	}
 }
 
@@ -109,6 +120,15 @@ lbfgsb_set_tolerance(LbfgsbState *s, double factr, double pgtol)
 {
 	s->factr = factr;
 	s->pgtol = pgtol;
+}
+
+void
+lbfgsb_set_stall(LbfgsbState *s, int window, double rel)
+{
+	Assert(window > 0);
+	s->stall_window = window;
+	s->stall_rel = rel;
+	s->recent = palloc(sizeof(double) * window);
 }
 
 int
@@ -127,5 +147,7 @@ lbfgsb_end(LbfgsbState *s)
 	pfree(s->nbd);
 	pfree(s->wa);
 	pfree(s->iwa);
+	if (s->recent)
+		pfree(s->recent);
 	pfree(s);
 }

@@ -26,6 +26,11 @@ extern LbfgsbState *lbfgsb_begin(int n, double *x, double lower, int max_iter,
 extern bool lbfgsb_next(LbfgsbState *s, double *f, double *g);
 /* stop when f falls by less than factr machine epsilons, or |projected gradient| <= pgtol */
 extern void lbfgsb_set_tolerance(LbfgsbState *s, double factr, double pgtol);
+/*
+ * also stop when f fell by at most rel |f| over the last window iterations:
+ * for objectives that creep on far past a useful precision (p-Identity)
+ */
+extern void lbfgsb_set_stall(LbfgsbState *s, int window, double rel);
 extern int	lbfgsb_iterations(const LbfgsbState *s);
 extern void lbfgsb_end(LbfgsbState *s);
 

@@ -9,11 +9,13 @@ CREATE FUNCTION pg_temp.allrange(n int) RETURNS float8[] LANGUAGE sql AS $$
 CREATE FUNCTION pg_temp.rmse(w float8[], a float8[]) RETURNS float8 LANGUAGE sql AS $$
   SELECT sqrt(dpm.total_error(w, a, sqrt(2)) / array_length(w, 1)) $$;
 
--- 1-D AllRange(256), p-Identity with p = 16: RMSE at most 5.74 (identity: 9.27); the strategy is
--- [I; Theta] D^-1 with Theta >= 0, sensitivity 1, and the optimizer's objective is its error
+-- 1-D AllRange(256), p-Identity with p = 16: RMSE at most 5.711, the best of HDMM's reference
+-- implementation from seeds 0, 1, 2 (templates.PIdentity(16, 256): total 1072953.4 over 32,896
+-- queries, RMSE 5.7111; identity: 9.27); the strategy is [I; Theta] D^-1 with Theta >= 0,
+-- sensitivity 1, and the optimizer's objective is its error
 SELECT pg_temp.allrange(256) AS w \gset
 CREATE TEMP TABLE pid AS SELECT * FROM dpm_internal.strategy_report(:'w', 'hdmm', '{"p": 16}');
-SELECT pg_temp.rmse(:'w', matrix) <= 5.74 AS rmse_at_most_5_74,
+SELECT pg_temp.rmse(:'w', matrix) <= 5.711 AS rmse_at_most_5_711,
        abs(pg_temp.rmse(:'w', dpm.strategy(:'w', 'identity')) - 9.27) < 0.005 AS identity_9_27,
        array_length(matrix, 1) = 256 + 16 AS rows,
        abs(dpm.sensitivity(matrix, 'l1') - 1) < 1e-12 AS sensitivity_1,
