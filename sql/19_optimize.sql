@@ -11,15 +11,16 @@ AS $$
 $$;
 
 -- The SVD bound of a workload as the optimizers see it (rows scaled by their weights): from the
--- spec's factors where it has one (milliseconds), else from W; NULL without a dense cell index.
+-- spec's factors where it has one (milliseconds), else from W as stored (the caller's row may
+-- leave the matrix out); NULL without a dense cell index.
 CREATE OR REPLACE FUNCTION dpm_internal.workload_bound(wl dpm.workloads) RETURNS float8
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
   SELECT CASE WHEN wl.n IS NULL THEN NULL
               WHEN wl.spec IS NOT NULL AND wl.weights IS NULL
                 THEN dpm_internal.spec_svd_bound(wl.spec, (SELECT d FROM dpm.domains d WHERE d.id = wl.domain_id))
-              WHEN wl.matrix IS NOT NULL
-                THEN dpm.svd_bound(CASE WHEN wl.weights IS NULL THEN wl.matrix ELSE dpm_internal.scale_rows(wl.matrix, wl.weights) END)
+              ELSE (SELECT dpm.svd_bound(CASE WHEN w.weights IS NULL THEN w.matrix ELSE dpm_internal.scale_rows(w.matrix, w.weights) END)
+                      FROM dpm.workloads w WHERE w.id = wl.id AND w.matrix IS NOT NULL)
          END
 $$;
 
@@ -177,6 +178,8 @@ DECLARE
   msg text;
   -- the registry's: auto's candidates in its order (or the method named), each one's traits
   cands text[] := dpm_internal.auto_candidates(method, noise, wl.n);
+  -- as stored: a release plans with the row's matrix left out
+  kept_as_spec boolean := wl.spec IS NOT NULL AND NOT EXISTS (SELECT FROM dpm.workloads w WHERE w.id = wl.id AND w.matrix IS NOT NULL);
   traits record;
   bound float8;       -- the workload's SVD bound, computed once, when a candidate is first built
   certified float8;   -- gaussian_optimal's dual: no strategy's total error at unit noise is lower
@@ -191,8 +194,7 @@ BEGIN
   FOR k IN 1 .. cardinality(cands) LOOP
     cand := cands[k];
     -- the rank of W is the eigen strategy's number of rows, which auto builds before lrm
-    msg := CASE WHEN method = 'auto' THEN dpm_internal.method_rules_out(cand, wl.n, wl.spec IS NOT NULL,
-                                                                        wl.matrix IS NULL AND wl.spec IS NOT NULL, wl.m,
+    msg := CASE WHEN method = 'auto' THEN dpm_internal.method_rules_out(cand, wl.n, wl.spec IS NOT NULL, kept_as_spec, wl.m,
                                                                         eigen_rows, noise) END;
     traits := dpm_internal.method_traits(cand);
     IF msg IS NOT NULL THEN
