@@ -28,8 +28,9 @@ ISOLATION = $(patsubst test/isolation/specs/%.spec,%,$(ISOLATION_SPECS))
 ISOLATION_OPTS = --inputdir=test/isolation
 # no progress NOTICEs in the expected files: when they appear depends on the machine's speed; and
 # every dpm.answer measures, as the tests were written for (reuse is tested where it is asked for:
-# test/sql/estimates.sql)
-export PGOPTIONS = -c dpm.progress_interval=0 -c dpm.reuse=never
+# test/sql/estimates.sql); and method auto tries every candidate, however slow the machine (its
+# time budget is tested where it is set: test/sql/optimizers.sql)
+export PGOPTIONS = -c dpm.progress_interval=0 -c dpm.reuse=never -c dpm.auto_time_budget=-1
 # TAP tests (PostgreSQL::Test::Cluster), each on clusters of its own, for what pg_regress cannot do:
 # crashes, restarts, shared_preload_libraries, settings changed with a reload, dump and restore
 TAP_TESTS = 1

@@ -150,7 +150,10 @@ $$;
 -- is within 1e-5 of a lower bound on every strategy's error: the workload's SVD bound, or
 -- gaussian_optimal's dual bound (ResidualPlanner's plans for marginals reach the first).  Under
 -- Laplace noise it leaves gaussian_optimal, a program for Gaussian noise alone, to be asked for by
--- name.  Every dpm.progress_interval seconds a NOTICE says which candidate is next.
+-- name.  Every dpm.progress_interval seconds a NOTICE says which candidate is next.  Once
+-- dpm.auto_time_budget has passed it builds no further candidate (a cached one still counts) and
+-- says so in a NOTICE.  skipped: each candidate auto did not use, with why (ruled out, no time
+-- left, or not needed after a proven optimum), for dpm.explain.
 -- store: cache what is built at once (dpm.optimize, dpm.explain).  Otherwise (dpm.answer) this
 -- transaction writes nothing: the new strategies come back in built, st among them with a NULL
 -- id, for the release worker to cache in a transaction of its own, which could not see them
@@ -159,7 +162,7 @@ $$;
 -- only ranks).
 CREATE OR REPLACE FUNCTION dpm_internal.choose_strategy(wl dpm.workloads, method text, noise text, options jsonb, store boolean,
                                      cache_pick boolean DEFAULT true, groups int DEFAULT NULL,
-                                     OUT st dpm.strategies, OUT built dpm.strategies[])
+                                     OUT st dpm.strategies, OUT built dpm.strategies[], OUT skipped text[])
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
@@ -174,8 +177,8 @@ DECLARE
   err float8;
   best_err float8;
   eigen_rows int;
-  why text[] := '{}';
   msg text;
+  late text[] := '{}';  -- candidates left out for lack of time
   -- the registry's: auto's candidates in its order (or the method named), each one's traits
   cands text[] := dpm_internal.auto_candidates(method, noise, wl.n);
   -- as stored: a release plans with the row's matrix left out
@@ -186,8 +189,11 @@ DECLARE
   started timestamptz := clock_timestamp();
   noted timestamptz := clock_timestamp();
   every interval := coalesce(nullif(current_setting('dpm.progress_interval', true), ''), '0')::interval;
+  -- '30s', '2min', ... or -1 (no limit)
+  budget interval := coalesce(nullif(current_setting('dpm.auto_time_budget', true), ''), '30s')::interval;
 BEGIN
   built := '{}';
+  skipped := '{}';
   IF method = 'auto' AND options <> '{}' THEN
     RAISE EXCEPTION 'method auto takes no options' USING ERRCODE = 'invalid_parameter_value';
   END IF;
@@ -198,7 +204,7 @@ BEGIN
                                                                         eigen_rows, noise) END;
     traits := dpm_internal.method_traits(cand);
     IF msg IS NOT NULL THEN
-      why := why || (cand || ': ' || msg);
+      skipped := skipped || (cand || ': ' || msg);
       CONTINUE;
     END IF;
     SELECT s.id, dpm_internal.in_this_transaction(s.xmin) INTO sid, mine FROM dpm.strategies s
@@ -211,6 +217,10 @@ BEGIN
       END IF;
       c := dpm_internal.strategy_head(sid);
       built_here := false;
+    ELSIF method = 'auto' AND found_one AND budget >= '0' AND clock_timestamp() - started >= budget THEN
+      late := late || cand;
+      skipped := skipped || (cand || ': not tried, dpm.auto_time_budget (' || current_setting('dpm.auto_time_budget') || ') was spent');
+      CONTINUE;
     ELSE
       built_here := true;
       IF every > '0' AND clock_timestamp() - noted >= every THEN
@@ -232,7 +242,7 @@ BEGIN
           RAISE;
         END IF;
         GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
-        why := why || (cand || ': ' || msg);
+        skipped := skipped || (cand || ': ' || msg);
         CONTINUE;
       END;
       IF store THEN
@@ -269,6 +279,8 @@ BEGIN
     END IF;
     IF method = 'auto' AND groups IS NULL AND (st.ratio_to_bound <= 1 + 1e-5
                             OR best_err <= certified * dpm_internal.noise_variance(noise, 1, 1, 1, NULL, 1) * (1 + 1e-5)) THEN
+      skipped := skipped || ARRAY(SELECT x || ': not needed, ' || st.method || ' is at a proven lower bound'
+                                    FROM unnest(cands[k + 1:]) x);
       EXIT;
     END IF;
     -- the candidates go to the worker in one value: past 64 MB (large domains) only the best is
@@ -281,8 +293,13 @@ BEGIN
   IF NOT found_one THEN
     RAISE EXCEPTION 'no strategy method can answer workload "%"', wl.name
       USING ERRCODE = 'invalid_parameter_value',
-            DETAIL = 'Method auto ruled out ' || array_to_string(why, '; ') || '.',
+            DETAIL = 'Method auto ruled out ' || array_to_string(skipped, '; ') || '.',
             HINT = 'Try the methods one by one with dpm.optimize to see their errors, or change the workload.';
+  END IF;
+  IF cardinality(late) > 0 THEN
+    RAISE NOTICE 'auto picked % without trying %: dpm.auto_time_budget (%) was spent', st.method,
+      array_to_string(late, ', '), current_setting('dpm.auto_time_budget')
+      USING HINT = 'Raise dpm.auto_time_budget (-1: no limit) to try them, or name a method.';
   END IF;
   -- the pick, stored here, is what a release will read (a pick built for dpm.answer is cached by
   -- its release worker; one already stored and committed is left as it is, so that this

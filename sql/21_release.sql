@@ -72,7 +72,7 @@ CREATE OR REPLACE FUNCTION dpm_internal.release_plan(req dpm_internal.answer_req
                                   OUT src dpm.sources, OUT st dpm.strategies, OUT built dpm.strategies[],
                                   OUT noise text, OUT c_epsilon numeric, OUT c_delta numeric, OUT c_rho numeric,
                                   OUT ci_draws int, OUT measure dpm.measures, OUT sum_share float8,
-                                  OUT periods int4range)
+                                  OUT periods int4range, OUT skipped text[])
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -162,6 +162,7 @@ BEGIN
     END IF;
     st := chosen.st;
     built := chosen.built;
+    skipped := chosen.skipped;
   ELSE
     SELECT dpm_internal.in_this_transaction(s.xmin) INTO mine FROM dpm.strategies s WHERE s.id = sid;
     IF mine AND NOT store THEN
@@ -171,6 +172,7 @@ BEGIN
     END IF;
     st := dpm_internal.strategy_head(sid);
     built := '{}';
+    skipped := '{}';
   END IF;
   IF accuracy_first THEN
     -- the charge the targets need (Gaussian noise, in the source's model: dpm_internal.release_args

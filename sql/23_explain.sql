@@ -8,7 +8,7 @@
 -- the release simulates its own.  SECURITY DEFINER to sum every charge of the source, as
 -- dpm.budget does, and to keep those widths.
 CREATE OR REPLACE FUNCTION dpm_internal.dry_run(req dpm_internal.answer_request)
-RETURNS TABLE(r dpm.releases, query int, label text, stderr float8, ci_half_width float8)
+RETURNS TABLE(r dpm.releases, query int, label text, stderr float8, ci_half_width float8, skipped text[])
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
@@ -39,7 +39,7 @@ BEGIN
     -- an average: its error depends on its noisy count, that is on the data; the plan and the
     -- charge are known, the errors are not
     RETURN QUERY
-      SELECT rel, l.i::int, l.label, NULL::float8, NULL::float8
+      SELECT rel, l.i::int, l.label, NULL::float8, NULL::float8, p.skipped
         FROM dpm_internal.workload_labels((p.wl).labels, (p.wl).spec, p.dom) WITH ORDINALITY AS l(label, i);
     RETURN;
   END IF;
@@ -62,7 +62,7 @@ BEGIN
       INSERT INTO dpm.interval_widths VALUES (rel.strategy_id, rel.confidence, rel.ci_draws, unit) ON CONFLICT DO NOTHING;
     END IF;
     RETURN QUERY
-      SELECT rel, m.query, m.label, m.stderr, m.unit_half * scale
+      SELECT rel, m.query, m.label, m.stderr, m.unit_half * scale, p.skipped
         FROM ROWS FROM (dpm_internal.release_infer(rel, meas, 'ls', NULL),
                         dpm_internal.workload_labels((p.wl).labels, (p.wl).spec, p.dom), unnest(unit))
              AS m(query, answer, stderr, ci_low, ci_high, ci_draws, label, unit_half);
@@ -70,7 +70,7 @@ BEGIN
   END IF;
   -- zipped with the labels, as in dpm_internal.release_fill
   RETURN QUERY
-    SELECT rel, m.query, m.label, m.stderr, (m.ci_high - m.ci_low) / 2
+    SELECT rel, m.query, m.label, m.stderr, (m.ci_high - m.ci_low) / 2, p.skipped
       FROM ROWS FROM (dpm_internal.release_infer(rel, meas, 'ls', rel.confidence),
                       dpm_internal.workload_labels((p.wl).labels, (p.wl).spec, p.dom))
            AS m(query, answer, stderr, ci_low, ci_high, ci_draws, label);
@@ -137,7 +137,7 @@ RETURNS TABLE(strategy_id int, strategy_method text, noise text, measurements in
               queries int, total_variance float8, rms_error float8, max_stderr float8,
               mean_ci_half_width float8, max_ci_half_width float8, ratio_to_bound float8,
               epsilon_remaining numeric, delta_remaining numeric, rho_remaining numeric, within_budget boolean,
-              free_queries int)
+              free_queries int, auto_skipped text[])
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
@@ -153,7 +153,8 @@ DECLARE
   spent record;
 BEGIN
   free_queries := req.free;
-  SELECT (array_agg(e.r) FILTER (WHERE e.query = 1))[1] AS rel, count(*) AS n, sum(e.stderr ^ 2) AS total, max(e.stderr) AS max_se,
+  SELECT (array_agg(e.r) FILTER (WHERE e.query = 1))[1] AS rel, max(e.skipped) AS skipped,
+         count(*) AS n, sum(e.stderr ^ 2) AS total, max(e.stderr) AS max_se,
          avg(e.ci_half_width) AS mean_ci, max(e.ci_half_width) AS max_ci
     INTO agg FROM dpm_internal.dry_run(req.args) e;
   rel := agg.rel;
@@ -179,6 +180,7 @@ BEGIN
   mean_ci_half_width := agg.mean_ci;
   max_ci_half_width := agg.max_ci;
   ratio_to_bound := st.ratio_to_bound;
+  auto_skipped := agg.skipped;
   IF src.model = 'zcdp' THEN
     rho_remaining := src.budget_rho - spent.rho - rel.rho;
     within_budget := rho_remaining >= 0;
@@ -191,7 +193,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION dpm.explain(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text, date, date) IS
-  'dry run of dpm.answer with the same arguments: the strategy, charge, expected errors and budget left; reads no data, spends nothing';
+  'dry run of dpm.answer with the same arguments: the strategy (and the candidates method auto did not use, with why), charge, expected errors and budget left; reads no data, spends nothing';
 
 CREATE OR REPLACE FUNCTION dpm.explain_queries(workload text, epsilon float8 DEFAULT NULL, delta float8 DEFAULT NULL,
                                     rho float8 DEFAULT NULL, strategy int DEFAULT NULL, method text DEFAULT NULL,

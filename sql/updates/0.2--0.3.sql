@@ -181,3 +181,8 @@ ALTER TABLE dpm.domains ALTER COLUMN bin_labels SET STORAGE EXTERNAL, ALTER COLU
   ALTER COLUMN bin_hi SET STORAGE EXTERNAL, ALTER COLUMN attr_exprs SET STORAGE EXTERNAL,
   ALTER COLUMN cell_expr SET STORAGE EXTERNAL;
 
+-- issue 47: auto says what it skipped (an OUT argument more, a column more)
+DROP FUNCTION IF EXISTS dpm_internal.choose_strategy(dpm.workloads, text, text, jsonb, boolean, boolean, int);
+DROP FUNCTION IF EXISTS dpm_internal.release_plan(dpm_internal.answer_request, boolean);
+DROP FUNCTION IF EXISTS dpm_internal.dry_run(dpm_internal.answer_request);
+DROP FUNCTION IF EXISTS dpm.explain(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text, date, date);

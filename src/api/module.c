@@ -33,6 +33,8 @@ static const struct config_enum_entry reuse_options[] = {
 };
 /* read by the SQL side (dpm_internal.scan) with current_setting */
 static int	dpm_grouped_scans = 0;
+/* read by the SQL side (dpm_internal.choose_strategy) with current_setting */
+static int	dpm_auto_time_budget = 30;
 static const struct config_enum_entry grouped_scans_options[] = {
 	{"auto", 0, false}, {"on", 1, false}, {"off", 2, false}, {NULL, 0, false}
 };
@@ -156,6 +158,11 @@ _PG_init(void)
 							 NULL,
 							 &dpm_ci_max_seconds, 5.0, 0.0, 3600.0,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dpm.auto_time_budget",
+							"Seconds after which method auto builds no further candidate and picks the best of those it has; -1: no limit.",
+							"Checked before each candidate that is not cached yet, so the one running when the time is spent finishes; 0 builds the first that applies only.",
+							&dpm_auto_time_budget, 30, -1, INT_MAX / 1000,
+							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.progress_interval",
 							"Seconds between the NOTICE lines of long work (optimizers, simulations); 0 silences them.",
 							NULL,

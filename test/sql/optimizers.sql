@@ -198,6 +198,26 @@ SELECT w.name, a.method AS picked, a.ratio_to_bound < 1 + 1e-5 AS at_bound,
  GROUP BY w.name, a.method, a.ratio_to_bound ORDER BY w.name;
 SELECT (SELECT method FROM dpm.strategies WHERE id = :lap_st)
        = (SELECT method FROM dpm.compare_strategies('opt_auto_lap') ORDER BY total_error LIMIT 1) AS laplace_auto_is_best;
+-- dpm.auto_time_budget (default 30 s; these tests run with -1, no limit, so that no pick depends on
+-- the machine's speed): once it has passed, auto builds no further candidate, says which in a
+-- NOTICE and picks the best it has; at 0 that is the first candidate that applies.  A cached
+-- candidate still counts.  dpm.explain's auto_skipped names each candidate auto did not use and
+-- why: ruled out, no time left, or not needed after a proven optimum.
+SELECT boot_val, unit, min_val, context FROM pg_settings WHERE name = 'dpm.auto_time_budget';
+SELECT dpm.create_workload('opt_budget', 'opt_k', 'Prefix(k)') > 0 AS budget;
+SET dpm.auto_time_budget = 0;
+SELECT dpm.optimize('opt_budget') AS budget_st \gset
+SELECT s.method, s.id = :budget_st AS picked FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id
+ WHERE w.name = 'opt_budget' ORDER BY s.id;
+SELECT strategy_method, unnest(auto_skipped) AS skipped FROM dpm.explain('opt_budget', epsilon => 1);
+-- with more time the other candidates are built, the cached one still counted, and auto's pick
+-- is the one it makes without a budget
+SET dpm.auto_time_budget = '1h';
+SELECT strategy_method, unnest(auto_skipped) AS skipped FROM dpm.explain('opt_budget', epsilon => 1);
+SELECT (SELECT strategy_method FROM dpm.explain('opt_budget', epsilon => 1))
+       = (SELECT method FROM dpm.strategies WHERE id = :lap_st) AS same_pick_as_without_budget;
+SET dpm.auto_time_budget = -2;
+RESET dpm.auto_time_budget;
 -- candidates are ranked by their error profile alone; only the one picked gets the pseudo-inverse a
 -- release needs (dpm_internal.cache_strategy: gaussian_optimal under Gaussian noise; under Laplace
 -- noise hdmm, which needs none, so no dense candidate has one), and a loser asked for by name gets
@@ -211,6 +231,9 @@ SELECT s.method, s.pinv IS NOT NULL AS has_pinv
    AND s.method IN ('identity', 'hierarchical') ORDER BY s.id;
 RESET ROLE;
 DROP ROLE regress_opt_analyst;
+-- under Gaussian noise on Prefix, gaussian_optimal closes its gap: hdmm, after it, is not needed
+SELECT unnest((dpm_internal.choose_strategy(w, 'auto', 'gaussian', '{}', false)).skipped) AS skipped
+  FROM dpm.workloads w WHERE w.name = 'opt_auto_gauss';
 
 -- The bounds stored with strategies (dpm.strategies.lower_bound, on Delta_2^2 profile_trace over
 -- all strategies) are proven ones: on every workload of these tests, weighted or not, no stored
