@@ -509,11 +509,7 @@ BEGIN
   PERFORM dpm_internal.query_catalog(src, jsonb_build_object('workload', jsonb_build_object(
             'name', 'contributions ' || left(md5(pdom.id || ' ' || wspec), 16), 'domain_id', pdom.id, 'spec', wspec)));
   SELECT * INTO wl FROM dpm.workloads w WHERE w.domain_id = pdom.id AND w.spec = wspec AND w.dropped_at IS NULL ORDER BY w.id LIMIT 1;
-  -- by a domain: residual, which measures the two attributes' tables (in a millisecond, below every
-  -- other candidate's error on 76 x 14 bins, hdmm's by a third), where auto would go on to lrm (this
-  -- union of products has low rank; lrm takes minutes over a thousand cells)
-  args := dpm_internal.release_request(wl.name, epsilon, delta, rho, NULL, CASE WHEN d.id IS NOT NULL THEN 'residual' END,
-                                       NULL, 'ls', 0.95, NULL);
+  args := dpm_internal.release_request(wl.name, epsilon, delta, rho, NULL, NULL, NULL, 'ls', 0.95, NULL);
   args.counted := 'profile';
   PERFORM dpm_internal.release_args(args);
   -- charged as dpm.answer's, through dpm_internal.run_release
