@@ -181,8 +181,11 @@ DECLARE
   late text[] := '{}';  -- candidates left out for lack of time
   -- the registry's: auto's candidates in its order (or the method named), each one's traits
   cands text[] := dpm_internal.auto_candidates(method, noise, wl.n);
-  -- as stored: a release plans with the row's matrix left out
-  kept_as_spec boolean := wl.spec IS NOT NULL AND NOT EXISTS (SELECT FROM dpm.workloads w WHERE w.id = wl.id AND w.matrix IS NOT NULL);
+  -- a spec workload without its matrix: one kept as its spec (too large for W), or the row a
+  -- release plans with (release_plan leaves the matrix out), where auto keeps to the strategies a
+  -- spec gives without an n x n optimizer (dpm.optimize builds the others; strategy => id uses one)
+  kept_as_spec boolean := wl.spec IS NOT NULL AND wl.matrix IS NULL;
+  in_release boolean := kept_as_spec AND EXISTS (SELECT FROM dpm.workloads w WHERE w.id = wl.id AND w.matrix IS NOT NULL);
   traits record;
   bound float8;       -- the workload's SVD bound, computed once, when a candidate is first built
   certified float8;   -- gaussian_optimal's dual: no strategy's total error at unit noise is lower
@@ -202,6 +205,10 @@ BEGIN
     -- the rank of W is the eigen strategy's number of rows, which auto builds before lrm
     msg := CASE WHEN method = 'auto' THEN dpm_internal.method_rules_out(cand, wl.n, wl.spec IS NOT NULL, kept_as_spec, wl.m,
                                                                         eigen_rows, noise) END;
+    IF in_release AND msg IS NOT NULL THEN
+      msg := coalesce(dpm_internal.method_rules_out(cand, wl.n, true, false, wl.m, eigen_rows, noise),
+                      'a release builds no n x n strategy for a workload given by its spec (dpm.optimize does: pass its id as strategy)');
+    END IF;
     traits := dpm_internal.method_traits(cand);
     IF msg IS NOT NULL THEN
       skipped := skipped || (cand || ': ' || msg);

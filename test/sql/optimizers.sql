@@ -210,8 +210,9 @@ SELECT dpm.optimize('opt_budget') AS budget_st \gset
 SELECT s.method, s.id = :budget_st AS picked FROM dpm.strategies s JOIN dpm.workloads w ON w.id = s.workload_id
  WHERE w.name = 'opt_budget' ORDER BY s.id;
 SELECT strategy_method, unnest(auto_skipped) AS skipped FROM dpm.explain('opt_budget', epsilon => 1);
--- with more time the other candidates are built, the cached one still counted, and auto's pick
--- is the one it makes without a budget
+-- with more time the others are built (in a release, those a spec gives without an n x n
+-- optimizer: the rest are dpm.optimize's to build), the cached one still counted, and the pick is
+-- the one dpm.optimize made for the same spec without a budget
 SET dpm.auto_time_budget = '1h';
 SELECT strategy_method, unnest(auto_skipped) AS skipped FROM dpm.explain('opt_budget', epsilon => 1);
 SELECT (SELECT strategy_method FROM dpm.explain('opt_budget', epsilon => 1))
