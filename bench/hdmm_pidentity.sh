@@ -2,8 +2,9 @@
 # Laplace p-Identity (issue 47, target 5): dpmatrix's method hdmm on one attribute against HDMM's
 # reference implementation in the same run.  For AllRange and Prefix over n cells: HDMM's
 # templates.PIdentity(n / 16, n) from seeds 0, 1 and 2 (its own start and stopping rule), its best
-# total squared error and the three runs' time; then dpm_internal.hdmm on the same workload (its
-# starts at p = n/32, n/16, n/8 and its stopping rule), its error and time; both single-threaded.
+# total squared error and the three runs' time; then dpm_internal.hdmm on the same workload (the
+# best of p = n/16, n/32, n/8 up to 256 cells, n/16 alone past that, each run to its stall), its
+# error and time; both single-threaded.
 # Errors are tr(W^T W (A^T A)^-1) at L1 sensitivity 1, the objective both minimize.
 #
 # HDMM is not shipped or installed: HDMM_SRC names a checkout of dpcomp-org/hdmm (its src/ folder is
