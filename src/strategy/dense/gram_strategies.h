@@ -78,7 +78,7 @@ extern double pidentity_objective(const Mat *g, const Mat *theta, double *grad,
 								  PIdentityWork *work);
 /* HDMM's uniform random start, from a fixed generator */
 extern void pidentity_random(Mat *theta);
-/* Theta (p x n) minimizing it, from and into theta; *objective and *evaluations reported */
+/* Theta (p x n) minimizing it, from and into theta; *objective (if not NULL) and *evaluations reported */
 extern void pidentity_optimize(const Mat *g, Mat *theta, int max_iter, double *objective,
 							   int *evaluations);
 /* the same through a Cholesky factor of n x n: slower, accurate to rounding */

@@ -100,12 +100,11 @@ kron_optimize(const KronGram *kg, Mat **theta, int max_iter, int max_rounds,
 		{
 			int			evals;
 			Mat		   *g;
-			double		f;
 
 			old_cxt = MemoryContextSwitchTo(step_cxt);
 			g = factor_gram(kg, tau, a);
-			/* theta[a] is the caller's: optimized in place */
-			pidentity_optimize(g, theta[a], max_iter, &f, &evals);
+			/* theta[a] is the caller's: optimized in place; the terms' errors follow */
+			pidentity_optimize(g, theta[a], max_iter, NULL, &evals);
 			*evaluations += evals;
 			MemoryContextSwitchTo(old_cxt);
 			MemoryContextReset(step_cxt);
