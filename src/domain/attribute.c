@@ -220,11 +220,44 @@ bucket_expr(Bins *b, const char *lo, const char *hi)
 }
 
 /*
+ * The bin of a smallint or integer column from 0 by a division: v / width
+ * inside [0, max), what bucket_expr's binary search finds (truncation is the
+ * floor of a non-negative value), at the cost of one division: width_bucket
+ * took about a third of a release's scan of a 100-bin attribute over 10^6
+ * rows.  Integer division by a constant other than 0 and -1 is among the
+ * calls a release may make on every row (security/safe_calls.c); a
+ * subtraction is not (it can overflow), so bins from another min keep the
+ * binary search.  False where it does not apply.
+ */
+static bool
+division_expr(Bins *b, const char *coltype, DomainDecimal vmin, DomainDecimal vmax, DomainDecimal width)
+{
+	const char *w = domain_dec_out_trimmed(width);
+	char	   *end;
+	long		wv;
+
+	if ((strcmp(coltype, "smallint") != 0 && strcmp(coltype, "integer") != 0) || b->attr->nbins < 2 ||
+		domain_dec_cmp(vmin, domain_dec_parse("0")) != 0)
+		return false;
+	errno = 0;
+	wv = strtol(w, &end, 10);
+	if (errno == ERANGE || *end != '\0' || wv < 1 || wv > PG_INT32_MAX)
+		return false;
+	/* the bin is an integer like width_bucket's: a smallint divided by an integer is one */
+	b->attr->expr = wv == 1 && strcmp(coltype, "integer") == 0
+		? psprintf("CASE WHEN %s >= %s AND %s < %s THEN %s END", b->qcol, domain_dec_out(vmin), b->qcol,
+				   domain_dec_out(vmax), b->qcol)
+		: psprintf("CASE WHEN %s >= %s AND %s < %s THEN %s / %ld END", b->qcol, domain_dec_out(vmin), b->qcol,
+				   domain_dec_out(vmax), b->qcol, wv);
+	return true;
+}
+
+/*
  * "bins": {"min", "max", "width"}: contiguous [min + j width, ...), the
- * last cut at max (bucket_expr).
+ * last cut at max (division_expr, else bucket_expr).
  */
 static void
-width_bins(Bins *b, const DomainJson *spec, const DomainSource *src)
+width_bins(Bins *b, const DomainJson *spec, const DomainSource *src, const char *coltype)
 {
 	const char *name = b->attr->name;
 	const DomainJson *jmin = domain_json_get(spec, "min");
@@ -277,7 +310,8 @@ width_bins(Bins *b, const DomainJson *spec, const DomainSource *src)
 		v = vhi;
 	}
 
-	bucket_expr(b, domain_dec_out(vmin), domain_dec_out(vmax));
+	if (!division_expr(b, coltype, vmin, vmax, width))
+		bucket_expr(b, domain_dec_out(vmin), domain_dec_out(vmax));
 }
 
 /*
@@ -522,7 +556,7 @@ domain_attribute_parse(const DomainJson *attr, const DomainSource *src)
 		if (strcmp(coltype, "date") == 0 || strncmp(coltype, "timestamp", 9) == 0)
 			date_width_bins(&b, bins, src, coltype);
 		else
-			width_bins(&b, bins, src);
+			width_bins(&b, bins, src, coltype);
 		return a;
 	}
 	else if (bins->type == DOMAIN_JSON_ARRAY && bins->n > 0)

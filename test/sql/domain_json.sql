@@ -115,3 +115,37 @@ DELETE FROM dpm.domains WHERE name LIKE 'dj\_many\_%';
 DELETE FROM dpm.sources WHERE relation = 'dj_many'::regclass;
 DROP TABLE dj_many;
 SELECT setval('dpm.sources_id_seq', :dj_src_seq) IS NOT NULL AND setval('dpm.domains_id_seq', :dj_dom_seq) IS NOT NULL AS ids_set_back;
+
+-- Width bins from 0 on a smallint or integer column: the bin is one division (the column / width,
+-- exact on non-negative values) instead of width_bucket's binary search; any other min keeps the
+-- search (a subtraction could overflow, and is not among the calls a release may make on a row).
+-- The cells are the same as the bins' definition gives, extremes and NULLs included.
+SELECT (SELECT last_value FROM dpm.sources_id_seq) AS dj_src_seq, (SELECT last_value FROM dpm.domains_id_seq) AS dj_dom_seq \gset
+CREATE TABLE dj_div AS
+  SELECT g AS i, g::int2 AS s FROM generate_series(-20, 120) g
+  UNION ALL SELECT v, NULL FROM unnest(ARRAY[-2147483648, 2147483647, NULL]) v
+  UNION ALL SELECT NULL, v FROM unnest(ARRAY[-32768, 32767]::int2[]) v;
+SET client_min_messages = warning;
+SELECT dpm.register_source('dj_div', epsilon => 1);
+SELECT dpm.create_domain('dj_div_i1', 'dj_div', '[{"name": "i", "bins": {"min": 0, "max": 100, "width": 1}}]'),
+       dpm.create_domain('dj_div_i7', 'dj_div', '[{"name": "i", "bins": {"min": 0.0, "max": 100, "width": 7.00}}]'),
+       dpm.create_domain('dj_div_s1', 'dj_div', '[{"name": "s", "bins": {"min": 0, "max": 100, "width": 1}}]'),
+       dpm.create_domain('dj_div_s7', 'dj_div', '[{"name": "s", "bins": {"min": 0, "max": 100, "width": 7}}]'),
+       dpm.create_domain('dj_div_big', 'dj_div', '[{"name": "i", "bins": {"min": 0, "max": 1e10, "width": 1e8}}]'),
+       dpm.create_domain('dj_div_min', 'dj_div', '[{"name": "i", "bins": {"min": 2, "max": 100, "width": 7}}]'),
+       dpm.create_domain('dj_div_frac', 'dj_div', '[{"name": "i", "bins": {"min": 0, "max": 100, "width": 7.5}}]');
+RESET client_min_messages;
+SELECT d.name, d.attr_exprs[1] AS expr,
+       (SELECT count(*) FROM unnest(dpm_internal.frequency_vector(s, d, current_user::regrole, false)) WITH ORDINALITY v(c, o)
+          FULL JOIN (SELECT floor((v - lo) / w)::int + 1 AS o, count(*) AS c
+                       FROM dj_div, LATERAL (SELECT CASE WHEN d.attr_names[1] = 'i' THEN i ELSE s END::numeric AS v,
+                                                    (d.attributes -> 0 -> 'bins' ->> 'min')::numeric AS lo,
+                                                    (d.attributes -> 0 -> 'bins' ->> 'max')::numeric AS hi,
+                                                    (d.attributes -> 0 -> 'bins' ->> 'width')::numeric AS w) b
+                      WHERE v >= lo AND v < hi GROUP BY 1) t USING (o)
+         WHERE coalesce(v.c, -1) <> coalesce(t.c, 0)) AS cells_differing
+  FROM dpm.domains d JOIN dpm.sources s ON s.id = d.source_id WHERE d.name LIKE 'dj\_div\_%' ORDER BY d.id;
+DELETE FROM dpm.domains WHERE name LIKE 'dj\_div\_%';
+DELETE FROM dpm.sources WHERE relation = 'dj_div'::regclass;
+DROP TABLE dj_div;
+SELECT setval('dpm.sources_id_seq', :dj_src_seq) IS NOT NULL AND setval('dpm.domains_id_seq', :dj_dom_seq) IS NOT NULL AS ids_set_back;
