@@ -285,12 +285,16 @@ CREATE OR REPLACE FUNCTION dpm_internal.marginal_tables(src dpm.sources, dom dpm
 RETURNS float8[]
 LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
+  -- one table of every attribute in order is the frequency vector: the histogram of the cell, with
+  -- no array built per row (about a fifth of the scan of a 100-cell count over 10^6 rows)
+  SELECT CASE WHEN dom.cell_expr IS NOT NULL AND sets = ARRAY[ARRAY(SELECT generate_series(1, cardinality(dom.attr_sizes)))]
+              THEN dpm_internal.frequency_vector(src, dom, run_as, capped, periods) ELSE
   -- no row at all: every table is zeros
-  SELECT coalesce(dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, dom, run_as, capped, periods,
+         coalesce(dpm_internal.exec_as(run_as, dpm_internal.scan_sql(src, dom, run_as, capped, periods,
                                     format('dpm_internal.marginal_counts(%s, %L::int4[], %L::int4[])',
                                            dpm_internal.bins_expr(dom.attr_exprs), dom.attr_sizes, sets),
                                     dpm_internal.bins_expr(dom.attr_exprs), NULL,
                                     format('dpm_internal.marginal_groups(g.k, %L::int4[], %L::int4[], ARRAY[g.c])',
                                            dom.attr_sizes, sets))),
-                  array_fill(0::float8, ARRAY[dpm_internal.table_cells(dom.attr_sizes, sets)]))
+                  array_fill(0::float8, ARRAY[dpm_internal.table_cells(dom.attr_sizes, sets)])) END
 $$;

@@ -125,8 +125,8 @@ _PG_init(void)
 							 NULL, &statement_rho, 0.0, 0.0, 1e300, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.release_worker_idle",
 							"How long a resident release worker waits for the next release before it exits (0 .. 600 s; 0: a new worker for every release).",
-							"It keeps the strategies it has read; while it waits, it is a session connected to its database, and DROP DATABASE waits 5 s at most for such sessions to leave.",
-							&dpm_release_worker_idle, 2000, 0, 600000,
+							"It keeps the strategies it has read.  It leaves sooner, once idle, when DROP DATABASE, ALTER DATABASE or CREATE DATABASE from it as template needs the database to itself, or another database's release needs its background worker slot.",
+							&dpm_release_worker_idle, 300000, 0, 600000,
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.release_workers",
 							"Most release workers serving one database at once (1 .. 64); further releases wait in a queue.",

@@ -115,6 +115,16 @@ typedef struct ReleaseSlot
 	int			max_answers_per_role;
 	volatile int state;
 	int64		release_id;
+	/*
+	 * When the caller queued it; the worker's times, for the caller's DEBUG1
+	 * line: waiting for a worker (a new one's start included), the charge,
+	 * reading the source (dpm_internal.exec_as) and the rest of the answers
+	 */
+	TimestampTz queued_at;
+	double		wait_ms;
+	double		charge_ms;
+	double		scan_ms;
+	double		answers_ms;
 	int			sqlerrcode;
 	char		message[1024];
 	char		detail[1024];

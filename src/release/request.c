@@ -438,6 +438,7 @@ dpm_run_release(PG_FUNCTION_ARGS)
 		before_shmem_exit(caller_exit, (Datum) 0);
 		caller_exit_registered = true;
 	}
+	slot->queued_at = GetCurrentTimestamp();
 	/* the caller, as dpm_internal.invoker() names it: dpm.answer runs as the extension owner */
 	waiting_request = enqueue(owner, GetOuterUserId(), request_source(req), dsm_segment_handle(seg));
 	PG_TRY();
@@ -475,6 +476,13 @@ dpm_run_release(PG_FUNCTION_ARGS)
 	switch ((SlotState) slot->state)
 	{
 		case SLOT_DONE:
+			/* where the time went, for whoever tunes it (bench/small_release.sh reads it) */
+			if (!slot->catalog_only)
+				ereport(DEBUG1,
+						(errmsg("release %lld: %.1f ms waiting for a release worker, %.1f ms charging, %.1f ms reading the source, %.1f ms on noise and answers, %.1f ms in all since it was queued",
+								(long long) slot->release_id, slot->wait_ms, slot->charge_ms, slot->scan_ms,
+								slot->answers_ms, (double) (GetCurrentTimestamp() - slot->queued_at) / 1000.0),
+						 errhidestmt(true), errhidecontext(true)));
 			break;
 		case SLOT_REFUSED:
 			ereport(ERROR,

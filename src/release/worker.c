@@ -7,6 +7,7 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "catalog/pg_database.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -31,8 +32,12 @@
 #include "progress/progress.h"
 #include "release/queue.h"
 #include "release/release.h"
+#include "security/access.h"
 
-int			dpm_release_worker_idle = 2000;
+int			dpm_release_worker_idle = 300000;
+
+/* how often an idle worker checks whether it should make way (database_wanted, slot_wanted) */
+#define WANTED_POLL_MS 250
 bool		release_am_worker = false;
 
 static ResourceOwner worker_owner;
@@ -253,6 +258,9 @@ serve(ReleaseSlot *slot, Oid caller)
 	bool		refused = false;
 	char		setting[32];
 
+	TimestampTz start = GetCurrentTimestamp();
+
+	slot->wait_ms = (double) (start - slot->queued_at) / 1000.0;
 	progress_set_role(caller);
 	/* every release runs under its caller's dpm.max_cells, which its plan was checked against */
 	snprintf(setting, sizeof(setting), "%d", slot->max_cells);
@@ -295,8 +303,12 @@ serve(ReleaseSlot *slot, Oid caller)
 	values[0] = ObjectIdGetDatum(caller);
 	values[1] = CStringGetTextDatum(slot->data);
 	if (!refused && !slot->catalog_only)
+	{
+		start = GetCurrentTimestamp();
 		refused = !run_step(slot, "SELECT dpm_internal.release_charge($1, $2::dpm_internal.planned_release)", 2, types, values,
 							&release_id, false, NULL, charge_may_commit);
+		slot->charge_ms = (double) (GetCurrentTimestamp() - start) / 1000.0;
+	}
 	charge_over();
 	if (slot->catalog_only && !refused)
 		slot->state = SLOT_DONE;
@@ -334,9 +346,16 @@ serve(ReleaseSlot *slot, Oid caller)
 
 		types[0] = INT8OID;
 		values[0] = Int64GetDatum(release_id);
+		start = GetCurrentTimestamp();
+		security_exec_as_ms = 0;
 		if (run_step(slot, "SELECT dpm_internal.release_fill($1)", 1, types, values, &release_id, true,
 					 NULL, NULL))
+		{
+			slot->scan_ms = security_exec_as_ms;
+			slot->answers_ms = (double) (GetCurrentTimestamp() - start) / 1000.0 - security_exec_as_ms;
+			pg_write_barrier();
 			slot->state = SLOT_DONE;
+		}
 		else
 		{
 			slot->state = SLOT_FAILED;
@@ -390,7 +409,68 @@ pick_request(void)
 	return best;
 }
 
-/* serve the queue until idle for dpm.release_worker_idle */
+/*
+ * Whether a statement needs this worker's database to itself: DROP DATABASE,
+ * ALTER DATABASE RENAME or SET TABLESPACE (an AccessExclusiveLock on it), or
+ * a CREATE DATABASE copying it (ShareLock), each of which waits up to 5 s for
+ * the other sessions to leave and then fails.  A session lock the statement's
+ * would conflict with, tried without waiting and released at once.
+ */
+static bool
+database_wanted(void)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_OBJECT(tag, InvalidOid, DatabaseRelationId, MyDatabaseId, 0);
+	if (LockAcquire(&tag, RowExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
+		return true;
+	LockRelease(&tag, RowExclusiveLock, true);
+	return false;
+}
+
+/*
+ * Whether a request of another database (or owner) waits for want of a
+ * worker this one could make room for (queue lock held): none of its
+ * database's workers is idle or starting, yet it has fewer than
+ * dpm.release_workers, so a start failed for want of a background worker
+ * slot (max_worker_processes), which this idle worker holds.
+ */
+static bool
+slot_wanted(void)
+{
+	Worker	   *me = &release_queue->workers[my_worker];
+
+	for (int i = 0; i < QUEUE_LEN; i++)
+	{
+		Request    *r = &release_queue->requests[i];
+		int			count = 0,
+					available = 0;
+
+		if (r->state != REQ_QUEUED || (r->database == me->database && r->owner == me->owner))
+			continue;
+		for (int j = 0; j < MAX_WORKERS; j++)
+		{
+			Worker	   *e = &release_queue->workers[j];
+
+			if (e->generation == 0 || e->database != r->database || e->owner != r->owner)
+				continue;
+			count++;
+			if (e->pid == 0 || !e->busy)
+				available++;
+		}
+		if (available == 0 && count < dpm_release_workers)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Serve the queue until idle for dpm.release_worker_idle, or until idle while
+ * a statement needs the database to itself or another database's request
+ * needs the background worker slot: so a worker may stay for minutes (an
+ * analyst typing the next question finds it, its caches warm) without
+ * holding up DROP DATABASE or another database's releases.
+ */
 static void
 worker_loop(void)
 {
@@ -401,7 +481,8 @@ worker_loop(void)
 		int			ri;
 		dsm_handle	handle = DSM_HANDLE_INVALID;
 		Oid			caller = InvalidOid;
-		bool		retire = false;
+		bool		retire = false,
+					wanted;
 		long		idle_ms;
 
 		CHECK_FOR_INTERRUPTS();
@@ -411,6 +492,7 @@ worker_loop(void)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 		idle_ms = TimestampDifferenceMilliseconds(idle_since, GetCurrentTimestamp());
+		wanted = database_wanted();
 		SpinLockAcquire(&release_queue->mutex);
 		ri = pick_request();
 		if (ri >= 0)
@@ -426,7 +508,7 @@ worker_loop(void)
 			release_queue->workers[my_worker].busy = true;
 			my_request = ri;
 		}
-		else if (idle_ms >= dpm_release_worker_idle)
+		else if (idle_ms >= dpm_release_worker_idle || wanted || slot_wanted())
 		{
 			memset(&release_queue->workers[my_worker], 0, sizeof(Worker));
 			my_worker = -1;
@@ -455,7 +537,7 @@ worker_loop(void)
 		}
 		pgstat_report_stat(true);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 Max(dpm_release_worker_idle - idle_ms, 1), PG_WAIT_EXTENSION);
+						 Min(Max(dpm_release_worker_idle - idle_ms, 1), WANTED_POLL_MS), PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 	}
 }

@@ -21,8 +21,11 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/syscache.h"
+#include "utils/timestamp.h"
 
 #include "security/access.h"
+
+double		security_exec_as_ms = 0;
 
 /*
  * dpm_internal.invoker(): the role the session acts as outside any SECURITY DEFINER
@@ -84,7 +87,9 @@ dpm_exec_as(PG_FUNCTION_ARGS)
 	AsRole		saved;
 	Datum		result = (Datum) 0;
 	bool		isnull = true;
+	TimestampTz start;
 
+	start = GetCurrentTimestamp();
 	security_as_role_begin(&saved, role);
 	SPI_connect();
 	/* no row limit: the executor runs a query with one serially, and the scan may be large */
@@ -101,6 +106,7 @@ dpm_exec_as(PG_FUNCTION_ARGS)
 	}
 	SPI_finish();
 	security_as_role_end(&saved);
+	security_exec_as_ms += (double) (GetCurrentTimestamp() - start) / 1000.0;
 	if (isnull)
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(result);

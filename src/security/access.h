@@ -27,4 +27,10 @@ extern void security_as_role_begin(AsRole *saved, Oid role);
 extern void security_as_owner_begin(AsRole *saved, Oid owner);
 extern void security_as_role_end(const AsRole *saved);
 
+/*
+ * Milliseconds this backend has spent in dpm_internal.exec_as's queries, the
+ * reads of a source: a release worker reports them as its release's scan.
+ */
+extern double security_exec_as_ms;
+
 #endif

@@ -129,5 +129,47 @@ is( $q->(
 	'1 true',
 	'before its charge: one release, released, and nothing charged for the refused one');
 
+# --- an idle worker makes way ----------------------------------------------------------------------
+# It may wait for minutes, so once idle it leaves when a statement needs its database to itself
+# (DROP DATABASE waits at most 5 s for the other sessions to leave, then fails) or when another
+# database's release needs the background worker slot it holds.
+my $other = sub {
+	my $name = shift;
+	$node->safe_psql('postgres', "CREATE DATABASE $name");
+	$node->safe_psql($name, q{
+SET client_min_messages = warning;
+CREATE EXTENSION dpmatrix;
+CREATE TABLE o AS SELECT g % 10 AS v FROM generate_series(1, 100) g;
+SELECT dpm.register_source('o', epsilon => 1000);
+SELECT dpm.create_domain('o_d', 'o', '[{"name": "v", "bins": {"min": 0, "max": 10, "width": 1}}]');
+SELECT dpm.create_workload('o_w', 'o_d', 'Identity(v)');
+});
+};
+my $in_db = sub {
+	my $name = shift;
+	return "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'dpmatrix release' AND datname = '$name'";
+};
+ok(set_server($node, 'dpm.release_worker_idle' => 600000, 'dpm.max_cells' => undef),
+	'dpm.release_worker_idle = 600s, reloaded');
+$other->('dpm_rw2');
+is($node->safe_psql('dpm_rw2', "SELECT count(*) FROM dpm.answer('o_w', epsilon => 1, confidence => NULL)"),
+	'10', 'a release in a second database');
+is($node->safe_psql('postgres', $in_db->('dpm_rw2')), '1', 'its worker waits for the next one');
+($ret, $out, $err) = $node->psql('postgres', 'DROP DATABASE dpm_rw2');
+is($ret, 0, "DROP DATABASE of it succeeds: the idle worker leaves ($err)");
+
+# one background worker slot left for releases (the logical replication launcher takes the other)
+$node->append_conf('postgresql.conf', "max_worker_processes = 2\nmax_parallel_workers_per_gather = 0");
+$node->restart;
+$other->('dpm_rw3');
+is($q->("SELECT count(*) FROM dpm.answer('rw_w', epsilon => 10, strategy => $s_w, confidence => NULL)"),
+	'200', "with max_worker_processes = 2, a release in $db");
+is($node->safe_psql('postgres', $in_db->($db)), '1', 'its worker stays, holding the slot');
+is( $node->safe_psql('dpm_rw3',
+		"SET statement_timeout = '120s'; SELECT count(*) FROM dpm.answer('o_w', epsilon => 1, confidence => NULL)"),
+	'10',
+	"a release in another database is answered: the idle worker of $db made way");
+is($node->safe_psql('postgres', $in_db->($db)), '0', "no worker is left in $db");
+
 $node->stop;
 done_testing();
