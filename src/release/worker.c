@@ -34,10 +34,10 @@
 #include "release/release.h"
 #include "security/access.h"
 
-int			dpm_release_worker_idle = 300000;
-
 /* how often an idle worker checks whether it should make way (database_wanted, slot_wanted) */
 #define WANTED_POLL_MS 250
+
+int			dpm_release_worker_idle = 300000;
 bool		release_am_worker = false;
 
 static ResourceOwner worker_owner;
@@ -257,7 +257,6 @@ serve(ReleaseSlot *slot, Oid caller)
 	Datum		values[2];
 	bool		refused = false;
 	char		setting[32];
-
 	TimestampTz start = GetCurrentTimestamp();
 
 	slot->wait_ms = (double) (start - slot->queued_at) / 1000.0;
@@ -430,8 +429,8 @@ database_wanted(void)
 
 /*
  * Whether a request of another database (or owner) waits for want of a
- * worker this one could make room for (queue lock held): none of its
- * database's workers is idle or starting, yet it has fewer than
+ * worker this one could make room for (queue lock held): it may be taken,
+ * none of its database's workers is idle or starting, yet it has fewer than
  * dpm.release_workers, so a start failed for want of a background worker
  * slot (max_worker_processes), which this idle worker holds.
  */
@@ -446,7 +445,9 @@ slot_wanted(void)
 		int			count = 0,
 					available = 0;
 
-		if (r->state != REQ_QUEUED || (r->database == me->database && r->owner == me->owner))
+		/* (one its role's cap holds back gets no new worker: none is wanted) */
+		if (r->state != REQ_QUEUED || (r->database == me->database && r->owner == me->owner) ||
+			!release_may_take(r))
 			continue;
 		for (int j = 0; j < MAX_WORKERS; j++)
 		{
