@@ -63,6 +63,22 @@ SELECT count(*) AS answers,
 SELECT count(*) AS releases, bool_and(status = 'released') AS all_released
   FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id WHERE w.name = 'rw_w';
 
+-- A release measures its data once: one call of the mechanism (dpm_internal.strategy_measure)
+-- draws its noise, whatever the number of columns of what it returns (a "(f(...)).*" called it
+-- once per column: seven draws, six thrown away).  Counted in this session's transaction,
+-- measuring the last release's strategy again on a data vector of ones (nothing is stored), in a
+-- new session (the view also shows this backend's counts not yet flushed from earlier transactions).
+\c
+SET client_min_messages = warning;
+SET track_functions = 'all';
+BEGIN;
+SELECT m.quantity, cardinality(m.y) AS values
+  FROM dpm.releases r, LATERAL dpm_internal.release_measure(r, array_fill(1::float8, ARRAY[64])) m
+ WHERE r.id = (SELECT max(r2.id) FROM dpm.releases r2 JOIN dpm.workloads w ON w.id = r2.workload_id WHERE w.name = 'rw_w');
+SELECT calls AS mechanism_calls FROM pg_stat_xact_user_functions WHERE funcname = 'strategy_measure';
+ROLLBACK;
+RESET track_functions;
+
 -- A caller whose own transaction holds what its worker needs (here the source's row, locked by
 -- dpm.set_budget) would wait for ever: the worker waits for the caller's lock, the caller for the
 -- worker.  The caller sees the cycle as the deadlock detector would (40P01), and nothing is charged.
