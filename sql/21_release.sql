@@ -514,6 +514,7 @@ DECLARE
   xe_of int;
   k int;
   part record;
+  answers refcursor;
 BEGIN
   SELECT * INTO r FROM dpm.releases x WHERE x.id = rel_id AND x.status = 'charged' FOR UPDATE;
   IF NOT FOUND THEN
@@ -555,20 +556,30 @@ BEGIN
       m := mp;      -- the answers stored are its own parts'
     END IF;
     INSERT INTO dpm.release_measurements SELECT mp.*;
+    mp := NULL;     -- one copy of the measurements at a time
   END LOOP;
-  -- the answers come in query order, zipped with the labels (labels[query] costs O(query) a row)
-  WITH a AS MATERIALIZED (
-         SELECT * FROM ROWS FROM (dpm_internal.release_derive(r, m, r.inference, r.confidence),
-                                  dpm_internal.workload_labels(labels, spec, dom)) AS a(query, answer, stderr, ci_low, ci_high, ci_draws, label)),
-       ins AS (INSERT INTO dpm.release_answers (release_id, query, label, answer, stderr, ci_low, ci_high)
-               SELECT rel_id, a.query, a.label, a.answer, a.stderr, a.ci_low, a.ci_high FROM a)
-  SELECT max(a.ci_draws) INTO draws FROM a;
+  -- the answers come in query order, zipped with the labels (labels[query] costs O(query) a row),
+  -- and are stored in blocks as they come; the data is not needed any more
+  x := NULL;
+  xe := NULL;
+  OPEN answers FOR
+    SELECT a.query, a.label, a.answer, a.stderr, a.ci_low, a.ci_high, a.ci_draws
+      FROM ROWS FROM (dpm_internal.release_derive(r, m, r.inference, r.confidence),
+                      dpm_internal.workload_labels(labels, spec, dom)) AS a(query, answer, stderr, ci_low, ci_high, ci_draws, label);
+  SELECT s.ci_draws INTO draws FROM dpm_internal.store_answers(rel_id, answers) s;
+  CLOSE answers;
   -- an HDMM simulation may stop early (dpm.ci_max_seconds): record the draws it used
   UPDATE dpm.releases x SET status = 'released', ci_draws = CASE WHEN x.ci_draws IS NOT NULL THEN draws END
    WHERE x.id = rel_id;
   RETURN rel_id;
 END
 $$;
+
+-- The rows of the open cursor answers (query, label, answer, stderr, ci_low, ci_high, ci_draws), in
+-- query order, stored as the release's answers in blocks (src/release/answers.c): how many, and the
+-- most draws an interval's simulation used.
+CREATE OR REPLACE FUNCTION dpm_internal.store_answers(release_id bigint, answers refcursor, OUT stored bigint, OUT ci_draws int)
+AS 'MODULE_PATHNAME', 'dpm_store_answers' LANGUAGE C VOLATILE STRICT;
 
 -- As the session's role sees them (row-level security), by the latest snapshot (src/release/replay.c):
 -- a release's stored answers, and the check that it is visible and has answers.

@@ -109,17 +109,19 @@ DECLARE
   rho float8 := CASE WHEN r.noise = 'gaussian' THEN dpm_internal.below(r.rho) / dpm_internal.audit_sensitivity_scale() ^ 2 END;
   sel record;
   stored bigint;
+  selected refcursor;
 BEGIN
   -- the column was checked at the charge (dpm_internal.release_charge), as a domain is
   sel := dpm_internal.partition_select(NULL, dpm_internal.keys_per_unit(src), eps, dlt, rho);
   -- at most the keys its role's answer quota left it at the charge (rk.keys), the first in the
   -- column's order: a cut of what the selection chose, post-processing at no privacy cost
-  INSERT INTO dpm.release_answers (release_id, query, label)
-  SELECT r.id, s.i, s.key
-    FROM dpm_internal.keys_scan(src.registered_by, dpm_internal.keys_sql(src, rk.column_name, r.periods, rk.max_key_bytes),
-                                dpm_internal.keys_per_unit(src), eps, dlt, rho) WITH ORDINALITY s(key, i)
-   LIMIT rk.keys;
-  GET DIAGNOSTICS stored = ROW_COUNT;
+  OPEN selected FOR
+    SELECT s.i::int, s.key, NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::int
+      FROM dpm_internal.keys_scan(src.registered_by, dpm_internal.keys_sql(src, rk.column_name, r.periods, rk.max_key_bytes),
+                                  dpm_internal.keys_per_unit(src), eps, dlt, rho) WITH ORDINALITY s(key, i)
+     LIMIT rk.keys;
+  SELECT s.stored INTO stored FROM dpm_internal.store_answers(r.id, selected) s;
+  CLOSE selected;
   UPDATE dpm.release_keys x SET threshold = sel.threshold, noise_scale = sel.scale, keys = stored
    WHERE x.release_id = r.id;
   UPDATE dpm.releases x SET status = 'released' WHERE x.id = r.id;

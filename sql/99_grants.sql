@@ -31,7 +31,7 @@ GRANT EXECUTE ON FUNCTION
   dpm.histogram(int, int)
   TO PUBLIC;
 GRANT SELECT ON dpm.sources, dpm.domains, dpm.workloads, dpm.strategies, dpm.releases,
-                dpm.release_answers, dpm.release_measurements, dpm.release_keys, dpm.measures, dpm.column_domains, dpm.privacy_policies, dpm.ledger,
+                dpm.release_answers, dpm.release_answer_blocks, dpm.release_measurements, dpm.release_keys, dpm.measures, dpm.column_domains, dpm.privacy_policies, dpm.ledger,
                 dpm.publications, dpm.progress TO dpm_analyst;
 GRANT EXECUTE ON FUNCTION
   dpm.create_workload(text, text, text), dpm.create_workload(text, text, float8[], float8[]),

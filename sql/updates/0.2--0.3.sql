@@ -186,3 +186,39 @@ DROP FUNCTION IF EXISTS dpm_internal.choose_strategy(dpm.workloads, text, text, 
 DROP FUNCTION IF EXISTS dpm_internal.release_plan(dpm_internal.answer_request, boolean);
 DROP FUNCTION IF EXISTS dpm_internal.dry_run(dpm_internal.answer_request);
 DROP FUNCTION IF EXISTS dpm.explain(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text, date, date);
+
+-- issue 47: a release's answers in blocks of consecutive queries (sql/02_catalog.sql), a row each
+-- before.  The rows move to dpm_internal, where the publications' views still read them until
+-- sql/updates/after/0.2--0.3.sql re-makes those views on the blocks and drops them.
+ALTER TABLE dpm.release_answers SET SCHEMA dpm_internal;
+ALTER TABLE dpm_internal.release_answers RENAME TO release_answer_rows;
+CREATE TABLE dpm.release_answer_blocks (
+  release_id   bigint NOT NULL REFERENCES dpm.releases ON DELETE CASCADE,
+  first_query  int NOT NULL,
+  label        text[] NOT NULL,
+  answer       float8[] NOT NULL,
+  stderr       float8[] NOT NULL,
+  ci_low       float8[] NOT NULL,
+  ci_high      float8[] NOT NULL,
+  PRIMARY KEY (release_id, first_query),
+  CHECK (cardinality(label) > 0 AND cardinality(answer) = cardinality(label) AND cardinality(stderr) = cardinality(label)
+         AND cardinality(ci_low) = cardinality(label) AND cardinality(ci_high) = cardinality(label))
+);
+COMMENT ON TABLE dpm.release_answer_blocks IS 'the noisy answers of each release in blocks of consecutive queries, read as rows in dpm.release_answers';
+SELECT pg_catalog.pg_extension_config_dump('dpm.release_answer_blocks', '');
+ALTER TABLE dpm.release_answer_blocks ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_answers ON dpm.release_answer_blocks FOR SELECT
+  USING (EXISTS (SELECT 1 FROM dpm.releases r WHERE r.id = release_answer_blocks.release_id));
+-- blocks of at most 4096 consecutive queries, as dpm_internal.store_answers writes them
+INSERT INTO dpm.release_answer_blocks (release_id, first_query, label, answer, stderr, ci_low, ci_high)
+SELECT release_id, min(query), array_agg(label ORDER BY query), array_agg(answer ORDER BY query), array_agg(stderr ORDER BY query),
+       array_agg(ci_low ORDER BY query), array_agg(ci_high ORDER BY query)
+  FROM (SELECT a.*, (row_number() OVER (PARTITION BY release_id, run ORDER BY query) - 1) / 4096 AS block
+          FROM (SELECT a.*, query - row_number() OVER (PARTITION BY release_id ORDER BY query) AS run
+                  FROM dpm_internal.release_answer_rows a) a) x
+ GROUP BY release_id, run, block;
+CREATE VIEW dpm.release_answers WITH (security_invoker = true) AS
+SELECT b.release_id, (b.first_query + u.i - 1)::int AS query, u.label, u.answer, u.stderr, u.ci_low, u.ci_high
+  FROM dpm.release_answer_blocks b,
+       unnest(b.label, b.answer, b.stderr, b.ci_low, b.ci_high) WITH ORDINALITY u(label, answer, stderr, ci_low, ci_high, i);
+COMMENT ON VIEW dpm.release_answers IS 'the noisy answers of each release, replayable at no cost (dpm.release)';

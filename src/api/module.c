@@ -140,7 +140,7 @@ _PG_init(void)
 							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.max_answers_per_release",
 							"Most answers one release may store (1 .. 2147483647).",
-							"A release of a larger workload is refused before anything is charged; each answer is a row of dpm.release_answers, about 120 bytes.",
+							"A release of a larger workload is refused before anything is charged; each answer takes about 40 bytes and its label in dpm.release_answer_blocks.",
 							&dpm_max_answers_per_release, 1000000, 1, INT_MAX,
 							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.max_answers_per_role",

@@ -7,6 +7,8 @@
 #define DPM_RELEASE_H
 
 #include "fmgr.h"
+#include "access/tupdesc.h"
+#include "utils/tuplestore.h"
 
 /* dpm.debug_release_delay: testing only, ms the worker waits after the charge */
 extern int	dpm_debug_release_delay;
@@ -31,6 +33,9 @@ extern bool release_am_worker;
 
 /* dpm_internal.release_in_progress(id): a live worker is between the release's charge and its answers */
 extern Datum dpm_release_in_progress(PG_FUNCTION_ARGS);
+
+/* a release's answers, as rows (query, label, answer, stderr, ci_low, ci_high), into store (answers.c) */
+extern void answers_read(int64 id, Tuplestorestate *store, TupleDesc desc);
 
 /* the shared memory the release queue and the workers' list take */
 extern Size release_shmem_size(void);

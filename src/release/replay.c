@@ -93,23 +93,11 @@ dpm_stored_answers(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int64		id = PG_GETARG_INT64(0);
-	SPITupleTable *tt;
 
 	InitMaterializedSRF(fcinfo, 0);
 	SPI_connect();
 	check_release(id);
-	tt = latest("SELECT query, label, answer, stderr, ci_low, ci_high FROM dpm.release_answers "
-				"WHERE release_id = $1 ORDER BY query", id);
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		Datum		values[6];
-		bool		nulls[6];
-
-		for (int c = 0; c < 6; c++)
-			values[c] = SPI_getbinval(tt->vals[i], tt->tupdesc, c + 1, &nulls[c]);
-		/* tuplestore_putvalues copies the datums, so SPI memory can go */
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
+	answers_read(id, rsinfo->setResult, rsinfo->setDesc);
 	SPI_finish();
 	return (Datum) 0;
 }

@@ -107,7 +107,7 @@ sub bg_finish
 	return ($bg->{run}->result(0), $out, $err);
 }
 
-# hold_answers(NODE, DB): a session that keeps dpm.release_answers locked against writes until its
+# hold_answers(NODE, DB): a session that keeps dpm.release_answer_blocks locked against writes until its
 # quit (which commits).  A release worker that has charged a release then waits before it draws the
 # noise (the answers are stored in the statement that computes them, which takes the table's lock
 # first): the release stays 'charged' as long as the test needs, without any fixed delay.  The
@@ -117,7 +117,7 @@ sub hold_answers
 	my ($node, $db) = @_;
 	my $holder = $node->background_psql($db);
 
-	$holder->query_safe('BEGIN; LOCK TABLE dpm.release_answers IN SHARE MODE');
+	$holder->query_safe('BEGIN; LOCK TABLE dpm.release_answer_blocks IN SHARE MODE');
 	return $holder;
 }
 

@@ -123,3 +123,23 @@ SELECT status FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id W
 ALTER DATABASE :"db" RESET temp_file_limit;
 ALTER DATABASE :"db" RESET work_mem;
 \c
+
+-- Answers are stored in blocks of 4,096 consecutive queries (src/release/answers.c): a block ends
+-- at 4,096 answers or where the queries stop being consecutive; NULLs are kept, and the most
+-- draws is returned.  Expected: 5,003 stored, draws 77; blocks of 4,096, 904 and 3 answers;
+-- nothing read back through dpm.release_answers differs from what was written.
+BEGIN;
+SELECT min(id) AS rw_rel FROM dpm.releases WHERE kind = 'answers' AND status = 'released' \gset
+DECLARE rw_answers CURSOR FOR
+  SELECT q::int, CASE WHEN q % 7 <> 0 THEN 'q' || q END, q::float8, nullif(q % 3, 0)::float8, -q::float8, 2 * q::float8,
+         CASE WHEN q = 10005000 THEN 77 WHEN q % 2 = 0 THEN 5 END
+    FROM (SELECT g + 10000000 AS q FROM generate_series(1, 5000) g UNION ALL
+          SELECT g + 20000000 FROM generate_series(1, 3) g ORDER BY 1) x;
+SELECT * FROM dpm_internal.store_answers(:rw_rel, 'rw_answers');
+SELECT first_query, cardinality(label) AS answers
+  FROM dpm.release_answer_blocks WHERE release_id = :rw_rel AND first_query > 10000000 ORDER BY 1;
+SELECT count(*) AS read_back,
+       count(*) FILTER (WHERE label IS DISTINCT FROM CASE WHEN query % 7 <> 0 THEN 'q' || query END OR answer <> query
+                          OR stderr IS DISTINCT FROM nullif(query % 3, 0) OR ci_low <> -query OR ci_high <> 2 * query) AS differing
+  FROM dpm.release_answers WHERE release_id = :rw_rel AND query > 10000000;
+ROLLBACK;

@@ -60,6 +60,7 @@ DELETE FROM dpm.ledger;
 UPDATE dpm.sources SET budget_epsilon = 1000;
 INSERT INTO dpm.releases (source_id, workload_id, strategy_id, noise, epsilon, released_by) VALUES (1, 1, 1, 'laplace', 0, 'regress_sec_bob');
 DELETE FROM dpm.release_answers;
+DELETE FROM dpm.release_answer_blocks;
 UPDATE dpm.domains SET cell_expr = '(SELECT secret FROM public.sec_hidden)';
 -- call the internals that run as the extension owner
 SELECT dpm_internal.exec_as('regress_sec_alice', 'SELECT ARRAY[secret::float8] FROM public.sec_hidden');
@@ -103,12 +104,17 @@ SELECT count(*) AS releases, sum(epsilon) AS epsilon FROM dpm.releases;
 SELECT min(id) AS alice_release FROM dpm.releases \gset
 SELECT (SELECT array_agg(answer ORDER BY query) FROM dpm.release(:alice_release))
      = (SELECT array_agg(answer ORDER BY query) FROM dpm.release(:alice_release)) AS replay_same;
+-- her own answers, through the view of the blocks (row-level security as the caller)
+SELECT count(*) AS own_answers_seen, count(*) = (SELECT count(*) FROM dpm.release(:alice_release)) AS all_of_them
+  FROM dpm.release_answers a JOIN dpm.release(:alice_release) r USING (query)
+ WHERE a.release_id = :alice_release AND a.answer = r.answer AND a.label = r.label;
 SELECT epsilon_spent FROM dpm.budget('sec_people');
 
 -- another analyst sees none of hers
 SET ROLE regress_sec_bob;
 SELECT count(*) FROM dpm.releases;
 SELECT count(*) FROM dpm.release_answers;
+SELECT count(*) FROM dpm.release_answer_blocks;
 SELECT count(*) FROM dpm.ledger;
 SELECT set_config('sec.alice_release', :'alice_release', false) IS NOT NULL AS noted;
 DO $$ BEGIN PERFORM * FROM dpm.release(current_setting('sec.alice_release')::bigint);

@@ -16,7 +16,7 @@
 #      answers go) the release completes once that transaction ends.
 # Races are pinned with locks, never with sleeps: a "holder" session keeps the source's row locked
 # (as a charge does) until the test lets it go, so a worker taking a release blocks before the
-# charge; or keeps dpm.release_answers locked, so that a worker blocks after it.
+# charge; or keeps dpm.release_answer_blocks locked, so that a worker blocks after it.
 use strict;
 use warnings;
 
@@ -210,7 +210,7 @@ like($said, qr/deadlock detected: the release worker waits for a lock this trans
 	"6. a lock on the source, before the charge: the caller is told of the deadlock, and that nothing was charged");
 is(charges(), $before, '6. nothing was charged');
 # where the answers are stored: the worker needs it after the charge
-$said = answer_holding('dpm.release_answers');
+$said = answer_holding('dpm.release_answer_blocks');
 $rid = sql("SELECT max(id) FROM dpm.releases");
 like($said, qr/deadlock detected: the release worker waits for a lock this transaction holds.*Release $rid was charged before the call stopped/s,
 	"6. a lock the worker needs after the charge: the caller is told of the deadlock and that release $rid was charged");
