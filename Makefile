@@ -9,13 +9,11 @@ OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*/*.c src/*/*/*.c)))
 # install script is every part.  Update scripts chain, as TimescaleDB's do: each version's own
 # changes are sql/updates/FROM--TO.sql, and the script from any older version OLD is the changes
 # of every step from OLD to $(EXTVERSION), in order, followed by every part that can run again
-# (all but 00_schema and 02_catalog, which only create), so each function is written once; then
-# what a step does with the new functions, sql/updates/after/FROM--TO.sql, in the steps' order.
+# (all but 00_schema and 02_catalog, which only create), so each function is written once.
 SQL_PARTS = $(sort $(wildcard sql/[0-9][0-9]_*.sql))
 SQL_ONCE = sql/00_schema.sql sql/02_catalog.sql
 SQL_AGAIN = $(filter-out $(SQL_ONCE),$(SQL_PARTS))
 SQL_STEPS = $(wildcard sql/updates/*--*.sql)
-SQL_AFTER = $(wildcard sql/updates/after/*--*.sql)
 # the versions an update starts from: the FROM of every step
 SQL_OLD_VERSIONS = $(foreach s,$(SQL_STEPS),$(firstword $(subst --, ,$(notdir $(s)))))
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql \
@@ -54,8 +52,6 @@ EXTRA_CLEAN += $(OBJS:.o=.d)
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS)
 	cat $^ >$@
 
-# the steps from $* on, by version order (sort -V: 0.10 after 0.9), then the parts, then those
-# steps' after-parts
-sql/$(EXTENSION)--%--$(EXTVERSION).sql: $(SQL_STEPS) $(SQL_AGAIN) $(SQL_AFTER)
-	steps="$$(ls $(SQL_STEPS) | sort -V | sed -n '\|/$*--|,$$p')"; \
-	cat $$steps $(SQL_AGAIN) $$(for f in $$steps; do a=sql/updates/after/$${f##*/}; [ ! -f $$a ] || echo $$a; done) >$@
+# the steps from $* on, by version order (sort -V: 0.10 after 0.9), then the parts
+sql/$(EXTENSION)--%--$(EXTVERSION).sql: $(SQL_STEPS) $(SQL_AGAIN)
+	cat $$(ls $(SQL_STEPS) | sort -V | sed -n '\|/$*--|,$$p') $(SQL_AGAIN) >$@

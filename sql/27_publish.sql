@@ -158,39 +158,6 @@ $f$, 2 * k - 1, 2 * k, lo::text, CASE kind WHEN 'calendar' THEN typ::text ELSE '
 END
 $$;
 
--- The view of publication qualified over domain dom: one row per answer of the release it shows,
--- one column per attribute (publish_columns).  Owned by the extension's owner, it reads the answers'
--- blocks directly: row-level security of dpm.release_answers would show a reader no row.
-CREATE OR REPLACE FUNCTION dpm_internal.publication_view(qualified text, dom dpm.domains) RETURNS void
-LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  cols text := '';
-  off int := 0;
-BEGIN
-  FOR k IN 1 .. cardinality(dom.attr_names) LOOP
-    cols := cols || dpm_internal.publish_columns(dom, k, off);
-    off := off + dom.attr_sizes[k];
-  END LOOP;
-  EXECUTE format($v$CREATE OR REPLACE VIEW %s WITH (security_barrier) AS
-SELECT ra.release_id, r.released_at, ra.query, ra.label, t.term, t.spec AS term_spec,
-%s       CASE WHEN r.sum_share IS NOT NULL THEN 'avg' WHEN r.measure_id IS NOT NULL THEN 'sum' ELSE 'count' END AS aggregate,
-       m.name AS measure, ra.answer, ra.stderr, ra.ci_low, ra.ci_high, r.confidence
-  FROM dpm.publications p
-  JOIN (SELECT b.release_id, (b.first_query + u.i - 1)::int AS query, u.label, u.answer, u.stderr, u.ci_low, u.ci_high
-          FROM dpm.release_answer_blocks b,
-               unnest(b.label, b.answer, b.stderr, b.ci_low, b.ci_high) WITH ORDINALITY u(label, answer, stderr, ci_low, ci_high, i)) ra
-    ON ra.release_id = p.release_id
-  JOIN dpm.releases r ON r.id = ra.release_id
-  JOIN dpm.domains d ON d.id = p.domain_id
-  LEFT JOIN dpm.measures m ON m.id = r.measure_id
-  LEFT JOIN dpm.query_spans q ON q.workload_id = r.workload_id AND q.query = ra.query
-  LEFT JOIN dpm.workload_terms t ON t.workload_id = r.workload_id AND ra.query BETWEEN t.first_query AND t.last_query
- WHERE p.view_name = %L$v$, qualified, cols, qualified);
-END
-$$;
-COMMENT ON FUNCTION dpm_internal.publication_view(text, dpm.domains) IS 'internal: (re)makes the view of a publication';
-
 CREATE OR REPLACE FUNCTION dpm.publish(release bigint, view_name text, reader regrole DEFAULT NULL)
 RETURNS regclass
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -203,6 +170,8 @@ DECLARE
   rel_name text;
   qualified text;
   pub dpm.publications;
+  cols text := '';
+  off int := 0;
   a text;
 BEGIN
   SELECT * INTO r FROM dpm.releases x WHERE x.id = publish.release;
@@ -257,6 +226,7 @@ BEGIN
     IF to_regclass(qualified) IS NOT NULL THEN
       RAISE EXCEPTION 'relation % already exists', qualified USING ERRCODE = 'duplicate_table';
     END IF;
+    -- per attribute, its columns (publish_columns)
     FOR k IN 1 .. cardinality(dom.attr_names) LOOP
       a := dom.attr_names[k];
       IF a IN ('release_id', 'released_at', 'query', 'label', 'term', 'term_spec', 'aggregate', 'measure', 'answer', 'stderr', 'ci_low',
@@ -264,9 +234,27 @@ BEGIN
                                                     WHERE a IN (o || '_from', o || '_to', o || '_lo', o || '_hi')) THEN
         RAISE EXCEPTION 'attribute "%" would clash with a column of the view', a USING ERRCODE = 'duplicate_column';
       END IF;
+      cols := cols || dpm_internal.publish_columns(dom, k, off);
+      off := off + dom.attr_sizes[k];
     END LOOP;
     INSERT INTO dpm.publications (view_name, domain_id, release_id) VALUES (qualified, dom.id, r.id);
-    PERFORM dpm_internal.publication_view(qualified, dom);
+    -- its owner's view, reading the answers' blocks: row-level security of dpm.release_answers
+    -- would show a reader no row
+    EXECUTE format($v$CREATE VIEW %s WITH (security_barrier) AS
+SELECT ra.release_id, r.released_at, ra.query, ra.label, t.term, t.spec AS term_spec,
+%s       CASE WHEN r.sum_share IS NOT NULL THEN 'avg' WHEN r.measure_id IS NOT NULL THEN 'sum' ELSE 'count' END AS aggregate,
+       m.name AS measure, ra.answer, ra.stderr, ra.ci_low, ra.ci_high, r.confidence
+  FROM dpm.publications p
+  JOIN (SELECT b.release_id, (b.first_query + u.i - 1)::int AS query, u.label, u.answer, u.stderr, u.ci_low, u.ci_high
+          FROM dpm.release_answer_blocks b,
+               unnest(b.label, b.answer, b.stderr, b.ci_low, b.ci_high) WITH ORDINALITY u(label, answer, stderr, ci_low, ci_high, i)) ra
+    ON ra.release_id = p.release_id
+  JOIN dpm.releases r ON r.id = ra.release_id
+  JOIN dpm.domains d ON d.id = p.domain_id
+  LEFT JOIN dpm.measures m ON m.id = r.measure_id
+  LEFT JOIN dpm.query_spans q ON q.workload_id = r.workload_id AND q.query = ra.query
+  LEFT JOIN dpm.workload_terms t ON t.workload_id = r.workload_id AND ra.query BETWEEN t.first_query AND t.last_query
+ WHERE p.view_name = %L$v$, qualified, cols, qualified);
     EXECUTE format('COMMENT ON VIEW %s IS %L', qualified,
                    format('dpmatrix release of workload %s over domain %s (dpm.publish); one row per query, one column per attribute', wl.name, dom.name));
   END IF;

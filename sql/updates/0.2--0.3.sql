@@ -188,8 +188,8 @@ DROP FUNCTION IF EXISTS dpm_internal.dry_run(dpm_internal.answer_request);
 DROP FUNCTION IF EXISTS dpm.explain(text, float8, float8, float8, int, text, jsonb, text, float8, text, text, float8, text, date, date);
 
 -- issue 47: a release's answers in blocks of consecutive queries (sql/02_catalog.sql), a row each
--- before.  The rows move to dpm_internal, where the publications' views still read them until
--- sql/updates/after/0.2--0.3.sql re-makes those views on the blocks and drops them.
+-- before.  The rows move to dpm_internal for the time it takes to copy them and to re-make the
+-- publications' views that read them.
 ALTER TABLE dpm.release_answers SET SCHEMA dpm_internal;
 ALTER TABLE dpm_internal.release_answers RENAME TO release_answer_rows;
 CREATE TABLE dpm.release_answer_blocks (
@@ -222,3 +222,29 @@ SELECT b.release_id, (b.first_query + u.i - 1)::int AS query, u.label, u.answer,
   FROM dpm.release_answer_blocks b,
        unnest(b.label, b.answer, b.stderr, b.ci_low, b.ci_high) WITH ORDINALITY u(label, answer, stderr, ci_low, ci_high, i);
 COMMENT ON VIEW dpm.release_answers IS 'the noisy answers of each release, replayable at no cost (dpm.release)';
+-- Each publication's view is re-made with the columns it had (a view of 0.1 has fewer), the
+-- rows' table replaced by the same columns from the blocks; its grants stay.  PostgreSQL lets an
+-- update script replace only the extension's own objects: each view is the extension's for that
+-- moment.  A view that no longer reads the rows is left as it is.
+DO $$
+DECLARE
+  v regclass;
+  def text;
+  opts text;
+BEGIN
+  FOR v IN SELECT to_regclass(p.view_name) FROM dpm.publications p WHERE to_regclass(p.view_name) IS NOT NULL LOOP
+    def := pg_catalog.pg_get_viewdef(v);
+    -- qualified or not, as the update's search_path makes it
+    CONTINUE WHEN def !~ '(dpm_internal\.)?release_answer_rows ra\M';
+    def := regexp_replace(def, '(dpm_internal\.)?release_answer_rows ra\M',
+                   '(SELECT b.release_id, (b.first_query + u.i - 1)::int AS query, u.label, u.answer, u.stderr, u.ci_low, u.ci_high
+                       FROM dpm.release_answer_blocks b,
+                            unnest(b.label, b.answer, b.stderr, b.ci_low, b.ci_high) WITH ORDINALITY u(label, answer, stderr, ci_low, ci_high, i)) ra');
+    EXECUTE format('ALTER EXTENSION dpmatrix ADD VIEW %s', v);
+    opts := (SELECT ' WITH (' || array_to_string(c.reloptions, ', ') || ')' FROM pg_catalog.pg_class c WHERE c.oid = v);
+    EXECUTE format('CREATE OR REPLACE VIEW %s%s AS %s', v, coalesce(opts, ''), def);
+    EXECUTE format('ALTER EXTENSION dpmatrix DROP VIEW %s', v);
+  END LOOP;
+END
+$$;
+DROP TABLE dpm_internal.release_answer_rows;

@@ -254,16 +254,30 @@ array_to_vec(ArrayType *arr, const char *argname, int *len)
 	}
 }
 
+/*
+ * Written in place rather than by construct_array, which takes the values as
+ * Datums: a second copy of every vector on the way out (115 MB for a wide
+ * release's 14.4 M measurements).
+ */
 ArrayType *
 array_from_vec(const double *v, int len)
 {
-	Datum	   *elems = palloc_extended(sizeof(Datum) * Max(len, 1), MCXT_ALLOC_HUGE);
+	size_t		nbytes = ARR_OVERHEAD_NONULLS(1) + sizeof(double) * (size_t) len;
 	ArrayType  *arr;
 
-	for (int i = 0; i < len; i++)
-		elems[i] = Float8GetDatum(v[i]);
-	arr = construct_array(elems, len, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
-						  TYPALIGN_DOUBLE);
-	pfree(elems);
+	if (len == 0)
+		return construct_empty_array(FLOAT8OID);
+	if (!AllocSizeIsValid(nbytes))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a vector of %d values is too large for a PostgreSQL array (1 GB)", len)));
+	arr = palloc(nbytes);
+	SET_VARSIZE(arr, nbytes);
+	arr->ndim = 1;
+	arr->dataoffset = 0;
+	arr->elemtype = FLOAT8OID;
+	ARR_DIMS(arr)[0] = len;
+	ARR_LBOUND(arr)[0] = 1;
+	memcpy(ARR_DATA_PTR(arr), v, sizeof(double) * (size_t) len);
 	return arr;
 }
