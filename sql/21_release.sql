@@ -366,10 +366,12 @@ $$;
 -- marginal tables it measures (never the vector: memory grows with the tables); for a sum, the
 -- same of its measure; for an average, the sums followed by the counts, from one scan.
 CREATE OR REPLACE FUNCTION dpm_internal.release_data(r dpm.releases, src dpm.sources, dom dpm.domains) RETURNS float8[]
-LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT CASE r.counted WHEN 'units' THEN dpm_internal.units_data(r, src, dom) WHEN 'profile' THEN dpm_internal.profile_data(r, src, dom)
-              ELSE dpm_internal.part_data(r, src, dom, (SELECT x FROM dpm.measures x WHERE x.id = r.measure_id), r.sum_share IS NOT NULL) END
+BEGIN
+  RETURN CASE r.counted WHEN 'units' THEN dpm_internal.units_data(r, src, dom) WHEN 'profile' THEN dpm_internal.profile_data(r, src, dom)
+              ELSE dpm_internal.part_data(r, src, dom, (SELECT x FROM dpm.measures x WHERE x.id = r.measure_id), r.sum_share IS NOT NULL) END;
+END
 $$;
 
 -- The same for measure m (NULL: counts) and, for an average (avg), the counts it divides by after
@@ -455,43 +457,27 @@ $$;
 -- The answers of release r's workload from its measurements m, by this inference, with
 -- intervals at this confidence (NULL: none), in the units of what it counts or sums:
 -- post-processing, at no cost.  W is made from the spec when the workload keeps none
--- (sql/18_workloads.sql).
+-- (sql/18_workloads.sql).  In SQL: a PL/pgSQL function copies a composite argument, here all the
+-- measurements (115 MB for a release of 19.7 M answers), and so would each caller in PL/pgSQL.
 CREATE OR REPLACE FUNCTION dpm_internal.release_infer(r dpm.releases, m dpm.release_measurements, inference text,
                                    confidence float8)
 RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
-LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
 SET plan_cache_mode = force_generic_plan
 AS $$
-DECLARE
-  -- a sum's grid: answers in the measure's units, scaled without an error (dpm_internal.times)
-  u float8 := CASE WHEN m.quantity LIKE 'counts%' THEN 1 WHEN m.quantity = 'sums' THEN dpm_internal.release_unit(r)
-                   ELSE (SELECT 2::float8 ^ x.grid_exp FROM dpm.measures x WHERE x.id = split_part(m.quantity, ':', 2)::int) END;
-BEGIN
-  RETURN QUERY SELECT i.query, dpm_internal.times(i.answer, u), dpm_internal.times(i.stderr, u),
-                      dpm_internal.times(i.ci_low, u), dpm_internal.times(i.ci_high, u), i.ci_draws
-                 FROM dpm.workloads w, dpm.domains d, dpm.strategies s,
-                      LATERAL dpm_internal.strategy_infer(s.matrix, s.kronecker, s.residual, s.noise, w.matrix, s.pinv,
-                                                          s.profile, w.spec, d, release_infer.m, release_infer.inference,
-                                                          release_infer.confidence) i
-                WHERE w.id = r.workload_id AND s.id = r.strategy_id AND d.id = w.domain_id;
-END
-$$;
-
--- The answers of release r by this inference and confidence: from its measurements m, or for an
--- average from the sums and counts it keeps in dpm.release_measurements (m unused).
-CREATE OR REPLACE FUNCTION dpm_internal.release_derive(r dpm.releases, m dpm.release_measurements, inference text,
-                                    confidence float8)
-RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
-LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
-SET plan_cache_mode = force_generic_plan
-AS $$
-BEGIN
-  IF r.sum_share IS NULL THEN
-    RETURN QUERY SELECT * FROM dpm_internal.release_infer(r, m, release_derive.inference, release_derive.confidence);
-  ELSE
-    RETURN QUERY SELECT * FROM dpm_internal.release_avg(r, release_derive.inference, release_derive.confidence);
-  END IF;
-END
+  SELECT i.query, dpm_internal.times(i.answer, g.u), dpm_internal.times(i.stderr, g.u),
+         dpm_internal.times(i.ci_low, g.u), dpm_internal.times(i.ci_high, g.u), i.ci_draws
+    -- a sum's grid: answers in the measure's units, scaled without an error (dpm_internal.times);
+    -- once (OFFSET 0: not pulled up into the expression of every row)
+    FROM (SELECT CASE WHEN (release_infer.m).quantity LIKE 'counts%' THEN 1
+                      WHEN (release_infer.m).quantity = 'sums' THEN dpm_internal.release_unit(release_infer.r)
+                      ELSE (SELECT 2::float8 ^ x.grid_exp FROM dpm.measures x
+                             WHERE x.id = split_part((release_infer.m).quantity, ':', 2)::int) END AS u OFFSET 0) g,
+         dpm.workloads w, dpm.domains d, dpm.strategies s,
+         LATERAL dpm_internal.strategy_infer(s.matrix, s.kronecker, s.residual, s.noise, w.matrix, s.pinv,
+                                             s.profile, w.spec, d, release_infer.m, release_infer.inference,
+                                             release_infer.confidence) i
+   WHERE w.id = (release_infer.r).workload_id AND s.id = (release_infer.r).strategy_id AND d.id = w.domain_id
 $$;
 
 -- Step 2, in the worker's second transaction: scan the source, measure, keep the measurements,
@@ -549,14 +535,15 @@ BEGIN
                                   THEN 2 ELSE 1 END;
       mp := dpm_internal.release_measure(r, CASE WHEN part.quantity LIKE 'sums:%' THEN xe[1:k] ELSE xe[k + 1:2 * k] END,
                                          part.quantity);
+      INSERT INTO dpm.release_measurements SELECT mp.*;
+      mp := NULL;     -- one copy of the measurements at a time
     ELSE
       k := cardinality(x) / CASE WHEN r.sum_share IS NULL THEN 1 ELSE 2 END;
-      mp := dpm_internal.release_measure(r, CASE WHEN k = cardinality(x) THEN x ELSE x[(part.i - 1) * k + 1:part.i * k] END,
-                                         part.quantity);
-      m := mp;      -- the answers stored are its own parts'
+      -- the answers stored are its own parts'
+      m := dpm_internal.release_measure(r, CASE WHEN k = cardinality(x) THEN x ELSE x[(part.i - 1) * k + 1:part.i * k] END,
+                                        part.quantity);
+      INSERT INTO dpm.release_measurements SELECT m.*;
     END IF;
-    INSERT INTO dpm.release_measurements SELECT mp.*;
-    mp := NULL;     -- one copy of the measurements at a time
   END LOOP;
   -- the answers come in query order, zipped with the labels (labels[query] costs O(query) a row),
   -- and are stored in blocks as they come; the data is not needed any more
@@ -566,6 +553,7 @@ BEGIN
     SELECT a.query, a.label, a.answer, a.stderr, a.ci_low, a.ci_high, a.ci_draws
       FROM ROWS FROM (dpm_internal.release_derive(r, m, r.inference, r.confidence),
                       dpm_internal.workload_labels(labels, spec, dom)) AS a(query, answer, stderr, ci_low, ci_high, ci_draws, label);
+  m := NULL;     -- the cursor keeps its own copy
   SELECT s.ci_draws INTO draws FROM dpm_internal.store_answers(rel_id, answers) s;
   CLOSE answers;
   -- an HDMM simulation may stop early (dpm.ci_max_seconds): record the draws it used

@@ -77,3 +77,19 @@ BEGIN
      ORDER BY s.query;
 END
 $$;
+
+-- The answers of release r by this inference and confidence: from its measurements m, or for an
+-- average from the sums and counts it keeps in dpm.release_measurements (m unused).  In SQL, as
+-- dpm_internal.release_infer is (it says why); here, where both exist.
+CREATE OR REPLACE FUNCTION dpm_internal.release_derive(r dpm.releases, m dpm.release_measurements, inference text,
+                                    confidence float8)
+RETURNS TABLE(query int, answer float8, stderr float8, ci_low float8, ci_high float8, ci_draws int)
+LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
+AS $$
+  SELECT * FROM dpm_internal.release_infer(release_derive.r, release_derive.m, release_derive.inference, release_derive.confidence)
+   WHERE (release_derive.r).sum_share IS NULL
+  UNION ALL
+  SELECT * FROM dpm_internal.release_avg(release_derive.r, release_derive.inference, release_derive.confidence)
+   WHERE (release_derive.r).sum_share IS NOT NULL
+$$;

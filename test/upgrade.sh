@@ -204,7 +204,10 @@ full_snapshot() {
 SELECT t, md5(string_agg(r, E'\n' ORDER BY r)) FROM (
   SELECT c.relname::text t, x.r FROM pg_class c,
          LATERAL (SELECT * FROM dpm_internal.snapshot_rows(c.oid::regclass)) x(r)
-   WHERE c.relnamespace = 'dpm'::regnamespace AND c.relkind = 'r' AND c.relname NOT IN ('interval_widths', 'strategies', 'releases', 'sources') UNION ALL
+   WHERE c.relnamespace = 'dpm'::regnamespace AND c.relkind = 'r'
+     AND c.relname NOT IN ('interval_widths', 'strategies', 'releases', 'sources', 'release_answers', 'release_answer_blocks') UNION ALL
+  -- 0.3 keeps the answers in blocks: read as the rows they were, through the view of that name
+  SELECT 'release_answers', a::text FROM dpm.release_answers a UNION ALL
   -- 0.3's releases have columns more, extra_parts, counted and bounds (NULL, 'rows', NULL before)
   SELECT 'releases', (to_jsonb(r) - 'extra_parts' - 'counted' - 'bounds')::text FROM dpm.releases r UNION ALL
   -- and its sources two bounds and a shared budget more (NULL for sources made before)

@@ -409,12 +409,16 @@ dpm_residual_table_sets(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(sets_array(t->sets, t->count));
 }
 
-/* the tables argument: the counts of residual_tables' sets, one after the other */
+/*
+ * The tables argument: the counts of residual_tables' sets, one after the
+ * other, read in place (array_arg_flat): each copy would be one more vector
+ * of T.
+ */
 static int64 *
 tables_arg(FunctionCallInfo fcinfo, int i, const ResidualTables *t)
 {
 	int			n;
-	double	   *x = array_to_vec(PG_GETARG_ARRAYTYPE_P(i), "tables", &n);
+	const double *x = array_vec_view(array_arg_flat(PG_GETARG_DATUM(i)), "tables", &n);
 
 	if (n != t->cells)
 		ereport(ERROR,

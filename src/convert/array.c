@@ -235,6 +235,35 @@ array_view_transposed(ArrayType *arr, const char *argname)
 double *
 array_to_vec(ArrayType *arr, const char *argname, int *len)
 {
+	/* a copy: callers may change it, and the array may be the caller's own datum */
+	const double *v = array_vec_view(arr, argname, len);
+	double	   *copy = palloc_extended(sizeof(double) * Max(*len, 1), MCXT_ALLOC_HUGE);
+
+	memcpy(copy, v, sizeof(double) * *len);
+	return copy;
+}
+
+/*
+ * PG_GETARG_ARRAYTYPE_P flattens an expanded array (a PL/pgSQL variable's)
+ * into a new copy; the expanded form of a flat array keeps that flat value
+ * while it is valid (utils/array.h, fvalue), which serves as it is.
+ */
+ArrayType *
+array_arg_flat(Datum d)
+{
+	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
+	{
+		ExpandedArrayHeader *eah = (ExpandedArrayHeader *) DatumGetEOHP(d);
+
+		if (eah->ea_magic == EA_MAGIC && eah->fvalue != NULL)
+			return eah->fvalue;
+	}
+	return DatumGetArrayTypeP(d);
+}
+
+const double *
+array_vec_view(ArrayType *arr, const char *argname, int *len)
+{
 	if (ARR_NDIM(arr) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -244,14 +273,7 @@ array_to_vec(ArrayType *arr, const char *argname, int *len)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must be a one-dimensional array", argname)));
 	mat_check_size(1, ARR_DIMS(arr)[0], argname);
-	/* a copy: callers may change it, and the array may be the caller's own datum */
-	{
-		const double *v = array_values(arr, argname, len);
-		double	   *copy = palloc_extended(sizeof(double) * Max(*len, 1), MCXT_ALLOC_HUGE);
-
-		memcpy(copy, v, sizeof(double) * *len);
-		return copy;
-	}
+	return array_values(arr, argname, len);
 }
 
 /*

@@ -24,6 +24,10 @@ extern Mat *array_view_transposed(ArrayType *arr, const char *argname);
 
 /* float8[] -> C vector of *len elements */
 extern double *array_to_vec(ArrayType *arr, const char *argname, int *len);
+/* the same, as a view of the array's own data (checked, not copied): read-only */
+extern const double *array_vec_view(ArrayType *arr, const char *argname, int *len);
+/* an array argument, flat, not copied where it need not be: read-only */
+extern ArrayType *array_arg_flat(Datum d);
 extern ArrayType *array_from_vec(const double *v, int len);
 
 #endif

@@ -3,8 +3,8 @@
  * consecutive queries (dpm.release_answer_blocks).
  *
  * A row per answer cost a heap tuple, an index entry and a foreign-key check
- * each: 19.7 M of them, most of a release's time after its noise, for all
- * <= 3-way marginals of 50 attributes.  A block holds ANSWER_BLOCK answers
+ * each: 19.7 M of them for all <= 3-way marginals of 50 attributes (at 20
+ * attributes, a third of the release's time).  A block holds ANSWER_BLOCK answers
  * as arrays, one array per column; the view dpm.release_answers shows them
  * as rows.  Both directions stream: memory holds one block at a time, however
  * many answers a release has.
@@ -44,13 +44,14 @@ typedef struct Block
 	bool		nulls[ANSWER_VALUES][ANSWER_BLOCK];
 } Block;
 
-/* the block's row in dpm.release_answer_blocks */
+/* the block's row in dpm.release_answer_blocks, its arrays made in memory rows */
 static void
-block_insert(SPIPlanPtr insert, int64 release, Block *b)
+block_insert(SPIPlanPtr insert, int64 release, Block *b, MemoryContext rows)
 {
 	Datum		args[2 + 1 + ANSWER_VALUES];
 	int			dims[1] = {b->n};
 	int			lbs[1] = {1};
+	MemoryContext old = MemoryContextSwitchTo(rows);
 
 	args[0] = Int64GetDatum(release);
 	args[1] = Int32GetDatum(b->first_query);
@@ -60,6 +61,7 @@ block_insert(SPIPlanPtr insert, int64 release, Block *b)
 		args[3 + c] = PointerGetDatum(construct_md_array(b->values[c], b->nulls[c], 1, dims, lbs,
 														 FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
 														 TYPALIGN_DOUBLE));
+	MemoryContextSwitchTo(old);
 	if (SPI_execute_plan(insert, args, NULL, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "storing answers failed: %s", SPI_result_code_string(SPI_result));
 }
@@ -136,16 +138,15 @@ dpm_store_answers(PG_FUNCTION_ARGS)
 		if (fetched == 0)
 			break;
 		check_columns(tt->tupdesc);
-		old = MemoryContextSwitchTo(rows);
 		for (uint64 i = 0; i < fetched; i++)
 		{
 			bool		isnull;
 			int32		query = DatumGetInt32(SPI_getbinval(tt->vals[i], tt->tupdesc, 1, &isnull));
 			Datum		label = SPI_getbinval(tt->vals[i], tt->tupdesc, 2, &isnull);
 
-			if (b->n > 0 && (b->n == ANSWER_BLOCK || query != b->first_query + b->n))
+			if (b->n > 0 && (b->n == ANSWER_BLOCK || query != (int64) b->first_query + b->n))
 			{
-				block_insert(insert, release, b);
+				block_insert(insert, release, b, rows);
 				stored += b->n;
 				b->n = 0;
 				/* the tuples fetched are in SPI's memory, not here */
@@ -153,9 +154,17 @@ dpm_store_answers(PG_FUNCTION_ARGS)
 			}
 			if (b->n == 0)
 				b->first_query = query;
-			/* copied: the fetched tuples go before the block is written */
+			/*
+			 * copied: the fetched tuples go before the block is written.  In
+			 * rows, named each time: SPI returns to its own context.
+			 */
 			b->label_nulls[b->n] = isnull;
-			b->labels[b->n] = isnull ? (Datum) 0 : datumCopy(label, false, -1);
+			if (!isnull)
+			{
+				old = MemoryContextSwitchTo(rows);
+				b->labels[b->n] = datumCopy(label, false, -1);
+				MemoryContextSwitchTo(old);
+			}
 			for (int c = 0; c < ANSWER_VALUES; c++)
 				b->values[c][b->n] = SPI_getbinval(tt->vals[i], tt->tupdesc, 3 + c, &b->nulls[c][b->n]);
 			b->n++;
@@ -167,12 +176,11 @@ dpm_store_answers(PG_FUNCTION_ARGS)
 				any_draws |= !isnull;
 			}
 		}
-		MemoryContextSwitchTo(old);
 		SPI_freetuptable(tt);
 	}
 	if (b->n > 0)
 	{
-		block_insert(insert, release, b);
+		block_insert(insert, release, b, rows);
 		stored += b->n;
 	}
 	SPI_finish();
