@@ -524,6 +524,7 @@ dpm_residual_measure(PG_FUNCTION_ARGS)
 				sigma;
 	double		confidence = api_confidence_arg(fcinfo, 10);
 	Measurements *m;
+	int64	   *counts;
 
 	api_residual_check_plan_args(fcinfo, 5);
 	api_privacy_args(fcinfo, 6, &epsilon, &delta, &scale, &rho);
@@ -535,8 +536,8 @@ dpm_residual_measure(PG_FUNCTION_ARGS)
 		int		   *sets = api_residual_plan_tables(&sm, PG_GETARG_ARRAYTYPE_P(2), PG_GETARG_ARRAYTYPE_P(3), &theta, &count);
 
 		t = residual_tables(sm.w, sets, count);
-		m = residual_laplace_measure(sm.w, t, sm.sizes, sets, theta, count, epsilon, scale,
-									 PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t), confidence);
+		counts = PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t);
+		m = residual_laplace_measure(sm.w, t, sm.sizes, sets, theta, count, epsilon, scale, counts, confidence);
 	}
 	else
 	{
@@ -550,9 +551,12 @@ dpm_residual_measure(PG_FUNCTION_ARGS)
 					 errmsg("cost2 must be positive and finite, got %g", cost2)));
 		sigma = rho > 0.0 ? calibrate_zcdp_sigma(rho, scale * sqrt(cost2))
 			: calibrate_gaussian_sigma(epsilon, delta, scale * sqrt(cost2));
-		m = residual_gaussian_measure(sm.w, t, sm.sizes, variance, sigma, scale,
-									  PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t));
+		counts = PG_ARGISNULL(5) ? NULL : tables_arg(fcinfo, 5, t);
+		m = residual_gaussian_measure(sm.w, t, sm.sizes, variance, sigma, scale, counts);
 	}
+	/* the tables' counts, as large as the data: measured, not needed beside the measurements' copies */
+	if (counts != NULL)
+		pfree(counts);
 	if (m == NULL)
 		PG_RETURN_NULL();
 	return convert_measurements_datum(fcinfo, m);

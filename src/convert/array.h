@@ -29,5 +29,7 @@ extern const double *array_vec_view(ArrayType *arr, const char *argname, int *le
 /* an array argument, flat, not copied where it need not be: read-only */
 extern ArrayType *array_arg_flat(Datum d);
 extern ArrayType *array_from_vec(const double *v, int len);
+/* a float8[] of len values to be written at ARR_DATA_PTR (len 0: the empty array) */
+extern ArrayType *new_vector_array(int len);
 
 #endif

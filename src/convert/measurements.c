@@ -29,7 +29,7 @@ int_array(const int *v, int count)
 }
 
 Datum
-convert_measurements_datum(FunctionCallInfo fcinfo, const Measurements *m)
+convert_measurements_datum(FunctionCallInfo fcinfo, Measurements *m)
 {
 	TupleDesc	tupdesc;
 	Datum		values[7];
@@ -40,6 +40,9 @@ convert_measurements_datum(FunctionCallInfo fcinfo, const Measurements *m)
 		elog(ERROR, "the measurements' row type is not dpm.release_measurements");
 	values[0] = values[6] = (Datum) 0;
 	values[1] = PointerGetDatum(array_from_vec(m->y, (int) m->total));
+	/* the values are in the array now: one copy less beside the row made of it */
+	pfree(m->y);
+	m->y = NULL;
 	values[2] = PointerGetDatum(int_array(m->sizes, m->parts));
 	values[3] = PointerGetDatum(array_from_vec(m->variance, m->parts));
 	if (laplace)

@@ -12,7 +12,7 @@
 #include "mechanism/mechanism.h"
 
 /* the row (release_id NULL) for a function returning dpm.release_measurements */
-extern Datum convert_measurements_datum(FunctionCallInfo fcinfo, const Measurements *m);
+extern Datum convert_measurements_datum(FunctionCallInfo fcinfo, Measurements *m);
 
 /* argument i, such a row; shapes are checked by the inference that reads it */
 extern Measurements *convert_measurements_arg(FunctionCallInfo fcinfo, int i);

@@ -26,6 +26,7 @@
 #include "utils/float.h"
 #include "utils/numeric.h"
 
+#include "convert/array.h"
 #include "histogram/histogram.h"
 
 int			dpm_max_cells = 10000000;
@@ -371,17 +372,18 @@ Datum
 dpm_histogram_finalfn(PG_FUNCTION_ARGS)
 {
 	HistState  *st;
-	Datum	   *elems;
+	ArrayType  *arr;
+	double	   *v;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	st = (HistState *) PG_GETARG_POINTER(0);
-	/* the counts straight into float8 Datums: no vector of doubles in between */
-	elems = palloc_extended(sizeof(Datum) * st->n, MCXT_ALLOC_HUGE);
+	/* the counts straight into the array: no Datums or doubles in between */
+	arr = new_vector_array(st->n);
+	v = st->n > 0 ? (double *) ARR_DATA_PTR(arr) : NULL;
 	for (int32 i = 0; i < st->n; i++)
-		elems[i] = Float8GetDatum((double) Max(Min(st->counts[i], HIST_MAX), -HIST_MAX));
-	PG_RETURN_ARRAYTYPE_P(construct_array(elems, st->n, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
-										  TYPALIGN_DOUBLE));
+		v[i] = (double) Max(Min(st->counts[i], HIST_MAX), -HIST_MAX);
+	PG_RETURN_ARRAYTYPE_P(arr);
 }
 
 /*
