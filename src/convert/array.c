@@ -282,7 +282,7 @@ array_vec_view(ArrayType *arr, const char *argname, int *len)
  * release's 14.4 M measurements, 157 MB for its tables).
  */
 ArrayType *
-new_vector_array(int len)
+array_new_vector(int len)
 {
 	size_t		nbytes = ARR_OVERHEAD_NONULLS(1) + sizeof(double) * (size_t) len;
 	ArrayType  *arr;
@@ -306,7 +306,7 @@ new_vector_array(int len)
 ArrayType *
 array_from_vec(const double *v, int len)
 {
-	ArrayType  *arr = new_vector_array(len);
+	ArrayType  *arr = array_new_vector(len);
 
 	if (len > 0)
 		memcpy(ARR_DATA_PTR(arr), v, sizeof(double) * (size_t) len);

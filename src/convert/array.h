@@ -30,6 +30,6 @@ extern const double *array_vec_view(ArrayType *arr, const char *argname, int *le
 extern ArrayType *array_arg_flat(Datum d);
 extern ArrayType *array_from_vec(const double *v, int len);
 /* a float8[] of len values to be written at ARR_DATA_PTR (len 0: the empty array) */
-extern ArrayType *new_vector_array(int len);
+extern ArrayType *array_new_vector(int len);
 
 #endif

@@ -24,9 +24,9 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 
-#include "convert/array.h"
 #include "histogram/histogram.h"
 
 int			dpm_max_cells = 10000000;
@@ -372,15 +372,33 @@ Datum
 dpm_histogram_finalfn(PG_FUNCTION_ARGS)
 {
 	HistState  *st;
+	size_t		nbytes;
 	ArrayType  *arr;
 	double	   *v;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	st = (HistState *) PG_GETARG_POINTER(0);
-	/* the counts straight into the array: no Datums or doubles in between */
-	arr = new_vector_array(st->n);
-	v = st->n > 0 ? (double *) ARR_DATA_PTR(arr) : NULL;
+	if (st->n == 0)
+		PG_RETURN_ARRAYTYPE_P(construct_empty_array(FLOAT8OID));
+	/*
+	 * The counts straight into a float8[] made here: construct_array takes a
+	 * Datum per cell first, one more copy of the tables (157 MB for all
+	 * 3-way marginals of 50 attributes).
+	 */
+	nbytes = ARR_OVERHEAD_NONULLS(1) + sizeof(double) * (size_t) st->n;
+	if (!AllocSizeIsValid(nbytes))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a histogram of %d counters is too large for a PostgreSQL array (1 GB)", st->n)));
+	arr = palloc(nbytes);
+	SET_VARSIZE(arr, nbytes);
+	arr->ndim = 1;
+	arr->dataoffset = 0;
+	arr->elemtype = FLOAT8OID;
+	ARR_DIMS(arr)[0] = st->n;
+	ARR_LBOUND(arr)[0] = 1;
+	v = (double *) ARR_DATA_PTR(arr);
 	for (int32 i = 0; i < st->n; i++)
 		v[i] = (double) Max(Min(st->counts[i], HIST_MAX), -HIST_MAX);
 	PG_RETURN_ARRAYTYPE_P(arr);

@@ -196,7 +196,7 @@ dpm_store_answers(PG_FUNCTION_ARGS)
  * says why), a block at a time.
  */
 void
-answers_read(int64 id, Tuplestorestate *store, TupleDesc desc)
+release_answers_read(int64 id, Tuplestorestate *store, TupleDesc desc)
 {
 	Oid			type = INT8OID;
 	Datum		value = Int64GetDatum(id);

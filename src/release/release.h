@@ -35,7 +35,7 @@ extern bool release_am_worker;
 extern Datum dpm_release_in_progress(PG_FUNCTION_ARGS);
 
 /* a release's answers, as rows (query, label, answer, stderr, ci_low, ci_high), into store (answers.c) */
-extern void answers_read(int64 id, Tuplestorestate *store, TupleDesc desc);
+extern void release_answers_read(int64 id, Tuplestorestate *store, TupleDesc desc);
 
 /* the shared memory the release queue and the workers' list take */
 extern Size release_shmem_size(void);

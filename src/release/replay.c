@@ -97,7 +97,7 @@ dpm_stored_answers(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	SPI_connect();
 	check_release(id);
-	answers_read(id, rsinfo->setResult, rsinfo->setDesc);
+	release_answers_read(id, rsinfo->setResult, rsinfo->setDesc);
 	SPI_finish();
 	return (Datum) 0;
 }
