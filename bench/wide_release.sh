@@ -82,11 +82,11 @@ awk -v peak="$peak" -v model="$model" -v d="$D" -v rows="$ROWS" '
 	END {
 		# t[1]: exact_answers, t[2]: the sleep, t[3]: SET, t[4]: the release
 		printf "\n== wide release: all <= 3-way marginals of %d attributes of 10 values, %d rows\n", d, rows
-		printf "%-22s | %10s | %6s\n", "", "seconds", "ratio"
-		printf "%-22s | %10.1f | %6s\n", "dpm.exact_answers", t[1] / 1000, "1.00"
-		printf "%-22s | %10.1f | %6.2f\n", "dpm.answer (release)", t[4] / 1000, t[4] / t[1]
-		printf "%-22s | %10.1f |\n", "  worker: scan", scan / 1000
-		printf "%-22s | %10.1f |\n", "  worker: noise, answers", answers / 1000
-		printf "%-22s | %10.1f |\n", "  caller: the rest", (t[4] - worker) / 1000
-		printf "release worker peak anonymous memory %.0f MB, the model %d MB (ratio %.2f)\n", peak / 1024, model, peak / 1024 / model
+		printf "%-24s | %10s | %6s\n", "", "seconds", "ratio"
+		printf "%-24s | %10.1f | %6s\n", "dpm.exact_answers", t[1] / 1000, "1.00"
+		printf "%-24s | %10.1f | %6.2f\n", "dpm.answer (release)", t[4] / 1000, t[4] / t[1]
+		printf "%-24s | %10.1f |\n", "  worker: scan", scan / 1000
+		printf "%-24s | %10.1f |\n", "  worker: noise, answers", answers / 1000
+		printf "%-24s | %10.1f |\n", "  caller: the rest", (t[4] - worker) / 1000
+		printf "release worker peak anonymous memory %.0f MiB, the model %d MiB (ratio %.2f)\n", peak / 1024, model, peak / 1024 / model
 	}' "$tmp/out"
