@@ -34,7 +34,7 @@
 /* the columns of an answer after its query and label: answer, stderr, ci_low, ci_high */
 #define ANSWER_VALUES 4
 
-typedef struct Block
+typedef struct AnswerBlock
 {
 	int32		first_query;
 	int			n;
@@ -42,11 +42,11 @@ typedef struct Block
 	bool		label_nulls[ANSWER_BLOCK];
 	Datum		values[ANSWER_VALUES][ANSWER_BLOCK];
 	bool		nulls[ANSWER_VALUES][ANSWER_BLOCK];
-} Block;
+} AnswerBlock;
 
 /* the block's row in dpm.release_answer_blocks, its arrays made in memory rows */
 static void
-block_insert(SPIPlanPtr insert, int64 release, Block *b, MemoryContext rows)
+block_insert(SPIPlanPtr insert, int64 release, AnswerBlock *b, MemoryContext rows)
 {
 	Datum		args[2 + 1 + ANSWER_VALUES];
 	int			dims[1] = {b->n};
@@ -102,7 +102,7 @@ dpm_store_answers(PG_FUNCTION_ARGS)
 	SPIPlanPtr	insert;
 	MemoryContext rows,
 				old;
-	Block	   *b = palloc(sizeof(Block));
+	AnswerBlock *b = palloc(sizeof(AnswerBlock));
 	int64		stored = 0;
 	int32		draws = 0;
 	bool		any_draws = false;
