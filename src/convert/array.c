@@ -157,27 +157,33 @@ array_to_mat(ArrayType *arr, const char *argname)
 	return m;
 }
 
-/* a rows x cols float8 array without NULLs, its data left for the caller to fill */
+/*
+ * A float8 array of rows x cols (cols 0: a vector of rows values) without
+ * NULLs, its data left for the caller to fill.
+ */
 static ArrayType *
-new_matrix_array(int rows, int cols)
+new_float8_array(int rows, int cols)
 {
-	size_t		nbytes = ARR_OVERHEAD_NONULLS(2) + sizeof(double) * (size_t) rows * cols;
+	int			ndim = cols == 0 ? 1 : 2;
+	size_t		nbytes = ARR_OVERHEAD_NONULLS(ndim) + sizeof(double) * (size_t) rows * Max(cols, 1);
 	ArrayType  *arr;
 
 	if (!AllocSizeIsValid(nbytes))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("a matrix of %d x %d is too large for a PostgreSQL array (1 GB)",
-						rows, cols)));
+				 ndim == 1 ?
+				 errmsg("a vector of %d values is too large for a PostgreSQL array (1 GB)", rows) :
+				 errmsg("a matrix of %d x %d is too large for a PostgreSQL array (1 GB)", rows, cols)));
 	arr = palloc0(nbytes);
 	SET_VARSIZE(arr, nbytes);
-	arr->ndim = 2;
+	arr->ndim = ndim;
 	arr->dataoffset = 0;
 	arr->elemtype = FLOAT8OID;
-	ARR_DIMS(arr)[0] = rows;
-	ARR_DIMS(arr)[1] = cols;
-	ARR_LBOUND(arr)[0] = 1;
-	ARR_LBOUND(arr)[1] = 1;
+	for (int d = 0; d < ndim; d++)
+	{
+		ARR_DIMS(arr)[d] = d == 0 ? rows : cols;
+		ARR_LBOUND(arr)[d] = 1;
+	}
 	return arr;
 }
 
@@ -189,7 +195,7 @@ array_from_mat(const Mat *m)
 
 	if (m->rows == 0 || m->cols == 0)
 		return construct_empty_array(FLOAT8OID);
-	arr = new_matrix_array(m->rows, m->cols);
+	arr = new_float8_array(m->rows, m->cols);
 	v = (double *) ARR_DATA_PTR(arr);
 	/* column-major to row-major, in tiles that stay in cache */
 	for (int j0 = 0; j0 < m->cols; j0 += 64)
@@ -212,7 +218,7 @@ array_from_mat_transposed(const Mat *m)
 
 	if (m->rows == 0 || m->cols == 0)
 		return construct_empty_array(FLOAT8OID);
-	arr = new_matrix_array(m->cols, m->rows);
+	arr = new_float8_array(m->cols, m->rows);
 	memcpy(ARR_DATA_PTR(arr), m->data, sizeof(double) * (size_t) m->rows * m->cols);
 	return arr;
 }
@@ -284,23 +290,9 @@ array_vec_view(ArrayType *arr, const char *argname, int *len)
 ArrayType *
 array_new_vector(int len)
 {
-	size_t		nbytes = ARR_OVERHEAD_NONULLS(1) + sizeof(double) * (size_t) len;
-	ArrayType  *arr;
-
 	if (len == 0)
 		return construct_empty_array(FLOAT8OID);
-	if (!AllocSizeIsValid(nbytes))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("a vector of %d values is too large for a PostgreSQL array (1 GB)", len)));
-	arr = palloc(nbytes);
-	SET_VARSIZE(arr, nbytes);
-	arr->ndim = 1;
-	arr->dataoffset = 0;
-	arr->elemtype = FLOAT8OID;
-	ARR_DIMS(arr)[0] = len;
-	ARR_LBOUND(arr)[0] = 1;
-	return arr;
+	return new_float8_array(len, 0);
 }
 
 ArrayType *
