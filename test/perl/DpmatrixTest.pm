@@ -107,11 +107,12 @@ sub bg_finish
 	return ($bg->{run}->result(0), $out, $err);
 }
 
-# hold_answers(NODE, DB): a session that keeps dpm.release_answer_blocks locked against writes until its
-# quit (which commits).  A release worker that has charged a release then waits before it draws the
-# noise (the answers are stored in the statement that computes them, which takes the table's lock
-# first): the release stays 'charged' as long as the test needs, without any fixed delay.  The
-# worker gives up after its lock_timeout (30 s), so hold it only for a few statements.
+# hold_answers(NODE, DB): a session that keeps dpm.release_answer_blocks locked against writes until
+# its quit (which commits).  A release worker that has charged a release then waits, in the
+# transaction that measures it, before it stores the answers (dpm_internal.store_answers takes the
+# table's lock before it reads the first answer): nothing of the fill is committed, and the release
+# stays 'charged' as long as the test needs, without any fixed delay.  The worker gives up after
+# its lock_timeout (30 s), so hold it only for a few statements.
 sub hold_answers
 {
 	my ($node, $db) = @_;

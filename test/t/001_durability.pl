@@ -19,10 +19,11 @@
 # After every case: the source's ledger grew by exactly the charge (sum and row count), and every
 # ledger row matches one release row (same source, same epsilon, delta and rho) and vice versa.
 #
-# A release is held between its charge and its answers by a session that keeps dpm.release_answer_blocks
-# locked (hold_answers), for as long as the case needs; nothing waits for a fixed time.  The first
-# crash is an immediate shutdown (no checkpoint, crash recovery at the start), the second the
-# kill -9 of the caller's backend (the postmaster resets every process, the worker's too).
+# A release is held between its charge and its answers by a session that keeps
+# dpm.release_answer_blocks locked (hold_answers), for as long as the case needs; nothing waits
+# for a fixed time.  The first crash is an immediate shutdown (no checkpoint, crash recovery at the
+# start), the second the kill -9 of the caller's backend (the postmaster resets every process, the
+# worker's too).
 use strict;
 use warnings;
 
