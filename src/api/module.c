@@ -128,6 +128,11 @@ _PG_init(void)
 							"It keeps the strategies it has read.  It leaves sooner, once idle, when DROP DATABASE, ALTER DATABASE or CREATE DATABASE from it as template needs the database to itself, or another database's release needs its background worker slot.",
 							&dpm_release_worker_idle, 300000, 0, 600000,
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomBoolVariable("dpm.release_worker_keep",
+							 "Whether one release worker of a database stays past dpm.release_worker_idle while sessions are connected to the database.",
+							 "It spares the next release a new worker's start and cold caches, and holds a background worker slot (max_worker_processes) meanwhile; it gives back the strategies it kept, and still leaves for DROP DATABASE and for another database's release.",
+							 &dpm_release_worker_keep, true,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.release_workers",
 							"Most release workers serving one database at once (1 .. 64); further releases wait in a queue.",
 							"Each is a background worker (max_worker_processes).",

@@ -18,8 +18,9 @@
  * 2^30 OIDs counted at this worker's lookups, and after ten minutes whatever
  * the count (that many OIDs cannot be assigned in ten minutes).
  *
- * Ordinary backends keep nothing: release_am_worker (release.h) is false
- * outside the resident release worker, whose memory is given back when it goes idle.
+ * Ordinary backends keep nothing: release_keep_cxt (release.h) is NULL
+ * outside the resident release worker, which resets it, and so forgets
+ * every entry, when it stays idle past dpm.release_worker_idle.
  */
 #include "postgres.h"
 
@@ -53,8 +54,8 @@ typedef struct CacheEntry
 } CacheEntry;
 
 static CacheEntry entries[CACHE_ENTRIES];
-static MemoryContext cache_cxt;
 static Size cache_bytes;
+static bool forget_registered;	/* forget_entries is registered on release_keep_cxt */
 static uint64 use_clock;
 static uint64 oids_seen;		/* OIDs assigned in the server since the first lookup */
 static Oid	last_next_oid;
@@ -88,6 +89,17 @@ expire_entries(void)
 			drop_entry(&entries[i]);
 }
 
+/* release_keep_cxt is reset: every entry's context is gone with it */
+static void
+forget_entries(void *arg)
+{
+	memset(entries, 0, sizeof(entries));
+	cache_bytes = 0;
+	forget_registered = false;
+}
+
+static MemoryContextCallback forget_callback = {forget_entries, NULL};
+
 static Mat *
 read_matrix(Datum d, bool transposed, const char *argname)
 {
@@ -108,7 +120,7 @@ convert_stored_matrix(Datum d, bool transposed, const char *argname)
 	Size		bytes,
 				limit = (Size) dpm_max_memory_mb * 1024 * 1024 / 4;
 
-	if (!release_am_worker || !VARATT_IS_EXTERNAL_ONDISK(value))
+	if (release_keep_cxt == NULL || !VARATT_IS_EXTERNAL_ONDISK(value))
 		return read_matrix(d, transposed, argname);
 
 	VARATT_EXTERNAL_GET_POINTER(key, value);
@@ -156,10 +168,12 @@ convert_stored_matrix(Datum d, bool transposed, const char *argname)
 		drop_entry(lru);
 	}
 
-	if (cache_cxt == NULL)
-		cache_cxt = AllocSetContextCreate(TopMemoryContext, "dpmatrix matrix cache",
-										  ALLOCSET_SMALL_SIZES);
-	MemoryContextSetParent(cxt, cache_cxt);
+	if (!forget_registered)
+	{
+		MemoryContextRegisterResetCallback(release_keep_cxt, &forget_callback);
+		forget_registered = true;
+	}
+	MemoryContextSetParent(cxt, release_keep_cxt);
 	slot->used = true;
 	slot->transposed = transposed;
 	slot->key = key;

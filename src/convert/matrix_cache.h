@@ -12,7 +12,7 @@
 /*
  * array_to_mat (transposed false) or array_view_transposed (true) of a
  * float8[][] argument as the function received it (PG_GETARG_DATUM).  In the
- * resident release worker (release_am_worker), a value stored out of line is
+ * resident release worker (release_keep_cxt), a value stored out of line is
  * read once and kept, keyed by its TOAST pointer (matrix_cache.c).  Read-only.
  */
 extern const Mat *convert_stored_matrix(Datum d, bool transposed, const char *argname);

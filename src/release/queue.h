@@ -32,7 +32,8 @@
  * A queue, served fairly by a bounded pool.  Requests wait in a queue in
  * shared memory; each database has at most dpm.release_workers workers,
  * which stay resident for dpm.release_worker_idle without a request, keeping
- * their caches (matrix_cache.c), and leave sooner when idle if a statement
+ * their caches (matrix_cache.c), one of them longer while sessions are
+ * connected to the database (dpm.release_worker_keep), and leave sooner when idle if a statement
  * needs their database to itself or another database's request needs their
  * background worker slot (worker.c).  A free worker takes the queued request
  * whose role has the fewest releases being computed, then the oldest: one

@@ -16,6 +16,8 @@ extern int	dpm_debug_release_delay;
 extern double dpm_audit_sensitivity_scale;
 /* dpm.release_worker_idle: ms a resident release worker waits for the next release; 0: none */
 extern int	dpm_release_worker_idle;
+/* dpm.release_worker_keep: one worker of a database stays past that while sessions are connected to it */
+extern bool dpm_release_worker_keep;
 
 /* dpm.release_workers: most release workers per database */
 extern int	dpm_release_workers;
@@ -26,10 +28,13 @@ extern int	dpm_max_answers_per_release;
 extern int	dpm_max_answers_per_role;
 
 /*
- * true in a resident release worker, which answers one release after another:
- * convert/matrix_cache.c keeps stored matrices only there
+ * What a resident release worker keeps from one release to the next
+ * (convert/matrix_cache.c's matrices); NULL outside a worker, where nothing
+ * is kept.  The worker resets it when it stays idle past
+ * dpm.release_worker_idle (dpm.release_worker_keep): whatever keeps memory
+ * here registers a reset callback to forget it.
  */
-extern bool release_am_worker;
+extern MemoryContext release_keep_cxt;
 
 /* dpm_internal.release_in_progress(id): a live worker is between the release's charge and its answers */
 extern Datum dpm_release_in_progress(PG_FUNCTION_ARGS);

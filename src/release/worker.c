@@ -2,7 +2,8 @@
  * worker.c -- a release worker: a background worker connected to one
  * database as the extension owner, which serves that database's queued
  * releases (queue.h) in turn, each in transactions of its own, and stays
- * for dpm.release_worker_idle without one.
+ * for dpm.release_worker_idle without one; one of them stays longer while
+ * sessions are connected to its database (dpm.release_worker_keep).
  */
 #include "postgres.h"
 
@@ -20,6 +21,7 @@
 #include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "storage/proc.h"
+#include "storage/procarray.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -38,7 +40,8 @@
 #define WANTED_POLL_MS 250
 
 int			dpm_release_worker_idle = 300000;
-bool		release_am_worker = false;
+bool		dpm_release_worker_keep = true;
+MemoryContext release_keep_cxt = NULL;
 
 static ResourceOwner worker_owner;
 static int	my_worker = -1;
@@ -466,16 +469,46 @@ slot_wanted(void)
 }
 
 /*
+ * Whether this idle worker is the one its database keeps (queue lock held):
+ * the first idle one of its database and owner in the workers' list, so
+ * that one stays, not dpm.release_workers of them.
+ */
+static bool
+first_idle(void)
+{
+	Worker	   *me = &release_queue->workers[my_worker];
+
+	for (int i = 0; i < my_worker; i++)
+	{
+		Worker	   *e = &release_queue->workers[i];
+
+		if (e->generation != 0 && e->pid != 0 && !e->busy &&
+			e->database == me->database && e->owner == me->owner)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Serve the queue until idle for dpm.release_worker_idle, or until idle while
  * a statement needs the database to itself or another database's request
  * needs the background worker slot: so a worker may stay for minutes (an
  * analyst typing the next question finds it, its caches warm) without
  * holding up DROP DATABASE or another database's releases.
+ *
+ * Past dpm.release_worker_idle, one worker of the database stays as long as
+ * a session is connected to it (dpm.release_worker_keep): a new worker's
+ * start and its first release, which plans every statement and reads the
+ * catalog into empty caches, cost a private count about half a GROUP BY over
+ * 10^6 rows (bench/small_release.sh), and an analyst's session, or a BI
+ * tool's pool, may well ask again after any pause.  It gives back what it
+ * keeps between releases (release_keep_cxt), and still makes way as above.
  */
 static void
 worker_loop(void)
 {
 	TimestampTz idle_since = GetCurrentTimestamp();
+	bool		kept = false;	/* past the idle time, staying for the sessions */
 
 	for (;;)
 	{
@@ -483,7 +516,8 @@ worker_loop(void)
 		dsm_handle	handle = DSM_HANDLE_INVALID;
 		Oid			caller = InvalidOid;
 		bool		retire = false,
-					wanted;
+					wanted,
+					sessions;
 		long		idle_ms;
 
 		CHECK_FOR_INTERRUPTS();
@@ -494,6 +528,8 @@ worker_loop(void)
 		}
 		idle_ms = TimestampDifferenceMilliseconds(idle_since, GetCurrentTimestamp());
 		wanted = database_wanted();
+		sessions = dpm_release_worker_keep && dpm_release_worker_idle > 0 &&
+			idle_ms >= dpm_release_worker_idle && CountDBConnections(MyDatabaseId) > 0;
 		SpinLockAcquire(&release_queue->mutex);
 		ri = pick_request();
 		if (ri >= 0)
@@ -509,7 +545,8 @@ worker_loop(void)
 			release_queue->workers[my_worker].busy = true;
 			my_request = ri;
 		}
-		else if (idle_ms >= dpm_release_worker_idle || wanted || slot_wanted())
+		else if (wanted || slot_wanted() ||
+				 (idle_ms >= dpm_release_worker_idle && !(sessions && first_idle())))
 		{
 			memset(&release_queue->workers[my_worker], 0, sizeof(Worker));
 			my_worker = -1;
@@ -534,11 +571,20 @@ worker_loop(void)
 			finish_request();
 			pgstat_report_stat(false);
 			idle_since = GetCurrentTimestamp();
+			kept = false;
 			continue;
+		}
+		if (idle_ms >= dpm_release_worker_idle && !kept)
+		{
+			/* staying for the sessions: what the releases kept goes, the catalog's caches stay */
+			MemoryContextReset(release_keep_cxt);
+			pgstat_report_activity(STATE_IDLE, "kept while sessions are connected to the database");
+			kept = true;
 		}
 		pgstat_report_stat(true);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 Min(Max(dpm_release_worker_idle - idle_ms, 1), WANTED_POLL_MS), PG_WAIT_EXTENSION);
+						 idle_ms < dpm_release_worker_idle ? Min(dpm_release_worker_idle - idle_ms, WANTED_POLL_MS)
+						 : WANTED_POLL_MS, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 	}
 }
@@ -570,7 +616,8 @@ dpm_release_worker_main(Datum main_arg)
 		proc_exit(0);			/* the entry was given up before we started */
 	before_shmem_exit(worker_exit, (Datum) 0);
 	connect_worker(database, owner);
-	release_am_worker = true;
+	release_keep_cxt = AllocSetContextCreate(TopMemoryContext, "dpmatrix release worker's keep",
+											 ALLOCSET_SMALL_SIZES);
 	SpinLockAcquire(&release_queue->mutex);
 	me->pid = MyProcPid;
 	me->procno = MyProcNumber;

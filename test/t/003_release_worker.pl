@@ -1,7 +1,8 @@
 # The life of a resident release worker (src/release/worker.c), which needs server settings changed
 # with a reload: releases in a row are served by one worker, which reads a strategy's matrices
 # again when the catalog's copy changes; a terminated worker is replaced by the next release; an
-# idle worker leaves after dpm.release_worker_idle; with 0 none stays.  (What a release computes,
+# idle worker leaves after dpm.release_worker_idle, but for one that stays while a session is
+# connected to its database (dpm.release_worker_keep); with 0 none stays.  (What a release computes,
 # whichever worker serves it, is test/sql/release_worker.sql's.)
 use strict;
 use warnings;
@@ -91,18 +92,52 @@ my $new_worker = $q->($worker_pids);
 ok($new_worker =~ /^\d+$/ && $new_worker ne $worker, "by a new worker ($new_worker, not $worker)");
 
 # --- an idle worker leaves -------------------------------------------------------------------------
+# (polled from another database: a session connected to the worker's would keep it, as below)
 ok(set_server($node, 'dpm.release_worker_idle' => 100), 'dpm.release_worker_idle = 100ms, reloaded');
-ok($node->poll_query_until($db, $no_worker), 'the idle worker leaves');
+ok($node->poll_query_until('postgres', $no_worker), 'the idle worker leaves');
+
+# --- but one stays while a session is connected to its database -------------------------------------
+# It says so in pg_stat_activity once past its idle time, having given back the matrices it kept:
+# the next release reads them again (its errors are those of the catalog's matrices, as above).
+my $kept_query = "SELECT query = 'kept while sessions are connected to the database' FROM pg_stat_activity
+                   WHERE backend_type = 'dpmatrix release' AND datname = '$db'";
+my $session = $node->background_psql($db);
+$session->query_safe('SET client_min_messages = warning');    # query_safe fails on a NOTICE
+$session->query_safe("INSERT INTO rw_rel SELECT 6, query, answer, stderr
+                        FROM dpm.answer('rw_w', epsilon => 10, strategy => $s_eigen, confidence => NULL)");
+ok($node->poll_query_until('postgres', $kept_query),
+	'past dpm.release_worker_idle, a worker stays while a session is connected to its database');
+$worker = $node->safe_psql('postgres', $worker_pids);
+$session->query_safe("INSERT INTO rw_rel SELECT 7, query, answer, stderr
+                        FROM dpm.answer('rw_w', epsilon => 10, strategy => $s_eigen, confidence => NULL)");
+is($node->safe_psql('postgres', $worker_pids), $worker, 'the next release is served by the kept worker');
+is( $q->(
+		"SELECT count(*) || ' ' || bool_and(abs(r.stderr - e2.stderr) <= 1e-9 * e2.stderr)
+		   FROM rw_rel r JOIN rw_exp2 e2 USING (query) WHERE r.k IN (6, 7)"),
+	'400 true',
+	'its errors, and the one before, are those of the matrices in the catalog');
+ok($node->poll_query_until('postgres', $kept_query), 'it is kept again');
+$session->quit;
+ok($node->poll_query_until('postgres', $no_worker), 'and leaves with the last session');
+
+$session = $node->background_psql($db);
+$session->query_safe('SET client_min_messages = warning');
+ok(set_server($node, 'dpm.release_worker_keep' => 'off'), 'dpm.release_worker_keep = off, reloaded');
+$session->query_safe("SELECT count(*) FROM dpm.answer('rw_w', epsilon => 10, strategy => $s_w, confidence => NULL)");
+ok($node->poll_query_until('postgres', $no_worker),
+	'with dpm.release_worker_keep off, the idle worker leaves though a session is connected');
+$session->quit;
+ok(set_server($node, 'dpm.release_worker_keep' => undef), 'dpm.release_worker_keep reset');
 
 # --- none stays with dpm.release_worker_idle = 0 ---------------------------------------------------
 ok(set_server($node, 'dpm.release_worker_idle' => 0), 'dpm.release_worker_idle = 0, reloaded');
 is($q->("SELECT count(*) FROM dpm.answer('rw_w', epsilon => 10, strategy => $s_w, confidence => NULL)"),
 	'200', 'a release is answered');
-ok($node->poll_query_until($db, $no_worker), 'and its worker does not stay');
+ok($node->poll_query_until('postgres', $no_worker), 'and its worker does not stay');
 is( $q->(
 		"SELECT count(*) || ' ' || bool_and(status = 'released')
 		   FROM dpm.releases r JOIN dpm.workloads w ON w.id = r.workload_id WHERE w.name = 'rw_w'"),
-	'5 true',
+	'8 true',
 	'every release of the workload was released');
 
 # --- the caller's dpm.max_cells holds in the worker -------------------------------------------------
