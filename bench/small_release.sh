@@ -7,8 +7,10 @@
 # source, noise and answers; "caller" is the rest of the statement (checking and planning in the
 # caller's backend, the hand-off and the answers' return).  Median of RUNS (default 7) of each,
 # taken in turns.  Rows:
-#   resident worker  the release after another: the worker of the one before serves it (as it
-#                    does after any pause while a session is connected: dpm.release_worker_keep);
+#   resident worker  the release after another: the worker of the one before serves it;
+#   after a pause    the same after 1.5 s without a release, dpm.release_worker_idle set to 1 s
+#                    for the run (and restored at its end): the worker kept for the connected
+#                    sessions (dpm.release_worker_keep) serves it, as after any pause;
 #   new worker       the worker terminated before each release, so that one starts for it (what
 #                    the first release pays once the database had no session for
 #                    dpm.release_worker_idle, or after that idle time with dpm.release_worker_keep off);
@@ -25,12 +27,22 @@ RUNS=${RUNS:-7}
 LOADERS=${LOADERS:-6}
 tmp=$(mktemp -d -t dpmatrix-small-release.XXXXXX)
 loaders=()
+idle_set= idle_was=
 cleanup() {
 	for p in "${loaders[@]}"; do kill "$p" 2>/dev/null || true; done
+	if [ -n "$idle_set" ]; then
+		if [ -n "$idle_was" ]; then set_idle "ALTER SYSTEM SET dpm.release_worker_idle = '$idle_was'"
+		else set_idle "ALTER SYSTEM RESET dpm.release_worker_idle"; fi
+	fi
 	wait 2>/dev/null || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+
+# dpm.release_worker_idle at 1 s for the run, then as it was (a value of ALTER SYSTEM's, or none)
+idle_was=$(psql -X -q -At -c "LOAD 'dpmatrix'" -c "SELECT CASE WHEN sourcefile LIKE '%postgresql.auto.conf' THEN setting END
+                                                 FROM pg_settings WHERE name = 'dpm.release_worker_idle'")
+set_idle() { psql -X -q -c "LOAD 'dpmatrix'" -c "$1" -c "SELECT pg_reload_conf()" >/dev/null; }
 
 psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
 SET client_min_messages = warning;
@@ -48,6 +60,12 @@ SELECT dpm.register_source('sr_units', 'id', 1, epsilon => 1e9);
 SELECT dpm.create_domain('sr_ud', 'sr_units', '[{"name": "v", "bins": {"min": 0, "max": 100, "width": 1}}]');
 SELECT dpm.create_workload('sr_uw', 'sr_ud', 'Identity(v)');
 SQL
+
+idle_set=1
+set_idle "ALTER SYSTEM SET dpm.release_worker_idle = '1s'"
+idle_now() { psql -X -q -At -c "LOAD 'dpmatrix'" -c 'SHOW dpm.release_worker_idle'; }
+for _ in $(seq 100); do [ "$(idle_now)" = 1s ] && break; sleep 0.1; done
+[ "$(idle_now)" = 1s ] || { echo "dpm.release_worker_idle = 1s was not reloaded" >&2; exit 1; }
 
 groupby="SELECT count(*) FROM (SELECT v, count(*) FROM sr_rows GROUP BY v) g;"
 release="SELECT count(*) FROM dpm.answer('sr_w', epsilon => 1);"
@@ -68,6 +86,8 @@ measure() {
 		for _ in $(seq "$RUNS"); do
 			echo "\\echo @ GROUP BY"; echo "$groupby"
 			echo "\\echo @ resident worker"; echo "$release"
+			echo "\\timing off"; echo "SELECT pg_sleep(1.5);"; echo "\\timing on"
+			echo "\\echo @ after a pause"; echo "$release"
 			echo "\\timing off"; echo "$terminate"; echo "\\timing on"
 			echo "\\echo @ new worker"; echo "$release"
 			if [ "$case" = quiet ]; then
@@ -129,7 +149,7 @@ SELECT m.c AS "case", m.what, round(m.ms::numeric, 1) AS ms, round((m.ms / g.ms)
        round(m.caller::numeric, 1) AS caller
   FROM m JOIN m g ON g.c = m.c
                   AND g.what = CASE WHEN m.what IN ('capped', 'GROUP BY per unit') THEN 'GROUP BY per unit' ELSE 'GROUP BY' END
- ORDER BY m.c DESC, array_position(ARRAY['GROUP BY', 'resident worker', 'new worker', 'GROUP BY per unit', 'capped'], m.what);
+ ORDER BY m.c DESC, array_position(ARRAY['GROUP BY', 'resident worker', 'after a pause', 'new worker', 'GROUP BY per unit', 'capped'], m.what);
 SQL
 
 psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
