@@ -85,7 +85,7 @@ _PG_init(void)
 							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.capping_memory_mb",
 							"Memory a capped scan's table of privacy units may take before it writes rows to temporary files, in megabytes (1 .. 1048576).",
-							"About 80 bytes a unit keeping one row, 24 more a further kept row; past it, the rows of further units are capped in passes over a file.",
+							"About 80 bytes a unit keeping one row, 24 more a further kept row; past it, the rows of further units are capped in passes over a file.  A release worker keeps as much of the memory a release frees (1 GB at most) for the next.",
 							&dpm_capping_memory_mb, 256, 1, 1048576,
 							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpm.max_cells",

@@ -7,7 +7,9 @@
  */
 #include "postgres.h"
 
+#ifdef __GLIBC__
 #include <malloc.h>
+#endif
 
 #include "access/xact.h"
 #include "catalog/pg_database.h"
@@ -241,7 +243,7 @@ connect_worker(Oid database, Oid owner)
 /*
  * Keep the memory a release frees for the next one.  glibc gives back to
  * the kernel a freed block above 128 kB (mmap), and the top of its heap
- * above 128 kB free, so each release of a resident worker faulted in again
+ * above 128 kB free (by default, and a few MB once it has adapted), so each release of a resident worker faulted in again
  * the pages of the one before: a capped scan of 10^6 units fills a table and
  * records of 80 MB, and its aggregate took 445 ms so, 150 ms with its pages
  * kept (a page fault is dear on a virtual machine).  Blocks up to 32 MB (the
