@@ -14,6 +14,7 @@
 #include "access/xact.h"
 #include "catalog/pg_database.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "libpq/pqformat.h"
@@ -525,6 +526,23 @@ first_idle(void)
 }
 
 /*
+ * Whether dpmatrix is no longer installed in the worker's database: a kept
+ * worker, which sessions of a database may hold for days, asks once per
+ * dpm.release_worker_idle, so that it does not outlive DROP EXTENSION.
+ */
+static bool
+extension_gone(void)
+{
+	bool		gone;
+
+	StartTransactionCommand();
+	gone = !OidIsValid(get_extension_oid("dpmatrix", true));
+	CommitTransactionCommand();
+	CurrentResourceOwner = worker_owner;
+	return gone;
+}
+
+/*
  * Serve the queue until idle for dpm.release_worker_idle, or until idle while
  * a statement needs the database to itself or another database's request
  * needs the background worker slot: so a worker may stay for minutes (an
@@ -544,6 +562,7 @@ worker_loop(void)
 {
 	TimestampTz idle_since = GetCurrentTimestamp();
 	bool		kept = false;	/* past the idle time, staying for the sessions */
+	TimestampTz checked = 0;	/* when a kept worker last found the extension */
 
 	for (;;)
 	{
@@ -565,6 +584,12 @@ worker_loop(void)
 		wanted = database_wanted();
 		sessions = dpm_release_worker_keep && dpm_release_worker_idle > 0 &&
 			idle_ms >= dpm_release_worker_idle && CountDBConnections(MyDatabaseId) > 0;
+		if (sessions && kept &&
+			TimestampDifferenceExceeds(checked, GetCurrentTimestamp(), dpm_release_worker_idle))
+		{
+			sessions = !extension_gone();
+			checked = GetCurrentTimestamp();
+		}
 		SpinLockAcquire(&release_queue->mutex);
 		ri = pick_request();
 		if (ri >= 0)
@@ -616,6 +641,7 @@ worker_loop(void)
 			give_back_freed_memory();
 			pgstat_report_activity(STATE_IDLE, "kept while sessions are connected to the database");
 			kept = true;
+			checked = GetCurrentTimestamp();
 		}
 		pgstat_report_stat(true);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

@@ -206,5 +206,19 @@ is( $node->safe_psql('dpm_rw3',
 	"a release in another database is answered: the idle worker of $db made way");
 is($node->safe_psql('postgres', $in_db->($db)), '0', "no worker is left in $db");
 
+# --- a kept worker does not outlive DROP EXTENSION ----------------------------------------------------
+ok(set_server($node, 'dpm.release_worker_idle' => 100), 'dpm.release_worker_idle = 100ms, reloaded');
+$session = $node->background_psql('dpm_rw3');
+$session->query_safe('SET client_min_messages = warning');
+$session->query_safe("SELECT count(*) FROM dpm.answer('o_w', epsilon => 1, confidence => NULL)");
+ok( $node->poll_query_until(
+		'postgres', "SELECT query = 'kept while sessions are connected to the database' FROM pg_stat_activity
+                      WHERE backend_type = 'dpmatrix release' AND datname = 'dpm_rw3'"),
+	'a worker is kept for a session of dpm_rw3');
+$session->query_safe('DROP EXTENSION dpmatrix CASCADE');
+ok($node->poll_query_until('postgres', $in_db->('dpm_rw3'), '0'),
+	'it leaves once the extension is dropped, the session still connected');
+$session->quit;
+
 $node->stop;
 done_testing();
