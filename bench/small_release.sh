@@ -76,7 +76,8 @@ capped="SELECT count(*) FROM dpm.answer('sr_uw', epsilon => 1);"
 groupby_units="SELECT count(*) FROM (SELECT v, count(*) FROM (SELECT id, min(v) AS v FROM sr_units GROUP BY id) u GROUP BY v) g;"
 terminate="SELECT count(pg_terminate_backend(pid, 60000)) >= 0 FROM pg_stat_activity WHERE backend_type = 'dpmatrix release';"
 
-# measure CASE: RUNS turns of (GROUP BY, release after release, release by a new worker[, capped]);
+# measure CASE: RUNS turns of (GROUP BY, release after release, after a pause, by a new worker[,
+# GROUP BY per unit, the new worker's first capped release]), [then RUNS capped releases in a row];
 # appends "case what ms wait charge scan answers" lines to $tmp/rows
 measure() {
 	local case=$1 script=$tmp/script.sql
