@@ -213,7 +213,8 @@ capped_expected(FunctionCallInfo fcinfo, CappedState *st)
 	input = outerPlan(((AggState *) fcinfo->context)->ss.ps.plan);
 	if (input == NULL || !(input->plan_rows > 0))
 		return 0;
-	return (uint32) Min(input->plan_rows, most);
+	/* (a uint32: past 2^30 units the table grows as it fills, whatever the memory allowed) */
+	return (uint32) Min(Min(input->plan_rows, most), (double) (1 << 30));
 }
 
 static CappedState *
