@@ -127,7 +127,6 @@ struct CappedState
 	Size		row_size;		/* bytes of one record */
 	Size		reserved;		/* bytes the admitted units' kept rows may still take */
 	Size		limit;			/* bytes of the pass's memory before rows spill */
-	uint32		expected;		/* units the first pass's table is made for */
 	BufFile    *spill;			/* rows of units not in the table, or NULL */
 	bool		full;			/* the pass admits no more units */
 	/* rows read but not yet drawn from (see capped_defer) */
@@ -180,14 +179,14 @@ unit_hash(CappedState *st, UnitKey u)
 	return DatumGetUInt32(FunctionCall1Coll(&st->hash_fn, st->collation, u.value));
 }
 
+/* a pass's empty table, made for expected units at once (the spill's passes: grown as it fills) */
 static void
-capped_new_pass(CappedState *st)
+capped_new_pass(CappedState *st, uint32 expected)
 {
 	if (st->units_cxt != NULL)
 		MemoryContextDelete(st->units_cxt);
 	st->units_cxt = AllocSetContextCreate(st->cxt, "dpmatrix capped units", ALLOCSET_DEFAULT_SIZES);
-	st->units = units_create(st->units_cxt, Max(st->expected, 1024), st);
-	st->expected = 0;
+	st->units = units_create(st->units_cxt, Max(expected, 1024), st);
 	st->nchunks = 16;
 	st->chunks = MemoryContextAllocZero(st->units_cxt, sizeof(char *) * st->nchunks);
 	st->nrows = 0;
@@ -238,10 +237,9 @@ capped_new(FunctionCallInfo fcinfo, MemoryContext cxt, int keylen)
 	st->slot_size = 2 * sizeof(int64) + MAXALIGN(sizeof(int32) * keylen);
 	st->row_size = ROW_HEAD + st->slot_size;
 	st->limit = (Size) dpm_capping_memory_mb * 1024 * 1024;
-	st->expected = capped_expected(fcinfo, st);
 	st->pending_keys = MemoryContextAlloc(cxt, sizeof(int32) * keylen * PENDING_ROWS);
 	st->pending_cxt = AllocSetContextCreate(cxt, "dpmatrix capped pending rows", ALLOCSET_SMALL_SIZES);
-	capped_new_pass(st);
+	capped_new_pass(st, capped_expected(fcinfo, st));
 	return st;
 }
 
@@ -628,7 +626,7 @@ dpm_capped_groups_finalfn(PG_FUNCTION_ARGS)
 		char	   *buf = palloc(bufsize);
 
 		st->spill = NULL;
-		capped_new_pass(st);
+		capped_new_pass(st, 0);
 		if (BufFileSeek(f, 0, 0, SEEK_SET) != 0)
 			ereport(ERROR,
 					(errcode_for_file_access(),
