@@ -579,6 +579,7 @@ worker_loop(void)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			keep_freed_memory();	/* dpm.capping_memory_mb may have changed */
 		}
 		idle_ms = TimestampDifferenceMilliseconds(idle_since, GetCurrentTimestamp());
 		wanted = database_wanted();
